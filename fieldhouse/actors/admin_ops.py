@@ -1,0 +1,162 @@
+"""Workspace administration through the actor: users, roles, API keys, templates, labels."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from fieldhouse.actors.context import WriteContext
+from fieldhouse.actors.messages import Message, handles
+from fieldhouse.model.clock import new_id
+from fieldhouse.model.errors import BadRequest, Conflict, NotFound
+from fieldhouse.model.keys import generate_api_key
+from fieldhouse.model.principal import SCOPES, Role, builtin_role
+from fieldhouse.model.schema import ModuleDef
+from fieldhouse.model.template_diff import schema_from_template
+from fieldhouse.model.templates import get_template
+from fieldhouse.storage.base import ApiKeyRow, ConflictError, UserRow
+
+
+@dataclass(frozen=True)
+class CreateUser(Message):
+    email: str
+    display_name: str
+    role_slug: str
+
+
+@dataclass(frozen=True)
+class CreateRole(Message):
+    slug: str
+    can_view: frozenset[str]
+    can_edit: frozenset[str]
+
+
+@dataclass(frozen=True)
+class CreateApiKey(Message):
+    user_id: str
+    scopes: tuple[str, ...] | None
+    name: str | None = None
+
+
+@dataclass(frozen=True)
+class CreatedKey:
+    api_key: str
+    api_key_id: str
+
+
+@dataclass(frozen=True)
+class RevokeApiKey(Message):
+    key_id: str
+
+
+@dataclass(frozen=True)
+class InstallTemplate(Message):
+    template_slug: str
+
+
+@dataclass(frozen=True)
+class CreateLabel(Message):
+    name: str
+    color: str | None = None
+
+
+@dataclass(frozen=True)
+class CreateType(Message):
+    name: str
+    color: str | None = None
+    module_slug: str | None = None
+
+
+@handles(CreateUser)
+async def create_user(ctx: WriteContext, msg: CreateUser) -> str:
+    if builtin_role(msg.role_slug) is None and await ctx.txn.get_role(msg.role_slug) is None:
+        raise BadRequest(f"Unknown role {msg.role_slug!r}")
+    user = UserRow(new_id(), ctx.account_id, msg.email, msg.display_name, msg.role_slug, False)
+    try:
+        await ctx.txn.insert_user(user, ctx.now)
+    except ConflictError:
+        raise Conflict(f"A user with e-mail {msg.email!r} already exists") from None
+    await ctx.activity("user_created", user_id=msg.actor_user_id, data={"userId": user.user_id})
+    return user.user_id
+
+
+@handles(CreateRole)
+async def create_role(ctx: WriteContext, msg: CreateRole) -> str:
+    if builtin_role(msg.slug) is not None:
+        raise Conflict(f"Role {msg.slug!r} is built in")
+    try:
+        await ctx.txn.insert_role(Role(msg.slug, msg.can_view, msg.can_edit), ctx.now)
+    except ConflictError:
+        raise Conflict(f"Role {msg.slug!r} already exists") from None
+    return msg.slug
+
+
+@handles(CreateApiKey)
+async def create_api_key(ctx: WriteContext, msg: CreateApiKey) -> CreatedKey:
+    if msg.scopes is not None:
+        unknown = sorted(set(msg.scopes) - set(SCOPES))
+        if unknown:
+            raise BadRequest(f"Unknown scopes: {', '.join(unknown)}; known: {', '.join(SCOPES)}")
+    new = generate_api_key()
+    row = ApiKeyRow(
+        new_id(), ctx.account_id, msg.user_id, msg.name, new.key_hash, msg.scopes, False
+    )
+    await ctx.txn.insert_api_key(row, new.display_prefix, ctx.now)
+    await ctx.activity("api_key_created", user_id=msg.actor_user_id, data={"apiKeyId": row.key_id})
+    return CreatedKey(new.secret, row.key_id)
+
+
+@handles(RevokeApiKey)
+async def revoke_api_key(ctx: WriteContext, msg: RevokeApiKey) -> bool:
+    if not await ctx.txn.revoke_api_key(msg.key_id, ctx.now):
+        raise NotFound(f"API key {msg.key_id} not found or already revoked")
+    await ctx.activity("api_key_revoked", user_id=msg.actor_user_id, data={"apiKeyId": msg.key_id})
+    return True
+
+
+@handles(InstallTemplate)
+async def install_template(ctx: WriteContext, msg: InstallTemplate) -> ModuleDef:
+    template = get_template(msg.template_slug)
+    if template is None:
+        raise NotFound(f"Template {msg.template_slug!r} not found")
+    if template.module_slug in ctx.schemas:
+        raise Conflict(f"Module {template.module_slug!r} is already installed")
+    schema = schema_from_template(template, new_id(), account_id=ctx.account_id, now=ctx.now)
+    module = schema.module
+    await ctx.txn.insert_module(module)
+    await ctx.txn.upsert_fields(schema.fields)
+    await ctx.txn.upsert_views(schema.views)
+    await ctx.txn.upsert_references(schema.references)
+    await ctx.schema_edited()
+    await ctx.activity(
+        "template_installed",
+        user_id=msg.actor_user_id,
+        module_id=module.module_id,
+        data={"templateSlug": template.slug, "templateVersion": template.version},
+    )
+    return module
+
+
+@handles(CreateLabel)
+async def create_label(ctx: WriteContext, msg: CreateLabel) -> dict[str, str | None]:
+    label_id = new_id()
+    try:
+        await ctx.txn.insert_label(label_id, msg.name, msg.color, ctx.now)
+    except ConflictError:
+        raise Conflict(f"A label named {msg.name!r} already exists") from None
+    return {"id": label_id, "name": msg.name, "color": msg.color}
+
+
+@handles(CreateType)
+async def create_type(ctx: WriteContext, msg: CreateType) -> dict[str, str | None]:
+    module_id = None
+    if msg.module_slug is not None:
+        schema = ctx.schemas.get(msg.module_slug)
+        if schema is None:
+            raise NotFound(f"Module {msg.module_slug!r} not found")
+        module_id = schema.module.module_id
+    type_id = new_id()
+    try:
+        await ctx.txn.insert_type(type_id, msg.name, msg.color, module_id, ctx.now)
+    except ConflictError:
+        raise Conflict(f"A type named {msg.name!r} already exists") from None
+    return {"id": type_id, "name": msg.name, "color": msg.color, "moduleId": module_id}

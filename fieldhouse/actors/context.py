@@ -1,0 +1,63 @@
+"""What a message handler gets: the transaction and the workspace's current schema."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from fieldhouse.model.clock import new_id, now_iso
+from fieldhouse.model.schema import ModuleSchema
+from fieldhouse.storage.base import WriteTxn
+
+
+@dataclass(frozen=True)
+class Event:
+    """Published after commit: what changed, in which order."""
+
+    account_id: str
+    kind: str
+    seq: int | None
+    record_id: str | None = None
+    module_id: str | None = None
+
+
+@dataclass
+class WriteContext:
+    txn: WriteTxn
+    account_id: str
+    schemas: dict[str, ModuleSchema]
+    now: str = field(default_factory=now_iso)
+    events: list[Event] = field(default_factory=list)
+    schema_changed: bool = False
+
+    async def activity(
+        self,
+        activity_type: str,
+        *,
+        user_id: str | None,
+        module_id: str | None = None,
+        record_id: str | None = None,
+        data: Mapping[str, Any] | None = None,
+    ) -> int:
+        """Append an activity entry with the workspace's next sequence number."""
+        seq = await self.txn.next_activity_seq()
+        await self.txn.insert_activity(
+            {
+                "seq": seq,
+                "id": new_id(),
+                "activityType": activity_type,
+                "moduleId": module_id,
+                "recordId": record_id,
+                "userId": user_id,
+                "createdDateTime": self.now,
+                "data": dict(data or {}),
+            }
+        )
+        self.events.append(Event(self.account_id, activity_type, seq, record_id, module_id))
+        return seq
+
+    async def schema_edited(self) -> None:
+        await self.txn.bump_schema_version()
+        self.schema_changed = True
+        self.schemas = await self.txn.module_schemas()

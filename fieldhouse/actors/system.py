@@ -1,0 +1,114 @@
+"""The ActorSystem: spawns one supervised WorkspaceActor per account on first use."""
+
+from __future__ import annotations
+
+import logging
+import math
+from collections.abc import AsyncIterator, Callable, Sequence
+from contextlib import asynccontextmanager
+from typing import Any
+
+import trio
+
+from fieldhouse.actors.context import Event
+from fieldhouse.actors.messages import Message
+from fieldhouse.actors.schemas import SchemaRegistry
+from fieldhouse.actors.workspace import ActorCrashed, WorkspaceActor
+from fieldhouse.config import Settings
+from fieldhouse.model.errors import ServiceUnavailable
+from fieldhouse.model.schema import ModuleSchema
+from fieldhouse.storage.base import Store
+
+log = logging.getLogger("fieldhouse.actors")
+
+Subscriber = Callable[[Sequence[Event]], None]
+
+
+class ActorSystem:
+    def __init__(self, store: Store, settings: Settings, nursery: trio.Nursery) -> None:
+        self.store = store
+        self.settings = settings
+        self.schemas = SchemaRegistry(store)
+        self._nursery = nursery
+        self._mailboxes: dict[str, trio.MemorySendChannel[Message]] = {}
+        self._subscribers: list[Subscriber] = []
+        self._closing = False
+        self.restarts = 0
+
+    def subscribe(self, subscriber: Subscriber) -> None:
+        """Call ``subscriber`` with each committed batch's events, in commit order."""
+        self._subscribers.append(subscriber)
+
+    async def ask(self, account_id: str, message: Message) -> Any:
+        """Send a message to the account's actor and wait for its committed result."""
+        if self._closing:
+            raise ServiceUnavailable("The server is shutting down", headers={"Retry-After": "1"})
+        mailbox = self._mailboxes.get(account_id) or self._spawn(account_id)
+        timeout = self.settings.actor_send_timeout
+        with trio.move_on_after(timeout) as scope:
+            try:
+                await mailbox.send(message)
+            except (trio.ClosedResourceError, trio.BrokenResourceError):
+                raise ServiceUnavailable(
+                    "The server is shutting down", headers={"Retry-After": "1"}
+                ) from None
+        if scope.cancelled_caught:
+            raise ServiceUnavailable(
+                "The workspace is busy; retry shortly",
+                headers={"Retry-After": str(max(1, math.ceil(timeout)))},
+            )
+        return await message.reply.wait()
+
+    def _spawn(self, account_id: str) -> trio.MemorySendChannel[Message]:
+        send, receive = trio.open_memory_channel[Message](self.settings.actor_mailbox_size)
+        self._mailboxes[account_id] = send
+        self._nursery.start_soon(self._supervise, account_id, receive)
+        return send
+
+    async def _supervise(
+        self, account_id: str, mailbox: trio.MemoryReceiveChannel[Message]
+    ) -> None:
+        """Run the account's actor; restart it with fresh state whenever a batch crashes."""
+        async with mailbox:
+            while True:
+                actor = WorkspaceActor(
+                    self.store,
+                    account_id,
+                    mailbox,
+                    batch_size=self.settings.actor_batch_size,
+                    publish=self._publish,
+                    on_schema=self._on_schema,
+                )
+                try:
+                    await actor.run()
+                    return
+                except ActorCrashed:
+                    log.exception("workspace actor %s crashed; restarting", account_id)
+                    self.restarts += 1
+                    self.schemas.forget(account_id)
+
+    def _publish(self, events: Sequence[Event]) -> None:
+        for subscriber in self._subscribers:
+            try:
+                subscriber(events)
+            except Exception:
+                log.exception("event subscriber failed")
+
+    def _on_schema(self, account_id: str, version: int, schemas: dict[str, ModuleSchema]) -> None:
+        self.schemas.publish(account_id, version, schemas)
+
+    async def aclose(self) -> None:
+        """Stop taking messages; actors finish what is in their mailboxes and exit."""
+        self._closing = True
+        for mailbox in self._mailboxes.values():
+            await mailbox.aclose()
+
+
+@asynccontextmanager
+async def open_actor_system(store: Store, settings: Settings) -> AsyncIterator[ActorSystem]:
+    async with trio.open_nursery() as nursery:
+        system = ActorSystem(store, settings, nursery)
+        try:
+            yield system
+        finally:
+            await system.aclose()

@@ -1,0 +1,115 @@
+"""The workspace actor: drains its mailbox in batches and commits each batch once.
+
+Every message of a batch runs in its own savepoint, so one bad write never fails the others;
+replies go out only after the commit (group commit), and events are published after that.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import trio
+
+from fieldhouse.actors.context import Event, WriteContext
+from fieldhouse.actors.messages import HANDLERS, Message
+from fieldhouse.model.errors import ApiError, InternalError
+from fieldhouse.model.schema import ModuleSchema
+from fieldhouse.storage.base import Store
+
+log = logging.getLogger("fieldhouse.actors")
+
+Publish = Callable[[Sequence[Event]], None]
+OnSchema = Callable[[str, int, dict[str, ModuleSchema]], None]
+
+
+class ActorCrashed(Exception):
+    """A batch failed outside any one message (for example its commit)."""
+
+
+class WorkspaceActor:
+    def __init__(
+        self,
+        store: Store,
+        account_id: str,
+        mailbox: trio.MemoryReceiveChannel[Message],
+        *,
+        batch_size: int,
+        publish: Publish,
+        on_schema: OnSchema,
+    ) -> None:
+        self.store = store
+        self.account_id = account_id
+        self.mailbox = mailbox
+        self.batch_size = batch_size
+        self._publish = publish
+        self._on_schema = on_schema
+        self._schemas: dict[str, ModuleSchema] | None = None
+        self._schema_version = -1
+
+    async def run(self, *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
+        """Serve the mailbox until it is closed and empty; raise on a crashed batch."""
+        task_status.started()
+        async for first in self.mailbox:
+            batch = [first]
+            while len(batch) < self.batch_size:
+                try:
+                    batch.append(self.mailbox.receive_nowait())
+                except (trio.WouldBlock, trio.EndOfChannel):
+                    break
+            await self._run_batch(batch)
+
+    async def _run_batch(self, batch: list[Message]) -> None:
+        outcomes: list[tuple[bool, Any]] = []
+        try:
+            async with self.store.write(self.account_id) as txn:
+                version = await txn.schema_version()
+                if self._schemas is None or version != self._schema_version:
+                    self._schemas = await txn.module_schemas()
+                ctx = WriteContext(txn, self.account_id, self._schemas)
+                for message in batch:
+                    outcomes.append(await self._apply(ctx, message))
+                if ctx.schema_changed:
+                    version = await txn.schema_version()
+            # committed
+        except BaseException as exc:
+            self._schemas = None
+            error: ApiError = exc if isinstance(exc, ApiError) else InternalError("Internal error")
+            for message in batch:
+                message.reply.set_error(error)
+            if isinstance(exc, Exception):
+                raise ActorCrashed(f"batch of {len(batch)} failed: {exc!r}") from exc
+            raise
+        self._schemas = ctx.schemas
+        self._schema_version = version
+        if ctx.schema_changed:
+            self._on_schema(self.account_id, version, ctx.schemas)
+        for message, (ok, value) in zip(batch, outcomes, strict=True):
+            if ok:
+                message.reply.set_result(value)
+            else:
+                message.reply.set_error(value)
+        if ctx.events:
+            self._publish(ctx.events)
+
+    async def _apply(self, ctx: WriteContext, message: Message) -> tuple[bool, Any]:
+        handler = HANDLERS.get(type(message))
+        if handler is None:
+            return False, InternalError(f"no handler for {type(message).__name__}")
+        events_before = len(ctx.events)
+        schemas_before = ctx.schemas
+        changed_before = ctx.schema_changed
+        try:
+            async with ctx.txn.savepoint():
+                return True, await handler(ctx, message)
+        except ApiError as exc:
+            error: ApiError = exc
+        except Exception:
+            log.exception("workspace %s: %s failed", self.account_id, type(message).__name__)
+            error = InternalError("Internal error")
+        # the savepoint rolled the message back; forget what it announced
+        del ctx.events[events_before:]
+        ctx.schemas = schemas_before
+        ctx.schema_changed = changed_before
+        return False, error

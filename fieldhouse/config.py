@@ -1,0 +1,56 @@
+"""One frozen Settings object, built once from CLI flags and FIELDHOUSE_* variables."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+
+@dataclass(frozen=True)
+class Settings:
+    database_url: str = ""
+    data_dir: Path = Path("fieldhouse-data")
+    host: str = "127.0.0.1"
+    port: int = 8080
+    rate_limit: int = 600
+    max_body_bytes: int = 1024 * 1024
+    jwt_secret: str | None = None
+    jwt_ttl_seconds: int = 3600
+    #: writes a workspace actor takes from its mailbox into one transaction
+    actor_batch_size: int = 64
+    #: bounded mailbox: a full one makes senders wait (back-pressure)
+    actor_mailbox_size: int = 256
+    #: how long a caller waits for room in a full mailbox before a 503
+    actor_send_timeout: float = 5.0
+    log_level: str = "INFO"
+
+    @property
+    def resolved_database_url(self) -> str:
+        """The database URL; the embedded SQLite file under data_dir when none was given."""
+        if self.database_url:
+            return self.database_url
+        return f"sqlite:///{(self.data_dir / 'fieldhouse.sqlite3').resolve()}"
+
+    def with_overrides(self, **changes: object) -> Settings:
+        clean = {k: v for k, v in changes.items() if v is not None}
+        return replace(self, **clean)  # type: ignore[arg-type]
+
+
+def settings_from_env(env: Mapping[str, str] | None = None) -> Settings:
+    """Settings from FIELDHOUSE_* variables; flags override these in the CLI."""
+    env = os.environ if env is None else env
+    base = Settings()
+    return base.with_overrides(
+        database_url=env.get("FIELDHOUSE_DATABASE_URL") or None,
+        data_dir=Path(env["FIELDHOUSE_DATA_DIR"]) if env.get("FIELDHOUSE_DATA_DIR") else None,
+        host=env.get("FIELDHOUSE_HOST") or None,
+        port=int(env["FIELDHOUSE_PORT"]) if env.get("FIELDHOUSE_PORT") else None,
+        rate_limit=int(env["FIELDHOUSE_RATE_LIMIT"]) if env.get("FIELDHOUSE_RATE_LIMIT") else None,
+        max_body_bytes=(
+            int(env["FIELDHOUSE_MAX_BODY_BYTES"]) if env.get("FIELDHOUSE_MAX_BODY_BYTES") else None
+        ),
+        jwt_secret=env.get("FIELDHOUSE_JWT_SECRET") or None,
+        log_level=env.get("FIELDHOUSE_LOG_LEVEL") or None,
+    )

@@ -1,0 +1,127 @@
+"""Authentication: API keys (``sk_live_…``, stored as hashes) and session JWTs (HS256)."""
+
+from __future__ import annotations
+
+import secrets
+import time
+
+import jwt
+
+from fieldhouse.model.errors import Unauthorized
+from fieldhouse.model.keys import KEY_PREFIX, hash_api_key, hashes_match, looks_like_key
+from fieldhouse.model.principal import Principal, Role, builtin_role
+from fieldhouse.storage.base import Store, UserRow
+
+INVALID_KEY = "Invalid API key: it is unknown, revoked, or malformed"
+JWT_ISSUER = "fieldhouse"
+
+
+async def jwt_secret(store: Store, configured: str | None) -> str:
+    """The configured secret, else the one stored in the database (made on first use) so the
+    CLI's `fieldhouse token` and every server process agree on it."""
+    if configured:
+        return configured
+    stored = await store.get_meta("jwt_secret")
+    if stored is not None:
+        return stored
+    return await store.set_meta_if_absent("jwt_secret", secrets.token_urlsafe(48))
+
+
+def issue_token(secret: str, account_id: str, user_id: str, ttl_seconds: int) -> str:
+    now = int(time.time())
+    claims = {
+        "iss": JWT_ISSUER,
+        "sub": user_id,
+        "acct": account_id,
+        "iat": now,
+        "exp": now + ttl_seconds,
+    }
+    return jwt.encode(claims, secret, algorithm="HS256")
+
+
+class Authenticator:
+    def __init__(self, store: Store, secret: str) -> None:
+        self._store = store
+        self._secret = secret
+        # custom roles never change once created, so they can be remembered
+        self._roles: dict[tuple[str, str], Role] = {}
+
+    async def authenticate(self, header: str | None) -> tuple[Principal, int]:
+        """The principal for an Authorization header, and the workspace's schema version."""
+        if not header:
+            raise Unauthorized("Missing API key: send Authorization: Bearer <API_KEY>")
+        scheme, _, token = header.strip().partition(" ")
+        token = token.strip()
+        if scheme.lower() != "bearer" or not token:
+            raise Unauthorized("Invalid Authorization header: expected Bearer <API_KEY>")
+        if token.startswith(KEY_PREFIX):
+            return await self._by_key(token)
+        return await self._by_jwt(token)
+
+    async def _by_key(self, token: str) -> tuple[Principal, int]:
+        if not looks_like_key(token):
+            raise Unauthorized(INVALID_KEY)
+        presented = hash_api_key(token)
+        found = await self._store.lookup_key(presented)
+        if found is None or not hashes_match(found.key.key_hash, presented):
+            raise Unauthorized(INVALID_KEY)
+        if found.key.revoked or found.user.deleted:
+            raise Unauthorized(INVALID_KEY)
+        role = await self._role(found.user)
+        scopes = None if found.key.scopes is None else frozenset(found.key.scopes)
+        principal = Principal(
+            account_id=found.key.account_id,
+            user_id=found.user.user_id,
+            display_name=found.user.display_name,
+            role=role,
+            scopes=scopes,
+            auth_method="api_key",
+            api_key_id=found.key.key_id,
+            rate_key=f"key:{found.key.key_id}",
+        )
+        return principal, found.schema_version
+
+    async def _by_jwt(self, token: str) -> tuple[Principal, int]:
+        try:
+            claims = jwt.decode(
+                token,
+                self._secret,
+                algorithms=["HS256"],
+                issuer=JWT_ISSUER,
+                options={"require": ["exp", "sub", "acct", "iss"]},
+            )
+        except jwt.ExpiredSignatureError:
+            raise Unauthorized("Session token has expired") from None
+        except jwt.PyJWTError:
+            raise Unauthorized("Invalid API key or session token") from None
+        account_id, user_id = str(claims["acct"]), str(claims["sub"])
+        user = await self._store.get_user(account_id, user_id)
+        if user is None or user.deleted:
+            raise Unauthorized("Session token names a user that no longer exists")
+        role = await self._role(user)
+        principal = Principal(
+            account_id=account_id,
+            user_id=user.user_id,
+            display_name=user.display_name,
+            role=role,
+            scopes=None,
+            auth_method="jwt",
+            api_key_id=None,
+            rate_key=f"user:{user.user_id}",
+        )
+        return principal, await self._store.schema_version(account_id)
+
+    async def _role(self, user: UserRow) -> Role:
+        role = builtin_role(user.role_slug)
+        if role is not None:
+            return role
+        cache_key = (user.account_id, user.role_slug)
+        cached = self._roles.get(cache_key)
+        if cached is not None:
+            return cached
+        custom = await self._store.get_role(user.account_id, user.role_slug)
+        if custom is None:
+            # a user whose role vanished may do nothing at all
+            return Role(user.role_slug, frozenset(), frozenset())
+        self._roles[cache_key] = custom
+        return custom

@@ -1,0 +1,139 @@
+"""Request and response models of the workspace metadata endpoints.
+
+Request models forbid unknown properties (SPEC: "These are the only accepted body
+properties"); response models allow extra ones (SPEC: clients ignore unknown properties).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class Open(BaseModel):
+    model_config = ConfigDict(extra="allow")
+
+
+class ErrorBody(Open):
+    code: str
+    message: str
+    statusCode: int
+    data: dict[str, Any] | None = None
+    issues: list[dict[str, Any]] | None = None
+
+
+class ErrorEnvelope(Open):
+    error: ErrorBody
+
+
+class Identity(Open):
+    userId: str = Field(json_schema_extra={"format": "uuid"})
+    accountId: str = Field(json_schema_extra={"format": "uuid"})
+    roleSlugs: list[str]
+    authMethod: Literal["api_key", "jwt"]
+    apiKeyId: str | None
+    scopes: list[str] | None
+
+
+class Module(Open):
+    id: str = Field(json_schema_extra={"format": "uuid"})
+    name: str
+    slug: str
+
+
+class ModuleList(Open):
+    modules: list[Module]
+
+
+class FieldItem(Open):
+    key: str
+    label: str
+    type: str
+    required: bool
+
+
+class FieldList(Open):
+    fields: list[FieldItem]
+
+
+class ViewList(Open):
+    views: list[dict[str, Any]]
+
+
+class ReferenceTarget(Open):
+    moduleId: str | None
+    moduleSlug: str | None
+    moduleName: str | None
+
+
+class ReferenceItem(Open):
+    moduleReferenceId: str
+    sourceModuleId: str
+    sourceFieldId: str | None
+    sourceFieldSlug: str | None
+    slug: str
+    relationshipType: str
+    targetType: str
+    targetFilters: dict[str, Any] | None
+    isRequired: bool
+    cascadeDelete: bool
+    cascadeUpdate: bool
+    target: ReferenceTarget
+
+
+class ReferenceList(Open):
+    references: list[ReferenceItem]
+
+
+class ModuleSchemaResponse(Open):
+    module: dict[str, Any]
+    fields: list[FieldItem]
+    views: list[dict[str, Any]]
+    references: list[ReferenceItem]
+
+
+class CatalogEntry(Open):
+    templateSlug: str
+    name: str
+    description: str
+    templateVersion: str
+    installed: bool
+    installedModuleId: str | None
+    hasCustomizations: bool
+
+
+class Catalog(Open):
+    templates: list[CatalogEntry]
+
+
+class InstalledModule(Open):
+    moduleId: str
+    moduleSlug: str
+
+
+class NamedItem(Open):
+    id: str
+    name: str
+    color: str | None
+
+
+class NamedItemBody(Strict):
+    name: str = Field(min_length=1, max_length=100)
+    color: str | None = Field(default=None, max_length=32)
+
+
+class TypeBody(NamedItemBody):
+    moduleSlug: str | None = Field(default=None, min_length=1, max_length=64)
+
+
+class LabelList(Open):
+    labels: list[NamedItem]
+
+
+class TypeList(Open):
+    types: list[NamedItem]

@@ -1,0 +1,170 @@
+"""The OpenAPI 3.1 document, built from the endpoints' own models."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from pydantic import BaseModel
+from pydantic.json_schema import models_json_schema
+
+from fieldhouse import API_VERSION
+from fieldhouse.http.endpoint import PATH_PARAM, Endpoint
+from fieldhouse.http.models import ErrorEnvelope
+
+REF = "#/components/schemas/{model}"
+_ERROR_STATUSES = {
+    400: "Invalid request (validation_error with issues, or bad_request)",
+    401: "Missing or invalid credentials",
+    403: "Missing scope or insufficient role permissions",
+    404: "Not found",
+    413: "Request body too large",
+    429: "Rate limit exceeded (see Retry-After)",
+    500: "Internal error",
+    503: "Service unavailable (see Retry-After)",
+}
+_RATE_HEADERS = {
+    "X-RateLimit-Limit": "Requests allowed per key in the one-minute window",
+    "X-RateLimit-Remaining": "Requests left in the current window",
+    "X-RateLimit-Reset": "Unix time (seconds) when the window resets",
+}
+
+
+def build_openapi(endpoints: Sequence[Endpoint]) -> dict[str, Any]:
+    models: set[type[BaseModel]] = {ErrorEnvelope}
+    for ep in endpoints:
+        for model in (ep.body, *ep.responses.values()):
+            if model is not None:
+                models.add(model)
+    ordered = sorted(models, key=lambda m: m.__name__)
+    _, defs = models_json_schema([(m, "validation") for m in ordered], ref_template=REF)
+    schemas: dict[str, Any] = dict(defs.get("$defs", {}))
+
+    paths: dict[str, dict[str, Any]] = {}
+    for ep in endpoints:
+        path = ep.path.removeprefix("/v1") if ep.path.startswith("/v1/") else ep.path
+        item = paths.setdefault(path, {})
+        if not ep.path.startswith("/v1/"):
+            item["servers"] = [{"url": "/", "description": "application host (outside /v1)"}]
+        item[ep.method.lower()] = _operation(ep)
+    return {
+        "openapi": "3.1.0",
+        "info": {
+            "title": "Fieldhouse Workspace Data API",
+            "version": API_VERSION,
+            "description": "Multi-tenant workspace data: modules, records, search, activity, "
+            "agents. Every error uses the envelope {error: {code, message, statusCode}}.",
+        },
+        "servers": [{"url": "/v1"}],
+        "security": [{"bearerAuth": []}],
+        "tags": [{"name": t} for t in sorted({ep.tag for ep in endpoints})],
+        "paths": paths,
+        "components": {
+            "schemas": schemas,
+            "securitySchemes": {
+                "bearerAuth": {
+                    "type": "http",
+                    "scheme": "bearer",
+                    "description": "An API key (sk_live_...) or a session JWT",
+                }
+            },
+            "headers": {
+                name: {"description": text, "schema": {"type": "integer"}}
+                for name, text in _RATE_HEADERS.items()
+            },
+        },
+    }
+
+
+def _ref(model: type[BaseModel]) -> dict[str, str]:
+    return {"$ref": REF.format(model=model.__name__)}
+
+
+def _operation(ep: Endpoint) -> dict[str, Any]:
+    op: dict[str, Any] = {
+        "operationId": ep.operation_id,
+        "summary": ep.summary,
+        "tags": [ep.tag],
+        "parameters": _parameters(ep),
+        "responses": _responses(ep),
+    }
+    if ep.description:
+        op["description"] = ep.description
+    if ep.scope is None:
+        op["security"] = []
+    else:
+        op["x-required-scope"] = ep.scope
+    if ep.body is not None:
+        op["requestBody"] = {
+            "required": True,
+            "content": {"application/json": {"schema": _ref(ep.body)}},
+        }
+    return op
+
+
+def _parameters(ep: Endpoint) -> list[dict[str, Any]]:
+    params: list[dict[str, Any]] = []
+    for name in PATH_PARAM.findall(ep.path):
+        schema: dict[str, Any] = {"type": "string"}
+        if name == "moduleSlug":
+            schema.update(minLength=1, maxLength=64)
+        elif name in ("recordId", "moduleId", "fieldId"):
+            schema["format"] = "uuid"
+        params.append({"name": name, "in": "path", "required": True, "schema": schema})
+    if ep.query is not None:
+        query_schema = ep.query.model_json_schema(ref_template=REF)
+        required = set(query_schema.get("required", []))
+        for name, prop in query_schema.get("properties", {}).items():
+            entry: dict[str, Any] = {
+                "name": name,
+                "in": "query",
+                "required": name in required,
+                "schema": {k: v for k, v in prop.items() if k not in ("title", "description")},
+            }
+            if "description" in prop:
+                entry["description"] = prop["description"]
+            params.append(entry)
+    for extra in ep.extra_params:
+        entry = {
+            "name": extra.name,
+            "in": "query",
+            "required": False,
+            "schema": dict(extra.schema),
+            "description": extra.description,
+        }
+        if extra.style is not None:
+            entry["style"] = extra.style
+        if extra.explode is not None:
+            entry["explode"] = extra.explode
+        params.append(entry)
+    return params
+
+
+def _responses(ep: Endpoint) -> dict[str, Any]:
+    rate_headers = {name: {"$ref": f"#/components/headers/{name}"} for name in _RATE_HEADERS}
+    out: dict[str, Any] = {}
+    for status, model in ep.responses.items():
+        entry: dict[str, Any] = {"description": "Success", "headers": rate_headers}
+        if ep.stream and status == 200:
+            entry["content"] = {
+                "application/json": {"schema": _ref(model) if model else {"type": "object"}},
+                "text/event-stream": {"schema": {"type": "string"}},
+            }
+        elif model is not None:
+            entry["content"] = {"application/json": {"schema": _ref(model)}}
+        elif status != 204:
+            entry["content"] = {"application/json": {"schema": {"type": "object"}}}
+        out[str(status)] = entry
+    statuses = [400, 429, 500] if ep.scope is None else [400, 401, 403, 404, 413, 429, 500, 503]
+    if ep.body is None and ep.query is None and ep.scope is None:
+        statuses = [429, 500]
+    for status in statuses:
+        out.setdefault(
+            str(status),
+            {
+                "description": _ERROR_STATUSES[status],
+                "headers": rate_headers,
+                "content": {"application/json": {"schema": _ref(ErrorEnvelope)}},
+            },
+        )
+    return out

@@ -1,0 +1,11 @@
+"""One module of routes per resource."""
+
+from __future__ import annotations
+
+from fieldhouse.http.endpoint import Routes
+
+
+def all_routes() -> list[Routes]:
+    from fieldhouse.http.routes import meta, templates
+
+    return [meta.routes, templates.routes]

@@ -1,0 +1,56 @@
+"""Lookups shared by the route modules."""
+
+from __future__ import annotations
+
+from quart import g
+
+from fieldhouse.actors.schemas import WorkspaceSchemas
+from fieldhouse.http.app import services
+from fieldhouse.model.clock import is_uuid
+from fieldhouse.model.errors import Forbidden, Issue, NotFound, ValidationFailed
+from fieldhouse.model.principal import Principal
+from fieldhouse.model.schema import ModuleSchema
+
+
+async def workspace_schemas(principal: Principal) -> WorkspaceSchemas:
+    """The principal's workspace schema, at least as new as its credential check saw."""
+    return await services().actors.schemas.get(
+        principal.account_id, getattr(g, "schema_version", None)
+    )
+
+
+def check_slug(slug: str, name: str = "moduleSlug") -> None:
+    if not 1 <= len(slug) <= 64:
+        raise ValidationFailed(
+            [
+                Issue(
+                    "too_big" if slug else "too_small",
+                    (name,),
+                    f"{name} must be 1 to 64 characters",
+                    {"maximum": 64, "inclusive": True, "type": "string"}
+                    if slug
+                    else {"minimum": 1, "inclusive": True, "type": "string"},
+                )
+            ]
+        )
+
+
+def check_uuid(value: str, name: str) -> None:
+    if not is_uuid(value):
+        raise ValidationFailed(
+            [Issue("invalid_string", (name,), f"{name} must be a uuid", {"validation": "uuid"})]
+        )
+
+
+async def visible_module(
+    principal: Principal, slug: str, *, write: bool = False
+) -> tuple[ModuleSchema, WorkspaceSchemas]:
+    """The module if the principal's role can see it; 404 as if absent otherwise."""
+    check_slug(slug)
+    schemas = await workspace_schemas(principal)
+    schema = schemas.get(slug)
+    if schema is None or not principal.can_view(slug):
+        raise NotFound(f"Module {slug!r} not found")
+    if write and not principal.can_edit(slug):
+        raise Forbidden(f"Your role may not change records of module {slug!r}")
+    return schema, schemas

@@ -1,0 +1,143 @@
+"""The template catalog and installation (outside /v1), plus labels and types."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fieldhouse.actors.admin_ops import CreateLabel, CreateType, InstallTemplate
+from fieldhouse.http.app import services
+from fieldhouse.http.endpoint import Routes
+from fieldhouse.http.models import (
+    Catalog,
+    InstalledModule,
+    LabelList,
+    NamedItem,
+    NamedItemBody,
+    TypeBody,
+    TypeList,
+)
+from fieldhouse.http.routes.common import check_slug, workspace_schemas
+from fieldhouse.model.principal import Principal
+from fieldhouse.model.schema import ModuleDef
+from fieldhouse.model.template_diff import has_customizations
+from fieldhouse.model.templates import BUILTIN_TEMPLATES
+
+routes = Routes()
+
+
+@routes.endpoint(
+    "GET",
+    "/api/templates/catalog",
+    summary="Built-in templates and their install state",
+    scope="workspace:read",
+    tag="templates",
+    responses={200: Catalog},
+)
+async def template_catalog(principal: Principal) -> Any:
+    schemas = await workspace_schemas(principal)
+    installed = {
+        s.module.template_slug: s for s in schemas.modules.values() if s.module.template_slug
+    }
+    entries = []
+    for template in BUILTIN_TEMPLATES:
+        schema = installed.get(template.slug)
+        entries.append(
+            {
+                "templateSlug": template.slug,
+                "name": template.name,
+                "description": template.description,
+                "templateVersion": template.version,
+                "installed": schema is not None,
+                "installedModuleId": schema.module.module_id if schema else None,
+                "hasCustomizations": (
+                    has_customizations(template, schema) if schema is not None else False
+                ),
+            }
+        )
+    return {"templates": entries}
+
+
+@routes.endpoint(
+    "POST",
+    "/api/templates/{templateSlug}/install",
+    summary="Install a built-in template",
+    scope="workspace:read",
+    tag="templates",
+    admin_only=True,
+    responses={201: InstalledModule},
+)
+async def install_template(principal: Principal, templateSlug: str) -> Any:
+    check_slug(templateSlug, "templateSlug")
+    module: ModuleDef = await services().actors.ask(
+        principal.account_id, InstallTemplate(templateSlug, actor_user_id=principal.user_id)
+    )
+    return {"moduleId": module.module_id, "moduleSlug": module.slug}, 201
+
+
+@routes.endpoint(
+    "GET",
+    "/api/labels",
+    summary="The workspace's labels",
+    scope="workspace:read",
+    tag="labels",
+    admin_only=True,
+    responses={200: LabelList},
+)
+async def list_labels(principal: Principal) -> Any:
+    rows = await services().store.list_labels(principal.account_id)
+    return {"labels": [{"id": r["id"], "name": r["name"], "color": r["color"]} for r in rows]}
+
+
+@routes.endpoint(
+    "POST",
+    "/api/labels",
+    summary="Define a label",
+    scope="workspace:read",
+    tag="labels",
+    admin_only=True,
+    body=NamedItemBody,
+    responses={201: NamedItem},
+)
+async def create_label(principal: Principal, body: NamedItemBody) -> Any:
+    made = await services().actors.ask(
+        principal.account_id,
+        CreateLabel(body.name, body.color, actor_user_id=principal.user_id),
+    )
+    return made, 201
+
+
+@routes.endpoint(
+    "GET",
+    "/api/types",
+    summary="The workspace's record types",
+    scope="workspace:read",
+    tag="labels",
+    admin_only=True,
+    responses={200: TypeList},
+)
+async def list_types(principal: Principal) -> Any:
+    rows = await services().store.list_types(principal.account_id)
+    return {
+        "types": [
+            {"id": r["id"], "name": r["name"], "color": r["color"], "moduleId": r["module_id"]}
+            for r in rows
+        ]
+    }
+
+
+@routes.endpoint(
+    "POST",
+    "/api/types",
+    summary="Define a record type",
+    scope="workspace:read",
+    tag="labels",
+    admin_only=True,
+    body=TypeBody,
+    responses={201: NamedItem},
+)
+async def create_type(principal: Principal, body: TypeBody) -> Any:
+    made = await services().actors.ask(
+        principal.account_id,
+        CreateType(body.name, body.color, body.moduleSlug, actor_user_id=principal.user_id),
+    )
+    return made, 201

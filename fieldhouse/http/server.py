@@ -1,0 +1,68 @@
+"""Serving the app with hypercorn's trio worker, around one Store and one ActorSystem."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+
+import trio
+from hypercorn.config import Config as HyperConfig
+from hypercorn.trio import serve as hypercorn_serve
+from quart_trio import QuartTrio
+
+from fieldhouse.actors.system import ActorSystem, open_actor_system
+from fieldhouse.config import Settings
+from fieldhouse.http.app import create_app
+from fieldhouse.http.auth import jwt_secret
+from fieldhouse.storage import Store, open_store
+
+log = logging.getLogger("fieldhouse.server")
+
+
+@dataclass(frozen=True)
+class Runtime:
+    settings: Settings
+    store: Store
+    actors: ActorSystem
+    app: QuartTrio
+
+
+@asynccontextmanager
+async def open_runtime(settings: Settings) -> AsyncIterator[Runtime]:
+    """The store, the actors and the app, closed in the right order on exit."""
+    store = await open_store(settings.resolved_database_url)
+    try:
+        secret = await jwt_secret(store, settings.jwt_secret)
+        async with open_actor_system(store, settings) as actors:
+            yield Runtime(settings, store, actors, create_app(settings, store, actors, secret))
+    finally:
+        with trio.CancelScope(shield=True):
+            await store.aclose()
+
+
+def hypercorn_config(settings: Settings) -> HyperConfig:
+    config = HyperConfig()
+    config.bind = [f"{settings.host}:{settings.port}"]
+    config.accesslog = None
+    config.errorlog = "-"
+    config.graceful_timeout = 10.0
+    config.keep_alive_timeout = 75.0
+    return config
+
+
+async def serve_app(
+    runtime: Runtime,
+    *,
+    shutdown_trigger: Callable[[], Awaitable[None]] | None = None,
+    task_status: trio.TaskStatus[list[str]] = trio.TASK_STATUS_IGNORED,
+) -> None:
+    """Serve until the trigger fires (or forever); reports the bound addresses when ready."""
+    config = hypercorn_config(runtime.settings)
+    await hypercorn_serve(
+        runtime.app,  # type: ignore[arg-type]
+        config,
+        shutdown_trigger=shutdown_trigger,  # type: ignore[arg-type]
+        task_status=task_status,
+    )

@@ -1,0 +1,77 @@
+"""Who is asking: the authenticated principal, scopes and role permissions."""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+from dataclasses import dataclass
+
+SCOPES: tuple[str, ...] = ("workspace:read", "records:read", "records:write", "agents:write")
+BUILTIN_ROLES: tuple[str, ...] = ("owner", "admin", "member", "viewer")
+ADMIN_ROLES: frozenset[str] = frozenset({"owner", "admin"})
+
+
+@dataclass(frozen=True)
+class Role:
+    """What a role may do. ``None`` for a module set means every module."""
+
+    slug: str
+    can_view: frozenset[str] | None
+    can_edit: frozenset[str] | None
+
+    @property
+    def implied_scopes(self) -> frozenset[str]:
+        if self.slug == "viewer":
+            return frozenset({"workspace:read", "records:read"})
+        if self.can_edit is not None and not self.can_edit:
+            return frozenset({"workspace:read", "records:read", "agents:write"})
+        return frozenset(SCOPES)
+
+
+def builtin_role(slug: str) -> Role | None:
+    if slug in ("owner", "admin", "member"):
+        return Role(slug, None, None)
+    if slug == "viewer":
+        return Role(slug, None, frozenset())
+    return None
+
+
+@dataclass(frozen=True)
+class Principal:
+    account_id: str
+    user_id: str
+    display_name: str
+    role: Role
+    scopes: frozenset[str] | None
+    auth_method: str
+    api_key_id: str | None
+    #: the bucket the rate limiter counts in: the key id, or the user for session tokens
+    rate_key: str
+
+    @property
+    def role_slugs(self) -> list[str]:
+        return [self.role.slug]
+
+    @property
+    def effective_scopes(self) -> frozenset[str]:
+        implied = self.role.implied_scopes
+        return implied if self.scopes is None else implied & self.scopes
+
+    def has_scope(self, scope: str) -> bool:
+        if self.scopes is not None and scope not in self.scopes:
+            return False
+        return scope in self.role.implied_scopes
+
+    @property
+    def is_admin(self) -> bool:
+        return self.role.slug in ADMIN_ROLES
+
+    def can_view(self, module_slug: str) -> bool:
+        return self.role.can_view is None or module_slug in self.role.can_view
+
+    def can_edit(self, module_slug: str) -> bool:
+        if not self.can_view(module_slug):
+            return False
+        return self.role.can_edit is None or module_slug in self.role.can_edit
+
+    def visible(self, module_slugs: Collection[str]) -> list[str]:
+        return [s for s in module_slugs if self.can_view(s)]

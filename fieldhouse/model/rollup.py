@@ -1,0 +1,344 @@
+"""Rollup fields: aggregate one field over the records linked through a reference field.
+
+Pure functions: the database layer hands in the linked (non-deleted) records' ``fields``.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Collection, Mapping, Sequence
+from datetime import datetime
+from typing import Any
+
+from fieldhouse.model.errors import Issue
+from fieldhouse.model.formula import check_decimal_places
+from fieldhouse.model.formula_eval import FormulaEvalError, parse_moment, round_half_up
+
+AGGREGATIONS: tuple[str, ...] = ("COUNT", "COUNTALL", "COUNTA", "SUM", "AVG", "MIN", "MAX")
+#: Aggregations that may run without an aggregate field.
+FIELDLESS_AGGREGATIONS: frozenset[str] = frozenset({"COUNT", "COUNTALL"})
+OPERATORS: tuple[str, ...] = (
+    "eq",
+    "neq",
+    "gt",
+    "gte",
+    "lt",
+    "lte",
+    "contains",
+    "notContains",
+    "startsWith",
+    "endsWith",
+    "in",
+    "notIn",
+    "isNull",
+    "isNotNull",
+    "between",
+    "before",
+    "after",
+)
+_LIST_OPERATORS = frozenset({"in", "notIn", "between"})
+#: Ordering operator -> the comparison results (-1, 0, 1) that satisfy it.
+_ORDER_OPERATORS: dict[str, tuple[int, ...]] = {
+    "gt": (1,),
+    "after": (1,),
+    "gte": (0, 1),
+    "lt": (-1,),
+    "before": (-1,),
+    "lte": (-1, 0),
+}
+_BASE: tuple[str, ...] = ("config", "rollup")
+
+
+# --- validation --------------------------------------------------------------------------------
+
+
+def validate_rollup_config(
+    config: Mapping[str, Any], *, linked_field_slugs: Collection[str]
+) -> list[Issue]:
+    """Problems with a rollup field's config (paths start ``("config", "rollup")``)."""
+    raw = config.get("rollup")
+    if not isinstance(raw, Mapping):
+        return [Issue("invalid_type", _BASE, "rollup settings must be an object")]
+    issues: list[Issue] = []
+    linked = raw.get("linkedFieldSlug")
+    if not isinstance(linked, str) or not linked:
+        issues.append(
+            Issue("invalid_type", (*_BASE, "linkedFieldSlug"), "linkedFieldSlug is required")
+        )
+    elif linked not in linked_field_slugs:
+        message = f"linkedFieldSlug {linked!r} is not a reference field of this module"
+        issues.append(
+            Issue("unknown_field", (*_BASE, "linkedFieldSlug"), message, {"fieldSlug": linked})
+        )
+    aggregation = raw.get("aggregation")
+    if aggregation not in AGGREGATIONS:
+        message = f"aggregation must be one of {', '.join(AGGREGATIONS)}"
+        extra = {"options": list(AGGREGATIONS)}
+        issues.append(Issue("invalid_enum_value", (*_BASE, "aggregation"), message, extra))
+    target = raw.get("aggregateFieldSlug")
+    target_path = (*_BASE, "aggregateFieldSlug")
+    if target is None:
+        if aggregation in AGGREGATIONS and aggregation not in FIELDLESS_AGGREGATIONS:
+            message = f"aggregateFieldSlug is required for {aggregation}"
+            issues.append(Issue("invalid_type", target_path, message))
+    elif not isinstance(target, str) or not target:
+        issues.append(Issue("invalid_type", target_path, "aggregateFieldSlug must be a string"))
+    issues.extend(_check_filter(raw.get("filterCriteria"), (*_BASE, "filterCriteria")))
+    issues.extend(check_decimal_places(raw.get("decimalPlaces"), _BASE))
+    if raw.get("format") is not None and not isinstance(raw.get("format"), str):
+        issues.append(Issue("invalid_type", (*_BASE, "format"), "format must be a string"))
+    return issues
+
+
+def _check_filter(criteria: Any, path: tuple[str | int, ...]) -> list[Issue]:
+    if criteria is None:
+        return []
+    if not isinstance(criteria, Mapping):
+        return [Issue("invalid_type", path, "filterCriteria must be an object or null")]
+    if "conditions" not in criteria:
+        return []
+    issues: list[Issue] = []
+    if criteria.get("conjunction", "AND") not in ("AND", "OR"):
+        message = "conjunction must be AND or OR"
+        issues.append(Issue("invalid_enum_value", (*path, "conjunction"), message))
+    conditions = criteria["conditions"]
+    if not isinstance(conditions, list):
+        return [*issues, Issue("invalid_type", (*path, "conditions"), "conditions must be a list")]
+    for i, cond in enumerate(conditions):
+        where = (*path, "conditions", i)
+        if isinstance(cond, Mapping) and "conditions" in cond:
+            issues.extend(_check_filter(cond, where))
+        elif not isinstance(cond, Mapping):
+            issues.append(Issue("invalid_type", where, "condition must be an object"))
+        elif not isinstance(cond.get("fieldSlug"), str) or not cond.get("fieldSlug"):
+            issues.append(Issue("invalid_type", (*where, "fieldSlug"), "fieldSlug is required"))
+        elif cond.get("operator") not in OPERATORS:
+            message = f"operator must be one of {', '.join(OPERATORS)}"
+            issues.append(Issue("invalid_enum_value", (*where, "operator"), message))
+        elif cond["operator"] in _LIST_OPERATORS and not isinstance(_operands(cond), list):
+            issues.append(Issue("invalid_type", (*where, "values"), "values must be a list"))
+    return issues
+
+
+# --- filtering ---------------------------------------------------------------------------------
+
+
+def _is_blank(v: Any) -> bool:
+    return v is None or (isinstance(v, str | list | dict) and len(v) == 0)
+
+
+def _candidates(v: Any) -> list[Any]:
+    """The comparable scalars a stored value stands for."""
+    if isinstance(v, Mapping):
+        if "amount" in v:
+            return [v["amount"]]
+        return [
+            x for x in (v.get("recordId"), v.get("displayName"), v.get("value")) if x is not None
+        ]
+    if isinstance(v, list):
+        return [c for item in v for c in _candidates(item)]
+    return [] if v is None else [v]
+
+
+def _number(v: Any) -> float | None:
+    if isinstance(v, bool):
+        return None
+    if isinstance(v, int | float):
+        return float(v) if math.isfinite(v) else None
+    if isinstance(v, str):
+        try:
+            f = float(v)
+        except ValueError:
+            return None
+        return f if math.isfinite(f) else None
+    return None
+
+
+def _same(a: Any, b: Any) -> bool:
+    if isinstance(a, bool) or isinstance(b, bool):
+        return a is b
+    x, y = _number(a), _number(b)
+    if (
+        x is not None
+        and y is not None
+        and (isinstance(a, int | float) or isinstance(b, int | float))
+    ):
+        return x == y
+    return bool(a == b)
+
+
+def _cmp(a: Any, b: Any) -> int | None:
+    x, y = _number(a), _number(b)
+    if x is not None and y is not None:
+        return (x > y) - (x < y)
+    if isinstance(a, str) and isinstance(b, str):
+        try:
+            ma, mb = parse_moment(a, 0)[0], parse_moment(b, 0)[0]
+        except FormulaEvalError:
+            return (a > b) - (a < b)
+        return (ma > mb) - (ma < mb)
+    return None
+
+
+def _operands(cond: Mapping[str, Any]) -> Any:
+    values = cond.get("values")
+    return values if values is not None else cond.get("value")
+
+
+def _test(cond: Mapping[str, Any], fields: Mapping[str, Any]) -> bool:
+    if "conditions" in cond:
+        return rollup_matches(cond, fields)
+    op, actual = cond.get("operator"), fields.get(str(cond.get("fieldSlug")))
+    if op == "isNull":
+        return _is_blank(actual)
+    if op == "isNotNull":
+        return not _is_blank(actual)
+    cands, value = _candidates(actual), cond.get("value")
+    if op in ("eq", "neq"):
+        hit = any(_same(c, value) for c in cands) if value is not None else _is_blank(actual)
+        return hit if op == "eq" else not hit
+    if op in ("in", "notIn"):
+        pool = _operands(cond)
+        pool = pool if isinstance(pool, list) else [pool]
+        hit = any(_same(c, v) for c in cands for v in pool)
+        return hit if op == "in" else not hit
+    if op in ("contains", "notContains", "startsWith", "endsWith"):
+        needle = str(value).lower()
+        texts = [str(c).lower() for c in cands]
+        if op == "startsWith":
+            return any(t.startswith(needle) for t in texts)
+        if op == "endsWith":
+            return any(t.endswith(needle) for t in texts)
+        hit = any(needle in t for t in texts)
+        return hit if op == "contains" else not hit
+    if op == "between":
+        bounds = _operands(cond)
+        if not isinstance(bounds, list) or len(bounds) != 2:
+            return False
+        return any(_within(c, bounds[0], bounds[1]) for c in cands)
+    wanted = _ORDER_OPERATORS.get(str(op))
+    if wanted is None:
+        return False
+    return any(_cmp(c, value) in wanted for c in cands)
+
+
+def _within(v: Any, low: Any, high: Any) -> bool:
+    a, b = _cmp(v, low), _cmp(v, high)
+    return a is not None and b is not None and a >= 0 and b <= 0
+
+
+def rollup_matches(filter_criteria: Mapping[str, Any] | None, fields: Mapping[str, Any]) -> bool:
+    """Whether a linked record's ``fields`` pass a rollup's filterCriteria."""
+    if not filter_criteria:
+        return True
+    if "conditions" in filter_criteria:
+        conditions = filter_criteria.get("conditions")
+        tests = [
+            _test(c, fields)
+            for c in (conditions if isinstance(conditions, list) else [])
+            if isinstance(c, Mapping)
+        ]
+        if str(filter_criteria.get("conjunction", "AND")).upper() == "OR":
+            return any(tests) if tests else True
+        return all(tests)
+    for slug, expected in filter_criteria.items():
+        cands = _candidates(fields.get(slug))
+        pool = expected if isinstance(expected, list) else [expected]
+        if expected is None:
+            if not _is_blank(fields.get(slug)):
+                return False
+        elif not any(_same(c, e) for c in cands for e in pool):
+            return False
+    return True
+
+
+# --- aggregation -------------------------------------------------------------------------------
+
+
+def _numeric_values(values: list[Any]) -> list[int | float]:
+    out: list[int | float] = []
+    for v in values:
+        if isinstance(v, Mapping) and "amount" in v:
+            v = v["amount"]
+        if isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v):
+            out.append(v)
+    return out
+
+
+def _flat(values: list[Any]) -> list[Any]:
+    return [x for v in values for x in (v if isinstance(v, list) else [v]) if not _is_blank(x)]
+
+
+def _key(v: Any) -> str:
+    if isinstance(v, Mapping) and "recordId" in v:
+        v = v["recordId"]
+    if isinstance(v, int | float) and not isinstance(v, bool):
+        v = float(v)
+    return json.dumps(v, sort_keys=True, default=str)
+
+
+def _extreme(values: list[Any], agg: str) -> int | float | str | None:
+    numbers = _numeric_values(values)
+    if numbers:
+        return min(numbers) if agg == "MIN" else max(numbers)
+    dated: list[tuple[datetime, str]] = []
+    for v in values:
+        if isinstance(v, str):
+            try:
+                dated.append((parse_moment(v, 0)[0], v))
+            except FormulaEvalError:
+                continue
+    if not dated:
+        return None
+    pick = min(dated, key=lambda p: p[0]) if agg == "MIN" else max(dated, key=lambda p: p[0])
+    return pick[1]
+
+
+def compute_rollup(
+    config: Mapping[str, Any], linked: Sequence[Mapping[str, Any]]
+) -> int | float | str | None:
+    """Aggregate the linked records' values as the rollup config says; never raises."""
+    settings = config.get("rollup")
+    if not isinstance(settings, Mapping):
+        return None
+    agg, slug = settings.get("aggregation"), settings.get("aggregateFieldSlug")
+    criteria = settings.get("filterCriteria")
+    records = [
+        f for f in linked if rollup_matches(criteria if isinstance(criteria, Mapping) else None, f)
+    ]
+    if agg == "COUNTALL" or (agg == "COUNT" and not isinstance(slug, str)):
+        return len(records)
+    if not isinstance(slug, str):
+        return None
+    if agg == "COUNT":
+        return sum(1 for f in records if not _is_blank(f.get(slug)))
+    values = _flat([f.get(slug) for f in records])
+    result: int | float | str | None
+    if agg == "COUNTA":
+        return len({_key(v) for v in values})
+    if agg in ("MIN", "MAX"):
+        result = _extreme(values, agg)
+    elif agg == "SUM":
+        result = sum(_numeric_values(values))
+    elif agg == "AVG":
+        numbers = _numeric_values(values)
+        result = sum(numbers) / len(numbers) if numbers else None
+    else:
+        return None
+    if not isinstance(result, int | float):
+        return result
+    if isinstance(result, float) and not math.isfinite(result):
+        return None
+    places = settings.get("decimalPlaces")
+    if isinstance(places, int) and not isinstance(places, bool):
+        places = min(max(places, 0), 10)
+    elif isinstance(result, float):
+        places = 10  # only trims binary noise such as 0.30000000000000004
+    else:
+        return result
+    try:
+        rounded: int | float = round_half_up(result, places, 0)
+    except FormulaEvalError:
+        return result
+    return rounded

@@ -1,0 +1,172 @@
+"""Module metadata as immutable values: fields, views, references and templates.
+
+The workspace actor keeps these as its schema snapshot; readers get the same frozen objects, so
+no reader ever sees a half-changed schema.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+DATA_TYPES: tuple[str, ...] = (
+    "text",
+    "textarea",
+    "rich_text",
+    "email",
+    "url",
+    "phone",
+    "address",
+    "number",
+    "currency",
+    "date",
+    "time",
+    "date_range",
+    "duration",
+    "select",
+    "multi_select",
+    "boolean",
+    "reference",
+    "person",
+    "parent_record",
+    "formula",
+    "rollup",
+    "autonumber",
+    "image",
+    "rating",
+    "progress",
+    "social_profile",
+)
+
+#: Kinds whose values the server computes; a client may never supply them.
+READ_ONLY_TYPES: frozenset[str] = frozenset({"autonumber", "formula", "rollup"})
+
+PRIVACY_LEVELS: tuple[str, ...] = ("account", "role", "private")
+
+
+@dataclass(frozen=True)
+class FieldDef:
+    """One field of a module, as stored."""
+
+    field_id: str
+    module_id: str
+    name: str
+    slug: str
+    label: str
+    data_type: str
+    config: Mapping[str, Any]
+    is_required: bool = False
+    is_system: bool = False
+    privacy_level: str = "account"
+    sort_order: int = 0
+    vendor_managed: bool = False
+    created_at: str = ""
+    updated_at: str = ""
+
+
+@dataclass(frozen=True)
+class ViewDef:
+    view_id: str
+    module_id: str
+    name: str
+    slug: str
+    config: Mapping[str, Any]
+    vendor_managed: bool = False
+    sort_order: int = 0
+
+
+@dataclass(frozen=True)
+class ReferenceDef:
+    """A module reference: a link from a source module (usually through a field) to a target."""
+
+    reference_id: str
+    source_module_id: str
+    slug: str
+    source_field_id: str | None
+    source_field_slug: str | None
+    relationship_type: str
+    target_type: str
+    target_module_slug: str | None
+    target_filters: Mapping[str, Any] | None = None
+    is_required: bool = False
+    cascade_delete: bool = False
+    cascade_update: bool = False
+    vendor_managed: bool = False
+
+
+@dataclass(frozen=True)
+class ModuleDef:
+    module_id: str
+    account_id: str
+    name: str
+    slug: str
+    is_active: bool = True
+    template_slug: str | None = None
+    template_version: str | None = None
+    created_at: str = ""
+    updated_at: str = ""
+
+
+@dataclass(frozen=True)
+class ModuleSchema:
+    """A module with everything that describes it; the unit the actor snapshots."""
+
+    module: ModuleDef
+    fields: tuple[FieldDef, ...]
+    views: tuple[ViewDef, ...]
+    references: tuple[ReferenceDef, ...]
+
+    def field(self, slug: str) -> FieldDef | None:
+        for f in self.fields:
+            if f.slug == slug:
+                return f
+        return None
+
+
+# --- Templates: the built-in catalog is made of these (see templates.py) ---
+
+
+@dataclass(frozen=True)
+class TemplateField:
+    slug: str
+    name: str
+    label: str
+    data_type: str
+    config: Mapping[str, Any] = field(default_factory=dict)
+    is_required: bool = False
+    is_system: bool = False
+    privacy_level: str = "account"
+
+
+@dataclass(frozen=True)
+class TemplateView:
+    slug: str
+    name: str
+    config: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class TemplateReference:
+    slug: str
+    source_field_slug: str | None
+    relationship_type: str
+    target_type: str
+    target_module_slug: str | None
+    target_filters: Mapping[str, Any] | None = None
+    is_required: bool = False
+    cascade_delete: bool = False
+    cascade_update: bool = False
+
+
+@dataclass(frozen=True)
+class Template:
+    slug: str
+    name: str
+    description: str
+    version: str
+    module_name: str
+    module_slug: str
+    fields: tuple[TemplateField, ...]
+    views: tuple[TemplateView, ...] = ()
+    references: tuple[TemplateReference, ...] = ()

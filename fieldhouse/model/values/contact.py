@@ -1,0 +1,241 @@
+"""email, url, phone and address values, single or as multi-entry lists.
+
+A multi-entry value is a list of ``{id, value, label?, isPrimary?}``; it normalises to entries
+with all four keys, a generated uuid4 ``id`` where none was given and ``isPrimary`` false by
+default. At most one entry may be primary.
+"""
+
+from __future__ import annotations
+
+import re
+import urllib.parse
+from collections.abc import Mapping
+from typing import Any
+
+from fieldhouse.model.errors import Issue
+from fieldhouse.model.schema import FieldDef
+from fieldhouse.model.values._base import (
+    ItemNormaliser,
+    Result,
+    cfg_bool,
+    finite_number,
+    invalid_string,
+    invalid_type,
+    issue,
+    new_id,
+    optional_string,
+    prefix,
+    required,
+    show,
+    sub,
+    too_big_array,
+    too_big_number,
+    too_big_string,
+    too_small_number,
+    unknown_keys,
+)
+
+EMAIL_MAX_LENGTH = 254
+URL_MAX_LENGTH = 2048
+ENTRY_ID_MAX_LENGTH = 100
+ENTRY_LABEL_MAX_LENGTH = 100
+MAX_ENTRIES = 100
+ADDRESS_PART_MAX_LENGTH = 200
+
+_EMAIL = re.compile(
+    r"(?P<local>[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+(?:\.[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+)*)"
+    r"@(?P<domain>(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)+[A-Za-z]{2,63})"
+)
+_E164 = re.compile(r"\+[1-9][0-9]{1,14}")
+_PHONE = re.compile(r"[0-9 +\-().]{3,32}")
+
+_ENTRY_KEYS = frozenset({"id", "value", "label", "isPrimary"})
+_ADDRESS_TEXT_KEYS = ("street", "street2", "city", "state", "zip", "country")
+_ADDRESS_KEYS = frozenset({*_ADDRESS_TEXT_KEYS, "lat", "lng"})
+
+
+# --- single values ----------------------------------------------------------------------------
+
+
+def check_email(value: Any, *, validate: bool) -> Result:
+    """An email address; with validation, local@domain.tld and the domain lower-cased."""
+    if not isinstance(value, str):
+        return None, [invalid_type("string", value)]
+    if len(value) > EMAIL_MAX_LENGTH:
+        return None, [too_big_string(EMAIL_MAX_LENGTH, len(value))]
+    if not validate:
+        return value, []
+    match = _EMAIL.fullmatch(value)
+    if match is None or len(match.group("local")) > 64:
+        return None, [
+            invalid_string(
+                "email", f"Invalid email address {show(value)}: expected local@domain.tld"
+            )
+        ]
+    return f"{match.group('local')}@{match.group('domain').lower()}", []
+
+
+def check_url(value: Any) -> Result:
+    """An absolute http:// or https:// URL with a host."""
+    if not isinstance(value, str):
+        return None, [invalid_type("string", value)]
+    if len(value) > URL_MAX_LENGTH:
+        return None, [too_big_string(URL_MAX_LENGTH, len(value))]
+    if url_host(value) is None:
+        return None, [
+            invalid_string(
+                "url", f"Invalid URL {show(value)}: expected an http:// or https:// URL with a host"
+            )
+        ]
+    return value, []
+
+
+def url_host(value: str) -> str | None:
+    """The lower-cased host of an http(s) URL, or None when ``value`` is not one."""
+    if any(c.isspace() for c in value):
+        return None
+    try:
+        parts = urllib.parse.urlsplit(value)
+        _ = parts.port
+    except ValueError:
+        return None
+    if parts.scheme.lower() not in ("http", "https"):
+        return None
+    host = parts.hostname
+    return host.lower() if host else None
+
+
+def check_phone(value: Any, *, e164: bool) -> Result:
+    """A phone number: strict E.164 when enabled, else 3-32 of digits, spaces and ``+-().``."""
+    if not isinstance(value, str):
+        return None, [invalid_type("string", value)]
+    if e164:
+        if _E164.fullmatch(value) is None:
+            return None, [
+                invalid_string(
+                    "e164",
+                    f"Invalid phone number {show(value)}: expected E.164 format such as "
+                    "+14155550123 (a '+', then 2 to 15 digits, the first not 0)",
+                )
+            ]
+        return value, []
+    if _PHONE.fullmatch(value) is None or not any(c.isdigit() for c in value):
+        return None, [
+            invalid_string(
+                "regex",
+                f"Invalid phone number {show(value)}: expected 3 to 32 characters of digits, "
+                "spaces and + - ( ) . including at least one digit",
+            )
+        ]
+    return value, []
+
+
+def check_address(value: Any) -> Result:
+    """A structured address; all eight keys present, missing strings as "" and lat/lng as null."""
+    if not isinstance(value, Mapping):
+        return None, [invalid_type("object", value)]
+    issues = unknown_keys(value, _ADDRESS_KEYS)
+    out: dict[str, Any] = {}
+    for key in _ADDRESS_TEXT_KEYS:
+        text, text_issues = optional_string(value, key, ADDRESS_PART_MAX_LENGTH)
+        issues.extend(text_issues)
+        out[key] = text or ""
+    for key, bound in (("lat", 90), ("lng", 180)):
+        raw = value.get(key)
+        if raw is None:
+            out[key] = None
+            continue
+        number, num_issues = finite_number(raw, (key,))
+        issues.extend(num_issues)
+        if number is not None:
+            if number < -bound:
+                issues.append(too_small_number(-bound, number, (key,)))
+            elif number > bound:
+                issues.append(too_big_number(bound, number, (key,)))
+        out[key] = number
+    if not issues and not any(out[k].strip() for k in ("street", "city", "country")):
+        issues.append(issue("custom", "An address needs at least one of street, city or country"))
+    return (None, issues) if issues else (out, [])
+
+
+# --- multi-entry lists ------------------------------------------------------------------------
+
+
+def check_entries(value: Any, item: ItemNormaliser) -> Result:
+    """A list of ``{id, value, label?, isPrimary?}`` entries whose values pass ``item``.
+
+    A bare value in place of an entry is accepted as ``{value: <it>}``.
+    """
+    if not isinstance(value, list | tuple):
+        return None, [invalid_type("array", value)]
+    if len(value) > MAX_ENTRIES:
+        return None, [too_big_array(MAX_ENTRIES, len(value))]
+    issues: list[Issue] = []
+    out: list[dict[str, Any]] = []
+    seen_ids: set[str] = set()
+    primary_seen = False
+    for index, raw in enumerate(value):
+        entry: Mapping[str, Any] = raw if isinstance(raw, Mapping) else {"value": raw}
+        here: list[Issue] = unknown_keys(entry, _ENTRY_KEYS)
+        entry_id = entry.get("id")
+        if entry_id is None:
+            entry_id = new_id()
+        elif not isinstance(entry_id, str) or not entry_id:
+            here.append(invalid_type("non-empty string", entry_id, ("id",)))
+        elif len(entry_id) > ENTRY_ID_MAX_LENGTH:
+            here.append(too_big_string(ENTRY_ID_MAX_LENGTH, len(entry_id), ("id",)))
+        elif entry_id in seen_ids:
+            here.append(issue("custom", f"Duplicate entry id {entry_id!r}", ("id",)))
+        if isinstance(entry_id, str):
+            seen_ids.add(entry_id)
+        if "value" not in entry or entry["value"] is None:
+            here.append(required(("value",), "An entry value"))
+            normalised = None
+        else:
+            normalised, value_issues = item(entry["value"])
+            here.extend(prefix(value_issues, "value"))
+        label, label_issues = optional_string(entry, "label", ENTRY_LABEL_MAX_LENGTH)
+        here.extend(label_issues)
+        is_primary = entry.get("isPrimary", False)
+        if is_primary is None:
+            is_primary = False
+        if not isinstance(is_primary, bool):
+            here.append(invalid_type("boolean", is_primary, ("isPrimary",)))
+        elif is_primary:
+            if primary_seen:
+                here.append(
+                    issue("custom", "At most one entry may be marked primary", ("isPrimary",))
+                )
+            primary_seen = True
+        if here:
+            issues.extend(prefix(here, index))
+            continue
+        out.append({"id": entry_id, "value": normalised, "label": label, "isPrimary": is_primary})
+    return (None, issues) if issues else (out, [])
+
+
+def _single_or_multi(field: FieldDef, value: Any, item: ItemNormaliser) -> Result:
+    if cfg_bool(sub(field.config, field.data_type), "allowMultiple", False):
+        return check_entries(value, item)
+    return item(value)
+
+
+# --- field normalisers ------------------------------------------------------------------------
+
+
+def normalise_email(field: FieldDef, value: Any) -> Result:
+    validate = cfg_bool(sub(field.config, "emailConfig"), "validateEmail", True)
+    return _single_or_multi(field, value, lambda v: check_email(v, validate=validate))
+
+
+def normalise_url(field: FieldDef, value: Any) -> Result:
+    return _single_or_multi(field, value, check_url)
+
+
+def normalise_phone(field: FieldDef, value: Any) -> Result:
+    e164 = cfg_bool(sub(field.config, "phoneConfig"), "validateE164", False)
+    return _single_or_multi(field, value, lambda v: check_phone(v, e164=e164))
+
+
+def normalise_address(field: FieldDef, value: Any) -> Result:
+    return _single_or_multi(field, value, check_address)

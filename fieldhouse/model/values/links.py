@@ -1,0 +1,157 @@
+"""reference, person and parent_record values: links the caller must still verify."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from fieldhouse.model.errors import Issue
+from fieldhouse.model.schema import FieldDef
+from fieldhouse.model.values._base import (
+    MAX_LIST_ITEMS,
+    Path,
+    Result,
+    cfg_bool,
+    cfg_int,
+    invalid_string,
+    invalid_type,
+    normalise_list,
+    optional_string,
+    parse_uuid,
+    required,
+    show,
+    sub,
+    too_big_string,
+    unknown_keys,
+)
+
+DISPLAY_NAME_MAX_LENGTH = 500
+USER_ID_MAX_LENGTH = 128
+EMAIL_MAX_LENGTH = 254
+AVATAR_MAX_LENGTH = 2048
+DEFAULT_MAX_DEPTH = 5
+
+_REFERENCE_KEYS = frozenset({"recordId", "displayName"})
+_PERSON_KEYS = frozenset({"userId", "displayName", "email", "avatar"})
+_PARENT_KEYS = frozenset({"recordId", "displayName"})
+
+
+def check_uuid(value: Any, path: Path = ()) -> tuple[str | None, list[Issue]]:
+    """A hyphenated UUID string, normalised to lower case."""
+    if not isinstance(value, str):
+        return None, [invalid_type("string", value, path)]
+    canonical = parse_uuid(value)
+    if canonical is None:
+        return None, [
+            invalid_string(
+                "uuid",
+                f"Invalid id {show(value)}: expected a UUID such as "
+                "123e4567-e89b-12d3-a456-426614174000",
+                path,
+            )
+        ]
+    return canonical, []
+
+
+# --- reference --------------------------------------------------------------------------------
+
+
+def reference_settings(field: FieldDef) -> tuple[str, bool, tuple[str, ...]]:
+    """``(targetType, multi, allowedModuleSlugs)`` of a reference field."""
+    settings = sub(field.config, "reference")
+    target = settings.get("targetType")
+    target_type = target if target in ("module", "user", "team") else "module"
+    multi = settings.get("selectionMode") == "multi"
+    allowed = settings.get("allowedModuleSlugs")
+    slugs = tuple(s for s in allowed if isinstance(s, str)) if isinstance(allowed, list) else ()
+    return target_type, multi, slugs
+
+
+def check_reference_item(value: Any) -> Result:
+    """``{recordId, displayName?}`` or a bare uuid; normalised to ``{recordId, displayName}``."""
+    if isinstance(value, str):
+        record_id, issues = check_uuid(value)
+        return (None, issues) if issues else ({"recordId": record_id, "displayName": ""}, [])
+    if not isinstance(value, Mapping):
+        return None, [invalid_type("object or uuid string", value)]
+    issues = unknown_keys(value, _REFERENCE_KEYS)
+    record_id = None
+    if value.get("recordId") is None:
+        issues.append(required(("recordId",), "A recordId"))
+    else:
+        record_id, id_issues = check_uuid(value["recordId"], ("recordId",))
+        issues.extend(id_issues)
+    name, name_issues = optional_string(value, "displayName", DISPLAY_NAME_MAX_LENGTH)
+    issues.extend(name_issues)
+    if issues:
+        return None, issues
+    return {"recordId": record_id, "displayName": name or ""}, []
+
+
+def normalise_reference(field: FieldDef, value: Any) -> Result:
+    _, multi, _ = reference_settings(field)
+    if multi:
+        return normalise_list(
+            value, check_reference_item, max_items=MAX_LIST_ITEMS, key=lambda r: r["recordId"]
+        )
+    if isinstance(value, list | tuple):
+        return None, [invalid_type("object or uuid string", value)]
+    return check_reference_item(value)
+
+
+# --- person -----------------------------------------------------------------------------------
+
+
+def check_person_item(value: Any) -> Result:
+    """``{userId, displayName?, email?, avatar?}`` or a bare user id string."""
+    if isinstance(value, str):
+        value = {"userId": value}
+    if not isinstance(value, Mapping):
+        return None, [invalid_type("object or user id string", value)]
+    issues = unknown_keys(value, _PERSON_KEYS)
+    user_id = value.get("userId")
+    if user_id is None:
+        issues.append(required(("userId",), "A userId"))
+    elif not isinstance(user_id, str) or not user_id.strip():
+        issues.append(invalid_type("non-empty string", user_id, ("userId",)))
+    elif len(user_id) > USER_ID_MAX_LENGTH:
+        issues.append(too_big_string(USER_ID_MAX_LENGTH, len(user_id), ("userId",)))
+    name, name_issues = optional_string(value, "displayName", DISPLAY_NAME_MAX_LENGTH)
+    email, email_issues = optional_string(value, "email", EMAIL_MAX_LENGTH)
+    avatar, avatar_issues = optional_string(value, "avatar", AVATAR_MAX_LENGTH)
+    issues.extend([*name_issues, *email_issues, *avatar_issues])
+    if issues:
+        return None, issues
+    return {"userId": user_id, "displayName": name or "", "email": email, "avatar": avatar}, []
+
+
+def normalise_person(field: FieldDef, value: Any) -> Result:
+    if cfg_bool(sub(field.config, "person"), "allowMultiple", False):
+        return normalise_list(
+            value, check_person_item, max_items=MAX_LIST_ITEMS, key=lambda p: p["userId"]
+        )
+    if isinstance(value, list | tuple):
+        return None, [invalid_type("object or user id string", value)]
+    return check_person_item(value)
+
+
+# --- parent_record ----------------------------------------------------------------------------
+
+
+def parent_max_depth(field: FieldDef) -> int:
+    return cfg_int(sub(field.config, "parentRecord"), "maxDepth", DEFAULT_MAX_DEPTH, 1, 10)
+
+
+def normalise_parent_record(field: FieldDef, value: Any) -> Result:
+    """A uuid string or ``{recordId, displayName?}``; normalised to the uuid string."""
+    if isinstance(value, Mapping):
+        issues = unknown_keys(value, _PARENT_KEYS)
+        if value.get("recordId") is None:
+            issues.append(required(("recordId",), "A recordId"))
+            return None, issues
+        record_id, id_issues = check_uuid(value["recordId"], ("recordId",))
+        issues.extend(id_issues)
+        return (None, issues) if issues else (record_id, [])
+    if not isinstance(value, str):
+        return None, [invalid_type("uuid string or object", value)]
+    return check_uuid(value)

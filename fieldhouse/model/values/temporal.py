@@ -1,0 +1,156 @@
+"""date, time and date_range values."""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from fieldhouse.model.errors import Issue
+from fieldhouse.model.schema import FieldDef
+from fieldhouse.model.values._base import (
+    Path,
+    Result,
+    cfg_bool,
+    invalid_string,
+    invalid_type,
+    issue,
+    required,
+    show,
+    sub,
+    unknown_keys,
+)
+
+_DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
+_TIME = re.compile(r"(?P<h>[01][0-9]|2[0-3]):(?P<m>[0-5][0-9])(?::(?P<s>[0-5][0-9]))?")
+_DATETIME = re.compile(
+    r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}(?::[0-9]{2}(?:\.[0-9]{1,6})?)?"
+    r"(?:Z|[+-][0-9]{2}:[0-9]{2})"
+)
+_RANGE_KEYS = frozenset({"start", "end"})
+
+
+def parse_date(value: Any, path: Path = ()) -> tuple[dt.date | None, list[Issue]]:
+    """A strict ``YYYY-MM-DD`` calendar date."""
+    if not isinstance(value, str):
+        return None, [invalid_type("string", value, path)]
+    if _DATE.fullmatch(value) is not None:
+        try:
+            return dt.date.fromisoformat(value), []
+        except ValueError:
+            pass
+    return None, [
+        invalid_string(
+            "iso_date", f"Invalid date {show(value)}: expected a calendar date YYYY-MM-DD", path
+        )
+    ]
+
+
+def parse_datetime(value: Any, path: Path = ()) -> tuple[dt.datetime | None, list[Issue]]:
+    """An ISO 8601 date-time with ``Z`` or a ``+HH:MM`` offset, converted to UTC."""
+    if not isinstance(value, str):
+        return None, [invalid_type("string", value, path)]
+    if _DATETIME.fullmatch(value) is not None:
+        try:
+            parsed = dt.datetime.fromisoformat(value)
+            return parsed.astimezone(dt.UTC), []
+        except (ValueError, OverflowError):
+            pass
+    return None, [
+        invalid_string(
+            "iso_datetime",
+            f"Invalid date-time {show(value)}: expected ISO 8601 YYYY-MM-DDTHH:MM[:SS] "
+            "with Z or a +HH:MM offset",
+            path,
+        )
+    ]
+
+
+def format_utc(moment: dt.datetime) -> str:
+    """``YYYY-MM-DDTHH:MM:SS[.ffffff]Z`` for an aware datetime already in UTC."""
+    spec = "microseconds" if moment.microsecond else "seconds"
+    return moment.replace(tzinfo=None).isoformat(timespec=spec) + "Z"
+
+
+def _bound(config: Mapping[str, Any], key: str) -> dt.date | None:
+    raw = config.get(key)
+    if not isinstance(raw, str) or len(raw) < 10:
+        return None
+    try:
+        return dt.date.fromisoformat(raw[:10])
+    except ValueError:
+        return None
+
+
+def normalise_date(field: FieldDef, value: Any) -> Result:
+    """``YYYY-MM-DD`` between ``minDate`` and ``maxDate`` (inclusive) when set."""
+    day, issues = parse_date(value)
+    if day is None:
+        return None, issues
+    earliest = _bound(field.config, "minDate")
+    if earliest is not None and day < earliest:
+        issues.append(
+            issue(
+                "too_small",
+                f"Date must be on or after {earliest.isoformat()}, received {day.isoformat()}",
+                minimum=earliest.isoformat(),
+                inclusive=True,
+                type="date",
+            )
+        )
+    latest = _bound(field.config, "maxDate")
+    if latest is not None and day > latest:
+        issues.append(
+            issue(
+                "too_big",
+                f"Date must be on or before {latest.isoformat()}, received {day.isoformat()}",
+                maximum=latest.isoformat(),
+                inclusive=True,
+                type="date",
+            )
+        )
+    return (None, issues) if issues else (day.isoformat(), [])
+
+
+def normalise_time(field: FieldDef, value: Any) -> Result:
+    """24-hour ``HH:MM`` or ``HH:MM:SS``, normalised to ``HH:MM:SS``."""
+    if not isinstance(value, str):
+        return None, [invalid_type("string", value)]
+    match = _TIME.fullmatch(value)
+    if match is None:
+        return None, [
+            invalid_string(
+                "iso_time", f"Invalid time {show(value)}: expected 24-hour HH:MM or HH:MM:SS"
+            )
+        ]
+    return f"{match.group('h')}:{match.group('m')}:{match.group('s') or '00'}", []
+
+
+def normalise_date_range(field: FieldDef, value: Any) -> Result:
+    """``{start, end}`` with start <= end: dates, or UTC date-times when ``includeTime``."""
+    if not isinstance(value, Mapping):
+        return None, [invalid_type("object", value)]
+    include_time = cfg_bool(sub(field.config, "dateRange"), "includeTime", False)
+    issues = unknown_keys(value, _RANGE_KEYS)
+    ends: dict[str, Any] = {}
+    for key in ("start", "end"):
+        raw = value.get(key)
+        if raw is None:
+            issues.append(required((key,), f"The range {key}"))
+            continue
+        parsed: dt.date | dt.datetime | None
+        if include_time:
+            parsed, part_issues = parse_datetime(raw, (key,))
+        else:
+            parsed, part_issues = parse_date(raw, (key,))
+        issues.extend(part_issues)
+        ends[key] = parsed
+    if issues:
+        return None, issues
+    start, end = ends["start"], ends["end"]
+    if start > end:
+        return None, [issue("custom", "The range end must be on or after its start", ("end",))]
+    if include_time:
+        return {"start": format_utc(start), "end": format_utc(end)}, []
+    return {"start": start.isoformat(), "end": end.isoformat()}, []

@@ -1,0 +1,197 @@
+"""The Store interface, shared by the SQLite and PostgreSQL backends.
+
+Reads take the account id explicitly, so no query can cross workspaces. Writes happen only in a
+:class:`WriteTxn`, opened by the workspace actor with :meth:`Store.write`; everything written in
+one is committed together or not at all.
+"""
+
+from __future__ import annotations
+
+import abc
+from collections.abc import AsyncIterator, Mapping, Sequence
+from contextlib import AbstractAsyncContextManager
+from dataclasses import dataclass
+from typing import Any
+
+from fieldhouse.model.principal import Role
+from fieldhouse.model.schema import FieldDef, ModuleDef, ModuleSchema, ReferenceDef, ViewDef
+
+
+class StorageError(Exception):
+    """A condition the storage layer names for its callers."""
+
+
+class ConflictError(StorageError):
+    """A uniqueness rule was broken (duplicate slug, e-mail, ...)."""
+
+
+@dataclass(frozen=True)
+class AccountRow:
+    account_id: str
+    name: str
+    slug: str
+    schema_version: int
+    created_at: str
+
+
+@dataclass(frozen=True)
+class UserRow:
+    user_id: str
+    account_id: str
+    email: str
+    display_name: str
+    role_slug: str
+    deleted: bool
+
+
+@dataclass(frozen=True)
+class ApiKeyRow:
+    """An API key as stored: only the hash of the secret is ever kept."""
+
+    key_id: str
+    account_id: str
+    user_id: str
+    name: str | None
+    key_hash: str
+    scopes: tuple[str, ...] | None
+    revoked: bool
+
+
+@dataclass(frozen=True)
+class KeyLookup:
+    """Everything authentication needs, read in one query."""
+
+    key: ApiKeyRow
+    user: UserRow
+    schema_version: int
+
+
+class WriteTxn(abc.ABC):
+    """One write transaction of one workspace. Only the workspace actor holds one."""
+
+    account_id: str
+
+    @abc.abstractmethod
+    def savepoint(self) -> AbstractAsyncContextManager[None]:
+        """Nested scope: an exception inside rolls back only what the scope wrote."""
+
+    @abc.abstractmethod
+    async def bump_schema_version(self) -> int: ...
+
+    @abc.abstractmethod
+    async def schema_version(self) -> int: ...
+
+    @abc.abstractmethod
+    async def insert_user(self, user: UserRow, created_at: str) -> None: ...
+
+    @abc.abstractmethod
+    async def insert_role(self, role: Role, created_at: str) -> None: ...
+
+    @abc.abstractmethod
+    async def get_role(self, slug: str) -> Role | None: ...
+
+    @abc.abstractmethod
+    async def insert_api_key(self, key: ApiKeyRow, prefix: str, created_at: str) -> None: ...
+
+    @abc.abstractmethod
+    async def revoke_api_key(self, key_id: str, revoked_at: str) -> bool: ...
+
+    @abc.abstractmethod
+    async def insert_module(self, module: ModuleDef) -> None: ...
+
+    @abc.abstractmethod
+    async def upsert_fields(self, fields: Sequence[FieldDef]) -> None: ...
+
+    @abc.abstractmethod
+    async def delete_fields(self, module_id: str, field_ids: Sequence[str]) -> None: ...
+
+    @abc.abstractmethod
+    async def upsert_views(self, views: Sequence[ViewDef]) -> None: ...
+
+    @abc.abstractmethod
+    async def delete_views(self, module_id: str, view_ids: Sequence[str]) -> None: ...
+
+    @abc.abstractmethod
+    async def upsert_references(self, refs: Sequence[ReferenceDef]) -> None: ...
+
+    @abc.abstractmethod
+    async def delete_references(self, module_id: str, ref_ids: Sequence[str]) -> None: ...
+
+    @abc.abstractmethod
+    async def module_schemas(self) -> dict[str, ModuleSchema]:
+        """The workspace's module schemas as this transaction sees them, keyed by slug."""
+
+    @abc.abstractmethod
+    async def insert_label(
+        self, label_id: str, name: str, color: str | None, created_at: str
+    ) -> None: ...
+
+    @abc.abstractmethod
+    async def insert_type(
+        self, type_id: str, name: str, color: str | None, module_id: str | None, created_at: str
+    ) -> None: ...
+
+    @abc.abstractmethod
+    async def next_activity_seq(self) -> int: ...
+
+    @abc.abstractmethod
+    async def insert_activity(self, entry: Mapping[str, Any]) -> None: ...
+
+
+class Store(abc.ABC):
+    """A Fieldhouse database. Open with :func:`fieldhouse.storage.open_store`."""
+
+    @abc.abstractmethod
+    def write(self, account_id: str) -> AbstractAsyncContextManager[WriteTxn]:
+        """A write transaction of one workspace, committed when the block exits cleanly."""
+
+    @abc.abstractmethod
+    async def create_account(self, account_id: str, name: str, slug: str, at: str) -> None: ...
+
+    @abc.abstractmethod
+    async def get_account(self, account_id: str) -> AccountRow | None: ...
+
+    @abc.abstractmethod
+    async def list_accounts(self) -> list[AccountRow]: ...
+
+    @abc.abstractmethod
+    async def get_meta(self, key: str) -> str | None: ...
+
+    @abc.abstractmethod
+    async def set_meta_if_absent(self, key: str, value: str) -> str:
+        """Store value under key unless one is there; return the value that is stored."""
+
+    @abc.abstractmethod
+    async def lookup_key(self, key_hash: str) -> KeyLookup | None: ...
+
+    @abc.abstractmethod
+    async def find_key(self, key_id: str) -> ApiKeyRow | None: ...
+
+    @abc.abstractmethod
+    async def get_user(self, account_id: str, user_id: str) -> UserRow | None: ...
+
+    @abc.abstractmethod
+    async def owner_user_id(self, account_id: str) -> str | None:
+        """The workspace's first owner."""
+
+    @abc.abstractmethod
+    async def schema_version(self, account_id: str) -> int: ...
+
+    @abc.abstractmethod
+    async def get_role(self, account_id: str, slug: str) -> Role | None: ...
+
+    @abc.abstractmethod
+    async def load_schemas(self, account_id: str) -> tuple[int, dict[str, ModuleSchema]]:
+        """The schema version and every module schema of a workspace, read consistently."""
+
+    @abc.abstractmethod
+    async def list_labels(self, account_id: str) -> list[dict[str, Any]]: ...
+
+    @abc.abstractmethod
+    async def list_types(self, account_id: str) -> list[dict[str, Any]]: ...
+
+    @abc.abstractmethod
+    async def aclose(self) -> None: ...
+
+
+AsyncRows = AsyncIterator[Mapping[str, Any]]

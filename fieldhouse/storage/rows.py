@@ -1,0 +1,121 @@
+"""Row <-> domain value conversion shared by both backends."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import orjson
+from pyrsistent import freeze
+
+from fieldhouse.model.schema import FieldDef, ModuleDef, ModuleSchema, ReferenceDef, ViewDef
+
+
+def dumps(value: Any) -> str:
+    return orjson.dumps(value).decode()
+
+
+def loads(text: str | bytes | None) -> Any:
+    return None if text is None else orjson.loads(text)
+
+
+def thaw_json(value: Any) -> Any:
+    """A JSON-serialisable copy of a (possibly frozen) structure."""
+    if isinstance(value, Mapping):
+        return {k: thaw_json(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)) or type(value).__name__ == "PVector":
+        return [thaw_json(v) for v in value]
+    return value
+
+
+def module_from_row(r: Mapping[str, Any]) -> ModuleDef:
+    return ModuleDef(
+        module_id=r["id"],
+        account_id=r["account_id"],
+        name=r["name"],
+        slug=r["slug"],
+        is_active=bool(r["is_active"]),
+        template_slug=r["template_slug"],
+        template_version=r["template_version"],
+        created_at=r["created_at"],
+        updated_at=r["updated_at"],
+    )
+
+
+def field_from_row(r: Mapping[str, Any]) -> FieldDef:
+    return FieldDef(
+        field_id=r["id"],
+        module_id=r["module_id"],
+        name=r["name"],
+        slug=r["slug"],
+        label=r["label"],
+        data_type=r["data_type"],
+        config=freeze(loads(r["config"])),
+        is_required=bool(r["is_required"]),
+        is_system=bool(r["is_system"]),
+        privacy_level=r["privacy_level"],
+        sort_order=int(r["sort_order"]),
+        vendor_managed=bool(r["vendor_managed"]),
+        created_at=r["created_at"],
+        updated_at=r["updated_at"],
+    )
+
+
+def view_from_row(r: Mapping[str, Any]) -> ViewDef:
+    return ViewDef(
+        view_id=r["id"],
+        module_id=r["module_id"],
+        name=r["name"],
+        slug=r["slug"],
+        config=freeze(loads(r["config"])),
+        vendor_managed=bool(r["vendor_managed"]),
+        sort_order=int(r["sort_order"]),
+    )
+
+
+def reference_from_row(r: Mapping[str, Any]) -> ReferenceDef:
+    filters = loads(r["target_filters"])
+    return ReferenceDef(
+        reference_id=r["id"],
+        source_module_id=r["source_module_id"],
+        slug=r["slug"],
+        source_field_id=r["source_field_id"],
+        source_field_slug=r["source_field_slug"],
+        relationship_type=r["relationship_type"],
+        target_type=r["target_type"],
+        target_module_slug=r["target_module_slug"],
+        target_filters=freeze(filters) if filters is not None else None,
+        is_required=bool(r["is_required"]),
+        cascade_delete=bool(r["cascade_delete"]),
+        cascade_update=bool(r["cascade_update"]),
+        vendor_managed=bool(r["vendor_managed"]),
+    )
+
+
+def assemble_schemas(
+    modules: Sequence[Mapping[str, Any]],
+    fields: Sequence[Mapping[str, Any]],
+    views: Sequence[Mapping[str, Any]],
+    refs: Sequence[Mapping[str, Any]],
+) -> dict[str, ModuleSchema]:
+    """Group rows of one workspace into ModuleSchema values keyed by module slug."""
+    by_module: dict[str, tuple[list[FieldDef], list[ViewDef], list[ReferenceDef]]] = {
+        m["id"]: ([], [], []) for m in modules
+    }
+    for f in fields:
+        if f["module_id"] in by_module:
+            by_module[f["module_id"]][0].append(field_from_row(f))
+    for v in views:
+        if v["module_id"] in by_module:
+            by_module[v["module_id"]][1].append(view_from_row(v))
+    for ref in refs:
+        if ref["source_module_id"] in by_module:
+            by_module[ref["source_module_id"]][2].append(reference_from_row(ref))
+    out: dict[str, ModuleSchema] = {}
+    for m in modules:
+        fs, vs, rs = by_module[m["id"]]
+        fs.sort(key=lambda f: (f.sort_order, f.slug))
+        vs.sort(key=lambda v: (v.sort_order, v.slug))
+        rs.sort(key=lambda r: r.slug)
+        out[m["slug"]] = ModuleSchema(module_from_row(m), tuple(fs), tuple(vs), tuple(rs))
+    return out

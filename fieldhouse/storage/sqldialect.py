@@ -1,0 +1,166 @@
+"""SQL dialects for the list-query compiler: the few JSON and parameter primitives it needs.
+
+The compiler (``sqlquery``) only ever asks a dialect for: a parameter placeholder, a JSON value
+as text or as a number, an emptiness test, a row source over a JSON array's elements, and a whole
+document as text. Everything else (LIKE with ESCAPE, ``lower()``, ``IS NOT TRUE``, ``NULLS
+LAST``) is portable between SQLite >= 3.30 and PostgreSQL, so a new dialect is one small class.
+
+JSON paths are tuples of keys and array indexes. Keys are embedded in the SQL text, so every
+dialect must pass them through :func:`check_key`, which rejects anything that is not a plain
+slug-like key (quotes, backslashes, control characters): the compiler embeds only slugs that
+exist in the module schema, and this is the second lock on that door.
+"""
+
+from __future__ import annotations
+
+import re
+from abc import ABC, abstractmethod
+from typing import Literal
+
+JsonPath = tuple[str | int, ...]
+SqlType = Literal["text", "number"]
+
+_SAFE_KEY = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_\-]{0,127}")
+
+
+def check_key(key: str | int) -> str | int:
+    """Return ``key`` unchanged when it is safe to embed in a JSON path, else raise."""
+    if isinstance(key, int):
+        if key < 0:
+            raise ValueError(f"negative JSON array index {key}")
+        return key
+    if _SAFE_KEY.fullmatch(key) is None:
+        raise ValueError(f"unsafe JSON path key {key!r}")
+    return key
+
+
+class Dialect(ABC):
+    """What the list-query compiler needs from a SQL engine."""
+
+    name: str
+
+    @abstractmethod
+    def placeholder(self, n: int, sql_type: SqlType) -> str:
+        """The placeholder for the ``n``-th (1-based) parameter, bound as ``sql_type``."""
+
+    @abstractmethod
+    def json_text(self, doc: str, path: JsonPath) -> str:
+        """Value at ``path`` as text: strings as-is, numbers in JSON form, ``'true'``/``'false'``
+        for booleans, JSON text for objects and arrays; NULL when missing or JSON null."""
+
+    @abstractmethod
+    def json_number(self, doc: str, path: JsonPath) -> str:
+        """Value at ``path`` as a number; NULL unless it is a JSON number."""
+
+    @abstractmethod
+    def json_is_empty(self, doc: str, path: JsonPath) -> str:
+        """Predicate: missing, JSON null, ``""``, ``[]`` or ``{}``."""
+
+    @abstractmethod
+    def json_elements(self, doc: str, path: JsonPath, alias: str) -> tuple[str, str, str]:
+        """``(from_item, guard, element_doc)`` to iterate the array at ``path``.
+
+        ``from_item`` goes in a FROM clause, ``guard`` in its WHERE (it must hide rows when the
+        value is not an array) and ``element_doc`` is a JSON document expression for the
+        element, usable as ``doc`` in the other methods.
+        """
+
+    @abstractmethod
+    def doc_text(self, doc: str) -> str:
+        """The whole JSON document as text (used by the interim ``search``)."""
+
+
+class SQLiteDialect(Dialect):
+    """SQLite with JSON1 (built in since 3.38); documents are JSON text columns."""
+
+    name = "sqlite"
+
+    def placeholder(self, n: int, sql_type: SqlType) -> str:
+        return "?"
+
+    @staticmethod
+    def path(path: JsonPath) -> str:
+        parts = ["$"]
+        for key in path:
+            key = check_key(key)
+            parts.append(f"[{key}]" if isinstance(key, int) else f'."{key}"')
+        return "'" + "".join(parts) + "'"
+
+    def json_text(self, doc: str, path: JsonPath) -> str:
+        p = self.path(path)
+        return (
+            f"CASE json_type({doc}, {p}) WHEN 'true' THEN 'true' WHEN 'false' THEN 'false' "
+            f"ELSE CAST(json_extract({doc}, {p}) AS TEXT) END"
+        )
+
+    def json_number(self, doc: str, path: JsonPath) -> str:
+        p = self.path(path)
+        is_number = f"json_type({doc}, {p}) IN ('integer', 'real')"
+        return f"CASE WHEN {is_number} THEN json_extract({doc}, {p}) END"
+
+    def json_is_empty(self, doc: str, path: JsonPath) -> str:
+        p = self.path(path)
+        t = f"json_type({doc}, {p})"
+        return (
+            f"({t} IS NULL OR {t} = 'null' OR ({t} = 'text' AND json_extract({doc}, {p}) = '')"
+            f" OR ({t} = 'array' AND json_array_length({doc}, {p}) = 0)"
+            f" OR ({t} = 'object' AND json_extract({doc}, {p}) = '{{}}'))"
+        )
+
+    def json_elements(self, doc: str, path: JsonPath, alias: str) -> tuple[str, str, str]:
+        p = self.path(path)
+        # json_each over a scalar yields the scalar itself, so the guard demands an array.
+        # json_quote keeps object/array elements as JSON and turns scalars back into JSON.
+        return (
+            f"json_each({doc}, {p}) AS {alias}",
+            f"json_type({doc}, {p}) = 'array'",
+            f"json_quote({alias}.value)",
+        )
+
+    def doc_text(self, doc: str) -> str:
+        return doc
+
+
+class PostgresDialect(Dialect):
+    """PostgreSQL with ``jsonb`` documents and ``$n`` placeholders (asyncpg style).
+
+    Untested against a server so far; it type-checks and mirrors the SQLite semantics.
+    """
+
+    name = "postgres"
+
+    def placeholder(self, n: int, sql_type: SqlType) -> str:
+        return f"${n}::numeric" if sql_type == "number" else f"${n}::text"
+
+    @staticmethod
+    def path(path: JsonPath) -> str:
+        return "'{" + ",".join(f'"{check_key(k)}"' for k in path) + "}'"
+
+    def _at(self, doc: str, path: JsonPath) -> str:
+        return f"({doc} #> {self.path(path)})"
+
+    def json_text(self, doc: str, path: JsonPath) -> str:
+        return f"({doc} #>> {self.path(path)})"
+
+    def json_number(self, doc: str, path: JsonPath) -> str:
+        v = self._at(doc, path)
+        return f"CASE WHEN jsonb_typeof({v}) = 'number' THEN ({v} #>> '{{}}')::numeric END"
+
+    def json_is_empty(self, doc: str, path: JsonPath) -> str:
+        v = self._at(doc, path)
+        return (
+            f"(COALESCE(jsonb_typeof({v}), 'null') = 'null' OR {v} = '\"\"'::jsonb"
+            f" OR {v} = '[]'::jsonb OR {v} = '{{}}'::jsonb)"
+        )
+
+    def json_elements(self, doc: str, path: JsonPath, alias: str) -> tuple[str, str, str]:
+        v = self._at(doc, path)
+        source = f"CASE WHEN jsonb_typeof({v}) = 'array' THEN {v} ELSE '[]'::jsonb END"
+        return (f"jsonb_array_elements({source}) AS {alias}(value)", "TRUE", f"{alias}.value")
+
+    def doc_text(self, doc: str) -> str:
+        return f"({doc})::text"
+
+
+SQLITE: Dialect = SQLiteDialect()
+POSTGRES: Dialect = PostgresDialect()
