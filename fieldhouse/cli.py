@@ -194,7 +194,9 @@ async def cmd_label(args: argparse.Namespace, system: ActorSystem) -> dict[str, 
 
 async def cmd_type(args: argparse.Namespace, system: ActorSystem) -> dict[str, Any]:
     account = await _workspace(system, args.workspace)
-    made = await system.ask(account, ops.CreateType(args.name, args.color, args.module))
+    made = await system.ask(
+        account, ops.CreateType(args.name, getattr(args, "color", None), args.module)
+    )
     return {"typeId": made["id"]}
 
 

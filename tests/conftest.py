@@ -60,8 +60,9 @@ async def other_ws(runtime: Runtime) -> Workspace:
     return await make_workspace(runtime, "Globex")
 
 
-async def add_user(runtime: Runtime, ws: Workspace, role: str, scopes: tuple[str, ...] | None = None
-                   ) -> Workspace:
+async def add_user(
+    runtime: Runtime, ws: Workspace, role: str, scopes: tuple[str, ...] | None = None
+) -> Workspace:
     """A user with the given role and a key for them (scopes None: inherit the role)."""
     email = f"{role}-{len(role)}-{id(scopes)}@example.com"
     user_id = await runtime.actors.ask(ws.account_id, ops.CreateUser(email, role.title(), role))

@@ -106,9 +106,15 @@ class ActorSystem:
 
 @asynccontextmanager
 async def open_actor_system(store: Store, settings: Settings) -> AsyncIterator[ActorSystem]:
-    async with trio.open_nursery() as nursery:
-        system = ActorSystem(store, settings, nursery)
-        try:
-            yield system
-        finally:
-            await system.aclose()
+    try:
+        async with trio.open_nursery() as nursery:
+            system = ActorSystem(store, settings, nursery)
+            try:
+                yield system
+            finally:
+                await system.aclose()
+    except BaseExceptionGroup as group:
+        # the body's own error, not a nursery artefact, is what callers want to catch
+        if len(group.exceptions) == 1:
+            raise group.exceptions[0] from None
+        raise

@@ -50,6 +50,8 @@ class Endpoint:
     admin_only: bool = False
     stream: bool = False
     description: str = ""
+    #: served but left out of the document (an alias of a documented path)
+    hidden: bool = False
 
 
 class Routes:
@@ -73,6 +75,7 @@ class Routes:
         admin_only: bool = False,
         stream: bool = False,
         description: str = "",
+        hidden: bool = False,
     ) -> Callable[[Handler], Handler]:
         """Declare an endpoint. The handler gets ``principal`` (when scoped), the path
         parameters, and ``query``/``body`` as validated models; it returns a Response or a
@@ -93,6 +96,7 @@ class Routes:
                 admin_only=admin_only,
                 stream=stream,
                 description=description,
+                hidden=hidden,
             )
             handler = _wrap(spec, fn)
             self.entries.append((spec, handler))

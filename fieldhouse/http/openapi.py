@@ -31,6 +31,7 @@ _RATE_HEADERS = {
 
 
 def build_openapi(endpoints: Sequence[Endpoint]) -> dict[str, Any]:
+    endpoints = [ep for ep in endpoints if not ep.hidden]
     models: set[type[BaseModel]] = {ErrorEnvelope}
     for ep in endpoints:
         for model in (ep.body, *ep.responses.values()):

@@ -304,44 +304,44 @@ class Evaluator:
         self.values = values
         self.now = _utc(now)
 
-    def eval(self, node: Node) -> Any:
+    def value_of(self, node: Node) -> Any:
         if isinstance(node, Literal):
             return node.value
         if isinstance(node, FieldRef):
             return normalize(self.values.get(node.slug))
         if isinstance(node, Unary):
-            value = to_number(self.eval(node.operand), node.pos)
+            value = to_number(self.value_of(node.operand), node.pos)
             return -value if node.op == "-" else value
         if isinstance(node, Chain):
-            acc = self.eval(node.first)
+            acc = self.value_of(node.first)
             for op, operand, pos in node.rest:
-                acc = apply_binary(op, acc, self.eval(operand), pos)
+                acc = apply_binary(op, acc, self.value_of(operand), pos)
             return acc
         return self.call(node)
 
     def call(self, node: Call) -> Any:
         name, args, pos = node.name, node.args, node.pos
         if name == "IF":
-            if to_bool(self.eval(args[0])):
-                return self.eval(args[1])
-            return self.eval(args[2]) if len(args) > 2 else None
+            if to_bool(self.value_of(args[0])):
+                return self.value_of(args[1])
+            return self.value_of(args[2]) if len(args) > 2 else None
         if name in ("AND", "OR"):
             want = name == "OR"  # the value that decides early
             for arg in args:
-                if to_bool(self.eval(arg)) is want:
+                if to_bool(self.value_of(arg)) is want:
                     return want
             return not want
         if name == "TODAY":
             return self.now.date().isoformat()
         if name == "NOW":
             return format_moment(self.now, has_time=True)
-        return _SIMPLE[name]([self.eval(arg) for arg in args], pos)
+        return _SIMPLE[name]([self.value_of(arg) for arg in args], pos)
 
 
 def evaluate(root: Node, values: Mapping[str, Any], now: datetime) -> Any:
     """Evaluate a parsed tree; every runtime problem surfaces as :class:`FormulaEvalError`."""
     try:
-        return Evaluator(values, now).eval(root)
+        return Evaluator(values, now).value_of(root)
     except FormulaEvalError:
         raise
     except (ArithmeticError, ValueError, TypeError) as exc:

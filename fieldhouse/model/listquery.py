@@ -44,10 +44,12 @@ MAX_PAGE_SIZE = 100
 DEFAULT_PAGE_SIZE = 25
 MAX_SEARCH_LENGTH = 1000
 MAX_IDS = 100
+#: Keeps ``page * pageSize`` far inside a 64-bit OFFSET.
+MAX_PAGE = 1_000_000_000
 
 _UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
 _FILTER_PARAM = re.compile(r"filter\[(.*)\]", re.DOTALL)
-_INT = re.compile(r"[+-]?\d{1,18}")
+_INT = re.compile(r"[+-]?[0-9]+")
 
 
 @dataclass(frozen=True)
@@ -83,7 +85,7 @@ def parse_list_query(
             last[key] = value
     issues: list[Issue] = []
 
-    page = _int_param(last, "page", 1, None, 1, issues)
+    page = _int_param(last, "page", 1, MAX_PAGE, 1, issues)
     page_size = _int_param(last, "pageSize", 1, MAX_PAGE_SIZE, DEFAULT_PAGE_SIZE, issues)
     search = _search(last.get("search"), issues)
     sort_field = _sort_field(last.get("sortField"), schema, issues)
@@ -117,7 +119,7 @@ def _int_param(
     args: Mapping[str, str],
     name: str,
     minimum: int,
-    maximum: int | None,
+    maximum: int,
     default: int,
     issues: list[Issue],
 ) -> int:
@@ -135,7 +137,9 @@ def _int_param(
             )
         )
         return default
-    value = int(text)
+    # Beyond 18 digits only the sign matters (and int() of huge strings is refused anyway).
+    sign = -1 if text.startswith("-") else 1
+    value = int(text) if len(text.lstrip("+-")) <= 18 else sign * 10**19
     if value < minimum:
         issues.append(
             Issue(
@@ -145,7 +149,7 @@ def _int_param(
                 {"minimum": minimum, "inclusive": True, "type": "number"},
             )
         )
-    elif maximum is not None and value > maximum:
+    elif value > maximum:
         issues.append(
             Issue(
                 "too_big",

@@ -19,6 +19,7 @@ from fieldhouse.model.listquery_kinds import (
     LIST_OPS,
     NO_VALUE_OPS,
     OPERATORS,
+    Base,
     resolve_key,
 )
 from fieldhouse.model.listquery_values import coerce_operand
@@ -190,7 +191,7 @@ def _condition(
 
 
 def _list_condition(
-    node: Mapping[str, Any], path: Path, slug: str, op: str, base: Any, issues: list[Issue]
+    node: Mapping[str, Any], path: Path, slug: str, op: str, base: Base, issues: list[Issue]
 ) -> Condition | None:
     raw = node.get("values")
     if raw is None and op == "between" and isinstance(node.get("value"), list):

@@ -92,11 +92,12 @@ class SQLiteStore(Store):
             await self._w(ops.begin)
             try:
                 yield SQLiteTxn(self, account_id)
+                await self._w(ops.commit)
             except BaseException:
+                # also after a failed COMMIT: the connection must leave the transaction
                 with trio.CancelScope(shield=True):
                     await self._w(ops.rollback)
                 raise
-            await self._w(ops.commit)
 
     # --- reads and account-level writes ---
 

@@ -109,7 +109,9 @@ async def test_bad_jwts_are_refused(
     secret = await jwt_secret(runtime.store, None)
     now = int(time.time())
     claims = {"iss": "fieldhouse", "sub": ws.owner_id, "acct": ws.account_id, "iat": now}
-    forged = jwt.encode({**claims, "exp": now + 60}, "not-the-secret-but-long-enough-for-hs256!", algorithm="HS256")
+    forged = jwt.encode(
+        {**claims, "exp": now + 60}, "not-the-secret-but-long-enough-for-hs256!", algorithm="HS256"
+    )
     expired = jwt.encode({**claims, "exp": now - 5}, secret, algorithm="HS256")
     stranger = issue_token(secret, ws.account_id, "00000000-0000-4000-8000-000000000000", 60)
     for token in (forged, expired, stranger, "a.b.c"):

@@ -493,7 +493,7 @@ def test_formula_source_never_uses_python_eval() -> None:
 
     for module in (ev_mod, parse_mod):
         source = Path(module.__file__ or "").read_text(encoding="utf-8")
-        assert "eval(" not in source.replace(".eval(", "").replace("def eval(", "")
+        assert "eval(" not in source
         assert "exec(" not in source and "literal_eval" not in source
 
 

@@ -137,9 +137,11 @@ def test_issue_json_shape() -> None:
 
 
 def test_is_empty() -> None:
-    for value in (None, "", "  ", [], (), {}, {"a": None, "b": ""}):
+    empty: tuple[object, ...] = (None, "", "  ", [], (), {}, {"a": None, "b": ""})
+    for value in empty:
         assert is_empty(value)
-    for value in (0, False, "x", [None], {"a": 1}, 0.0):
+    filled: tuple[object, ...] = (0, False, "x", [None], {"a": 1}, 0.0)
+    for value in filled:
         assert not is_empty(value)
 
 
@@ -186,15 +188,33 @@ json_values = st.recursive(
     | st.floats()
     | st.text(max_size=40)
     | st.sampled_from([A, "2024-01-01", "12:30", "1h 30m", "a@b.co", "https://x.com/a.png", "a"]),
-    lambda children: st.lists(children, max_size=4)
-    | st.dictionaries(
-        st.sampled_from(
-            ["value", "id", "url", "recordId", "userId", "amount", "currency", "start", "end",
-             "city", "lat", "isPrimary", "label", "format", "platform", "x"]
+    lambda children: (
+        st.lists(children, max_size=4)
+        | st.dictionaries(
+            st.sampled_from(
+                [
+                    "value",
+                    "id",
+                    "url",
+                    "recordId",
+                    "userId",
+                    "amount",
+                    "currency",
+                    "start",
+                    "end",
+                    "city",
+                    "lat",
+                    "isPrimary",
+                    "label",
+                    "format",
+                    "platform",
+                    "x",
+                ]
+            )
+            | st.text(max_size=8),
+            children,
+            max_size=4,
         )
-        | st.text(max_size=8),
-        children,
-        max_size=4,
     ),
     max_leaves=12,
 )
@@ -234,3 +254,57 @@ def test_normalise_value_never_raises_for_any_type(value: Any) -> None:
             assert all(i.path[:1] != ("fields",) for i in issues)
         else:
             json.dumps(normalised, allow_nan=False)
+
+
+VALID: dict[str, tuple[Any, Any]] = {
+    "text": ("abc", "abc"),
+    "textarea": ("long\ntext", "long\ntext"),
+    "rich": ("<p>Hi<script>x</script></p>", "<p>Hi</p>"),
+    "email": ("Jo@Example.com", "Jo@example.com"),
+    "url": (["https://a.io"], None),
+    "phone": ("+4420794600", "+4420794600"),
+    "address": ({"city": "Oslo"}, None),
+    "number": (12.5, 12.5),
+    "currency": ({"amount": 9.99}, {"amount": 9.99, "currency": "USD"}),
+    "date": ("2024-05-01", "2024-05-01"),
+    "time": ("07:05", "07:05:00"),
+    "range": ({"start": "2024-01-01", "end": "2024-01-02"}, None),
+    "range-time": (
+        {"start": "2024-01-01T00:00:00-05:00", "end": "2024-01-02T00:00Z"},
+        {"start": "2024-01-01T05:00:00Z", "end": "2024-01-02T00:00:00Z"},
+    ),
+    "duration": ("2:15", 8100),
+    "select": ("b", "b"),
+    "multi": (["b", "free", "b"], ["b", "free"]),
+    "boolean": (True, True),
+    "ref": ([A], [{"recordId": A, "displayName": ""}]),
+    "owner": (A, {"recordId": A, "displayName": ""}),
+    "person": (["u1"], [{"userId": "u1", "displayName": "", "email": None, "avatar": None}]),
+    "parent": ({"recordId": A}, A),
+    "image": (["https://x.io/a.webp"], None),
+    "rating": (3.5, 3.5),
+    "progress": (50.0, 50),
+    "social": ("https://github.com/x", {"url": "https://github.com/x", "platform": "github"}),
+}
+
+
+def test_valid_value_for_every_writable_type_is_a_fixed_point() -> None:
+    supplied = {slug: raw for slug, (raw, _) in VALID.items()}
+    result = check_values(ALL_FIELDS, supplied, existing=None)
+    assert result.issues == ()
+    for slug, (_, expected) in VALID.items():
+        if expected is not None:
+            assert result.values[slug] == expected, slug
+    again = check_values(ALL_FIELDS, result.values, existing=None)
+    assert again.issues == ()
+    assert again.values == result.values
+    writable = {f.data_type for f in ALL_FIELDS if f.slug in VALID}
+    assert writable == set(DATA_TYPES) - {"autonumber", "formula", "rollup"}
+
+
+def test_deeply_nested_input_does_not_raise() -> None:
+    deep: Any = "x"
+    for _ in range(5000):
+        deep = {"value": deep}
+    result = check_values(ALL_FIELDS, {"address": deep, "emails": [deep]}, existing={})
+    assert result.issues

@@ -52,7 +52,8 @@ def test_multi_select_free_form() -> None:
 def test_boolean() -> None:
     assert ok("boolean", True) is True
     assert ok("boolean", False) is False
-    for value in (0, 1, "true", "false", [], {}):
+    invalid: tuple[object, ...] = (0, 1, "true", "false", [], {})
+    for value in invalid:
         [found] = issue_json("boolean", value)
         assert found["code"] == "invalid_type"
         assert found["expected"] == "boolean"

@@ -18,8 +18,20 @@ def test_email_single_normalises_domain_case() -> None:
 
 @pytest.mark.parametrize(
     "value",
-    ["plain", "a@b", "a @b.com", "a@b .com", "@b.com", "a@.com", "a..b@c.com", ".a@c.com",
-     "a@b.c", "a@-b.com", "a@b.com ", ("x" * 65) + "@b.com"],
+    [
+        "plain",
+        "a@b",
+        "a @b.com",
+        "a@b .com",
+        "@b.com",
+        "a@.com",
+        "a..b@c.com",
+        ".a@c.com",
+        "a@b.c",
+        "a@-b.com",
+        "a@b.com ",
+        ("x" * 65) + "@b.com",
+    ],
 )
 def test_email_single_invalid_format(value: str) -> None:
     [found] = issue_json("email", value)
@@ -90,8 +102,16 @@ def test_url_valid() -> None:
 
 
 @pytest.mark.parametrize(
-    "value", ["example.com", "ftp://example.com", "https://", "http:///path", "https://a b.com",
-              "javascript:alert(1)", "http://example.com:99999"],
+    "value",
+    [
+        "example.com",
+        "ftp://example.com",
+        "https://",
+        "http:///path",
+        "https://a b.com",
+        "javascript:alert(1)",
+        "http://example.com:99999",
+    ],
 )
 def test_url_invalid(value: str) -> None:
     [found] = issue_json("url", value)
@@ -224,7 +244,9 @@ def test_social_platform_restriction() -> None:
     [found] = issue_json("social_profile", "https://github.com/j", platforms=["linkedin"])
     assert found["code"] == "invalid_enum_value"
     assert found["options"] == ["linkedin"]
-    assert ok("social_profile", "https://github.com/j", platforms=["github"])["platform"] == "github"
+    assert (
+        ok("social_profile", "https://github.com/j", platforms=["github"])["platform"] == "github"
+    )
 
 
 def test_social_multi() -> None:

@@ -34,7 +34,9 @@ def test_reference_single_invalid() -> None:
 
 
 def test_reference_multi_dedupes_and_collects() -> None:
-    value = ok("reference", [A, {"recordId": B}, {"recordId": A, "displayName": "dup"}], **MULTI_REF)
+    value = ok(
+        "reference", [A, {"recordId": B}, {"recordId": A, "displayName": "dup"}], **MULTI_REF
+    )
     assert value == [{"recordId": A, "displayName": ""}, {"recordId": B, "displayName": ""}]
     assert bad("reference", [A, "x", {"y": 1}], **MULTI_REF) == [
         ("invalid_string", (1,)),
@@ -141,9 +143,10 @@ def test_image_single() -> None:
         "sizeKB": 120,
         "format": "jpg",
     }
-    assert ok("image", {"url": "https://cdn.x.io/i/123", "format": "WebP", "name": "a"})[
-        "format"
-    ] == "webp"
+    assert (
+        ok("image", {"url": "https://cdn.x.io/i/123", "format": "WebP", "name": "a"})["format"]
+        == "webp"
+    )
     assert ok("image", {"url": "https://cdn.x.io/i/123", "name": "cat.gif"})["format"] == "gif"
     assert ok("image", "data:image/png;base64,iVBORw0KGgo=")["format"] == "png"
 

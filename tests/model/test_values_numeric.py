@@ -69,7 +69,10 @@ def test_number_collects_all() -> None:
 
 
 def test_currency_valid() -> None:
-    assert ok("currency", {"amount": 10.5, "currency": "eur"}) == {"amount": 10.5, "currency": "EUR"}
+    assert ok("currency", {"amount": 10.5, "currency": "eur"}) == {
+        "amount": 10.5,
+        "currency": "EUR",
+    }
     config = {"currency": {"defaultCurrency": "USD"}}
     assert ok("currency", {"amount": 3}, **config) == {"amount": 3, "currency": "USD"}
     assert ok("currency", {"amount": 3, "currency": None}, **config)["currency"] == "USD"

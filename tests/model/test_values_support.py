@@ -8,7 +8,9 @@ from fieldhouse.model.schema import FieldDef
 from fieldhouse.model.values import ValueCheck, check_values
 
 
-def fd(data_type: str, slug: str | None = None, *, required: bool = False, **config: Any) -> FieldDef:
+def fd(
+    data_type: str, slug: str | None = None, *, required: bool = False, **config: Any
+) -> FieldDef:
     """A FieldDef of ``data_type`` whose slug defaults to the type name with dashes."""
     slug = slug or data_type.replace("_", "-")
     return FieldDef(

@@ -36,7 +36,8 @@ def test_date_bounds_and_type() -> None:
 
 
 @pytest.mark.parametrize(
-    ("value", "normalised"), [("09:30", "09:30:00"), ("23:59:59", "23:59:59"), ("00:00", "00:00:00")]
+    ("value", "normalised"),
+    [("09:30", "09:30:00"), ("23:59:59", "23:59:59"), ("00:00", "00:00:00")],
 )
 def test_time_valid(value: str, normalised: str) -> None:
     assert ok("time", value) == normalised
@@ -88,9 +89,9 @@ def test_date_range_with_time_normalises_to_utc() -> None:
 
 def test_date_range_with_time_invalid() -> None:
     config = {"dateRange": {"includeTime": True}}
-    [found] = issue_json("date_range", {"start": "2024-01-01T10:00", "end": "2024-01-02"}, **config)[
-        :1
-    ]
+    [found] = issue_json(
+        "date_range", {"start": "2024-01-01T10:00", "end": "2024-01-02"}, **config
+    )[:1]
     assert found["code"] == "invalid_string"
     assert found["validation"] == "iso_datetime"
     assert found["path"] == ["fields", "date-range", "start"]

@@ -34,6 +34,7 @@ async def get_openapi() -> Any:
     scope=None,
     tag="meta",
     responses={200: None},
+    hidden=True,
 )
 async def get_openapi_root() -> Any:
     return json_response(services().openapi)

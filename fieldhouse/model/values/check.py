@@ -84,10 +84,6 @@ class ValueCheck:
     parents: tuple[ParentCheck, ...]
     users: tuple[UserCheck, ...]
 
-    @property
-    def ok(self) -> bool:
-        return not self.issues
-
 
 NORMALISERS: Mapping[str, Normaliser] = MappingProxyType(
     {
@@ -123,15 +119,22 @@ def is_empty(value: Any) -> bool:
 
     ``False`` and ``0`` are values, not emptiness.
     """
-    if value is None:
-        return True
-    if isinstance(value, str):
-        return value.strip() == ""
-    if isinstance(value, list | tuple | set | frozenset):
-        return len(value) == 0
-    if isinstance(value, Mapping):
-        return all(is_empty(v) for v in value.values())
-    return False
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if item is None:
+            continue
+        if isinstance(item, str):
+            if item.strip():
+                return False
+        elif isinstance(item, list | tuple | set | frozenset):
+            if item:
+                return False
+        elif isinstance(item, Mapping):
+            stack.extend(item.values())
+        else:
+            return False
+    return True
 
 
 def _read_only(field: FieldDef) -> Issue:

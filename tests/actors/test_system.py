@@ -1,0 +1,110 @@
+"""The actor system: one ordered writer per workspace, group commit, supervision."""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+
+import pytest
+import trio
+
+from fieldhouse.actors.admin_ops import CreateLabel
+from fieldhouse.actors.context import WriteContext
+from fieldhouse.actors.messages import Message, handles
+from fieldhouse.http.server import Runtime
+from fieldhouse.model.errors import Conflict, InternalError
+from tests.conftest import Workspace
+
+
+@dataclass(frozen=True)
+class Explode(Message):
+    """A message whose handler fails unexpectedly (only tests send it)."""
+
+
+@dataclass(frozen=True)
+class RecordBatch(Message):
+    """Appends an activity entry and reports the batch it ran in."""
+
+    tag: str
+
+
+@handles(Explode)
+async def _explode(ctx: WriteContext, msg: Explode) -> None:
+    await ctx.activity("boom", user_id=None)
+    raise RuntimeError("handler bug")
+
+
+@handles(RecordBatch)
+async def _record(ctx: WriteContext, msg: RecordBatch) -> tuple[int, int]:
+    seq = await ctx.activity("probe", user_id=None, data={"tag": msg.tag})
+    return seq, id(ctx)
+
+
+async def test_one_bad_message_does_not_fail_its_batch(
+    runtime: Runtime, ws: Workspace, caplog: pytest.LogCaptureFixture
+) -> None:
+    results: dict[str, object] = {}
+
+    async def send(name: str, message: Message) -> None:
+        try:
+            results[name] = await runtime.actors.ask(ws.account_id, message)
+        except Exception as exc:
+            results[name] = exc
+
+    with caplog.at_level(logging.ERROR):
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(send, "a", CreateLabel("A"))
+            nursery.start_soon(send, "boom", Explode())
+            nursery.start_soon(send, "dup", CreateLabel("A"))
+            nursery.start_soon(send, "b", CreateLabel("B"))
+    assert isinstance(results["boom"], InternalError)
+    # trio does not promise which of the two same-named labels reaches the actor first
+    outcomes = [results["a"], results["dup"]]
+    assert sum(isinstance(o, Conflict) for o in outcomes) == 1
+    assert sum(isinstance(o, dict) for o in outcomes) == 1
+    labels = await runtime.store.list_labels(ws.account_id)
+    assert sorted(label["name"] for label in labels) == ["A", "B"]
+    assert any("Explode failed" in r.getMessage() for r in caplog.records)
+
+
+async def test_concurrent_writes_share_commits_and_keep_order(
+    runtime: Runtime, ws: Workspace
+) -> None:
+    replies: list[tuple[int, int]] = []
+
+    async def send(i: int) -> None:
+        replies.append(await runtime.actors.ask(ws.account_id, RecordBatch(str(i))))
+
+    async with trio.open_nursery() as nursery:
+        for i in range(100):
+            nursery.start_soon(send, i)
+    seqs = sorted(seq for seq, _ in replies)
+    assert seqs == list(range(seqs[0], seqs[0] + 100))  # gap-free, no duplicates
+    batches = {batch for _, batch in replies}
+    assert len(batches) < 100  # several writes were committed together
+
+
+async def test_a_crashed_batch_restarts_only_that_actor(
+    runtime: Runtime, ws: Workspace, other_ws: Workspace, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from fieldhouse.storage import sqlite_ops
+
+    real_commit = sqlite_ops.commit
+    calls = {"n": 0}
+
+    def failing_commit(conn: object) -> None:
+        calls["n"] += 1
+        if calls["n"] == 1:
+            raise OSError("disk went away")
+        real_commit(conn)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(sqlite_ops, "commit", failing_commit)
+    with pytest.raises(InternalError):
+        await runtime.actors.ask(ws.account_id, CreateLabel("lost"))
+    assert runtime.actors.restarts == 1
+    monkeypatch.setattr(sqlite_ops, "commit", real_commit)
+    # the restarted actor serves its workspace again; the failed write left nothing behind
+    await runtime.actors.ask(ws.account_id, CreateLabel("kept"))
+    names = [label["name"] for label in await runtime.store.list_labels(ws.account_id)]
+    assert names == ["kept"]
+    await runtime.actors.ask(other_ws.account_id, CreateLabel("other"))
