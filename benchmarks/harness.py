@@ -1,210 +1,46 @@
 """Reusable pieces for load benchmarks: servers in subprocesses, a closed-loop load generator.
 
 The load generator runs in the calling process (trio + httpx) while every server runs in its
-own subprocess, so on a small machine the two compete for the same cores: read the results
-together with ``LoadResult.client_cpu`` (the generator's share of one core).
+own subprocess (see benchmarks/servers.py), so on a small machine the two compete for the same
+cores: read the results together with ``LoadResult.client_cpu`` (the generator's CPU share).
 """
 
 from __future__ import annotations
 
-import json
-import os
-import signal
-import socket
-import subprocess
-import sys
-import threading
 import time
 from collections import Counter
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Mapping, Sequence
+from contextlib import AsyncExitStack
 from dataclasses import dataclass, field
-from pathlib import Path
-from types import TracebackType
 
 import httpx
 import trio
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
-READY_TIMEOUT = 30.0
-STOP_TIMEOUT = 10.0
-#: a request factory gets the shared client and the worker's sequence number
+from benchmarks.servers import (
+    ServerProcess,
+    free_port,
+    running_server,
+    spawn_server,
+    start_server,
+    total_timeout,
+)
+
+__all__ = [
+    "LoadResult",
+    "ServerProcess",
+    "format_table",
+    "free_port",
+    "run_load",
+    "run_load_async",
+    "running_server",
+    "spawn_server",
+    "start_server",
+    "total_timeout",
+]
+
+#: a request factory gets the worker's client and a sequence number unique within the run
 RequestFactory = Callable[[httpx.AsyncClient, int], httpx.Request]
 BodyFactory = Callable[[int], bytes]
-
-_live: set[subprocess.Popen[bytes]] = set()
-
-
-def free_port() -> int:
-    """A TCP port that was free a moment ago on 127.0.0.1."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
-
-
-@dataclass
-class ServerProcess:
-    """A server running in a subprocess; ``stop()`` is idempotent."""
-
-    process: subprocess.Popen[bytes]
-    base_url: str
-    log_path: Path
-    api_key: str = ""
-    account_id: str = ""
-    user_id: str = ""
-    api_key_id: str = ""
-
-    def stop(self) -> int | None:
-        """SIGTERM, wait up to 10 s, then SIGKILL. Returns the exit code."""
-        proc = self.process
-        if proc.poll() is None:
-            proc.send_signal(signal.SIGTERM)
-            try:
-                proc.wait(timeout=STOP_TIMEOUT)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait(timeout=STOP_TIMEOUT)
-        _live.discard(proc)
-        return proc.returncode
-
-    def log_tail(self, lines: int = 20) -> str:
-        try:
-            text = self.log_path.read_text(errors="replace")
-        except OSError:
-            return ""
-        return "\n".join(text.splitlines()[-lines:])
-
-    def __enter__(self) -> ServerProcess:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.stop()
-
-
-def _wait_ready(server: ServerProcess, path: str, deadline: float) -> None:
-    url = server.base_url + path
-    with httpx.Client(timeout=2.0) as client:
-        while True:
-            if server.process.poll() is not None:
-                raise RuntimeError(
-                    f"server exited with {server.process.returncode} before answering {url}:\n"
-                    + server.log_tail()
-                )
-            try:
-                if client.get(url).status_code < 500:
-                    return
-            except httpx.TransportError:
-                pass
-            if time.monotonic() > deadline:
-                server.stop()
-                raise TimeoutError(f"{url} did not answer within {READY_TIMEOUT:.0f} s")
-            time.sleep(0.05)
-
-
-def spawn_server(
-    argv: Sequence[str],
-    *,
-    port: int,
-    ready_path: str,
-    log_path: Path,
-    extra_env: Mapping[str, str] | None = None,
-) -> ServerProcess:
-    """Start ``argv`` (which must serve on 127.0.0.1:port) and wait until ready_path answers."""
-    env = {**os.environ, **(extra_env or {})}
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO_ROOT), env.get("PYTHONPATH")]))
-    log_path.parent.mkdir(parents=True, exist_ok=True)
-    with log_path.open("wb") as log:
-        proc = subprocess.Popen(
-            list(argv),
-            cwd=REPO_ROOT,
-            env=env,
-            stdin=subprocess.DEVNULL,
-            stdout=log,
-            stderr=subprocess.STDOUT,
-        )
-    _live.add(proc)
-    server = ServerProcess(proc, f"http://127.0.0.1:{port}", log_path)
-    _wait_ready(server, ready_path, time.monotonic() + READY_TIMEOUT)
-    return server
-
-
-def start_server(
-    data_dir: Path,
-    *,
-    port: int = 0,
-    rate_limit: int = 10**9,
-    extra_env: Mapping[str, str] | None = None,
-) -> ServerProcess:
-    """``fieldhouse init`` a workspace in data_dir, then ``fieldhouse serve`` it."""
-    env = {**os.environ, **(extra_env or {})}
-    cli = [sys.executable, "-m", "fieldhouse"]
-    done = subprocess.run(
-        [*cli, "init", "--data-dir", str(data_dir), "--name", "Bench"],
-        env=env,
-        capture_output=True,
-        timeout=READY_TIMEOUT,
-        check=False,
-    )
-    if done.returncode != 0:
-        raise RuntimeError(f"fieldhouse init failed ({done.returncode}): {done.stderr.decode()}")
-    lines = [line for line in done.stdout.decode().splitlines() if line.strip()]
-    ids = json.loads(lines[-1])
-    port = port or free_port()
-    argv = [*cli, "serve", "--data-dir", str(data_dir), "--port", str(port)]
-    argv += ["--rate-limit", str(rate_limit)]
-    server = spawn_server(
-        argv,
-        port=port,
-        ready_path="/openapi.json",
-        log_path=data_dir / "server.log",
-        extra_env=extra_env,
-    )
-    server.api_key = ids["apiKey"]
-    server.account_id = ids["accountId"]
-    server.user_id = ids["userId"]
-    server.api_key_id = ids["apiKeyId"]
-    return server
-
-
-@contextmanager
-def running_server(
-    data_dir: Path,
-    *,
-    port: int = 0,
-    rate_limit: int = 10**9,
-    extra_env: Mapping[str, str] | None = None,
-) -> Iterator[ServerProcess]:
-    """``start_server`` as a context manager."""
-    server = start_server(data_dir, port=port, rate_limit=rate_limit, extra_env=extra_env)
-    try:
-        yield server
-    finally:
-        server.stop()
-
-
-@contextmanager
-def total_timeout(seconds: float) -> Iterator[None]:
-    """A watchdog: past ``seconds``, kill every server this module started and exit 3."""
-
-    def expire() -> None:
-        print(f"benchmark: total timeout of {seconds:.0f} s reached, aborting", file=sys.stderr)
-        for proc in list(_live):
-            proc.kill()
-        os._exit(3)
-
-    timer = threading.Timer(seconds, expire)
-    timer.daemon = True
-    timer.start()
-    try:
-        yield
-    finally:
-        timer.cancel()
 
 
 @dataclass
@@ -251,17 +87,28 @@ async def run_load_async(
     body_factory: BodyFactory | None = None,
     warmup: float = 1.0,
     request_timeout: float = 10.0,
+    shared_pool: bool = False,
 ) -> LoadResult:
     """Closed loop: ``concurrency`` workers send requests back to back on keep-alive connections.
 
     Requests started during ``warmup`` are not recorded; workers stop starting requests after
     ``warmup + duration`` and the whole run is cut ``request_timeout`` seconds after that.
+
+    By default each worker has its own one-connection ``httpx.AsyncClient``. With
+    ``shared_pool`` all workers share one client limited to ``concurrency`` connections; that
+    is much slower at high concurrency because httpcore's pool scans every connection (a
+    ``poll`` syscall each) for every queued request: on 2 cores it capped an empty server at
+    about 600 req/s with 32 connections, against about 1,500 with per-worker clients.
     """
-    limits = httpx.Limits(max_connections=concurrency, max_keepalive_connections=concurrency)
     latencies: list[float] = []
     statuses: Counter[str] = Counter()
     errors = 0
     last_done = 0.0
+    timeout = httpx.Timeout(request_timeout)
+
+    def client_for(connections: int) -> httpx.AsyncClient:
+        limits = httpx.Limits(max_connections=connections, max_keepalive_connections=connections)
+        return httpx.AsyncClient(headers=headers, limits=limits, timeout=timeout)
 
     def build(client: httpx.AsyncClient, seq: int) -> httpx.Request:
         if not isinstance(target, str):
@@ -269,33 +116,38 @@ async def run_load_async(
         body = body_factory(seq) if body_factory is not None else None
         return client.build_request(method, target, content=body)
 
-    async def worker(client: httpx.AsyncClient, index: int) -> None:
+    async def worker(shared: httpx.AsyncClient | None, index: int) -> None:
         nonlocal errors, last_done
-        seq = index
-        while (started := time.perf_counter()) < stop_at:
-            try:
-                response = await client.send(build(client, seq))
-                await response.aread()
-                key, ok = str(response.status_code), response.is_success
-            except httpx.HTTPError as exc:
-                key, ok = type(exc).__name__, False
-            done = time.perf_counter()
-            seq += concurrency
-            if started < measure_from:
-                continue
-            latencies.append((done - started) * 1000.0)
-            statuses[key] += 1
-            errors += not ok
-            last_done = max(last_done, done)
+        async with AsyncExitStack() as stack:
+            if shared is None:
+                client = await stack.enter_async_context(client_for(1))
+            else:
+                client = shared
+            seq = index
+            while (started := time.perf_counter()) < stop_at:
+                try:
+                    response = await client.send(build(client, seq))
+                    await response.aread()
+                    key, ok = str(response.status_code), response.is_success
+                except httpx.HTTPError as exc:
+                    key, ok = type(exc).__name__, False
+                done = time.perf_counter()
+                seq += concurrency
+                if started < measure_from:
+                    continue
+                latencies.append((done - started) * 1000.0)
+                statuses[key] += 1
+                errors += not ok
+                last_done = max(last_done, done)
 
-    timeout = httpx.Timeout(request_timeout)
-    async with httpx.AsyncClient(headers=headers, limits=limits, timeout=timeout) as client:
+    async with AsyncExitStack() as stack:
+        shared = await stack.enter_async_context(client_for(concurrency)) if shared_pool else None
         measure_from = time.perf_counter() + warmup
         stop_at = measure_from + duration
         with trio.move_on_after(warmup + duration + request_timeout):
             async with trio.open_nursery() as nursery:
                 for index in range(concurrency):
-                    nursery.start_soon(worker, client, index)
+                    nursery.start_soon(worker, shared, index)
                 await trio.sleep(max(0.0, measure_from - time.perf_counter()))
                 cpu0, wall0 = time.process_time(), time.perf_counter()
         cpu = (time.process_time() - cpu0) / max(1e-9, time.perf_counter() - wall0)
@@ -312,6 +164,7 @@ def run_load(
     method: str = "GET",
     body_factory: BodyFactory | None = None,
     warmup: float = 1.0,
+    shared_pool: bool = False,
 ) -> LoadResult:
     """``run_load_async`` in its own ``trio.run`` (call it from synchronous code)."""
 
@@ -324,6 +177,7 @@ def run_load(
             method=method,
             body_factory=body_factory,
             warmup=warmup,
+            shared_pool=shared_pool,
         )
 
     return trio.run(main)

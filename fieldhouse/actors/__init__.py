@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+# importing the operation modules registers their message handlers
+from fieldhouse.actors import admin_ops, record_ops
 from fieldhouse.actors.messages import Message, Reply
 from fieldhouse.actors.schemas import SchemaRegistry, WorkspaceSchemas
 from fieldhouse.actors.system import ActorSystem, open_actor_system
@@ -12,5 +14,7 @@ __all__ = [
     "Reply",
     "SchemaRegistry",
     "WorkspaceSchemas",
+    "admin_ops",
     "open_actor_system",
+    "record_ops",
 ]

@@ -8,13 +8,15 @@ one is committed together or not at all.
 from __future__ import annotations
 
 import abc
-from collections.abc import AsyncIterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Collection, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 from typing import Any
 
 from fieldhouse.model.principal import Role
+from fieldhouse.model.records import RecordRow
 from fieldhouse.model.schema import FieldDef, ModuleDef, ModuleSchema, ReferenceDef, ViewDef
+from fieldhouse.storage.sqldialect import Dialect
 
 
 class StorageError(Exception):
@@ -134,6 +136,46 @@ class WriteTxn(abc.ABC):
     @abc.abstractmethod
     async def next_activity_seq(self) -> int: ...
 
+    # --- records ---
+
+    @abc.abstractmethod
+    async def insert_record(self, row: RecordRow) -> None: ...
+
+    @abc.abstractmethod
+    async def update_record(self, row: RecordRow) -> None: ...
+
+    @abc.abstractmethod
+    async def get_records(
+        self, ids: Collection[str], module_id: str | None = None
+    ) -> list[RecordRow]:
+        """Live records among ids (missing and deleted ones are simply absent)."""
+
+    @abc.abstractmethod
+    async def soft_delete(
+        self, module_id: str, ids: Sequence[str], at: str, by: str | None
+    ) -> list[str]:
+        """Mark live records deleted; return the ids that were live."""
+
+    @abc.abstractmethod
+    async def set_links(self, source_id: str, field_slug: str, targets: Sequence[str]) -> None: ...
+
+    @abc.abstractmethod
+    async def linked_targets(self, source_id: str, field_slug: str) -> list[str]: ...
+
+    @abc.abstractmethod
+    async def linking_sources(self, target_ids: Collection[str]) -> list[tuple[str, str]]: ...
+
+    @abc.abstractmethod
+    async def take_autonumber(self, field_id: str, sequence: str | None) -> int: ...
+
+    @abc.abstractmethod
+    async def existing_ids(self, table: str, ids: Collection[str]) -> set[str]:
+        """Which of ids exist in labels, types or (live) users of this workspace."""
+
+    @abc.abstractmethod
+    async def record_modules(self, ids: Collection[str]) -> dict[str, tuple[str, str]]:
+        """record id -> (module slug, display name) for live records among ids."""
+
     @abc.abstractmethod
     async def insert_activity(self, entry: Mapping[str, Any]) -> None: ...
 
@@ -189,6 +231,42 @@ class Store(abc.ABC):
 
     @abc.abstractmethod
     async def list_types(self, account_id: str) -> list[dict[str, Any]]: ...
+
+    @abc.abstractmethod
+    async def get_record(self, account_id: str, module_id: str, record_id: str) -> RecordRow | None:
+        """A live record of a module, or None."""
+
+    @abc.abstractmethod
+    async def list_records(
+        self, where: str, params: Sequence[Any], order_by: str, limit: int, offset: int
+    ) -> tuple[list[RecordRow], int]:
+        """A page of records for a compiled list query (it scopes the account) and the total."""
+
+    @abc.abstractmethod
+    async def linked_targets(
+        self, account_id: str, source_id: str, field_slug: str
+    ) -> list[str]: ...
+
+    @abc.abstractmethod
+    async def picker(
+        self, account_id: str, module_id: str, search: str | None, limit: int
+    ) -> list[RecordRow]: ...
+
+    @abc.abstractmethod
+    async def list_activity(
+        self,
+        account_id: str,
+        *,
+        module_ids: Collection[str] | None,
+        record_id: str | None,
+        types: Collection[str],
+        limit: int,
+    ) -> list[dict[str, Any]]: ...
+
+    @property
+    @abc.abstractmethod
+    def dialect(self) -> Dialect:
+        """The SQL dialect list queries compile to."""
 
     @abc.abstractmethod
     async def aclose(self) -> None: ...

@@ -6,7 +6,6 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import orjson
-from pyrsistent import freeze
 
 from fieldhouse.model.schema import FieldDef, ModuleDef, ModuleSchema, ReferenceDef, ViewDef
 
@@ -50,7 +49,7 @@ def field_from_row(r: Mapping[str, Any]) -> FieldDef:
         slug=r["slug"],
         label=r["label"],
         data_type=r["data_type"],
-        config=freeze(loads(r["config"])),
+        config=loads(r["config"]),
         is_required=bool(r["is_required"]),
         is_system=bool(r["is_system"]),
         privacy_level=r["privacy_level"],
@@ -67,7 +66,7 @@ def view_from_row(r: Mapping[str, Any]) -> ViewDef:
         module_id=r["module_id"],
         name=r["name"],
         slug=r["slug"],
-        config=freeze(loads(r["config"])),
+        config=loads(r["config"]),
         vendor_managed=bool(r["vendor_managed"]),
         sort_order=int(r["sort_order"]),
     )
@@ -84,7 +83,7 @@ def reference_from_row(r: Mapping[str, Any]) -> ReferenceDef:
         relationship_type=r["relationship_type"],
         target_type=r["target_type"],
         target_module_slug=r["target_module_slug"],
-        target_filters=freeze(filters) if filters is not None else None,
+        target_filters=filters,
         is_required=bool(r["is_required"]),
         cascade_delete=bool(r["cascade_delete"]),
         cascade_update=bool(r["cascade_update"]),

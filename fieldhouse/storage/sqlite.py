@@ -8,16 +8,19 @@ run beside the writer). Nothing here blocks the trio thread.
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Collection, Mapping, Sequence
 from contextlib import asynccontextmanager
+from functools import partial
 from pathlib import Path
 from typing import Any, TypeVar
 
 import trio
 
 from fieldhouse.model.principal import Role
+from fieldhouse.model.records import RecordRow
 from fieldhouse.model.schema import FieldDef, ModuleDef, ModuleSchema, ReferenceDef, ViewDef
 from fieldhouse.storage import sqlite_ops as ops
+from fieldhouse.storage import sqlite_records as rec
 from fieldhouse.storage.base import (
     AccountRow,
     ApiKeyRow,
@@ -27,6 +30,7 @@ from fieldhouse.storage.base import (
     UserRow,
     WriteTxn,
 )
+from fieldhouse.storage.sqldialect import SQLITE, Dialect
 from fieldhouse.storage.sqlite_schema import migrate
 
 T = TypeVar("T")
@@ -139,6 +143,47 @@ class SQLiteStore(Store):
     async def load_schemas(self, account_id: str) -> tuple[int, dict[str, ModuleSchema]]:
         return await self._r(ops.load_schemas, account_id)
 
+    async def get_record(self, account_id: str, module_id: str, record_id: str) -> RecordRow | None:
+        rows = await self._r(rec.get_records, account_id, [record_id], module_id)
+        return rows[0] if rows else None
+
+    async def list_records(
+        self, where: str, params: Sequence[Any], order_by: str, limit: int, offset: int
+    ) -> tuple[list[RecordRow], int]:
+        return await self._r(rec.list_records, where, params, order_by, limit, offset)
+
+    async def linked_targets(self, account_id: str, source_id: str, field_slug: str) -> list[str]:
+        return await self._r(rec.linked_targets, account_id, source_id, field_slug)
+
+    async def picker(
+        self, account_id: str, module_id: str, search: str | None, limit: int
+    ) -> list[RecordRow]:
+        return await self._r(rec.picker, account_id, module_id, search, limit)
+
+    async def list_activity(
+        self,
+        account_id: str,
+        *,
+        module_ids: Collection[str] | None,
+        record_id: str | None,
+        types: Collection[str],
+        limit: int,
+    ) -> list[dict[str, Any]]:
+        return await self._r(
+            partial(
+                rec.list_activity,
+                account_id=account_id,
+                module_ids=module_ids,
+                record_id=record_id,
+                types=types,
+                limit=limit,
+            )
+        )
+
+    @property
+    def dialect(self) -> Dialect:
+        return SQLITE
+
     async def list_labels(self, account_id: str) -> list[dict[str, Any]]:
         return await self._r(ops.list_named, "labels", account_id)
 
@@ -233,3 +278,37 @@ class SQLiteTxn(WriteTxn):
 
     async def insert_activity(self, entry: Mapping[str, Any]) -> None:
         await self._w(ops.insert_activity, self.account_id, entry)
+
+    async def insert_record(self, row: RecordRow) -> None:
+        await self._w(rec.insert_record, row)
+
+    async def update_record(self, row: RecordRow) -> None:
+        await self._w(rec.update_record, row)
+
+    async def get_records(
+        self, ids: Collection[str], module_id: str | None = None
+    ) -> list[RecordRow]:
+        return await self._w(rec.get_records, self.account_id, list(ids), module_id)
+
+    async def soft_delete(
+        self, module_id: str, ids: Sequence[str], at: str, by: str | None
+    ) -> list[str]:
+        return await self._w(rec.soft_delete, self.account_id, module_id, ids, at, by)
+
+    async def set_links(self, source_id: str, field_slug: str, targets: Sequence[str]) -> None:
+        await self._w(rec.set_links, self.account_id, source_id, field_slug, targets)
+
+    async def linked_targets(self, source_id: str, field_slug: str) -> list[str]:
+        return await self._w(rec.linked_targets, self.account_id, source_id, field_slug)
+
+    async def linking_sources(self, target_ids: Collection[str]) -> list[tuple[str, str]]:
+        return await self._w(rec.linking_sources, self.account_id, list(target_ids))
+
+    async def take_autonumber(self, field_id: str, sequence: str | None) -> int:
+        return await self._w(rec.take_autonumber, self.account_id, field_id, sequence)
+
+    async def existing_ids(self, table: str, ids: Collection[str]) -> set[str]:
+        return await self._w(rec.existing_ids, table, self.account_id, list(ids))
+
+    async def record_modules(self, ids: Collection[str]) -> dict[str, tuple[str, str]]:
+        return await self._w(rec.record_modules, self.account_id, list(ids))

@@ -52,7 +52,8 @@ MIGRATIONS: tuple[str, ...] = (
         label_ids TEXT NOT NULL DEFAULT '[]', type_ids TEXT NOT NULL DEFAULT '[]',
         privacy_level TEXT NOT NULL DEFAULT 'account', description_html TEXT,
         owner_user_id TEXT, created_at TEXT NOT NULL, updated_at TEXT NOT NULL,
-        created_by TEXT NOT NULL, updated_by TEXT NOT NULL, deleted_at TEXT);
+        created_by TEXT, updated_by TEXT, created_by_name TEXT, updated_by_name TEXT,
+        deleted_at TEXT);
     CREATE INDEX records_by_module ON records (account_id, module_id, created_at, id)
         WHERE deleted_at IS NULL;
     CREATE TABLE record_links (

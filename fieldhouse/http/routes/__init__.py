@@ -6,6 +6,6 @@ from fieldhouse.http.endpoint import Routes
 
 
 def all_routes() -> list[Routes]:
-    from fieldhouse.http.routes import meta, templates
+    from fieldhouse.http.routes import activity, meta, records, references, templates
 
-    return [meta.routes, templates.routes]
+    return [meta.routes, records.routes, references.routes, activity.routes, templates.routes]

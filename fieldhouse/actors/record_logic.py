@@ -1,0 +1,234 @@
+"""What the actor does around field values: links, counters and computed fields.
+
+All of it runs inside the actor's transaction, so reads see the batch's earlier writes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from datetime import UTC, datetime
+from typing import Any
+
+from fieldhouse.actors.context import WriteContext
+from fieldhouse.model.errors import Issue, NotFound
+from fieldhouse.model.formula import compute_formula
+from fieldhouse.model.records import RecordRow
+from fieldhouse.model.rollup import compute_rollup
+from fieldhouse.model.schema import FieldDef, ModuleSchema
+from fieldhouse.model.values import ValueCheck
+
+LINK_TYPES = frozenset({"reference", "parent_record"})
+
+
+def module_by_id(ctx: WriteContext, module_id: str) -> ModuleSchema:
+    for schema in ctx.schemas.values():
+        if schema.module.module_id == module_id:
+            return schema
+    raise NotFound("Module not found")
+
+
+def link_targets(field: FieldDef, value: Any) -> list[str]:
+    """Record ids a reference or parent_record value points at."""
+    if value is None:
+        return []
+    if field.data_type == "parent_record":
+        return [value] if isinstance(value, str) else []
+    if field.data_type == "reference":
+        items = value if isinstance(value, list) else [value]
+        return [i["recordId"] for i in items if isinstance(i, Mapping) and "recordId" in i]
+    return []
+
+
+def apply_defaults(schema: ModuleSchema, values: dict[str, Any]) -> None:
+    """Configured defaults for fields a create left out."""
+    for f in schema.fields:
+        if f.slug in values:
+            continue
+        config = f.config
+        if f.data_type == "boolean" and isinstance(config.get("default"), bool):
+            values[f.slug] = config["default"]
+        elif f.data_type == "select":
+            default = (config.get("select") or {}).get("defaultOptionSlug")
+            if isinstance(default, str) and default:
+                values[f.slug] = default
+        elif f.data_type == "multi_select":
+            defaults = (config.get("multiSelect") or {}).get("defaultOptionSlugs")
+            if defaults:
+                values[f.slug] = [str(d) for d in defaults]
+
+
+async def verify_links(
+    ctx: WriteContext,
+    schema: ModuleSchema,
+    check: ValueCheck,
+    values: dict[str, Any],
+    *,
+    record_id: str | None,
+) -> list[Issue]:
+    """Check referenced records, parents and users; fill reference display names."""
+    issues: list[Issue] = []
+    wanted = {rid for c in check.references for rid in c.record_ids}
+    wanted |= {p.record_id for p in check.parents}
+    found = await ctx.txn.record_modules(wanted) if wanted else {}
+    for ref in check.references:
+        for rid in ref.record_ids:
+            where = found.get(rid)
+            if where is None:
+                issues.append(_link_issue(ref.field_slug, f"Record {rid} does not exist"))
+            elif ref.allowed_module_slugs and where[0] not in ref.allowed_module_slugs:
+                allowed = ", ".join(ref.allowed_module_slugs)
+                issues.append(
+                    _link_issue(
+                        ref.field_slug,
+                        f"Record {rid} is in module {where[0]!r}; this field links to: {allowed}",
+                    )
+                )
+        _fill_display_names(values, ref.field_slug, found)
+    for parent in check.parents:
+        issues.extend(
+            await _check_parent(
+                ctx, schema, parent.field_slug, parent.record_id, parent.max_depth, record_id, found
+            )
+        )
+    for users in check.users:
+        known = await ctx.txn.existing_ids("users", users.user_ids)
+        for uid in users.user_ids:
+            if uid not in known:
+                issues.append(_link_issue(users.field_slug, f"User {uid} does not exist"))
+    return issues
+
+
+def _link_issue(slug: str, message: str) -> Issue:
+    return Issue("invalid_reference", ("fields", slug), message)
+
+
+def _fill_display_names(
+    values: dict[str, Any], slug: str, found: Mapping[str, tuple[str, str]]
+) -> None:
+    value = values.get(slug)
+    items = value if isinstance(value, list) else [value]
+    for item in items:
+        if isinstance(item, dict) and item.get("recordId") in found:
+            item["displayName"] = found[item["recordId"]][1]
+
+
+async def _check_parent(
+    ctx: WriteContext,
+    schema: ModuleSchema,
+    slug: str,
+    parent_id: str,
+    max_depth: int,
+    record_id: str | None,
+    found: Mapping[str, tuple[str, str]],
+) -> list[Issue]:
+    if parent_id not in found or found[parent_id][0] != schema.module.slug:
+        return [_link_issue(slug, f"Parent record {parent_id} does not exist in this module")]
+    if parent_id == record_id:
+        return [Issue("cycle", ("fields", slug), "A record cannot be its own parent")]
+    depth = 1
+    current: str | None = parent_id
+    while current is not None:
+        depth += 1
+        if depth > max_depth:
+            return [
+                Issue(
+                    "too_big",
+                    ("fields", slug),
+                    f"Hierarchy would be deeper than maxDepth {max_depth}",
+                    {"maximum": max_depth, "inclusive": True, "type": "depth"},
+                )
+            ]
+        rows = await ctx.txn.get_records([current])
+        parent = rows[0].fields.get(slug) if rows else None
+        current = parent if isinstance(parent, str) else None
+        if current is not None and current == record_id:
+            return [
+                Issue("cycle", ("fields", slug), "This parent would make the hierarchy a cycle")
+            ]
+    return []
+
+
+async def assign_autonumbers(
+    ctx: WriteContext, schema: ModuleSchema, values: dict[str, Any]
+) -> None:
+    for f in schema.fields:
+        if f.data_type != "autonumber":
+            continue
+        config = f.config.get("autonumber") or {}
+        prefix, suffix = str(config.get("prefix") or ""), str(config.get("suffix") or "")
+        sequence: str | None = None
+        type_slug = config.get("typeFieldSlug")
+        by_type = config.get("sequenceByType") or {}
+        if type_slug and isinstance(values.get(type_slug), str) and values[type_slug] in by_type:
+            rule = by_type[values[type_slug]]
+            sequence = str(rule.get("sequenceName") or values[type_slug])
+            prefix = str(rule.get("prefix") or prefix)
+        number = await ctx.txn.take_autonumber(f.field_id, sequence)
+        padding = int(config.get("padding") or config.get("padLength") or 0)
+        digits = str(number).zfill(padding)
+        kind = config.get("formatType") or ("prefix" if prefix else "none")
+        values[f.slug] = {
+            "none": digits,
+            "prefix": prefix + digits,
+            "suffix": digits + suffix,
+            "both": prefix + digits + suffix,
+        }.get(str(kind), digits)
+
+
+async def compute_derived(ctx: WriteContext, schema: ModuleSchema, values: dict[str, Any]) -> None:
+    """Rollups (from linked records), then formulas in field order."""
+    fields_by_slug = {f.slug: f for f in schema.fields}
+    for f in schema.fields:
+        if f.data_type != "rollup":
+            continue
+        config = f.config.get("rollup") or {}
+        linked_field = fields_by_slug.get(str(config.get("linkedFieldSlug")))
+        targets = link_targets(linked_field, values.get(linked_field.slug)) if linked_field else []
+        linked = await ctx.txn.get_records(targets) if targets else []
+        values[f.slug] = compute_rollup(f.config, [r.fields for r in linked])
+    now = datetime.now(UTC)
+    for f in schema.fields:
+        if f.data_type == "formula":
+            values[f.slug] = compute_formula(f.config, values, now=now)
+
+
+async def write_links(
+    ctx: WriteContext,
+    schema: ModuleSchema,
+    record_id: str,
+    values: Mapping[str, Any],
+    only: set[str] | None = None,
+) -> None:
+    for f in schema.fields:
+        if f.data_type in LINK_TYPES and (only is None or f.slug in only):
+            await ctx.txn.set_links(record_id, f.slug, link_targets(f, values.get(f.slug)))
+
+
+async def propagate(ctx: WriteContext, changed_ids: set[str]) -> None:
+    """Recompute rollups (and formulas) of live records that link to changed records."""
+    sources = await ctx.txn.linking_sources(changed_ids)
+    by_source: dict[str, set[str]] = {}
+    for source_id, slug in sources:
+        by_source.setdefault(source_id, set()).add(slug)
+    if not by_source:
+        return
+    for row in await ctx.txn.get_records(list(by_source)):
+        schema = module_by_id(ctx, row.module_id)
+        uses = {
+            f.slug
+            for f in schema.fields
+            if f.data_type == "rollup"
+            and (f.config.get("rollup") or {}).get("linkedFieldSlug") in by_source[row.record_id]
+        }
+        if not uses:
+            continue
+        values = dict(row.fields)
+        await compute_derived(ctx, schema, values)
+        if values != row.fields:
+            await ctx.txn.update_record(_with_fields(row, values))
+
+
+def _with_fields(row: RecordRow, values: dict[str, Any]) -> RecordRow:
+    from dataclasses import replace
+
+    return replace(row, fields=values)

@@ -1,0 +1,106 @@
+"""Request and response models of the record, reference and activity endpoints."""
+
+from __future__ import annotations
+
+from typing import Any
+from uuid import UUID
+
+from pydantic import Field
+
+from fieldhouse.http.models import Open, Strict
+
+
+class RecordCreateBody(Strict):
+    displayName: str = Field(min_length=1, max_length=500)
+    fields: dict[str, Any] = Field(default_factory=dict)
+    ownerUserId: UUID | None = None
+
+
+class RecordUpdateBody(Strict):
+    displayName: str | None = Field(default=None, min_length=1, max_length=500)
+    fields: dict[str, Any] | None = None
+
+
+class BulkUpdateBody(Strict):
+    recordIds: list[UUID] = Field(min_length=1, max_length=100)
+    addLabelIds: list[UUID] = Field(default_factory=list, max_length=100)
+    removeLabelIds: list[UUID] = Field(default_factory=list, max_length=100)
+    addTypeIds: list[UUID] = Field(default_factory=list, max_length=100)
+    removeTypeIds: list[UUID] = Field(default_factory=list, max_length=100)
+
+
+class BulkDeleteBody(Strict):
+    recordIds: list[UUID] = Field(min_length=1, max_length=100)
+
+
+class Record(Open):
+    recordId: str
+    moduleId: str
+    moduleSlug: str
+    displayName: str
+    fields: dict[str, Any]
+    labelIds: list[str]
+    typeIds: list[str]
+    privacyLevel: str
+    descriptionHtml: str | None = None
+    createdDateTime: str
+    updatedDateTime: str
+    createdByUserId: str | None = None
+    createdByDisplayName: str | None = None
+    updatedByUserId: str | None = None
+    updatedByDisplayName: str | None = None
+
+
+class RecordEnvelope(Open):
+    record: Record
+
+
+class RecordPage(Open):
+    records: list[Record]
+    page: int
+    pageSize: int
+    total: int
+
+
+class RecordList(Open):
+    records: list[Record]
+
+
+class DeletedCount(Open):
+    deletedCount: int
+
+
+class LinkedIds(Open):
+    targetRecordIds: list[str]
+
+
+class PickerItem(Open):
+    recordId: str
+    displayName: str
+    fields: dict[str, Any]
+
+
+class PickerResponse(Open):
+    referenceSlug: str
+    targetType: str
+    targetModuleSlug: str | None
+    items: list[PickerItem]
+
+
+class PickerQuery(Open):
+    search: str | None = Field(default=None, max_length=200)
+    limit: int = Field(default=20, ge=1, le=100)
+
+
+class ActivityQuery(Open):
+    limit: int = Field(default=20, ge=1, le=50)
+    activityTypes: str | None = Field(default=None, max_length=1000)
+
+
+class RecordActivityQuery(Open):
+    limit: int = Field(default=50, ge=1, le=200)
+    groupWithinMinutes: int | None = Field(default=None, ge=1, le=60)
+
+
+class ActivityList(Open):
+    activities: list[dict[str, Any]]

@@ -1,0 +1,143 @@
+"""The three activity feeds (SPEC endpoints 18-20)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from fieldhouse.http.app import services
+from fieldhouse.http.endpoint import Routes
+from fieldhouse.http.record_models import ActivityList, ActivityQuery, RecordActivityQuery
+from fieldhouse.http.routes.common import check_uuid, visible_module, workspace_schemas
+from fieldhouse.model.errors import NotFound
+from fieldhouse.model.principal import Principal
+
+routes = Routes()
+
+
+def _types(raw: str | None) -> list[str]:
+    return [t.strip() for t in (raw or "").split(",") if t.strip()]
+
+
+@routes.endpoint(
+    "GET",
+    "/v1/activity",
+    summary="The workspace's activity, newest first",
+    scope="workspace:read",
+    tag="activity",
+    query=ActivityQuery,
+    responses={200: ActivityList},
+)
+async def workspace_activity(principal: Principal, query: ActivityQuery) -> Any:
+    module_ids: list[str] | None = None
+    if principal.role.can_view is not None:
+        schemas = await workspace_schemas(principal)
+        module_ids = [
+            s.module.module_id
+            for s in schemas.modules.values()
+            if principal.can_view(s.module.slug)
+        ]
+    activities = await services().store.list_activity(
+        principal.account_id,
+        module_ids=module_ids,
+        record_id=None,
+        types=_types(query.activityTypes),
+        limit=query.limit,
+    )
+    return {"activities": activities}
+
+
+@routes.endpoint(
+    "GET",
+    "/v1/modules/{moduleSlug}/activity",
+    summary="A module's activity",
+    scope="workspace:read",
+    tag="activity",
+    query=ActivityQuery,
+    responses={200: ActivityList},
+)
+async def module_activity(
+    principal: Principal,
+    moduleSlug: str,
+    query: ActivityQuery,
+) -> Any:
+    schema, _ = await visible_module(principal, moduleSlug)
+    activities = await services().store.list_activity(
+        principal.account_id,
+        module_ids=[schema.module.module_id],
+        record_id=None,
+        types=_types(query.activityTypes),
+        limit=query.limit,
+    )
+    return {"activities": activities}
+
+
+@routes.endpoint(
+    "GET",
+    "/v1/modules/{moduleSlug}/records/{recordId}/activity",
+    summary="A record's activity, grouped",
+    scope="workspace:read",
+    tag="activity",
+    query=RecordActivityQuery,
+    responses={200: ActivityList},
+)
+async def record_activity(
+    principal: Principal,
+    moduleSlug: str,
+    recordId: str,
+    query: RecordActivityQuery,
+) -> Any:
+    schema, _ = await visible_module(principal, moduleSlug)
+    check_uuid(recordId, "recordId")
+    store = services().store
+    record_id = recordId.lower()
+    entries = await store.list_activity(
+        principal.account_id,
+        module_ids=[schema.module.module_id],
+        record_id=record_id,
+        types=(),
+        limit=query.limit,
+    )
+    if (
+        not entries
+        and await store.get_record(principal.account_id, schema.module.module_id, record_id) is None
+    ):
+        raise NotFound(f"Record {recordId} not found", code="record_not_found")
+    return {"activities": group_activities(entries, query.groupWithinMinutes)}
+
+
+def group_activities(entries: list[dict[str, Any]], minutes: int | None) -> list[dict[str, Any]]:
+    """Merge consecutive entries of one user and type that lie within `minutes` of each other
+    (newest first). Without `minutes` every entry is its own group."""
+    groups: list[dict[str, Any]] = []
+    window = (minutes or 0) * 60
+    for entry in entries:
+        at = datetime.fromisoformat(entry["createdDateTime"].replace("Z", "+00:00"))
+        last = groups[-1] if groups else None
+        if (
+            last is not None
+            and window
+            and last["activityType"] == entry["activityType"]
+            and last["userId"] == entry["userId"]
+            and (last["_oldest"] - at).total_seconds() <= window
+        ):
+            last["activities"].append(entry)
+            last["count"] += 1
+            last["_oldest"] = at
+            last["startedDateTime"] = entry["createdDateTime"]
+            continue
+        groups.append(
+            {
+                "activityType": entry["activityType"],
+                "userId": entry["userId"],
+                "recordId": entry["recordId"],
+                "startedDateTime": entry["createdDateTime"],
+                "endedDateTime": entry["createdDateTime"],
+                "count": 1,
+                "activities": [entry],
+                "_oldest": at,
+            }
+        )
+    for group in groups:
+        del group["_oldest"]
+    return groups

@@ -1,0 +1,240 @@
+"""Records: list, create, read, update, delete, bulk (SPEC endpoints 7-13)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from quart import request
+
+from fieldhouse.actors.record_ops import Categorise, CreateRecord, DeleteRecords, UpdateRecord
+from fieldhouse.http.app import services
+from fieldhouse.http.endpoint import ExtraParam, Routes
+from fieldhouse.http.json import json_response
+from fieldhouse.http.record_models import (
+    BulkDeleteBody,
+    BulkUpdateBody,
+    DeletedCount,
+    RecordCreateBody,
+    RecordEnvelope,
+    RecordList,
+    RecordPage,
+    RecordUpdateBody,
+)
+from fieldhouse.http.routes.common import check_uuid, visible_module
+from fieldhouse.model.errors import NotFound
+from fieldhouse.model.listquery import parse_list_query
+from fieldhouse.model.principal import Principal
+from fieldhouse.storage.sqlquery import compile_list
+
+routes = Routes()
+BASE = "/v1/modules/{moduleSlug}/records"
+
+LIST_PARAMS = (
+    ExtraParam("page", {"type": "integer", "minimum": 1, "default": 1}, "1-indexed page"),
+    ExtraParam(
+        "pageSize",
+        {"type": "integer", "minimum": 1, "maximum": 100, "default": 25},
+        "records per page",
+    ),
+    ExtraParam("search", {"type": "string", "maxLength": 1000}, "free-text query in the module"),
+    ExtraParam(
+        "sortField", {"type": "string"}, "field slug, or created_at / updated_at / displayName"
+    ),
+    ExtraParam("sortDirection", {"type": "string", "enum": ["asc", "desc"]}, "sort direction"),
+    ExtraParam(
+        "filter",
+        {"type": "object", "additionalProperties": {"type": "string"}},
+        "filter[slug]=a,b: a OR b for that field; several filters combine with AND",
+        style="deepObject",
+        explode=True,
+    ),
+    ExtraParam(
+        "advancedFilter",
+        {"type": "string"},
+        "JSON {root: Group}; see the SPEC's advanced filter shape",
+    ),
+    ExtraParam("labelIds", {"type": "string"}, "comma-separated label ids"),
+    ExtraParam("typeIds", {"type": "string"}, "comma-separated type ids"),
+    ExtraParam("fields", {"type": "string"}, "comma-separated field slugs to keep"),
+)
+
+
+@routes.endpoint(
+    "GET",
+    BASE,
+    summary="List records",
+    scope="records:read",
+    tag="records",
+    responses={200: RecordPage},
+    extra_params=LIST_PARAMS,
+)
+async def list_records(principal: Principal, moduleSlug: str) -> Any:
+    schema, _ = await visible_module(principal, moduleSlug)
+    query = parse_list_query(list(request.args.items(multi=True)), schema)
+    store = services().store
+    compiled = compile_list(
+        query,
+        schema,
+        store.dialect,
+        account_id=principal.account_id,
+        module_id=schema.module.module_id,
+    )
+    rows, total = await store.list_records(
+        compiled.where, compiled.params, compiled.order_by, query.page_size, query.offset
+    )
+    return {
+        "records": [r.to_json(schema.module.slug, query.fields) for r in rows],
+        "page": query.page,
+        "pageSize": query.page_size,
+        "total": total,
+    }
+
+
+@routes.endpoint(
+    "POST",
+    BASE,
+    summary="Create a record",
+    scope="records:write",
+    tag="records",
+    body=RecordCreateBody,
+    responses={201: RecordEnvelope},
+)
+async def create_record(principal: Principal, moduleSlug: str, body: RecordCreateBody) -> Any:
+    schema, _ = await visible_module(principal, moduleSlug, write=True)
+    row = await services().actors.ask(
+        principal.account_id,
+        CreateRecord(
+            schema.module.module_id,
+            body.displayName,
+            body.fields,
+            str(body.ownerUserId) if body.ownerUserId else None,
+            principal.display_name,
+            actor_user_id=principal.user_id,
+        ),
+    )
+    return {"record": row.to_json(schema.module.slug)}, 201
+
+
+@routes.endpoint(
+    "GET",
+    BASE + "/{recordId}",
+    summary="Read a record",
+    scope="records:read",
+    tag="records",
+    responses={200: RecordEnvelope},
+)
+async def get_record(principal: Principal, moduleSlug: str, recordId: str) -> Any:
+    schema, _ = await visible_module(principal, moduleSlug)
+    check_uuid(recordId, "recordId")
+    row = await services().store.get_record(
+        principal.account_id, schema.module.module_id, recordId.lower()
+    )
+    if row is None:
+        raise NotFound(f"Record {recordId} not found", code="record_not_found")
+    return {"record": row.to_json(schema.module.slug)}
+
+
+@routes.endpoint(
+    "PATCH",
+    BASE + "/{recordId}",
+    summary="Update a record",
+    scope="records:write",
+    tag="records",
+    body=RecordUpdateBody,
+    responses={200: RecordEnvelope},
+)
+async def update_record(
+    principal: Principal,
+    moduleSlug: str,
+    recordId: str,
+    body: RecordUpdateBody,
+) -> Any:
+    schema, _ = await visible_module(principal, moduleSlug, write=True)
+    check_uuid(recordId, "recordId")
+    row = await services().actors.ask(
+        principal.account_id,
+        UpdateRecord(
+            schema.module.module_id,
+            recordId.lower(),
+            body.displayName,
+            body.fields,
+            principal.display_name,
+            actor_user_id=principal.user_id,
+        ),
+    )
+    return {"record": row.to_json(schema.module.slug)}
+
+
+@routes.endpoint(
+    "DELETE",
+    BASE + "/{recordId}",
+    summary="Soft-delete a record",
+    scope="records:write",
+    tag="records",
+    responses={204: None},
+)
+async def delete_record(principal: Principal, moduleSlug: str, recordId: str) -> Any:
+    schema, _ = await visible_module(principal, moduleSlug, write=True)
+    check_uuid(recordId, "recordId")
+    deleted = await services().actors.ask(
+        principal.account_id,
+        DeleteRecords(
+            schema.module.module_id,
+            (recordId.lower(),),
+            principal.display_name,
+            actor_user_id=principal.user_id,
+        ),
+    )
+    if not deleted:
+        raise NotFound(f"Record {recordId} not found", code="record_not_found")
+    return json_response(None, 204)
+
+
+@routes.endpoint(
+    "POST",
+    BASE + "/bulk",
+    summary="Add or remove labels and types",
+    scope="records:write",
+    tag="records",
+    body=BulkUpdateBody,
+    responses={200: RecordList},
+)
+async def bulk_update(principal: Principal, moduleSlug: str, body: BulkUpdateBody) -> Any:
+    schema, _ = await visible_module(principal, moduleSlug, write=True)
+    rows = await services().actors.ask(
+        principal.account_id,
+        Categorise(
+            schema.module.module_id,
+            tuple(str(i) for i in body.recordIds),
+            tuple(str(i) for i in body.addLabelIds),
+            tuple(str(i) for i in body.removeLabelIds),
+            tuple(str(i) for i in body.addTypeIds),
+            tuple(str(i) for i in body.removeTypeIds),
+            principal.display_name,
+            actor_user_id=principal.user_id,
+        ),
+    )
+    return {"records": [r.to_json(schema.module.slug) for r in rows]}
+
+
+@routes.endpoint(
+    "POST",
+    BASE + "/bulk-delete",
+    summary="Soft-delete several records",
+    scope="records:write",
+    tag="records",
+    body=BulkDeleteBody,
+    responses={200: DeletedCount},
+)
+async def bulk_delete(principal: Principal, moduleSlug: str, body: BulkDeleteBody) -> Any:
+    schema, _ = await visible_module(principal, moduleSlug, write=True)
+    deleted = await services().actors.ask(
+        principal.account_id,
+        DeleteRecords(
+            schema.module.module_id,
+            tuple(str(i) for i in body.recordIds),
+            principal.display_name,
+            actor_user_id=principal.user_id,
+        ),
+    )
+    return {"deletedCount": len(deleted)}
