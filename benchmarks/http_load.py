@@ -31,6 +31,7 @@ from benchmarks.harness import (
     spawn_server,
     total_timeout,
 )
+from benchmarks.servers import machine_busy_seconds
 
 ENDPOINTS = ("/v1/me", "/v1/modules")
 #: slack per load run (cut-off of in-flight requests) and for starting and stopping servers
@@ -77,11 +78,14 @@ class Measured:
     result: LoadResult
     #: the server's CPU time per wall second over warm-up and measurement (1.0 = one core)
     server_cpu: float | None
+    #: the same for every other process on the machine: noise from outside the benchmark
+    other_cpu: float | None
 
 
 def row(name: str, concurrency: int, run: Measured, ratio: str) -> dict[str, object]:
     result = run.result
     server_cpu = "n/a" if run.server_cpu is None else f"{run.server_cpu * 100:.0f}%"
+    other_cpu = "n/a" if run.other_cpu is None else f"{max(0.0, run.other_cpu) * 100:.0f}%"
     return {
         "endpoint": name,
         "concurrency": concurrency,
@@ -93,6 +97,7 @@ def row(name: str, concurrency: int, run: Measured, ratio: str) -> dict[str, obj
         "vs baseline": ratio,
         "server CPU": server_cpu,
         "client CPU": f"{result.client_cpu * 100:.0f}%",
+        "other CPU": other_cpu,
     }
 
 
@@ -114,7 +119,8 @@ def measure(args: argparse.Namespace, work: Path) -> tuple[list[dict[str, object
     def load(server: ServerProcess, path: str, concurrency: int) -> Measured:
         print(f"  {path} x{concurrency} ...", file=sys.stderr, flush=True)
         headers = {"Authorization": f"Bearer {server.api_key}"} if server.api_key else {}
-        cpu0, wall0 = server.cpu_seconds(), time.perf_counter()
+        cpu0, own0, all0 = server.cpu_seconds(), time.process_time(), machine_busy_seconds()
+        wall0 = time.perf_counter()
         result = run_load(
             server.base_url + path,
             concurrency=concurrency,
@@ -123,9 +129,15 @@ def measure(args: argparse.Namespace, work: Path) -> tuple[list[dict[str, object
             warmup=args.warmup,
             shared_pool=args.shared_client,
         )
-        cpu1, wall = server.cpu_seconds(), time.perf_counter() - wall0
-        server_cpu = None if cpu0 is None or cpu1 is None else (cpu1 - cpu0) / wall
-        return Measured(result, server_cpu)
+        cpu1, own1, all1 = server.cpu_seconds(), time.process_time(), machine_busy_seconds()
+        wall = time.perf_counter() - wall0
+        if cpu0 is None or cpu1 is None:
+            return Measured(result, None, None)
+        server_cpu = (cpu1 - cpu0) / wall
+        if all0 is None or all1 is None:
+            return Measured(result, server_cpu, None)
+        other = (all1 - all0 - (cpu1 - cpu0) - (own1 - own0)) / wall
+        return Measured(result, server_cpu, other)
 
     print("fieldhouse serve:", file=sys.stderr, flush=True)
     with running_server(work / "fieldhouse") as server:
@@ -163,7 +175,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         f"{'one shared client' if args.shared_client else 'one client per connection'}); "
         f"vs baseline = req/s over the empty app's at the same concurrency; server/client CPU = "
         f"CPU time per wall second of the server processes / of the load generator (100% = one "
-        f"core of {os.cpu_count()}). Total {time.monotonic() - started:.0f} s."
+        f"core of {os.cpu_count()}); other CPU = the rest of the machine in the same span (other "
+        f"work skews the row when it is high). Total {time.monotonic() - started:.0f} s."
     )
     if failed:
         print("FAILED: some requests did not succeed", file=sys.stderr)

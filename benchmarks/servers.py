@@ -54,6 +54,17 @@ def process_tree_cpu(pid: int) -> float | None:
     return total / ticks
 
 
+def machine_busy_seconds() -> float | None:
+    """Non-idle CPU seconds of the whole machine since boot, summed over cores (Linux only)."""
+    try:
+        fields = [int(v) for v in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+    except (OSError, ValueError):
+        return None
+    idle = fields[3] + (fields[4] if len(fields) > 4 else 0)  # idle + iowait
+    busy = sum(fields[:8]) - idle  # user nice system idle iowait irq softirq steal
+    return busy / (os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100)
+
+
 @dataclass
 class ServerProcess:
     """A server running in a subprocess; ``stop()`` is idempotent."""

@@ -20,7 +20,7 @@ from fieldhouse.actors.system import ActorSystem, open_actor_system
 from fieldhouse.config import Settings, settings_from_env
 from fieldhouse.http.auth import issue_token, jwt_secret
 from fieldhouse.model.errors import ApiError, NotFound
-from fieldhouse.storage import open_store
+from fieldhouse.storage import open_database
 from fieldhouse.storage.open import UnsupportedDatabase
 
 Command = Callable[[argparse.Namespace, ActorSystem], Awaitable[dict[str, Any]]]
@@ -98,6 +98,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--workspace", required=True)
     p.add_argument("--name", required=True)
     p.add_argument("--module")
+
+    se = sub.add_parser("search", parents=[common]).add_subparsers(dest="action", required=True)
+    p = se.add_parser("rebuild", parents=[common], help="rebuild search indexes from the store")
+    p.add_argument("--workspace", help="one workspace (default: every workspace)")
 
     p = sub.add_parser("serve", parents=[common], help="serve the HTTP API")
     p.add_argument("--host")
@@ -200,6 +204,13 @@ async def cmd_type(args: argparse.Namespace, system: ActorSystem) -> dict[str, A
     return {"typeId": made["id"]}
 
 
+async def cmd_search(args: argparse.Namespace, system: ActorSystem) -> dict[str, Any]:
+    from fieldhouse.search.indexer import rebuild_indexes
+
+    accounts = [await _workspace(system, args.workspace)] if args.workspace else None
+    return {"rebuilt": await rebuild_indexes(system.settings, system.store, accounts)}
+
+
 COMMANDS: dict[str, Command] = {
     "init": cmd_init,
     "workspace": cmd_workspace,
@@ -210,18 +221,18 @@ COMMANDS: dict[str, Command] = {
     "template": cmd_template,
     "label": cmd_label,
     "type": cmd_type,
+    "search": cmd_search,
 }
 
 
 async def run_admin(
     settings: Settings, command: Command, args: argparse.Namespace
 ) -> dict[str, Any]:
-    store = await open_store(settings.resolved_database_url)
-    try:
-        async with open_actor_system(store, settings) as system:
-            return await command(args, system)
-    finally:
-        await store.aclose()
+    async with (
+        open_database(settings.resolved_database_url) as store,
+        open_actor_system(store, settings) as system,
+    ):
+        return await command(args, system)
 
 
 async def run_server(settings: Settings, demo: bool) -> None:

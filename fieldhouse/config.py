@@ -25,6 +25,12 @@ class Settings:
     #: how long a caller waits for room in a full mailbox before a 503
     actor_send_timeout: float = 5.0
     log_level: str = "INFO"
+    #: hybrid search (keyword + vectors); off: POST /v1/search answers with the fallback
+    search_enabled: bool = True
+    #: sentence embedder: ``minilm`` (all-MiniLM-L6-v2, numpy) or ``none`` (keyword only)
+    embedder: str = "minilm"
+    #: event batches waiting for the indexer; when full, a workspace is re-synced instead
+    search_queue_size: int = 1024
 
     @property
     def resolved_database_url(self) -> str:
@@ -53,4 +59,10 @@ def settings_from_env(env: Mapping[str, str] | None = None) -> Settings:
         ),
         jwt_secret=env.get("FIELDHOUSE_JWT_SECRET") or None,
         log_level=env.get("FIELDHOUSE_LOG_LEVEL") or None,
+        search_enabled=(
+            env["FIELDHOUSE_SEARCH"].lower() not in ("0", "false", "off", "no")
+            if env.get("FIELDHOUSE_SEARCH")
+            else None
+        ),
+        embedder=env.get("FIELDHOUSE_EMBEDDER") or None,
     )

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -13,6 +13,7 @@ from fieldhouse.actors import admin_ops as ops
 from fieldhouse.actors.bootstrap import init_workspace
 from fieldhouse.config import Settings
 from fieldhouse.http.server import Runtime, open_runtime
+from tests.pgtools import fresh_database, template_database
 
 
 @dataclass(frozen=True)
@@ -27,9 +28,32 @@ class Workspace:
         return {"Authorization": f"Bearer {self.key}"}
 
 
+@pytest.fixture(scope="session")
+def pg_template() -> Iterator[str]:
+    """A migrated template database; each PostgreSQL test gets a fresh clone of it."""
+    with template_database() as name:
+        yield name
+
+
 @pytest.fixture
-def settings(tmp_path: Path) -> Settings:
-    return Settings(data_dir=tmp_path / "data", rate_limit=10_000, port=0)
+def pg_url(pg_template: str) -> Iterator[str]:
+    """The URL of a fresh, migrated PostgreSQL database, dropped after the test."""
+    with fresh_database(pg_template) as url:
+        yield url
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def backend(request: pytest.FixtureRequest) -> str:
+    """Every test that uses a store runs on both backends."""
+    return str(request.param)
+
+
+@pytest.fixture
+def settings(tmp_path: Path, backend: str, request: pytest.FixtureRequest) -> Settings:
+    base = Settings(data_dir=tmp_path / "data", rate_limit=10_000, port=0)
+    if backend == "postgres":
+        return replace(base, database_url=str(request.getfixturevalue("pg_url")))
+    return base
 
 
 @pytest.fixture

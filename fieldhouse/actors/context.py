@@ -41,10 +41,8 @@ class WriteContext:
         data: Mapping[str, Any] | None = None,
     ) -> int:
         """Append an activity entry with the workspace's next sequence number."""
-        seq = await self.txn.next_activity_seq()
-        await self.txn.insert_activity(
+        seq = await self.txn.append_activity(
             {
-                "seq": seq,
                 "id": new_id(),
                 "activityType": activity_type,
                 "moduleId": module_id,

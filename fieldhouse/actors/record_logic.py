@@ -121,31 +121,51 @@ async def _check_parent(
     record_id: str | None,
     found: Mapping[str, tuple[str, str]],
 ) -> list[Issue]:
+    """The parent exists in this module, is not the record or one of its descendants, and the
+    record's whole subtree still fits within ``max_depth`` levels under it."""
     if parent_id not in found or found[parent_id][0] != schema.module.slug:
         return [_link_issue(slug, f"Parent record {parent_id} does not exist in this module")]
     if parent_id == record_id:
         return [Issue("cycle", ("fields", slug), "A record cannot be its own parent")]
-    depth = 1
-    current: str | None = parent_id
-    while current is not None:
-        depth += 1
-        if depth > max_depth:
-            return [
-                Issue(
-                    "too_big",
-                    ("fields", slug),
-                    f"Hierarchy would be deeper than maxDepth {max_depth}",
-                    {"maximum": max_depth, "inclusive": True, "type": "depth"},
-                )
-            ]
-        rows = await ctx.txn.get_records([current])
-        parent = rows[0].fields.get(slug) if rows else None
-        current = parent if isinstance(parent, str) else None
-        if current is not None and current == record_id:
+    chain = [parent_id]  # the new parent and its ancestors, nearest first
+    while len(chain) <= _MAX_CHAIN:
+        rows = await ctx.txn.get_records([chain[-1]])
+        up = rows[0].fields.get(slug) if rows else None
+        if not isinstance(up, str) or up in chain:
+            break
+        if up == record_id:
             return [
                 Issue("cycle", ("fields", slug), "This parent would make the hierarchy a cycle")
             ]
+        chain.append(up)
+    height = 1 if record_id is None else await _subtree_height(ctx, slug, record_id, max_depth)
+    if len(chain) + height > max_depth:
+        return [
+            Issue(
+                "too_big",
+                ("fields", slug),
+                f"Hierarchy would be deeper than maxDepth {max_depth}",
+                {"maximum": max_depth, "inclusive": True, "type": "depth"},
+            )
+        ]
     return []
+
+
+#: Longest ancestor chain walked when looking for cycles (maxDepth is at most 10).
+_MAX_CHAIN = 64
+
+
+async def _subtree_height(ctx: WriteContext, slug: str, record_id: str, limit: int) -> int:
+    """Levels of the hierarchy rooted at ``record_id`` (1 without children), up to limit + 1."""
+    height, frontier, seen = 1, {record_id}, {record_id}
+    while frontier and height <= limit:
+        children = {src for src, field in await ctx.txn.linking_sources(frontier) if field == slug}
+        frontier = children - seen
+        if not frontier:
+            break
+        seen |= frontier
+        height += 1
+    return height
 
 
 async def assign_autonumbers(
@@ -204,8 +224,12 @@ async def write_links(
             await ctx.txn.set_links(record_id, f.slug, link_targets(f, values.get(f.slug)))
 
 
-async def propagate(ctx: WriteContext, changed_ids: set[str]) -> None:
-    """Recompute rollups (and formulas) of live records that link to changed records."""
+async def propagate(ctx: WriteContext, changed_ids: set[str], *, deleted: bool = False) -> None:
+    """Recompute rollups (and formulas) of live records that link to changed records.
+
+    With ``deleted`` the changed records are gone: links to them are also dropped from the
+    linking records' reference and parent_record values, so no read shows them again.
+    """
     sources = await ctx.txn.linking_sources(changed_ids)
     by_source: dict[str, set[str]] = {}
     for source_id, slug in sources:
@@ -214,18 +238,47 @@ async def propagate(ctx: WriteContext, changed_ids: set[str]) -> None:
         return
     for row in await ctx.txn.get_records(list(by_source)):
         schema = module_by_id(ctx, row.module_id)
+        slugs = by_source[row.record_id]
+        values = dict(row.fields)
+        unlinked: set[str] = set()
+        for f in schema.fields:
+            if deleted and f.slug in slugs and _drop_targets(f, values, changed_ids):
+                unlinked.add(f.slug)
         uses = {
             f.slug
             for f in schema.fields
             if f.data_type == "rollup"
-            and (f.config.get("rollup") or {}).get("linkedFieldSlug") in by_source[row.record_id]
+            and (f.config.get("rollup") or {}).get("linkedFieldSlug") in slugs
         }
-        if not uses:
+        if not uses and not unlinked:
             continue
-        values = dict(row.fields)
         await compute_derived(ctx, schema, values)
         if values != row.fields:
             await ctx.txn.update_record(_with_fields(row, values))
+        if unlinked:
+            await write_links(ctx, schema, row.record_id, values, only=unlinked)
+
+
+def _drop_targets(field: FieldDef, values: dict[str, Any], gone: set[str]) -> bool:
+    """Remove links to ``gone`` records from a reference or parent_record value in place."""
+    value = values.get(field.slug)
+    if field.data_type == "parent_record":
+        if value in gone:
+            del values[field.slug]
+            return True
+        return False
+    if field.data_type != "reference" or value is None:
+        return False
+    if isinstance(value, list):
+        kept = [i for i in value if not (isinstance(i, Mapping) and i.get("recordId") in gone)]
+        if len(kept) == len(value):
+            return False
+        values[field.slug] = kept
+        return True
+    if isinstance(value, Mapping) and value.get("recordId") in gone:
+        del values[field.slug]
+        return True
+    return False
 
 
 def _with_fields(row: RecordRow, values: dict[str, Any]) -> RecordRow:

@@ -177,7 +177,7 @@ async def delete_records(ctx: WriteContext, msg: DeleteRecords) -> list[str]:
             data={"displayName": names.get(record_id)},
         )
     if deleted:
-        await propagate(ctx, set(deleted))
+        await propagate(ctx, set(deleted), deleted=True)
     return deleted
 
 

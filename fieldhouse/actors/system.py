@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 import math
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import asynccontextmanager
 from typing import Any
 
@@ -34,6 +34,10 @@ class ActorSystem:
         self._subscribers: list[Subscriber] = []
         self._closing = False
         self.restarts = 0
+
+    def background(self, fn: Callable[[], Awaitable[None]]) -> None:
+        """Run fn beside the actors (for work no request should wait for)."""
+        self._nursery.start_soon(fn)
 
     def subscribe(self, subscriber: Subscriber) -> None:
         """Call ``subscriber`` with each committed batch's events, in commit order."""

@@ -24,6 +24,14 @@ Publish = Callable[[Sequence[Event]], None]
 OnSchema = Callable[[str, int, dict[str, ModuleSchema]], None]
 
 
+class _RolledBack(Exception):
+    """A lone message failed; its transaction is rolled back and its caller gets the error."""
+
+    def __init__(self, error: ApiError) -> None:
+        super().__init__(error.message)
+        self.error = error
+
+
 class ActorCrashed(Exception):
     """A batch failed outside any one message (for example its commit)."""
 
@@ -68,11 +76,18 @@ class WorkspaceActor:
                 if self._schemas is None or version != self._schema_version:
                     self._schemas = await txn.module_schemas()
                 ctx = WriteContext(txn, self.account_id, self._schemas)
+                solo = len(batch) == 1
                 for message in batch:
-                    outcomes.append(await self._apply(ctx, message))
+                    outcomes.append(await self._apply(ctx, message, solo=solo))
+                if solo and not outcomes[0][0]:
+                    # no savepoint guarded a lone message: undo what it wrote before failing
+                    raise _RolledBack(outcomes[0][1])
                 if ctx.schema_changed:
                     version = await txn.schema_version()
             # committed
+        except _RolledBack as undone:
+            batch[0].reply.set_error(undone.error)
+            return
         except BaseException as exc:
             self._schemas = None
             error: ApiError = exc if isinstance(exc, ApiError) else InternalError("Internal error")
@@ -93,7 +108,7 @@ class WorkspaceActor:
         if ctx.events:
             self._publish(ctx.events)
 
-    async def _apply(self, ctx: WriteContext, message: Message) -> tuple[bool, Any]:
+    async def _apply(self, ctx: WriteContext, message: Message, *, solo: bool) -> tuple[bool, Any]:
         handler = HANDLERS.get(type(message))
         if handler is None:
             return False, InternalError(f"no handler for {type(message).__name__}")
@@ -101,6 +116,9 @@ class WorkspaceActor:
         schemas_before = ctx.schemas
         changed_before = ctx.schema_changed
         try:
+            if solo:
+                # alone in its batch, a failure rolls back the whole transaction anyway
+                return True, await handler(ctx, message)
             async with ctx.txn.savepoint():
                 return True, await handler(ctx, message)
         except ApiError as exc:

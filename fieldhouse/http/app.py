@@ -16,7 +16,7 @@ from fieldhouse.config import Settings
 from fieldhouse.http.auth import Authenticator
 from fieldhouse.http.json import json_response
 from fieldhouse.http.openapi import build_openapi
-from fieldhouse.http.ratelimit import FixedWindowLimiter, RateState
+from fieldhouse.http.ratelimit import Limiter, RateState, make_limiter
 from fieldhouse.model.errors import (
     ApiError,
     InternalError,
@@ -26,6 +26,7 @@ from fieldhouse.model.errors import (
     RateLimited,
 )
 from fieldhouse.model.principal import Principal
+from fieldhouse.search.service import SearchService
 from fieldhouse.storage.base import Store
 
 log = logging.getLogger("fieldhouse.http")
@@ -44,15 +45,24 @@ class Services:
     store: Store
     actors: ActorSystem
     auth: Authenticator
-    limiter: FixedWindowLimiter
+    limiter: Limiter
     openapi: dict[str, Any]
+    #: None when search is switched off (the endpoints then use their fallbacks)
+    search: SearchService | None = None
 
 
 def services() -> Services:
     return cast(Services, current_app.extensions["fieldhouse"])
 
 
-def create_app(settings: Settings, store: Store, actors: ActorSystem, jwt_secret: str) -> QuartTrio:
+def create_app(
+    settings: Settings,
+    store: Store,
+    actors: ActorSystem,
+    jwt_secret: str,
+    *,
+    search: SearchService | None = None,
+) -> QuartTrio:
     from fieldhouse.http.routes import all_routes
 
     app = QuartTrio("fieldhouse")
@@ -66,8 +76,9 @@ def create_app(settings: Settings, store: Store, actors: ActorSystem, jwt_secret
         store=store,
         actors=actors,
         auth=Authenticator(store, jwt_secret),
-        limiter=FixedWindowLimiter(settings.rate_limit),
+        limiter=make_limiter(store, settings.rate_limit),
         openapi=build_openapi(endpoints),
+        search=search,
     )
     app.before_request(_before)
     app.after_request(_after)
@@ -99,7 +110,7 @@ async def _before() -> None:
             g.schema_version = schema_version
     known: Principal | None = getattr(g, "principal", None)
     bucket = known.rate_key if known is not None else f"ip:{request.remote_addr}"
-    state = svc.limiter.hit(bucket)
+    state = await svc.limiter.check(bucket)
     g.rate = state
     if not state.allowed:
         raise RateLimited(
@@ -126,6 +137,9 @@ async def _api_error(error: ApiError) -> Response:
 
 async def _http_error(error: HTTPException) -> Response:
     status = error.code or 500
+    if status in (404, 405) and request.content_length:
+        # drain the unread body so the keep-alive connection stays in step
+        await request.get_data(cache=False)
     kind = _STATUS_ERRORS.get(status)
     if status == 404:
         message = f"No route for {request.method} {request.path}"

@@ -13,7 +13,9 @@ def json_response(
     payload: Any, status: int = 200, headers: Mapping[str, str] | None = None
 ) -> Response:
     if status == 204:
-        return Response(b"", status=204, headers=dict(headers or {}))
+        empty = Response(b"", status=204, headers=dict(headers or {}))
+        del empty.headers["Content-Type"]
+        return empty
     return Response(
         orjson.dumps(payload),
         status=status,

@@ -1,12 +1,21 @@
-"""Fixed one-minute windows counted per API key (SPEC "Limits")."""
+"""Fixed one-minute windows counted per API key (SPEC "Limits").
+
+One process on the embedded store counts in memory (:class:`FixedWindowLimiter`). When the
+store is shared by several server processes the counts live in it (:class:`SharedWindowLimiter`),
+so a key's limit holds across processes instead of being multiplied by their number.
+"""
 
 from __future__ import annotations
 
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Protocol
+
+from fieldhouse.storage.base import Store
 
 WINDOW_SECONDS = 60
+Clock = Callable[[], float]
 
 
 @dataclass(frozen=True)
@@ -16,6 +25,12 @@ class RateState:
     reset: int  # Unix seconds when the window ends
     allowed: bool
     now: float
+
+    @classmethod
+    def of(cls, limit: int, window: int, count: int, now: float) -> RateState:
+        """The state after the count-th request of a window."""
+        reset = (window + 1) * WINDOW_SECONDS
+        return cls(limit, max(0, limit - count), reset, count <= limit, now)
 
     @property
     def retry_after(self) -> int:
@@ -29,10 +44,18 @@ class RateState:
         }
 
 
+class Limiter(Protocol):
+    limit: int
+
+    async def check(self, bucket: str) -> RateState:
+        """Count one request in bucket's current window; report the window's state."""
+        ...
+
+
 class FixedWindowLimiter:
     """Counts requests per bucket in the current window; memory holds one window's buckets."""
 
-    def __init__(self, limit: int, clock: Callable[[], float] = time.time) -> None:
+    def __init__(self, limit: int, clock: Clock = time.time) -> None:
         self.limit = limit
         self._clock = clock
         self._window = -1
@@ -46,6 +69,28 @@ class FixedWindowLimiter:
             self._counts = {}
         count = self._counts.get(bucket, 0) + 1
         self._counts[bucket] = count
-        reset = (window + 1) * WINDOW_SECONDS
-        allowed = count <= self.limit
-        return RateState(self.limit, max(0, self.limit - count), reset, allowed, now)
+        return RateState.of(self.limit, window, count, now)
+
+    async def check(self, bucket: str) -> RateState:
+        return self.hit(bucket)
+
+
+class SharedWindowLimiter:
+    """Counts in the store every server process shares (one upsert per request)."""
+
+    def __init__(self, store: Store, limit: int, clock: Clock = time.time) -> None:
+        self.limit = limit
+        self._store = store
+        self._clock = clock
+
+    async def check(self, bucket: str) -> RateState:
+        now = self._clock()
+        window = int(now // WINDOW_SECONDS)
+        count = await self._store.hit_rate_limit(bucket, window)
+        return RateState.of(self.limit, window, count, now)
+
+
+def make_limiter(store: Store, limit: int) -> Limiter:
+    if store.shared_between_processes:
+        return SharedWindowLimiter(store, limit)
+    return FixedWindowLimiter(limit)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 from uuid import UUID
 
-from pydantic import Field
+from pydantic import Field, field_validator
 
 from fieldhouse.http.models import Open, Strict
 
@@ -19,6 +19,14 @@ class RecordCreateBody(Strict):
 class RecordUpdateBody(Strict):
     displayName: str | None = Field(default=None, min_length=1, max_length=500)
     fields: dict[str, Any] | None = None
+
+    @field_validator("displayName", "fields", mode="before")
+    @classmethod
+    def _not_null(cls, value: Any) -> Any:
+        """Omitting a property leaves it unchanged; an explicit null is not a value for it."""
+        if value is None:
+            raise ValueError("must not be null; omit the property to leave it unchanged")
+        return value
 
 
 class BulkUpdateBody(Strict):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable
-from contextlib import asynccontextmanager
+from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass
 
 import trio
@@ -16,7 +16,8 @@ from fieldhouse.actors.system import ActorSystem, open_actor_system
 from fieldhouse.config import Settings
 from fieldhouse.http.app import create_app
 from fieldhouse.http.auth import jwt_secret
-from fieldhouse.storage import Store, open_store
+from fieldhouse.search.service import SearchService, open_search_service
+from fieldhouse.storage import Store, open_database
 
 log = logging.getLogger("fieldhouse.server")
 
@@ -27,26 +28,31 @@ class Runtime:
     store: Store
     actors: ActorSystem
     app: QuartTrio
+    search: SearchService | None = None
 
 
 @asynccontextmanager
 async def open_runtime(settings: Settings) -> AsyncIterator[Runtime]:
-    """The store, the actors and the app, closed in the right order on exit."""
-    store = await open_store(settings.resolved_database_url)
-    try:
+    """The store, the search indexer, the actors and the app, closed in the right order on exit
+    (the actors first, so their last events still reach the indexer)."""
+    async with open_database(settings.resolved_database_url) as store:
         secret = await jwt_secret(store, settings.jwt_secret)
-        async with open_actor_system(store, settings) as actors:
-            yield Runtime(settings, store, actors, create_app(settings, store, actors, secret))
-    finally:
-        with trio.CancelScope(shield=True):
-            await store.aclose()
+        async with AsyncExitStack() as stack:
+            search: SearchService | None = None
+            if settings.search_enabled:
+                search = await stack.enter_async_context(open_search_service(settings, store))
+            actors = await stack.enter_async_context(open_actor_system(store, settings))
+            if search is not None:
+                actors.subscribe(search.notify)
+            app = create_app(settings, store, actors, secret, search=search)
+            yield Runtime(settings, store, actors, app, search)
 
 
 def hypercorn_config(settings: Settings) -> HyperConfig:
     config = HyperConfig()
     config.bind = [f"{settings.host}:{settings.port}"]
     config.accesslog = None
-    config.errorlog = "-"
+    config.errorlog = logging.getLogger("hypercorn.error")
     config.graceful_timeout = 10.0
     config.keep_alive_timeout = 75.0
     return config

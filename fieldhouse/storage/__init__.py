@@ -3,6 +3,6 @@
 from __future__ import annotations
 
 from fieldhouse.storage.base import ApiKeyRow, Store, UserRow, WriteTxn
-from fieldhouse.storage.open import open_store
+from fieldhouse.storage.open import open_database, open_store
 
-__all__ = ["ApiKeyRow", "Store", "UserRow", "WriteTxn", "open_store"]
+__all__ = ["ApiKeyRow", "Store", "UserRow", "WriteTxn", "open_database", "open_store"]

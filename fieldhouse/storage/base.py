@@ -133,9 +133,6 @@ class WriteTxn(abc.ABC):
         self, type_id: str, name: str, color: str | None, module_id: str | None, created_at: str
     ) -> None: ...
 
-    @abc.abstractmethod
-    async def next_activity_seq(self) -> int: ...
-
     # --- records ---
 
     @abc.abstractmethod
@@ -177,11 +174,37 @@ class WriteTxn(abc.ABC):
         """record id -> (module slug, display name) for live records among ids."""
 
     @abc.abstractmethod
-    async def insert_activity(self, entry: Mapping[str, Any]) -> None: ...
+    async def append_activity(self, entry: Mapping[str, Any]) -> int:
+        """Take the workspace's next activity sequence number and store the entry under it
+        (``entry`` has every key but ``seq``); return the number."""
+
+    # --- template maintenance (field definitions and their stored values) ---
+
+    @abc.abstractmethod
+    async def records_lacking_field(
+        self, module_id: str, field_slug: str | None
+    ) -> list[RecordRow]:
+        """Live records of a module with no value (absent or null) under field_slug (every live
+        record when None), oldest first (createdDateTime, then record id)."""
+
+    @abc.abstractmethod
+    async def remove_field_values(self, module_id: str, field_slug: str) -> int:
+        """Drop field_slug from the fields of the module's live records and forget the record
+        links stored under it; return how many records held a value."""
 
 
 class Store(abc.ABC):
-    """A Fieldhouse database. Open with :func:`fieldhouse.storage.open_store`."""
+    """A Fieldhouse database. Open with :func:`fieldhouse.storage.open_database`."""
+
+    #: several server processes may share this store; rate limits are then counted in it
+    shared_between_processes: bool = False
+
+    async def hit_rate_limit(self, bucket: str, window_start: int) -> int:
+        """Count one request in a bucket's rate-limit window and return the window's count.
+
+        Only stores shared between processes implement it; the others count in memory.
+        """
+        raise NotImplementedError(f"{type(self).__name__} counts rate limits in memory")
 
     @abc.abstractmethod
     def write(self, account_id: str) -> AbstractAsyncContextManager[WriteTxn]:
@@ -262,6 +285,10 @@ class Store(abc.ABC):
         types: Collection[str],
         limit: int,
     ) -> list[dict[str, Any]]: ...
+
+    async def ensure_indexes(self, expressions: Sequence[str]) -> None:
+        """Make expression indexes for list-query expressions that run slowly (optional)."""
+        return None
 
     @property
     @abc.abstractmethod

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from contextlib import AsyncExitStack, asynccontextmanager
 from pathlib import Path
 from urllib.parse import urlparse
+
+import trio
 
 from fieldhouse.storage.base import Store
 
@@ -12,16 +16,58 @@ class UnsupportedDatabase(ValueError):
     """The database URL names a backend this build does not have."""
 
 
+def is_postgres(url: str) -> bool:
+    return urlparse(url).scheme in ("postgres", "postgresql")
+
+
 async def open_store(url: str) -> Store:
-    """``sqlite:////abs/path.sqlite3`` (embedded) or ``postgresql://...``."""
+    """``sqlite:////abs/path.sqlite3`` (embedded) or ``postgresql://...``.
+
+    A PostgreSQL store must be opened inside ``trio_asyncio.open_loop()``; prefer
+    :func:`open_database`, which opens that loop when the URL needs it.
+    """
     parsed = urlparse(url)
     if parsed.scheme == "sqlite":
         from fieldhouse.storage.sqlite import SQLiteStore
 
         # SQLAlchemy's convention: sqlite:///relative/path, sqlite:////absolute/path
         return await SQLiteStore.open(Path(url[len("sqlite:///") :]))
-    if parsed.scheme in ("postgres", "postgresql"):
-        raise UnsupportedDatabase(
-            "PostgreSQL support is not built yet; use the embedded SQLite store (no --database-url)"
-        )
+    if is_postgres(url):
+        from fieldhouse.storage.postgres import PostgresStore
+
+        return await PostgresStore.open(url)
     raise UnsupportedDatabase(f"unsupported database URL scheme {parsed.scheme!r}")
+
+
+@asynccontextmanager
+async def open_database(url: str) -> AsyncIterator[Store]:
+    """The store a URL names, closed on exit; for PostgreSQL, inside a trio-asyncio loop
+    that stays open around the whole block (every asyncpg object lives in it)."""
+    try:
+        async with AsyncExitStack() as stack:
+            if is_postgres(url):
+                import trio_asyncio
+
+                await stack.enter_async_context(trio_asyncio.open_loop())
+            store = await open_store(url)
+            try:
+                yield store
+            finally:
+                with trio.CancelScope(shield=True):
+                    await store.aclose()
+    except BaseExceptionGroup as group:
+        # the loop's nurseries wrap whatever the block raised: callers want that error itself
+        sole = _sole(group)
+        if sole is None:
+            raise
+        raise sole from None
+
+
+def _sole(group: BaseExceptionGroup[BaseException]) -> BaseException | None:
+    """The one exception a chain of single-member groups carries, if that is what it is."""
+    inner: BaseException = group
+    while isinstance(inner, BaseExceptionGroup):
+        if len(inner.exceptions) != 1:
+            return None
+        inner = inner.exceptions[0]
+    return inner

@@ -124,7 +124,7 @@ class SQLiteDialect(Dialect):
 class PostgresDialect(Dialect):
     """PostgreSQL with ``jsonb`` documents and ``$n`` placeholders (asyncpg style).
 
-    Untested against a server so far; it type-checks and mirrors the SQLite semantics.
+    Run against a real server by the storage and HTTP suites (``FIELDHOUSE_TEST_DATABASE_URL``).
     """
 
     name = "postgres"
@@ -140,7 +140,8 @@ class PostgresDialect(Dialect):
         return f"({doc} #> {self.path(path)})"
 
     def json_text(self, doc: str, path: JsonPath) -> str:
-        return f"({doc} #>> {self.path(path)})"
+        # byte order whatever the database's collation, as on SQLite
+        return f'(({doc} #>> {self.path(path)}) COLLATE "C")'
 
     def json_number(self, doc: str, path: JsonPath) -> str:
         v = self._at(doc, path)

@@ -55,6 +55,8 @@ class SQLiteStore(Store):
         self._write_lock = trio.Lock()
         self._readers = readers
         self._read_limiter = trio.CapacityLimiter(len(readers))
+        self._indexed: set[str] = set()
+        self._pending: list[str] = []
 
     @classmethod
     async def open(cls, path: Path, *, readers: int = 3, synchronous: str = "FULL") -> SQLiteStore:
@@ -77,10 +79,19 @@ class SQLiteStore(Store):
     async def _w(self, fn: Callable[..., T], *args: Any) -> T:
         try:
             return await trio.to_thread.run_sync(
-                fn, self._writer, *args, limiter=self._write_limiter
+                self._run_pending_then, fn, args, limiter=self._write_limiter
             )
         except sqlite3.IntegrityError as exc:
             raise ConflictError(str(exc)) from exc
+
+    def _run_pending_then(self, fn: Callable[..., T], args: tuple[Any, ...]) -> T:
+        # Transaction control (BEGIN, SAVEPOINT, RELEASE, ROLLBACK TO) rides along with the next
+        # statement instead of costing a thread hop of its own; only this transaction's task
+        # touches the queue, and it waits while the worker thread runs.
+        pending, self._pending = self._pending, []
+        for sql in pending:
+            self._writer.execute(sql)
+        return fn(self._writer, *args)
 
     async def _r(self, fn: Callable[..., T], *args: Any) -> T:
         async with self._read_limiter:
@@ -93,12 +104,13 @@ class SQLiteStore(Store):
     @asynccontextmanager
     async def write(self, account_id: str) -> AsyncIterator[WriteTxn]:
         async with self._write_lock:
-            await self._w(ops.begin)
+            self._pending = ["BEGIN IMMEDIATE"]
             try:
                 yield SQLiteTxn(self, account_id)
                 await self._w(ops.commit)
             except BaseException:
                 # also after a failed COMMIT: the connection must leave the transaction
+                self._pending = []
                 with trio.CancelScope(shield=True):
                     await self._w(ops.rollback)
                 raise
@@ -184,6 +196,15 @@ class SQLiteStore(Store):
     def dialect(self) -> Dialect:
         return SQLITE
 
+    async def ensure_indexes(self, expressions: Sequence[str]) -> None:
+        todo = [e for e in expressions if e not in self._indexed]
+        if not todo:
+            return
+        self._indexed.update(todo)
+        async with self._write_lock:
+            for expr in todo:
+                await self._w(rec.create_expression_index, expr)
+
     async def list_labels(self, account_id: str) -> list[dict[str, Any]]:
         return await self._r(ops.list_named, "labels", account_id)
 
@@ -204,16 +225,15 @@ class SQLiteTxn(WriteTxn):
     async def savepoint(self) -> AsyncIterator[None]:
         self._depth += 1
         name = f"sp{self._depth}"
-        await self._w(ops.execute, f"SAVEPOINT {name}")
+        self._store._pending.append(f"SAVEPOINT {name}")
         try:
             yield
         except BaseException:
-            with trio.CancelScope(shield=True):
-                await self._w(ops.execute, f"ROLLBACK TO {name}")
-                await self._w(ops.execute, f"RELEASE {name}")
+            # flushed with the next statement (or dropped if the whole transaction rolls back)
+            self._store._pending.extend((f"ROLLBACK TO {name}", f"RELEASE {name}"))
             raise
         else:
-            await self._w(ops.execute, f"RELEASE {name}")
+            self._store._pending.append(f"RELEASE {name}")
         finally:
             self._depth -= 1
 
@@ -222,9 +242,6 @@ class SQLiteTxn(WriteTxn):
 
     async def schema_version(self) -> int:
         return await self._w(ops.schema_version, self.account_id)
-
-    async def next_activity_seq(self) -> int:
-        return await self._w(ops.bump_counter, "activity_seq", self.account_id)
 
     async def insert_user(self, user: UserRow, created_at: str) -> None:
         await self._w(ops.insert_user, user, created_at)
@@ -276,8 +293,8 @@ class SQLiteTxn(WriteTxn):
     ) -> None:
         await self._w(ops.insert_type, self.account_id, type_id, name, color, module_id, created_at)
 
-    async def insert_activity(self, entry: Mapping[str, Any]) -> None:
-        await self._w(ops.insert_activity, self.account_id, entry)
+    async def append_activity(self, entry: Mapping[str, Any]) -> int:
+        return await self._w(ops.append_activity, self.account_id, entry)
 
     async def insert_record(self, row: RecordRow) -> None:
         await self._w(rec.insert_record, row)
@@ -312,3 +329,11 @@ class SQLiteTxn(WriteTxn):
 
     async def record_modules(self, ids: Collection[str]) -> dict[str, tuple[str, str]]:
         return await self._w(rec.record_modules, self.account_id, list(ids))
+
+    async def records_lacking_field(
+        self, module_id: str, field_slug: str | None
+    ) -> list[RecordRow]:
+        return await self._w(rec.records_lacking_field, self.account_id, module_id, field_slug)
+
+    async def remove_field_values(self, module_id: str, field_slug: str) -> int:
+        return await self._w(rec.remove_field_values, self.account_id, module_id, field_slug)

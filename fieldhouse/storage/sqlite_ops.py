@@ -361,13 +361,14 @@ def list_named(c: Conn, table: str, account_id: str) -> list[dict[str, Any]]:
     return [{k: r[k] for k in r.keys() if k != "account_id"} for r in rows]  # noqa: SIM118
 
 
-def insert_activity(c: Conn, account_id: str, e: Mapping[str, Any]) -> None:
+def append_activity(c: Conn, account_id: str, e: Mapping[str, Any]) -> int:
+    seq = bump_counter(c, "activity_seq", account_id)
     c.execute(
         "INSERT INTO activity (account_id, seq, id, activity_type, module_id, record_id,"
         " user_id, created_at, data) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
         (
             account_id,
-            e["seq"],
+            seq,
             e["id"],
             e["activityType"],
             e.get("moduleId"),
@@ -377,3 +378,4 @@ def insert_activity(c: Conn, account_id: str, e: Mapping[str, Any]) -> None:
             dumps(e.get("data") or {}),
         ),
     )
+    return seq

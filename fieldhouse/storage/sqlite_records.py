@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import hashlib
 import sqlite3
 from collections.abc import Collection, Sequence
 from typing import Any
 
 from fieldhouse.model.records import RecordRow
-from fieldhouse.storage.rows import dumps, loads
+from fieldhouse.storage.rows import advance_autonumber, dumps, loads
 
 Conn = sqlite3.Connection
 _NAMED = frozenset({"labels", "types"})
@@ -165,15 +166,7 @@ def take_autonumber(c: Conn, account_id: str, field_id: str, sequence: str | Non
     if row is None:
         raise LookupError(f"field {field_id} does not exist")
     config = loads(row[0]) or {}
-    auto = config.setdefault("autonumber", {})
-    start = int(auto.get("startFrom", 1) or 1)
-    if sequence is None:
-        value = int(auto.get("nextValue") or start)
-        auto["nextValue"] = value + 1
-    else:
-        counters = auto.setdefault("sequenceCounters", {})
-        value = int(counters.get(sequence) or start)
-        counters[sequence] = value + 1
+    value = advance_autonumber(config, sequence)
     c.execute(
         "UPDATE fields SET config = ? WHERE account_id = ? AND id = ?",
         (dumps(config), account_id, field_id),
@@ -270,3 +263,52 @@ def list_activity(
         }
         for r in c.execute(sql, args)
     ]
+
+
+def _field_path(field_slug: str) -> str:
+    """A JSON path naming one top-level key (slugs are kebab-case, so quoting is enough)."""
+    return '$."' + field_slug.replace('"', "") + '"'
+
+
+def records_lacking_field(
+    c: Conn, account_id: str, module_id: str, field_slug: str | None
+) -> list[RecordRow]:
+    """Live records of a module without a (non-null) value under field_slug (all of them when
+    field_slug is None), oldest first."""
+    sql = (
+        f"SELECT {_RECORD_COLUMNS} FROM records WHERE account_id = ? AND module_id = ?"
+        " AND deleted_at IS NULL"
+    )
+    args: list[Any] = [account_id, module_id]
+    if field_slug is not None:
+        sql += " AND coalesce(json_type(fields, ?), 'null') = 'null'"
+        args.append(_field_path(field_slug))
+    rows = c.execute(sql + " ORDER BY created_at, id", args).fetchall()
+    return [record_from_row(r) for r in rows]
+
+
+def remove_field_values(c: Conn, account_id: str, module_id: str, field_slug: str) -> int:
+    """Remove field_slug from the module's live records and their links under it."""
+    path = _field_path(field_slug)
+    changed = c.execute(
+        "UPDATE records SET fields = json_remove(fields, ?) WHERE account_id = ?"
+        " AND module_id = ? AND deleted_at IS NULL AND json_type(fields, ?) IS NOT NULL",
+        (path, account_id, module_id, path),
+    ).rowcount
+    c.execute(
+        "DELETE FROM record_links WHERE account_id = ? AND field_slug = ? AND source_record_id IN"
+        " (SELECT id FROM records WHERE account_id = ? AND module_id = ?)",
+        (account_id, field_slug, account_id, module_id),
+    )
+    return int(changed)
+
+
+def create_expression_index(c: Conn, expr: str) -> None:
+    """An index on one list-query expression (made by the query compiler from a checked field
+    slug, never from request text), so filters and sorts on big modules avoid full scans."""
+    column_expr = expr.replace("r.fields", "fields")
+    name = "rx_" + hashlib.sha1(column_expr.encode()).hexdigest()[:16]
+    c.execute(
+        f"CREATE INDEX IF NOT EXISTS {name} ON records (account_id, module_id, ({column_expr}), id)"
+        " WHERE deleted_at IS NULL"
+    )

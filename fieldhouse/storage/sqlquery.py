@@ -33,7 +33,7 @@ Simple filters ``filter[slug]=a,b`` match the stored value's exact text form (nu
 numerically, booleans as ``true``/``false``, references by ``recordId``, currency by amount,
 multi fields by any element); values OR within a filter, filters AND together. ``labelIds`` and
 ``typeIds`` match records having ANY listed id. ``search`` is a case-insensitive substring of
-``display_name`` or the raw ``fields`` JSON text (an interim until the search index). SQLite's
+``display_name`` or of any string or number value inside ``fields`` (keys never match). SQLite's
 ``lower()`` folds ASCII only, so case-insensitivity is ASCII-only there.
 
 Sorting is type-aware (numbers numerically, currency by amount, references by displayName,
@@ -76,14 +76,20 @@ def compile_list(
     account_id: str,
     module_id: str,
     first_param: int = 1,
+    search_ids: Sequence[str] | None = None,
 ) -> CompiledList:
-    """Compile ``query`` for ``dialect``; parameters are numbered from ``first_param``."""
+    """Compile ``query`` for ``dialect``; parameters are numbered from ``first_param``.
+
+    ``search_ids``, when given, are the search index's candidates for ``query.search`` (every
+    record holding all its trigrams): the substring match then only checks those."""
     c = _Compiler(schema, dialect, first_param)
     parts = [
         f"r.account_id = {c.bind(account_id)}",
         f"r.module_id = {c.bind(module_id)}",
         "r.deleted_at IS NULL",
     ]
+    if query.search and search_ids is not None:
+        parts.append(f"r.id IN ({c.binds(search_ids)})" if search_ids else _FALSE)
     if query.search:
         parts.append(c.search(query.search))
     for slug, values in query.simple_filters:
@@ -166,9 +172,12 @@ class _Compiler:
     # --- top-level parts ---
 
     def search(self, text: str) -> str:
+        """The display name or any string/number value inside ``fields`` (never a key)."""
         name = self.like("r.display_name", text, prefix=True, suffix=True)
-        body = self.like(self.dialect.doc_text("r.fields"), text, prefix=True, suffix=True)
-        return f"{name} OR {body}"
+        self._aliases += 1
+        source, guard, value = _leaf_values(self.dialect, "r.fields", f"s{self._aliases}")
+        body = self.like(value, text, prefix=True, suffix=True)
+        return f"{name} OR EXISTS (SELECT 1 FROM {source} WHERE {guard} AND {body})"
 
     def id_list(self, column: str, ids: Sequence[str]) -> str:
         self._aliases += 1
@@ -281,6 +290,26 @@ class _Compiler:
         return f"{expr} {d} NULLS LAST, r.id {d}"
 
 
+def _leaf_values(dialect: Dialect, doc: str, alias: str) -> tuple[str, str, str]:
+    """``(from_item, guard, text)`` over every string and number nested anywhere in ``doc``.
+
+    Searching the document's JSON text instead would also match object keys (field slugs,
+    ``amount``, ``recordId``) and JSON escapes. (Belongs in ``Dialect`` next to
+    ``json_elements``; kept here until that module is free to change.)
+    """
+    if dialect.name == "postgres":
+        return (
+            f"jsonb_path_query({doc}, 'strict $.**') AS {alias}(value)",
+            f"jsonb_typeof({alias}.value) IN ('string', 'number')",
+            f"({alias}.value #>> '{{}}')",
+        )
+    return (
+        f"json_tree({doc}) AS {alias}",
+        f"{alias}.type IN ('text', 'integer', 'real')",
+        f"CAST({alias}.atom AS TEXT)",
+    )
+
+
 def _lo(v: str) -> str:
     return f"{v}T00:00:00.000000Z" if len(v) == 10 else v
 
@@ -292,3 +321,46 @@ def _hi(v: str) -> str:
 def _as_number(text: str) -> int | float | None:
     value, err = coerce_operand("number", text)
     return None if err is not None else value
+
+
+def index_expressions(query: ListQuery, schema: ModuleSchema, dialect: Dialect) -> list[str]:
+    """The JSON expressions a query filters or sorts on that an expression index can serve.
+
+    They are built by the same code that compiles the query, so an index made on one of them
+    (``records (account_id, module_id, <expr>)``) matches the query text exactly, which is what
+    SQLite's and PostgreSQL's planners need to use it. Only values of single-valued fields
+    qualify; multi-valued fields are matched through json_each and cannot use such an index.
+    """
+    c = _Compiler(schema, dialect, 1)
+    out: list[str] = []
+
+    def site_expr(slug: str, op: str) -> str | None:
+        kind = resolve_key(slug, schema, system=False)
+        if kind is None or kind.multi or kind.column is not None:
+            return None
+        site = _Site(dialect, "r.fields", (kind.slug,), None)
+        if kind.base == "number":
+            return site.number(kind.value_key)
+        if op != "simple" and kind.base in ("text", "ref"):
+            return f"lower({site.text(kind.value_key)})"
+        if kind.base == "datetime":
+            return None
+        return site.text(kind.value_key)
+
+    for slug, _ in query.simple_filters:
+        out.append(site_expr(slug, "simple") or "")
+
+    def walk(group: Group) -> None:
+        for item in group.items:
+            if isinstance(item, Group):
+                walk(item)
+            elif item.operator in _SQL_OPS or item.operator in ("in", "between"):
+                out.append(site_expr(item.field, item.operator) or "")
+
+    if query.advanced is not None:
+        walk(query.advanced)
+    if query.sort_field is not None:
+        kind = resolve_key(query.sort_field, schema, system=True)
+        if kind is not None and kind.column is None:
+            out.append(c.order_by(query.sort_field, "asc").rsplit(" ASC NULLS LAST", 1)[0])
+    return [e for e in dict.fromkeys(out) if e]

@@ -85,24 +85,41 @@ async def test_concurrent_writes_share_commits_and_keep_order(
 
 
 async def test_a_crashed_batch_restarts_only_that_actor(
-    runtime: Runtime, ws: Workspace, other_ws: Workspace, monkeypatch: pytest.MonkeyPatch
+    runtime: Runtime,
+    ws: Workspace,
+    other_ws: Workspace,
+    monkeypatch: pytest.MonkeyPatch,
+    backend: str,
 ) -> None:
-    from fieldhouse.storage import sqlite_ops
+    from fieldhouse.storage import postgres, sqlite_ops
 
-    real_commit = sqlite_ops.commit
     calls = {"n": 0}
 
-    def failing_commit(conn: object) -> None:
+    def first_fails() -> None:
         calls["n"] += 1
         if calls["n"] == 1:
             raise OSError("disk went away")
-        real_commit(conn)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(sqlite_ops, "commit", failing_commit)
+    if backend == "sqlite":
+        real_commit = sqlite_ops.commit
+
+        def failing_commit(conn: object) -> None:
+            first_fails()
+            real_commit(conn)  # type: ignore[arg-type]
+
+        monkeypatch.setattr(sqlite_ops, "commit", failing_commit)
+    else:
+        real_pg_commit = postgres.commit
+
+        async def failing_pg_commit(conn: postgres.Conn) -> None:
+            first_fails()
+            await real_pg_commit(conn)
+
+        monkeypatch.setattr(postgres, "commit", failing_pg_commit)
     with pytest.raises(InternalError):
         await runtime.actors.ask(ws.account_id, CreateLabel("lost"))
     assert runtime.actors.restarts == 1
-    monkeypatch.setattr(sqlite_ops, "commit", real_commit)
+    monkeypatch.undo()
     # the restarted actor serves its workspace again; the failed write left nothing behind
     await runtime.actors.ask(ws.account_id, CreateLabel("kept"))
     names = [label["name"] for label in await runtime.store.list_labels(ws.account_id)]

@@ -6,6 +6,22 @@ from fieldhouse.http.endpoint import Routes
 
 
 def all_routes() -> list[Routes]:
-    from fieldhouse.http.routes import activity, meta, records, references, templates
+    from fieldhouse.http.routes import (
+        activity,
+        meta,
+        records,
+        references,
+        search,
+        template_admin,
+        templates,
+    )
 
-    return [meta.routes, records.routes, references.routes, activity.routes, templates.routes]
+    return [
+        meta.routes,
+        records.routes,
+        references.routes,
+        activity.routes,
+        templates.routes,
+        template_admin.routes,
+        search.routes,
+    ]

@@ -102,7 +102,7 @@ async def record_activity(
         not entries
         and await store.get_record(principal.account_id, schema.module.module_id, record_id) is None
     ):
-        raise NotFound(f"Record {recordId} not found", code="record_not_found")
+        raise NotFound(f"Record {recordId} not found")
     return {"activities": group_activities(entries, query.groupWithinMinutes)}
 
 

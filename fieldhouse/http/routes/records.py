@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
+import trio
 from quart import request
 
 from fieldhouse.actors.record_ops import Categorise, CreateRecord, DeleteRecords, UpdateRecord
@@ -24,9 +26,11 @@ from fieldhouse.http.routes.common import check_uuid, visible_module
 from fieldhouse.model.errors import NotFound
 from fieldhouse.model.listquery import parse_list_query
 from fieldhouse.model.principal import Principal
-from fieldhouse.storage.sqlquery import compile_list
+from fieldhouse.storage.sqlquery import compile_list, index_expressions
 
 routes = Routes()
+#: a list query slower than this asks the store for indexes on what it filtered and sorted by
+SLOW_LIST_SECONDS = 0.01
 BASE = "/v1/modules/{moduleSlug}/records"
 
 LIST_PARAMS = (
@@ -72,16 +76,27 @@ async def list_records(principal: Principal, moduleSlug: str) -> Any:
     schema, _ = await visible_module(principal, moduleSlug)
     query = parse_list_query(list(request.args.items(multi=True)), schema)
     store = services().store
+    index, search_ids = services().search, None
+    if query.search and index is not None:  # None: the index cannot answer, use LIKE
+        search_ids = await index.filter_ids(
+            principal.account_id, schema.module.module_id, query.search
+        )
     compiled = compile_list(
         query,
         schema,
         store.dialect,
         account_id=principal.account_id,
         module_id=schema.module.module_id,
+        search_ids=search_ids,
     )
+    started = trio.current_time()
     rows, total = await store.list_records(
         compiled.where, compiled.params, compiled.order_by, query.page_size, query.offset
     )
+    if trio.current_time() - started > SLOW_LIST_SECONDS:
+        expressions = index_expressions(query, schema, store.dialect)
+        if expressions:
+            services().actors.background(partial(store.ensure_indexes, expressions))
     return {
         "records": [r.to_json(schema.module.slug, query.fields) for r in rows],
         "page": query.page,
@@ -130,7 +145,7 @@ async def get_record(principal: Principal, moduleSlug: str, recordId: str) -> An
         principal.account_id, schema.module.module_id, recordId.lower()
     )
     if row is None:
-        raise NotFound(f"Record {recordId} not found", code="record_not_found")
+        raise NotFound(f"Record {recordId} not found")
     return {"record": row.to_json(schema.module.slug)}
 
 
@@ -186,7 +201,7 @@ async def delete_record(principal: Principal, moduleSlug: str, recordId: str) ->
         ),
     )
     if not deleted:
-        raise NotFound(f"Record {recordId} not found", code="record_not_found")
+        raise NotFound(f"Record {recordId} not found")
     return json_response(None, 204)
 
 

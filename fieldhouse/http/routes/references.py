@@ -58,7 +58,7 @@ async def linked_records(
     store = services().store
     record = await store.get_record(principal.account_id, schema.module.module_id, recordId.lower())
     if record is None:
-        raise NotFound(f"Record {recordId} not found", code="record_not_found")
+        raise NotFound(f"Record {recordId} not found")
     targets: list[str] = []
     if ref.source_field_slug:
         targets = await store.linked_targets(

@@ -1,0 +1,224 @@
+"""Search quality and speed: ``python -m benchmarks.search_bench [--sizes 10000,100000]``.
+
+Quality: recall@10 and MRR of keyword only, vector only and hybrid over the labelled set in
+``search_relevance``. Speed: indexing throughput with real embeddings, then query p50/p99 at
+each size. Embedding 100,000 texts with the numpy MiniLM would take most of an hour on 2 cores,
+so for the speed part the corpus is synthetic text and its vectors are real embeddings of a
+smaller set of distinct texts, reused with small random perturbations (said in the output).
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import statistics
+import tempfile
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+
+from benchmarks.search_relevance import QUERIES, RECORDS
+from fieldhouse.search.documents import Doc
+from fieldhouse.search.embedder import MiniLMEmbedder, normalise
+from fieldhouse.search.engine import Mode, WorkspaceIndex
+
+EMBEDDER = MiniLMEmbedder()
+MODULES = ["m-companies", "m-tasks", "m-deals", "m-notes"]
+WORDS = [
+    "invoice",
+    "contract",
+    "meeting",
+    "customer",
+    "supplier",
+    "shipment",
+    "report",
+    "budget",
+    "payroll",
+    "hiring",
+    "laptop",
+    "server",
+    "database",
+    "migration",
+    "roadmap",
+    "launch",
+    "campaign",
+    "newsletter",
+    "survey",
+    "support",
+    "ticket",
+    "refund",
+    "warehouse",
+    "inventory",
+    "delivery",
+    "truck",
+    "office",
+    "lease",
+    "renewal",
+    "audit",
+    "security",
+    "password",
+    "training",
+    "onboarding",
+    "conference",
+    "travel",
+    "hotel",
+    "flight",
+    "catering",
+    "design",
+    "website",
+    "mobile",
+    "app",
+    "analytics",
+    "dashboard",
+    "revenue",
+    "forecast",
+    "quarter",
+    "board",
+    "investor",
+    "pricing",
+    "discount",
+    "partner",
+]
+
+
+def quality() -> None:
+    docs = [Doc(rid, MODULES[0], title, body, "", "t") for rid, (title, body) in RECORDS.items()]
+    with tempfile.TemporaryDirectory() as tmp:
+        index = WorkspaceIndex.open(Path(tmp), EMBEDDER, create=True)
+        index.apply(docs, EMBEDDER.embed([d.embed_text for d in docs]), [])
+        print(
+            f"Relevance set: {len(docs)} records, {len(QUERIES)} queries "
+            f"({sum(k == 'keyword' for _, k, _ in QUERIES)} keyword, "
+            f"{sum(k == 'paraphrase' for _, k, _ in QUERIES)} paraphrase)"
+        )
+        print(f"{'mode':<8} {'subset':<11} {'recall@10':>9} {'MRR':>6}")
+        for mode in ("keyword", "vector", "hybrid"):
+            for subset in ("keyword", "paraphrase", "all"):
+                chosen = [q for q in QUERIES if subset in ("all", q[1])]
+                recall, mrr = _score(index, chosen, mode)  # type: ignore[arg-type]
+                print(f"{mode:<8} {subset:<11} {recall:>9.3f} {mrr:>6.3f}")
+        index.close()
+
+
+def _score(
+    index: WorkspaceIndex, queries: Sequence[tuple[str, str, set[str]]], mode: Mode
+) -> tuple[float, float]:
+    recalls, rranks = [], []
+    for text, _, expected in queries:
+        qvec = EMBEDDER.embed([text])[0]
+        found = index.query(text, qvec, None, limit=10, min_similarity=0.3, mode=mode)
+        ids = [h.record_id for h in found.hits]
+        recalls.append(len(expected & set(ids)) / len(expected))
+        first = next((i for i, rid in enumerate(ids) if rid in expected), None)
+        rranks.append(0.0 if first is None else 1.0 / (first + 1))
+    return statistics.mean(recalls), statistics.mean(rranks)
+
+
+def _sentence(rng: random.Random, n: int) -> str:
+    return " ".join(rng.choice(WORDS) for _ in range(n))
+
+
+def throughput(n: int = 400) -> None:
+    rng = random.Random(1)
+    docs = [
+        Doc(f"r{i}", MODULES[i % 4], _sentence(rng, 5).capitalize(), _sentence(rng, 30), "", "t")
+        for i in range(n)
+    ]
+    with tempfile.TemporaryDirectory() as tmp:
+        index = WorkspaceIndex.open(Path(tmp), EMBEDDER, create=True)
+        t0 = time.perf_counter()
+        vecs = EMBEDDER.embed([d.embed_text for d in docs])
+        t1 = time.perf_counter()
+        for start in range(0, n, 64):  # the indexer's batch shape
+            index.apply(docs[start : start + 64], vecs[start : start + 64], [])
+        t2 = time.perf_counter()
+        index.close()
+    print(
+        f"Indexing throughput ({n} records of ~35 words, real embeddings, batches of 64): "
+        f"{n / (t2 - t0):.0f} records/s end to end; embedding {n / (t1 - t0):.0f}/s "
+        f"({1000 * (t1 - t0) / n:.1f} ms/record), whoosh+numpy {n / (t2 - t1):.0f}/s"
+    )
+
+
+def speed(size: int, distinct: int, queries: int) -> None:
+    rng = random.Random(size)
+    base_texts = [_sentence(rng, 12) for _ in range(distinct)]
+    t0 = time.perf_counter()
+    base = EMBEDDER.embed(base_texts)
+    t_embed = time.perf_counter() - t0
+    docs: list[Doc] = []
+    vecs = np.empty((size, EMBEDDER.dim), np.float32)
+    for i in range(size):
+        j = i % distinct
+        docs.append(
+            Doc(
+                f"r{i:06d}",
+                MODULES[i % 4],
+                f"{base_texts[j][:40]} {i}",
+                f"{base_texts[j]} {_sentence(rng, 20)}",
+                "",
+                "t",
+            )
+        )
+        vecs[i] = base[j] + rng.gauss(0, 0.01) * np.ones(EMBEDDER.dim, np.float32)
+    vecs = normalise(
+        vecs + np.random.default_rng(size).normal(0, 0.02, vecs.shape).astype(np.float32)
+    )
+    with tempfile.TemporaryDirectory() as tmp:
+        index = WorkspaceIndex.open(Path(tmp), EMBEDDER, create=True)
+        t0 = time.perf_counter()
+        for start in range(0, size, 10_000):
+            index.apply(docs[start : start + 10_000], vecs[start : start + 10_000], [])
+        t_index = time.perf_counter() - t0
+        texts = [_sentence(rng, rng.randint(2, 6)) for _ in range(queries)]
+        allowed = set(MODULES[:3])
+        for text in texts[:5]:  # warm the searcher and caches
+            index.query(text, EMBEDDER.embed([text])[0], allowed, limit=25, min_similarity=0.3)
+        parts: dict[str, list[float]] = {"embed": [], "keyword": [], "vector": [], "hybrid": []}
+        for text in texts:
+            a = time.perf_counter()
+            qvec = EMBEDDER.embed([text])[0]
+            b = time.perf_counter()
+            index.query(text, qvec, allowed, limit=25, min_similarity=0.3, mode="hybrid")
+            c = time.perf_counter()
+            index.query(text, None, allowed, limit=25, min_similarity=0.3, mode="keyword")
+            d = time.perf_counter()
+            index.query(text, qvec, allowed, limit=25, min_similarity=0.3, mode="vector")
+            e = time.perf_counter()
+            parts["embed"].append(b - a)
+            parts["hybrid"].append(c - b + (b - a))
+            parts["keyword"].append(d - c)
+            parts["vector"].append(e - d)
+        index.close()
+    print(
+        f"\n{size:,} records ({distinct:,} distinct texts embedded in {t_embed:.1f} s, "
+        f"vectors reused with noise; whoosh+numpy indexing {size / t_index:,.0f} records/s)"
+    )
+    print(f"  {queries} queries, 3 of 4 modules visible, limit 25; milliseconds:")
+    for name, times in parts.items():
+        ms = sorted(1000 * t for t in times)
+        p50 = ms[len(ms) // 2]
+        p99 = ms[min(len(ms) - 1, int(len(ms) * 0.99))]
+        label = "hybrid (embed + keyword + vector + fusion)" if name == "hybrid" else name
+        print(f"  {label:<44} p50 {p50:6.1f}  p99 {p99:6.1f}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--sizes", default="10000,100000")
+    parser.add_argument("--distinct", type=int, default=2000)
+    parser.add_argument("--queries", type=int, default=200)
+    args = parser.parse_args()
+    started = time.perf_counter()
+    quality()
+    print()
+    throughput()
+    for size in (int(s) for s in args.sizes.split(",") if s):
+        speed(size, min(args.distinct, size), args.queries)
+    print(f"\nTotal benchmark time {time.perf_counter() - started:.0f} s")
+
+
+if __name__ == "__main__":
+    main()

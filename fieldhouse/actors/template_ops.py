@@ -1,0 +1,377 @@
+"""Template maintenance through the workspace actor: custom fields and reset-to-template.
+
+Every handler reads the module from the transaction (not the actor's cached snapshot): the
+auto-number counters live in field configs and move on every record create without a schema
+edit, so only a fresh read carries the current ``nextValue``.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from typing import Any
+
+from fieldhouse.actors.context import WriteContext
+from fieldhouse.actors.messages import Message, handles
+from fieldhouse.actors.record_logic import assign_autonumbers, compute_derived
+from fieldhouse.model.clock import new_id
+from fieldhouse.model.errors import Conflict, Issue, NotFound, ValidationFailed
+from fieldhouse.model.field_config import (
+    check_field_config,
+    dependent_fields,
+    formula_refs,
+    name_from_slug,
+    slug_from_label,
+)
+from fieldhouse.model.schema import FieldDef, ModuleSchema, ReferenceDef
+from fieldhouse.model.template_diff import plan_reset, schema_from_template
+from fieldhouse.model.templates import get_template
+
+
+@dataclass(frozen=True)
+class ResetToTemplate(Message):
+    module_id: str
+
+
+@dataclass(frozen=True)
+class ResetOutcome:
+    """Counts of a reset. ``fields_removed`` counts the user modifications to template fields
+    that were undone: vendor-managed fields deleted because the template has no such field, plus
+    vendor-managed fields updated back to the template (label, name, required flag, config)."""
+
+    fields_removed: int
+    fields_added: int
+    views_added: int
+    references_added: int
+    skipped_slugs: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class CreateField(Message):
+    module_id: str
+    label: str
+    slug: str | None
+    data_type: str
+    config: Mapping[str, Any]
+    is_required: bool = False
+
+
+@dataclass(frozen=True)
+class UpdateField(Message):
+    module_id: str
+    field_id: str
+    label: str | None = None
+    config: Mapping[str, Any] | None = None
+    is_required: bool | None = None
+    backfill_existing: bool = False
+
+
+@dataclass(frozen=True)
+class DeleteField(Message):
+    module_id: str
+    field_id: str
+
+
+async def _module(
+    ctx: WriteContext, module_id: str
+) -> tuple[ModuleSchema, dict[str, ModuleSchema]]:
+    schemas = await ctx.txn.module_schemas()
+    for schema in schemas.values():
+        if schema.module.module_id == module_id:
+            return schema, schemas
+    raise NotFound(f"Module {module_id} not found")
+
+
+def _field(schema: ModuleSchema, field_id: str) -> FieldDef:
+    for f in schema.fields:
+        if f.field_id == field_id:
+            return f
+    raise NotFound(f"Field {field_id} not found in module {schema.module.slug!r}")
+
+
+async def _fresh_field(ctx: WriteContext, module_slug: str, field_id: str) -> FieldDef:
+    await ctx.schema_edited()
+    return _field(ctx.schemas[module_slug], field_id)
+
+
+@handles(ResetToTemplate)
+async def reset_to_template(ctx: WriteContext, msg: ResetToTemplate) -> ResetOutcome:
+    """Make the vendor-managed items equal the template (SPEC "States and transitions").
+
+    Deletes vendor items the template lacks, updates vendor items back (field configs merged so
+    existing values such as ``nextValue`` win), inserts template items that were removed. Items
+    created by users are untouched; a template item whose slug a user item holds is skipped.
+    """
+    schema, _ = await _module(ctx, msg.module_id)
+    module = schema.module
+    template = get_template(module.template_slug) if module.template_slug else None
+    if template is None:
+        reason = (
+            "was not installed from a template"
+            if not module.template_slug
+            else f"was installed from template {module.template_slug!r}, which no longer exists"
+        )
+        raise Conflict(
+            f"Module {module.slug!r} {reason}; there is nothing to reset it to",
+            data={"moduleId": module.module_id, "templateSlug": module.template_slug},
+        )
+    plan = plan_reset(template, schema)
+    pristine = schema_from_template(template, module.module_id, now=ctx.now)
+    field_pos = {t.slug: i for i, t in enumerate(template.fields)}
+    view_pos = {t.slug: i for i, t in enumerate(template.views)}
+    by_id = {f.field_id: f for f in schema.fields}
+
+    # fields: delete, update, insert
+    if plan.delete_field_ids:
+        await ctx.txn.delete_fields(module.module_id, plan.delete_field_ids)
+        for field_id in plan.delete_field_ids:
+            await ctx.txn.remove_field_values(module.module_id, by_id[field_id].slug)
+    updated = [
+        replace(
+            by_id[field_id],
+            name=t.name,
+            label=t.label,
+            data_type=t.data_type,
+            config=merged,
+            is_required=t.is_required,
+            is_system=t.is_system,
+            privacy_level=t.privacy_level,
+            sort_order=field_pos[t.slug],
+            updated_at=ctx.now,
+        )
+        for field_id, t, merged in plan.update_fields
+    ]
+    inserted_slugs = {t.slug for t in plan.insert_fields}
+    inserted = [f for f in pristine.fields if f.slug in inserted_slugs]
+    await ctx.txn.upsert_fields([*updated, *inserted])
+
+    # views
+    views = {v.view_id: v for v in schema.views}
+    await ctx.txn.delete_views(module.module_id, plan.delete_view_ids)
+    new_views = [
+        replace(views[view_id], name=t.name, config=copy.deepcopy(dict(t.config)))
+        for view_id, t in plan.update_views
+    ]
+    new_views += [v for v in pristine.views if v.slug in {t.slug for t in plan.insert_views}]
+    await ctx.txn.upsert_views([replace(v, sort_order=view_pos[v.slug]) for v in new_views])
+
+    # references: the source field id is resolved by slug once the fields are in place
+    after, _ = await _module(ctx, msg.module_id)
+    vendor_ids = {f.slug: f.field_id for f in after.fields if f.vendor_managed}
+    pristine_refs = {r.slug: r for r in pristine.references}
+    await ctx.txn.delete_references(module.module_id, plan.delete_reference_ids)
+    refs: list[ReferenceDef] = [
+        replace(pristine_refs[t.slug], reference_id=ref_id) for ref_id, t in plan.update_references
+    ]
+    refs += [pristine_refs[t.slug] for t in plan.insert_references]
+    await ctx.txn.upsert_references(
+        [
+            replace(
+                r,
+                source_field_id=vendor_ids.get(r.source_field_slug)
+                if r.source_field_slug
+                else None,
+            )
+            for r in refs
+        ]
+    )
+    await ctx.schema_edited()
+    outcome = ResetOutcome(
+        fields_removed=len(plan.delete_field_ids) + len(plan.update_fields),
+        fields_added=len(plan.insert_fields),
+        views_added=len(plan.insert_views),
+        references_added=len(plan.insert_references),
+        skipped_slugs=plan.skipped_slugs,
+    )
+    await ctx.activity(
+        "template_reset",
+        user_id=msg.actor_user_id,
+        module_id=module.module_id,
+        data={
+            "templateSlug": template.slug,
+            "templateVersion": template.version,
+            "fieldsRemoved": outcome.fields_removed,
+            "fieldsAdded": outcome.fields_added,
+            "viewsAdded": outcome.views_added,
+            "referencesAdded": outcome.references_added,
+            "skippedSlugs": list(plan.skipped_slugs),
+        },
+    )
+    return outcome
+
+
+@handles(CreateField)
+async def create_field(ctx: WriteContext, msg: CreateField) -> FieldDef:
+    """A user-created (not vendor-managed) field; formulas and rollups get computed values
+    for the module's existing records straight away."""
+    schema, _ = await _module(ctx, msg.module_id)
+    slug = msg.slug or slug_from_label(msg.label)
+    if schema.field(slug) is not None:
+        raise Conflict(
+            f"Module {schema.module.slug!r} already has a field with slug {slug!r}"
+            + ("" if msg.slug else "; send a different slug"),
+            data={"slug": slug},
+        )
+    config, issues = check_field_config(msg.data_type, msg.config, schema, self_slug=slug)
+    if issues:
+        raise ValidationFailed(issues)
+    field = FieldDef(
+        field_id=new_id(),
+        module_id=schema.module.module_id,
+        name=name_from_slug(slug),
+        slug=slug,
+        label=msg.label,
+        data_type=msg.data_type,
+        config=config,
+        is_required=msg.is_required,
+        sort_order=max((f.sort_order for f in schema.fields), default=-1) + 1,
+        vendor_managed=False,
+        created_at=ctx.now,
+        updated_at=ctx.now,
+    )
+    await ctx.txn.upsert_fields([field])
+    if field.data_type in ("formula", "rollup"):
+        await _recompute(ctx, replace(schema, fields=(*schema.fields, field)))
+    await ctx.activity(
+        "field_created",
+        user_id=msg.actor_user_id,
+        module_id=schema.module.module_id,
+        data={"fieldId": field.field_id, "slug": slug, "dataType": field.data_type},
+    )
+    return await _fresh_field(ctx, schema.module.slug, field.field_id)
+
+
+@handles(UpdateField)
+async def update_field(ctx: WriteContext, msg: UpdateField) -> tuple[FieldDef, int]:
+    """Change label, config or required flag; optionally backfill an auto-number field.
+
+    Backfill gives every live record of the module lacking a value the next number of the
+    field's sequence (starting at ``nextValue``), oldest record first, and advances the counter.
+    """
+    schema, _ = await _module(ctx, msg.module_id)
+    old = _field(schema, msg.field_id)
+    if msg.backfill_existing and old.data_type != "autonumber":
+        raise ValidationFailed(
+            [
+                Issue(
+                    "invalid_field_type",
+                    ("backfillExisting",),
+                    f"backfillExisting applies to autonumber fields; {old.slug!r} is "
+                    f"{old.data_type}",
+                )
+            ]
+        )
+    config = old.config
+    if msg.config is not None:
+        config, issues = check_field_config(
+            old.data_type, msg.config, schema, self_slug=old.slug, stored=old.config
+        )
+        if issues:
+            raise ValidationFailed(issues)
+    new = replace(
+        old,
+        label=old.label if msg.label is None else msg.label,
+        config=config,
+        is_required=old.is_required if msg.is_required is None else msg.is_required,
+        updated_at=ctx.now,
+    )
+    changed = sorted(
+        name
+        for name, before, after in (
+            ("label", old.label, new.label),
+            ("config", dict(old.config), dict(new.config)),
+            ("isRequired", old.is_required, new.is_required),
+        )
+        if before != after
+    )
+    module_id = schema.module.module_id
+    with_new = replace(
+        schema, fields=tuple(new if f.field_id == old.field_id else f for f in schema.fields)
+    )
+    if changed:
+        await ctx.txn.upsert_fields([new])
+        if new.data_type in ("formula", "rollup") and "config" in changed:
+            await _recompute(ctx, with_new)
+        await ctx.activity(
+            "field_updated",
+            user_id=msg.actor_user_id,
+            module_id=module_id,
+            data={"fieldId": old.field_id, "slug": old.slug, "changed": changed},
+        )
+    backfilled = 0
+    if msg.backfill_existing:
+        backfilled = await _backfill(ctx, with_new, new)
+        await ctx.activity(
+            "field_backfilled",
+            user_id=msg.actor_user_id,
+            module_id=module_id,
+            data={"fieldId": old.field_id, "slug": old.slug, "count": backfilled},
+        )
+    if not changed and not msg.backfill_existing:
+        return old, 0
+    return await _fresh_field(ctx, schema.module.slug, old.field_id), backfilled
+
+
+@handles(DeleteField)
+async def delete_field(ctx: WriteContext, msg: DeleteField) -> None:
+    """Remove a field, its values in live records, and the module references it is the
+    source of. Refused (409) while other fields compute from it."""
+    schema, schemas = await _module(ctx, msg.module_id)
+    field = _field(schema, msg.field_id)
+    dependents = dependent_fields(schemas, schema, field)
+    if dependents:
+        raise Conflict(
+            f"Field {field.slug!r} is used by {', '.join(dependents)}; change or delete those "
+            "first",
+            data={"dependentFields": dependents},
+        )
+    module_id = schema.module.module_id
+    refs = [
+        r
+        for r in schema.references
+        if r.source_field_id == field.field_id
+        or (r.source_field_id is None and r.source_field_slug == field.slug)
+    ]
+    await ctx.txn.delete_references(module_id, [r.reference_id for r in refs])
+    await ctx.txn.delete_fields(module_id, [field.field_id])
+    cleared = await ctx.txn.remove_field_values(module_id, field.slug)
+    await ctx.schema_edited()
+    await ctx.activity(
+        "field_deleted",
+        user_id=msg.actor_user_id,
+        module_id=module_id,
+        data={
+            "fieldId": field.field_id,
+            "slug": field.slug,
+            "vendorManaged": field.vendor_managed,
+            "referencesRemoved": [r.slug for r in refs],
+            "valuesCleared": cleared,
+        },
+    )
+
+
+async def _recompute(ctx: WriteContext, schema: ModuleSchema) -> None:
+    """Recompute rollups and formulas of the module's live records (after a definition change)."""
+    for row in await ctx.txn.records_lacking_field(schema.module.module_id, None):
+        values = dict(row.fields)
+        await compute_derived(ctx, schema, values)
+        if values != row.fields:
+            await ctx.txn.update_record(replace(row, fields=values))
+
+
+async def _backfill(ctx: WriteContext, schema: ModuleSchema, field: FieldDef) -> int:
+    """Number the live records lacking a value, oldest first. A system change: the records'
+    updated* metadata stays as it was (like recomputed formulas)."""
+    only = replace(schema, fields=(field,))
+    uses = any(
+        f.data_type == "formula" and field.slug in formula_refs(f.config) for f in schema.fields
+    )
+    rows = await ctx.txn.records_lacking_field(schema.module.module_id, field.slug)
+    for row in rows:
+        values = dict(row.fields)
+        await assign_autonumbers(ctx, only, values)
+        if uses:
+            await compute_derived(ctx, schema, values)
+        await ctx.txn.update_record(replace(row, fields=values))
+    return len(rows)

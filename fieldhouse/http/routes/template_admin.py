@@ -1,0 +1,145 @@
+"""Template maintenance (outside /v1): reset a module to its template, manage custom fields.
+
+Owners and admins only. Each call is one message to the workspace actor, so one transaction.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fieldhouse.actors.template_ops import (
+    CreateField,
+    DeleteField,
+    ResetOutcome,
+    ResetToTemplate,
+    UpdateField,
+)
+from fieldhouse.http.app import services
+from fieldhouse.http.endpoint import Routes
+from fieldhouse.http.json import json_response
+from fieldhouse.http.routes.common import check_uuid
+from fieldhouse.http.serialize import field_item
+from fieldhouse.http.template_models import (
+    FieldCreateBody,
+    FieldDefinition,
+    FieldUpdateBody,
+    FieldUpdated,
+    ResetResult,
+)
+from fieldhouse.model.principal import Principal
+from fieldhouse.model.schema import FieldDef
+
+routes = Routes()
+BASE = "/api/modules/{moduleId}"
+
+
+@routes.endpoint(
+    "POST",
+    BASE + "/reset-to-template",
+    summary="Reset a template module's vendor-managed items to the template",
+    description="Deletes vendor-managed items the template lacks, updates vendor-managed items "
+    "back to the template (configs merged so runtime state such as the auto-number nextValue "
+    "is kept) and re-inserts template items that were removed. User-created items are "
+    "untouched. 409 when the module was not installed from a template.",
+    scope="workspace:read",
+    tag="templates",
+    admin_only=True,
+    responses={200: ResetResult},
+)
+async def reset_to_template(principal: Principal, moduleId: str) -> Any:
+    check_uuid(moduleId, "moduleId")
+    outcome: ResetOutcome = await services().actors.ask(
+        principal.account_id, ResetToTemplate(moduleId.lower(), actor_user_id=principal.user_id)
+    )
+    return {
+        "success": True,
+        "fieldsRemoved": outcome.fields_removed,
+        "fieldsAdded": outcome.fields_added,
+        "viewsAdded": outcome.views_added,
+        "referencesAdded": outcome.references_added,
+        "skippedSlugs": list(outcome.skipped_slugs),
+    }
+
+
+@routes.endpoint(
+    "POST",
+    BASE + "/fields",
+    summary="Create a custom field",
+    description="The slug is derived from the label when absent and must be unique in the "
+    "module (409). Formula expressions and rollup, select and autonumber configs are checked "
+    "here (400 with issues).",
+    scope="workspace:read",
+    tag="templates",
+    admin_only=True,
+    body=FieldCreateBody,
+    responses={201: FieldDefinition},
+)
+async def create_field(principal: Principal, moduleId: str, body: FieldCreateBody) -> Any:
+    check_uuid(moduleId, "moduleId")
+    made: FieldDef = await services().actors.ask(
+        principal.account_id,
+        CreateField(
+            moduleId.lower(),
+            body.label,
+            body.slug,
+            body.dataType,
+            body.config,
+            body.isRequired,
+            actor_user_id=principal.user_id,
+        ),
+    )
+    return field_item(made), 201
+
+
+@routes.endpoint(
+    "PATCH",
+    BASE + "/fields/{fieldId}",
+    summary="Change a field; backfill an auto-number field",
+    description="Only supplied properties change (slug and dataType never do). "
+    "backfillExisting on an autonumber field numbers every live record lacking a value, "
+    "oldest first, starting at the field's nextValue.",
+    scope="workspace:read",
+    tag="templates",
+    admin_only=True,
+    body=FieldUpdateBody,
+    responses={200: FieldUpdated},
+)
+async def update_field(
+    principal: Principal, moduleId: str, fieldId: str, body: FieldUpdateBody
+) -> Any:
+    check_uuid(moduleId, "moduleId")
+    check_uuid(fieldId, "fieldId")
+    field, backfilled = await services().actors.ask(
+        principal.account_id,
+        UpdateField(
+            moduleId.lower(),
+            fieldId.lower(),
+            label=body.label,
+            config=body.config,
+            is_required=body.isRequired,
+            backfill_existing=body.backfillExisting,
+            actor_user_id=principal.user_id,
+        ),
+    )
+    return {"field": field_item(field), "backfilled": backfilled}
+
+
+@routes.endpoint(
+    "DELETE",
+    BASE + "/fields/{fieldId}",
+    summary="Delete a field",
+    description="Removes the definition, its values in live records and the module references "
+    "it is the source of. 409 while other fields compute from it.",
+    scope="workspace:read",
+    tag="templates",
+    admin_only=True,
+    responses={204: None},
+)
+async def delete_field(principal: Principal, moduleId: str, fieldId: str) -> Any:
+    check_uuid(moduleId, "moduleId")
+    check_uuid(fieldId, "fieldId")
+    await services().actors.ask(
+        principal.account_id,
+        DeleteField(moduleId.lower(), fieldId.lower(), actor_user_id=principal.user_id),
+    )
+    return json_response(None, 204)

@@ -1,0 +1,114 @@
+"""Request and response models of the template maintenance endpoints (custom fields, reset)."""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Literal
+
+from pydantic import Field, field_validator
+
+from fieldhouse.http.models import FieldItem, Open, Strict
+from fieldhouse.model.field_config import SLUG_PATTERN
+
+#: SPEC "Field types": the 26 dataType identifiers (a test keeps this equal to DATA_TYPES).
+DataType = Literal[
+    "text",
+    "textarea",
+    "rich_text",
+    "email",
+    "url",
+    "phone",
+    "address",
+    "number",
+    "currency",
+    "date",
+    "time",
+    "date_range",
+    "duration",
+    "select",
+    "multi_select",
+    "boolean",
+    "reference",
+    "person",
+    "parent_record",
+    "formula",
+    "rollup",
+    "autonumber",
+    "image",
+    "rating",
+    "progress",
+    "social_profile",
+]
+
+_SLUG = re.compile(SLUG_PATTERN)
+
+
+class FieldCreateBody(Strict):
+    label: str = Field(min_length=1, max_length=100)
+    slug: str | None = Field(default=None, min_length=1, max_length=64)
+    dataType: DataType
+    config: dict[str, Any] = Field(default_factory=dict)
+    isRequired: bool = False
+
+    @field_validator("label")
+    @classmethod
+    def _label_not_blank(cls, value: str) -> str:
+        if not value.strip():
+            raise ValueError("label must not be blank")
+        return value.strip()
+
+    @field_validator("slug")
+    @classmethod
+    def _kebab_case(cls, value: str | None) -> str | None:
+        if value is not None and not _SLUG.match(value):
+            raise ValueError(
+                "slug must be kebab-case: lower-case letters and digits in words joined by "
+                "single hyphens, starting with a letter"
+            )
+        return value
+
+
+class FieldUpdateBody(Strict):
+    label: str | None = Field(default=None, min_length=1, max_length=100)
+    config: dict[str, Any] | None = None
+    isRequired: bool | None = None
+    backfillExisting: bool = False
+
+    @field_validator("label")
+    @classmethod
+    def _label_not_blank(cls, value: str | None) -> str | None:
+        if value is not None and not value.strip():
+            raise ValueError("label must not be blank")
+        return None if value is None else value.strip()
+
+
+class FieldDefinition(FieldItem):
+    """A field item exactly as GET /v1/modules/{moduleSlug}/fields lists it."""
+
+    fieldId: str
+    moduleId: str
+    slug: str
+    dataType: str
+    config: dict[str, Any]
+    vendorManaged: bool
+
+
+class FieldUpdated(Open):
+    field: FieldDefinition
+    backfilled: int
+
+
+class ResetResult(Open):
+    success: bool
+    fieldsRemoved: int = Field(
+        description="user modifications to template fields undone: vendor-managed fields "
+        "deleted because the template lacks them plus vendor-managed fields updated back"
+    )
+    fieldsAdded: int = Field(description="template fields that had been deleted, re-inserted")
+    viewsAdded: int
+    referencesAdded: int
+    skippedSlugs: list[str] = Field(
+        default_factory=list,
+        description="template items not re-inserted because a user-created item holds the "
+        "slug, as kind:slug",
+    )

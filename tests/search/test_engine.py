@@ -1,0 +1,179 @@
+"""WorkspaceIndex: keyword and vector halves, fusion, filters and persistence (no store)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from fieldhouse.model.records import RecordRow
+from fieldhouse.search.documents import Doc, record_doc, strip_html
+from fieldhouse.search.embedder import MiniLMEmbedder, NoEmbedder
+from fieldhouse.search.engine import RRF_K, WorkspaceIndex, snippet
+from fieldhouse.search.keyword import IndexCorrupt
+
+EMBEDDER = MiniLMEmbedder()
+
+DOCS = [
+    Doc("r1", "m-crm", "Acme Corp", "Supplier of anvils and rocket skates", "", "t1"),
+    Doc("r2", "m-crm", "Globex", "Nuclear power plant operator", "Key account", "t1"),
+    Doc("r3", "m-tasks", "Book flights to Berlin", "Hotel near the venue too", "", "t1"),
+    Doc("r4", "m-tasks", "Renew printer lease", "Office equipment contract", "", "t1"),
+    Doc("r5", "m-hr", "Acme payroll", "Salaries for the anvil team", "", "t1"),
+]
+
+
+def build(path: Path, docs: list[Doc] = DOCS) -> WorkspaceIndex:
+    index = WorkspaceIndex.open(path, EMBEDDER, create=True)
+    index.apply(docs, EMBEDDER.embed([d.embed_text for d in docs]), [])
+    return index
+
+
+def ask(index: WorkspaceIndex, text: str, **kw: object) -> list[str]:
+    qvec = EMBEDDER.embed([text])[0]
+    args: dict[str, object] = {"limit": 10, "min_similarity": 0.3, "module_ids": None, **kw}
+    found = index.query(text, qvec, **args)  # type: ignore[arg-type]
+    return [h.record_id for h in found.hits]
+
+
+def test_keyword_hit(tmp_path: Path) -> None:
+    index = build(tmp_path)
+    assert ask(index, "anvils", mode="keyword") == ["r1", "r5"]  # stemming: anvil ~ anvils
+    assert ask(index, "key account", mode="keyword") == ["r2"]  # labels are indexed
+
+
+def test_paraphrase_hit_via_vectors(tmp_path: Path) -> None:
+    index = build(tmp_path)
+    assert ask(index, "arrange a trip to Germany", mode="keyword") == []
+    assert ask(index, "arrange a trip to Germany", mode="vector")[0] == "r3"
+    assert ask(index, "arrange a trip to Germany")[0] == "r3"
+
+
+def test_rrf_order_and_scores(tmp_path: Path) -> None:
+    index = build(tmp_path)
+    text = "anvil supplier"
+    found = index.query(
+        text, EMBEDDER.embed([text])[0], None, limit=10, min_similarity=0.0, mode="hybrid"
+    )
+    kw = [
+        h.record_id
+        for h in index.query(text, None, None, limit=10, min_similarity=0, mode="keyword").hits
+    ]
+    vec = [
+        h.record_id
+        for h in index.query(
+            text, EMBEDDER.embed([text])[0], None, limit=10, min_similarity=0, mode="vector"
+        ).hits
+    ]
+    expected: dict[str, float] = {}
+    for ranked in (kw, vec):
+        for rank, rid in enumerate(ranked):
+            expected[rid] = expected.get(rid, 0) + 1 / (RRF_K + rank + 1)
+    assert [h.record_id for h in found.hits] == sorted(expected, key=lambda r: (-expected[r], r))
+    top = found.hits[0]
+    assert top.record_id == "r1" and top.score == pytest.approx(1.0)  # first in both lists
+    assert all(0 < h.score <= 1 for h in found.hits)
+    assert found.total == len(found.hits)
+
+
+def test_min_similarity_applies_to_the_semantic_part(tmp_path: Path) -> None:
+    index = build(tmp_path)
+    assert ask(index, "arrange a trip to Germany", min_similarity=0.99) == []
+    # a keyword hit stays whatever the threshold
+    assert ask(index, "printer", min_similarity=1.0) == ["r4"]
+
+
+def test_permissions_by_module_ids(tmp_path: Path) -> None:
+    index = build(tmp_path)
+    assert ask(index, "acme anvils", module_ids={"m-crm"}) == ["r1"]
+    assert ask(index, "acme anvils", module_ids={"m-hr"}) == ["r5"]
+    assert ask(index, "acme anvils", module_ids=set()) == []
+
+
+def test_deleted_records_are_gone(tmp_path: Path) -> None:
+    index = build(tmp_path)
+    index.apply([], None, ["r1"])
+    assert "r1" not in ask(index, "anvils rocket skates", min_similarity=0.0)
+    assert "r1" not in index.stamps()
+
+
+def test_update_replaces(tmp_path: Path) -> None:
+    index = build(tmp_path)
+    new = Doc("r4", "m-tasks", "Cancel gym membership", "", "", "t2")
+    index.apply([new], EMBEDDER.embed([new.embed_text]), [])
+    assert ask(index, "printer", min_similarity=0.9) == []
+    assert ask(index, "gym")[0] == "r4"
+    assert index.stamps()["r4"] == "t2"
+    assert len(index.vectors) == len(DOCS)
+
+
+def test_workspaces_are_separate_folders(tmp_path: Path) -> None:
+    a = build(tmp_path / "a")
+    b = build(tmp_path / "b", [Doc("x1", "m", "Other anvils", "", "", "t")])
+    assert ask(a, "anvils", mode="keyword") == ["r1", "r5"]
+    assert ask(b, "anvils", mode="keyword") == ["x1"]
+
+
+def test_persistence_across_reopen(tmp_path: Path) -> None:
+    index = build(tmp_path)
+    before = ask(index, "trip to Germany")
+    index.save_vectors()
+    index.close()
+    again = WorkspaceIndex.open(tmp_path, EMBEDDER, create=False)
+    assert len(again.vectors) == len(DOCS)
+    assert ask(again, "trip to Germany") == before
+    assert set(again.stamps()) == {d.record_id for d in DOCS}
+
+
+def test_missing_or_corrupt_index_raises(tmp_path: Path) -> None:
+    with pytest.raises(IndexCorrupt):
+        WorkspaceIndex.open(tmp_path / "none", EMBEDDER, create=False)
+    index = build(tmp_path)
+    index.save_vectors()
+    index.close()
+    (tmp_path / "vectors.npz").write_bytes(b"not a zip")
+    with pytest.raises(IndexCorrupt):
+        WorkspaceIndex.open(tmp_path, EMBEDDER, create=False)
+
+
+def test_other_model_drops_vectors(tmp_path: Path) -> None:
+    index = build(tmp_path)
+    index.save_vectors()
+    index.close()
+    again = WorkspaceIndex.open(tmp_path, NoEmbedder(), create=False)
+    assert len(again.vectors) == 0
+    assert ask(again, "anvils", mode="keyword") == ["r1", "r5"]
+
+
+def test_snippet_marks_and_escapes() -> None:
+    fields = {"body": "Use <b>bold</b> invoices; " + "filler " * 60 + "and more invoicing"}
+    out = snippet(fields, ["invoices"])
+    assert out is not None
+    assert out.startswith("Use &lt;b&gt;bold&lt;/b&gt; <mark>invoices</mark>;")
+    assert out.endswith("…")
+    assert snippet({"body": ""}, ["x"]) is None
+
+
+def test_record_doc_text() -> None:
+    row = RecordRow(
+        record_id="r",
+        account_id="a",
+        module_id="m",
+        display_name="Name",
+        fields={
+            "note": "<p>Hi &amp; <i>bye</i></p>",
+            "n": 3,
+            "who": {"userId": "u", "displayName": "Ann"},
+        },
+        created_at="t",
+        updated_at="t2",
+        created_by=None,
+        updated_by=None,
+        label_ids=["l1", "gone"],
+    )
+    doc = record_doc(row, None, {"l1": "Urgent"})
+    assert doc.body == "<p>Hi &amp; <i>bye</i></p> \n Ann" or "Ann" in doc.body
+    assert doc.labels == "Urgent" and doc.stamp == "t2"
+    assert strip_html("<p>Hi &amp; <i>bye</i></p>") == "Hi & bye"
+    assert np.isfinite(EMBEDDER.embed([doc.embed_text])).all()

@@ -1,0 +1,128 @@
+"""The search service with its indexer over a real store: restart, rebuild, overflow."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+import pytest
+
+from fieldhouse.actors.record_ops import CreateRecord, DeleteRecords
+from fieldhouse.config import Settings
+from fieldhouse.http.server import Runtime, open_runtime
+from fieldhouse.search.embedder import Matrix, MiniLMEmbedder
+from fieldhouse.search.service import SearchService
+from tests.conftest import make_workspace
+
+WAIT = 30.0
+
+
+def svc(rt: Runtime) -> SearchService:
+    assert rt.search is not None
+    return rt.search
+
+
+async def add_task(rt: Runtime, account: str, title: str) -> str:
+    schemas = await rt.actors.schemas.get(account)
+    tasks = schemas.get("tasks")
+    assert tasks is not None
+    row = await rt.actors.ask(
+        account,
+        CreateRecord(tasks.module.module_id, title, {"title": title, "status": "todo"}, None, "T"),
+    )
+    return str(row.record_id)
+
+
+async def titles(rt: Runtime, account: str, text: str, module_ids: object = None) -> list[str]:
+    assert await svc(rt).wait_fresh(account, WAIT)
+    found = await svc(rt).search(
+        account,
+        text,
+        module_ids,
+        limit=10,
+        min_similarity=0.5,  # type: ignore[arg-type]
+    )
+    assert found is not None
+    return [h.title for h in found.hits]
+
+
+class Counting(MiniLMEmbedder):
+    calls = 0
+
+    def embed(self, texts: Sequence[str]) -> Matrix:
+        Counting.calls += len(texts)
+        return super().embed(texts)
+
+
+async def test_index_survives_restart_without_reembedding(
+    settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    async with open_runtime(settings) as rt:
+        ws = await make_workspace(rt)
+        await add_task(rt, ws.account_id, "Migrate the mail server")
+        assert await titles(rt, ws.account_id, "mail server") == ["Migrate the mail server"]
+    Counting.calls = 0
+    monkeypatch.setattr("fieldhouse.search.service.make_embedder", lambda _: Counting())
+    async with open_runtime(settings) as rt:
+        assert await titles(rt, ws.account_id, "mail server") == ["Migrate the mail server"]
+        assert Counting.calls == 1  # the query only: the records were not embedded again
+
+
+async def test_changes_while_stopped_are_caught_up(settings: Settings) -> None:
+    async with open_runtime(settings) as rt:
+        ws = await make_workspace(rt)
+        rid = await add_task(rt, ws.account_id, "Feed the office cat")
+        assert await titles(rt, ws.account_id, "cat") == ["Feed the office cat"]
+    # a process without search changes the store
+    async with open_runtime(settings.with_overrides(search_enabled=False)) as rt:
+        tasks = (await rt.actors.schemas.get(ws.account_id)).get("tasks")
+        assert tasks is not None
+        await rt.actors.ask(
+            ws.account_id, DeleteRecords(tasks.module.module_id, (rid,), "T", actor_user_id=None)
+        )
+        await add_task(rt, ws.account_id, "Feed the office dog")
+    async with open_runtime(settings) as rt:
+        assert await titles(rt, ws.account_id, "feed office") == ["Feed the office dog"]
+
+
+@pytest.mark.parametrize("damage", ["missing", "corrupt"])
+async def test_missing_or_corrupt_index_is_rebuilt(settings: Settings, damage: str) -> None:
+    async with open_runtime(settings) as rt:
+        ws = await make_workspace(rt)
+        await add_task(rt, ws.account_id, "Order more coffee beans")
+        assert await titles(rt, ws.account_id, "coffee") == ["Order more coffee beans"]
+        folder = svc(rt).path(ws.account_id)
+    if damage == "missing":
+        for path in sorted(folder.rglob("*"), reverse=True):
+            path.unlink() if path.is_file() else path.rmdir()
+        folder.rmdir()
+    else:
+        for seg in (folder / "keyword").iterdir():
+            seg.write_bytes(b"garbage")
+    async with open_runtime(settings) as rt:
+        assert await titles(rt, ws.account_id, "coffee") == ["Order more coffee beans"]
+
+
+async def test_full_queue_marks_dirty_and_resyncs(tmp_path: Path) -> None:
+    settings = Settings(data_dir=tmp_path / "data", search_queue_size=1)
+    async with open_runtime(settings) as rt:
+        ws = await make_workspace(rt)
+        for i in range(6):  # more batches than the queue holds: some are dropped
+            await add_task(rt, ws.account_id, f"Water plant number {i}")
+        got = await titles(rt, ws.account_id, "water plant")
+        assert sorted(got) == [f"Water plant number {i}" for i in range(6)]
+
+
+async def test_workspaces_are_isolated(settings: Settings) -> None:
+    async with open_runtime(settings) as rt:
+        a = await make_workspace(rt, "A")
+        b = await make_workspace(rt, "B")
+        await add_task(rt, a.account_id, "Secret project Nightingale")
+        await add_task(rt, b.account_id, "Public roadmap")
+        assert await titles(rt, a.account_id, "nightingale") == ["Secret project Nightingale"]
+        assert await titles(rt, b.account_id, "nightingale") == []
+
+
+async def test_unknown_workspace_is_unavailable(runtime: Runtime) -> None:
+    found = await svc(runtime).search("no-such", "x", None, limit=5, min_similarity=0.3)
+    assert found is None
