@@ -14,7 +14,7 @@ import asyncpg
 
 from fieldhouse.model.records import RecordRow
 from fieldhouse.storage.postgres_ops import Conn
-from fieldhouse.storage.rows import advance_autonumber, dumps, loads
+from fieldhouse.storage.rows import advance_autonumber, dumps, loads, record_from_row
 
 log = logging.getLogger("fieldhouse.storage")
 
@@ -24,28 +24,6 @@ _RECORD_COLUMNS = (
     " description_html, owner_user_id, created_at, updated_at, created_by, updated_by,"
     " created_by_name, updated_by_name, deleted_at"
 )
-
-
-def record_from_row(r: asyncpg.Record) -> RecordRow:
-    return RecordRow(
-        record_id=r["id"],
-        account_id=r["account_id"],
-        module_id=r["module_id"],
-        display_name=r["display_name"],
-        fields=loads(r["fields"]),
-        created_at=r["created_at"],
-        updated_at=r["updated_at"],
-        created_by=r["created_by"],
-        updated_by=r["updated_by"],
-        created_by_name=r["created_by_name"],
-        updated_by_name=r["updated_by_name"],
-        label_ids=loads(r["label_ids"]),
-        type_ids=loads(r["type_ids"]),
-        privacy_level=r["privacy_level"],
-        description_html=r["description_html"],
-        owner_user_id=r["owner_user_id"],
-        deleted_at=r["deleted_at"],
-    )
 
 
 async def insert_record(c: Conn, row: RecordRow) -> None:

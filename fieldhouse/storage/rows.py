@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, Protocol
 
 import orjson
 
+from fieldhouse.model.records import RecordRow
 from fieldhouse.model.schema import FieldDef, ModuleDef, ModuleSchema, ReferenceDef, ViewDef
 
 
@@ -137,3 +138,32 @@ def advance_autonumber(config: dict[str, Any], sequence: str | None) -> int:
     value = start if current is None else int(current)
     holder[key] = value + 1
     return value
+
+
+class ColumnRow(Protocol):
+    """What both drivers' rows offer: values by column name."""
+
+    def __getitem__(self, key: str, /) -> Any: ...
+
+
+def record_from_row(r: ColumnRow) -> RecordRow:
+    """A records row (sqlite3.Row or asyncpg.Record: both index by column name)."""
+    return RecordRow(
+        record_id=r["id"],
+        account_id=r["account_id"],
+        module_id=r["module_id"],
+        display_name=r["display_name"],
+        fields=loads(r["fields"]),
+        created_at=r["created_at"],
+        updated_at=r["updated_at"],
+        created_by=r["created_by"],
+        updated_by=r["updated_by"],
+        created_by_name=r["created_by_name"],
+        updated_by_name=r["updated_by_name"],
+        label_ids=loads(r["label_ids"]),
+        type_ids=loads(r["type_ids"]),
+        privacy_level=r["privacy_level"],
+        description_html=r["description_html"],
+        owner_user_id=r["owner_user_id"],
+        deleted_at=r["deleted_at"],
+    )

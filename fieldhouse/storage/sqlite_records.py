@@ -8,7 +8,7 @@ from collections.abc import Collection, Sequence
 from typing import Any
 
 from fieldhouse.model.records import RecordRow
-from fieldhouse.storage.rows import advance_autonumber, dumps, loads
+from fieldhouse.storage.rows import advance_autonumber, dumps, loads, record_from_row
 
 Conn = sqlite3.Connection
 _NAMED = frozenset({"labels", "types"})
@@ -21,28 +21,6 @@ _RECORD_COLUMNS = (
 
 def _marks(n: int) -> str:
     return ",".join("?" * n)
-
-
-def record_from_row(r: sqlite3.Row) -> RecordRow:
-    return RecordRow(
-        record_id=r["id"],
-        account_id=r["account_id"],
-        module_id=r["module_id"],
-        display_name=r["display_name"],
-        fields=loads(r["fields"]),
-        created_at=r["created_at"],
-        updated_at=r["updated_at"],
-        created_by=r["created_by"],
-        updated_by=r["updated_by"],
-        created_by_name=r["created_by_name"],
-        updated_by_name=r["updated_by_name"],
-        label_ids=loads(r["label_ids"]),
-        type_ids=loads(r["type_ids"]),
-        privacy_level=r["privacy_level"],
-        description_html=r["description_html"],
-        owner_user_id=r["owner_user_id"],
-        deleted_at=r["deleted_at"],
-    )
 
 
 def insert_record(c: Conn, row: RecordRow) -> None:
