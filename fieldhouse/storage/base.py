@@ -8,7 +8,7 @@ one is committed together or not at all.
 from __future__ import annotations
 
 import abc
-from collections.abc import AsyncIterator, Collection, Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 from typing import Any
@@ -16,6 +16,7 @@ from typing import Any
 from fieldhouse.model.principal import Role
 from fieldhouse.model.records import RecordRow
 from fieldhouse.model.schema import FieldDef, ModuleDef, ModuleSchema, ReferenceDef, ViewDef
+from fieldhouse.storage.objects import ObjectRow
 from fieldhouse.storage.sqldialect import Dialect
 
 
@@ -192,6 +193,21 @@ class WriteTxn(abc.ABC):
         """Drop field_slug from the fields of the module's live records and forget the record
         links stored under it; return how many records held a value."""
 
+    # --- workspace objects (see storage/objects.py) ---
+
+    @abc.abstractmethod
+    async def put_object(self, row: ObjectRow) -> None:
+        """Insert or replace one object of this workspace."""
+
+    @abc.abstractmethod
+    async def get_object(self, kind: str, object_id: str) -> ObjectRow | None: ...
+
+    @abc.abstractmethod
+    async def transition_object(
+        self, kind: str, object_id: str, expected: str, status: str, at: str
+    ) -> bool:
+        """Move an object from status ``expected`` to ``status``; False if it was not there."""
+
 
 class Store(abc.ABC):
     """A Fieldhouse database. Open with :func:`fieldhouse.storage.open_database`."""
@@ -298,5 +314,19 @@ class Store(abc.ABC):
     @abc.abstractmethod
     async def aclose(self) -> None: ...
 
+    # --- workspace objects (see storage/objects.py) ---
 
-AsyncRows = AsyncIterator[Mapping[str, Any]]
+    @abc.abstractmethod
+    async def get_object(self, account_id: str, kind: str, object_id: str) -> ObjectRow | None: ...
+
+    @abc.abstractmethod
+    async def list_objects(
+        self, account_id: str, kind: str, *, status: str | None = None, limit: int = 100
+    ) -> list[ObjectRow]:
+        """Newest first."""
+
+    @abc.abstractmethod
+    async def due_objects(
+        self, kind: str, status: str, before: str, limit: int = 100
+    ) -> list[ObjectRow]:
+        """Objects of every workspace whose due_at has come, oldest first (for schedulers)."""

@@ -25,6 +25,7 @@ import trio_asyncio
 from fieldhouse.model.principal import Role
 from fieldhouse.model.records import RecordRow
 from fieldhouse.model.schema import FieldDef, ModuleDef, ModuleSchema, ReferenceDef, ViewDef
+from fieldhouse.storage import postgres_objects as pobj
 from fieldhouse.storage import postgres_ops as ops
 from fieldhouse.storage import postgres_records as rec
 from fieldhouse.storage.base import (
@@ -37,6 +38,7 @@ from fieldhouse.storage.base import (
     UserRow,
     WriteTxn,
 )
+from fieldhouse.storage.objects import ObjectRow
 from fieldhouse.storage.postgres_ops import Conn
 from fieldhouse.storage.postgres_schema import migrate
 from fieldhouse.storage.sqldialect import POSTGRES, Dialect
@@ -243,6 +245,21 @@ class PostgresStore(Store):
             await self._r(rec.prune_rate_windows, window_start)
         return await self._r(rec.hit_rate_limit, bucket, window_start)
 
+    # --- workspace objects ---
+
+    async def get_object(self, account_id: str, kind: str, object_id: str) -> ObjectRow | None:
+        return await self._r(pobj.get_object, account_id, kind, object_id)
+
+    async def list_objects(
+        self, account_id: str, kind: str, *, status: str | None = None, limit: int = 100
+    ) -> list[ObjectRow]:
+        return await self._r(pobj.list_objects, account_id, kind, status, limit)
+
+    async def due_objects(
+        self, kind: str, status: str, before: str, limit: int = 100
+    ) -> list[ObjectRow]:
+        return await self._r(pobj.due_objects, kind, status, before, limit)
+
 
 class PostgresTxn(WriteTxn):
     def __init__(self, conn: Conn, account_id: str) -> None:
@@ -370,3 +387,16 @@ class PostgresTxn(WriteTxn):
 
     async def remove_field_values(self, module_id: str, field_slug: str) -> int:
         return await self._x(rec.remove_field_values, self.account_id, module_id, field_slug)
+
+    async def put_object(self, row: ObjectRow) -> None:
+        await self._x(pobj.put_object, row)
+
+    async def get_object(self, kind: str, object_id: str) -> ObjectRow | None:
+        return await self._x(pobj.get_object, self.account_id, kind, object_id)
+
+    async def transition_object(
+        self, kind: str, object_id: str, expected: str, status: str, at: str
+    ) -> bool:
+        return await self._x(
+            pobj.transition, self.account_id, kind, object_id, expected, status, at
+        )

@@ -19,6 +19,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from fieldhouse.storage.objects import OBJECTS_POSTGRES
+
 #: a constant advisory lock key that serialises migrations between processes
 _MIGRATION_LOCK = 0x46484D4947  # "FHMIG"
 
@@ -103,6 +105,8 @@ MIGRATIONS: tuple[str, ...] = (
         bucket text NOT NULL, window_start bigint NOT NULL, hits bigint NOT NULL,
         PRIMARY KEY (bucket, window_start));
     """,
+    # 2: workspace objects (agents, runs, approvals, outbox, reminders, pages, ...)
+    OBJECTS_POSTGRES,
 )
 
 

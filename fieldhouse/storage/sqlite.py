@@ -19,6 +19,7 @@ import trio
 from fieldhouse.model.principal import Role
 from fieldhouse.model.records import RecordRow
 from fieldhouse.model.schema import FieldDef, ModuleDef, ModuleSchema, ReferenceDef, ViewDef
+from fieldhouse.storage import sqlite_objects as obj
 from fieldhouse.storage import sqlite_ops as ops
 from fieldhouse.storage import sqlite_records as rec
 from fieldhouse.storage.base import (
@@ -30,6 +31,7 @@ from fieldhouse.storage.base import (
     UserRow,
     WriteTxn,
 )
+from fieldhouse.storage.objects import ObjectRow
 from fieldhouse.storage.sqldialect import SQLITE, Dialect
 from fieldhouse.storage.sqlite_schema import migrate
 
@@ -211,6 +213,21 @@ class SQLiteStore(Store):
     async def list_types(self, account_id: str) -> list[dict[str, Any]]:
         return await self._r(ops.list_named, "types", account_id)
 
+    # --- workspace objects ---
+
+    async def get_object(self, account_id: str, kind: str, object_id: str) -> ObjectRow | None:
+        return await self._r(obj.get_object, account_id, kind, object_id)
+
+    async def list_objects(
+        self, account_id: str, kind: str, *, status: str | None = None, limit: int = 100
+    ) -> list[ObjectRow]:
+        return await self._r(obj.list_objects, account_id, kind, status, limit)
+
+    async def due_objects(
+        self, kind: str, status: str, before: str, limit: int = 100
+    ) -> list[ObjectRow]:
+        return await self._r(obj.due_objects, kind, status, before, limit)
+
 
 class SQLiteTxn(WriteTxn):
     def __init__(self, store: SQLiteStore, account_id: str) -> None:
@@ -337,3 +354,14 @@ class SQLiteTxn(WriteTxn):
 
     async def remove_field_values(self, module_id: str, field_slug: str) -> int:
         return await self._w(rec.remove_field_values, self.account_id, module_id, field_slug)
+
+    async def put_object(self, row: ObjectRow) -> None:
+        await self._w(obj.put_object, row)
+
+    async def get_object(self, kind: str, object_id: str) -> ObjectRow | None:
+        return await self._w(obj.get_object, self.account_id, kind, object_id)
+
+    async def transition_object(
+        self, kind: str, object_id: str, expected: str, status: str, at: str
+    ) -> bool:
+        return await self._w(obj.transition, self.account_id, kind, object_id, expected, status, at)

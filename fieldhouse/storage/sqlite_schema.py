@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import sqlite3
 
+from fieldhouse.storage.objects import OBJECTS_SQLITE
+
 MIGRATIONS: tuple[str, ...] = (
     # 1: the foundation
     """
@@ -74,6 +76,8 @@ MIGRATIONS: tuple[str, ...] = (
     CREATE INDEX activity_by_module ON activity (account_id, module_id, seq);
     CREATE INDEX activity_by_record ON activity (account_id, record_id, seq);
     """,
+    # 2: workspace objects (agents, runs, approvals, outbox, reminders, pages, ...)
+    OBJECTS_SQLITE,
 )
 
 

@@ -1,0 +1,1 @@
+"""Agents: the tool loop, model providers, tools and the approval gate."""
