@@ -1,24 +1,34 @@
 """Record writes and list queries against a real server, with GET /v1/me as the reference.
 
-Run: ``python -m benchmarks.records_load [--duration 8] [--rows 100000]``. Prints markdown:
-creates/s at 1 and 32 clients on one workspace and spread over 8 workspaces, and list p50/p99
-with a filter and a sort on a module of ``--rows`` records (seeded straight into the SQLite file
-with executemany, since pushing 100,000 creates through HTTP would dominate the run).
+Run: ``python -m benchmarks.records_load [--duration 8] [--rows 100000]
+[--database-url postgresql://user@host/db]``. Prints markdown: creates/s at 1 and 32 clients
+on one workspace and spread over 8 workspaces, and list p50/p99 with a filter and a sort on a
+module of ``--rows`` records (seeded straight into the database, since pushing 100,000 creates
+through HTTP would dominate the run: executemany into the SQLite file, or COPY into
+PostgreSQL). With ``--database-url`` the server runs on a fresh PostgreSQL database
+(``fh_bench_<random>``, created through that URL's server and dropped afterwards).
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import json
+import os
 import random
+import secrets
 import sqlite3
 import subprocess
 import sys
 import tempfile
 import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from urllib.parse import urlsplit
 
+import asyncpg
 import httpx
 
 from benchmarks.harness import LoadResult, format_table, run_load
@@ -56,7 +66,7 @@ def _deal_body(seq: int) -> bytes:
     ).encode()
 
 
-def _extra_workspaces(data_dir: Path, count: int) -> list[str]:
+def _extra_workspaces(data_dir: Path, count: int, env: dict[str, str]) -> list[str]:
     keys = []
     for i in range(count):
         done = subprocess.run(
@@ -75,20 +85,20 @@ def _extra_workspaces(data_dir: Path, count: int) -> list[str]:
             capture_output=True,
             check=True,
             timeout=60,
+            env={**os.environ, **env},
         )
         keys.append(json.loads(done.stdout.decode().splitlines()[-1])["apiKey"])
     return keys
 
 
-def seed(db: Path, account_id: str, rows: int) -> None:
-    """Insert `rows` deals directly (same shape the API writes)."""
-    conn = sqlite3.connect(db, timeout=60)
-    module_id = conn.execute(
-        "SELECT id FROM modules WHERE account_id = ? AND slug = 'deals'", (account_id,)
-    ).fetchone()[0]
+COLUMNS = ("id", "account_id", "module_id", "display_name", "fields", "created_at", "updated_at")
+
+
+def _seed_rows(account_id: str, module_id: str, rows: int) -> list[tuple[str, ...]]:
+    """`rows` deals in the shape the API writes (the same on both backends)."""
     rng = random.Random(7)
     start = datetime(2026, 1, 1, tzinfo=UTC)
-    batch = []
+    batch: list[tuple[str, ...]] = []
     for i in range(rows):
         at = (start + timedelta(seconds=i)).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
         fields = {
@@ -109,25 +119,92 @@ def seed(db: Path, account_id: str, rows: int) -> None:
                 at,
             )
         )
+    return batch
+
+
+def seed(db: Path, account_id: str, rows: int) -> None:
+    """Insert `rows` deals into the SQLite file with executemany."""
+    conn = sqlite3.connect(db, timeout=60)
+    module_id = conn.execute(
+        "SELECT id FROM modules WHERE account_id = ? AND slug = 'deals'", (account_id,)
+    ).fetchone()[0]
     with conn:
         conn.executemany(
-            "INSERT INTO records (id, account_id, module_id, display_name, fields, created_at,"
-            " updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
-            batch,
+            f"INSERT INTO records ({', '.join(COLUMNS)}) VALUES (?, ?, ?, ?, ?, ?, ?)",
+            _seed_rows(account_id, module_id, rows),
         )
     conn.close()
+
+
+def seed_postgres(url: str, account_id: str, rows: int) -> None:
+    """COPY `rows` deals into PostgreSQL, then ANALYZE (as autovacuum soon would)."""
+
+    async def run() -> None:
+        conn = await asyncpg.connect(url, timeout=30)
+        try:
+            module_id = await conn.fetchval(
+                "SELECT id FROM modules WHERE account_id = $1 AND slug = 'deals'", account_id
+            )
+            await conn.copy_records_to_table(
+                "records", records=_seed_rows(account_id, module_id, rows), columns=COLUMNS
+            )
+            await conn.execute("ANALYZE records")
+        finally:
+            await conn.close()
+
+    asyncio.run(run())
+
+
+async def _admin(url: str, sql: str) -> None:
+    conn = await asyncpg.connect(url, timeout=30)
+    try:
+        await conn.execute(sql)
+    finally:
+        await conn.close()
+
+
+@contextmanager
+def fresh_postgres(admin_url: str) -> Iterator[str]:
+    """A new empty database on the server of ``admin_url``, dropped on exit; yields its URL
+    (the server migrates it on first use)."""
+    name = f"fh_bench_{secrets.token_hex(4)}"
+    asyncio.run(_admin(admin_url, f"CREATE DATABASE {name}"))
+    try:
+        yield urlsplit(admin_url)._replace(path=f"/{name}").geturl()
+    finally:
+        asyncio.run(_admin(admin_url, f"DROP DATABASE IF EXISTS {name} WITH (FORCE)"))
+
+
+@contextmanager
+def database(url: str | None) -> Iterator[dict[str, str]]:
+    """The environment that points the server at the database: SQLite under the data
+    directory when ``url`` is None, else a fresh PostgreSQL database."""
+    if url is None:
+        yield {}
+        return
+    with fresh_postgres(url) as fresh:
+        yield {"FIELDHOUSE_DATABASE_URL": fresh}
 
 
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--duration", type=float, default=8.0)
     parser.add_argument("--rows", type=int, default=100_000)
+    parser.add_argument(
+        "--database-url",
+        default=None,
+        help="a PostgreSQL server (URL of a database to connect to) to run on instead of SQLite",
+    )
     args = parser.parse_args()
     rows: list[dict[str, object]] = []
     failed = False
-    with total_timeout(600), tempfile.TemporaryDirectory() as tmp:
+    with (
+        total_timeout(600),
+        tempfile.TemporaryDirectory() as tmp,
+        database(args.database_url) as env,
+    ):
         data = Path(tmp)
-        with running_server(data) as server:
+        with running_server(data, extra_env=env) as server:
             base, headers = server.base_url, {"Authorization": f"Bearer {server.api_key}"}
             me = run_load(f"{base}/v1/me", concurrency=32, duration=args.duration, headers=headers)
             rows.append(_row("GET /v1/me", 32, me, None))
@@ -143,7 +220,7 @@ def main() -> int:
                 )
                 rows.append(_row("POST record, 1 workspace", clients, res, me.rps))
                 failed |= res.errors > 0
-            keys = _extra_workspaces(data, 8)
+            keys = _extra_workspaces(data, 8, env)
 
             def spread(client: httpx.AsyncClient, seq: int) -> httpx.Request:
                 key = keys[seq % len(keys)]
@@ -158,7 +235,10 @@ def main() -> int:
                 res = run_load(spread, concurrency=clients, duration=args.duration)
                 rows.append(_row("POST record, 8 workspaces", clients, res, me.rps))
                 failed |= res.errors > 0
-            seed(data / "fieldhouse.sqlite3", server.account_id, args.rows)
+            if env:
+                seed_postgres(env["FIELDHOUSE_DATABASE_URL"], server.account_id, args.rows)
+            else:
+                seed(data / "fieldhouse.sqlite3", server.account_id, args.rows)
             query = "filter[stage]=won&sortField=amount&sortDirection=desc&pageSize=25&page=3"
             for clients in (1, 32):
                 res = run_load(
@@ -171,6 +251,8 @@ def main() -> int:
                     _row(f"GET list ({args.rows:,} rows, filter+sort)", clients, res, me.rps)
                 )
                 failed |= res.errors > 0
+    backend = "PostgreSQL" if args.database_url else "SQLite"
+    print(f"Backend: {backend}; search {os.environ.get('FIELDHOUSE_SEARCH') or 'on'}\n")
     print(format_table(rows))
     return 1 if failed else 0
 

@@ -61,6 +61,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--email", required=True)
     p.add_argument("--display-name", required=True)
     p.add_argument("--role", required=True)
+    p = us.add_parser("delete", parents=[common], help="soft-delete; their keys stop working")
+    p.add_argument("--workspace", required=True)
+    p.add_argument("user_id", metavar="USER")
 
     rs = sub.add_parser("role", parents=[common]).add_subparsers(dest="action", required=True)
     p = rs.add_parser("create", parents=[common])
@@ -102,6 +105,12 @@ def build_parser() -> argparse.ArgumentParser:
     se = sub.add_parser("search", parents=[common]).add_subparsers(dest="action", required=True)
     p = se.add_parser("rebuild", parents=[common], help="rebuild search indexes from the store")
     p.add_argument("--workspace", help="one workspace (default: every workspace)")
+
+    ag = sub.add_parser("agent", parents=[common]).add_subparsers(dest="action", required=True)
+    p = ag.add_parser("create", parents=[common], help="a named agent with its own system prompt")
+    p.add_argument("--workspace", required=True)
+    p.add_argument("--name", required=True)
+    p.add_argument("--prompt", required=True)
 
     p = sub.add_parser("serve", parents=[common], help="serve the HTTP API")
     p.add_argument("--host")
@@ -148,6 +157,9 @@ async def cmd_workspace(args: argparse.Namespace, system: ActorSystem) -> dict[s
 
 async def cmd_user(args: argparse.Namespace, system: ActorSystem) -> dict[str, Any]:
     account = await _workspace(system, args.workspace)
+    if args.action == "delete":
+        await system.ask(account, ops.DeleteUser(args.user_id))
+        return {"userId": args.user_id, "deleted": True}
     user_id = await system.ask(account, ops.CreateUser(args.email, args.display_name, args.role))
     return {"userId": user_id}
 
@@ -169,7 +181,8 @@ async def cmd_key(args: argparse.Namespace, system: ActorSystem) -> dict[str, An
         return {"apiKeyId": args.key_id, "revoked": True}
     account = await _workspace(system, args.workspace)
     user_id = args.user or await system.store.owner_user_id(account)
-    if user_id is None or await system.store.get_user(account, user_id) is None:
+    user = None if user_id is None else await system.store.get_user(account, user_id)
+    if user_id is None or user is None or user.deleted:
         raise NotFound(f"User {args.user} not found in workspace {account}")
     scopes = None if args.scopes is None else tuple(args.scopes)
     made = await system.ask(account, ops.CreateApiKey(user_id, scopes, args.name))
@@ -178,7 +191,8 @@ async def cmd_key(args: argparse.Namespace, system: ActorSystem) -> dict[str, An
 
 async def cmd_token(args: argparse.Namespace, system: ActorSystem) -> dict[str, Any]:
     account = await _workspace(system, args.workspace)
-    if await system.store.get_user(account, args.user) is None:
+    user = await system.store.get_user(account, args.user)
+    if user is None or user.deleted:
         raise NotFound(f"User {args.user} not found in workspace {account}")
     secret = await jwt_secret(system.store, system.settings.jwt_secret)
     return {"token": issue_token(secret, account, args.user, system.settings.jwt_ttl_seconds)}
@@ -211,6 +225,15 @@ async def cmd_search(args: argparse.Namespace, system: ActorSystem) -> dict[str,
     return {"rebuilt": await rebuild_indexes(system.settings, system.store, accounts)}
 
 
+async def cmd_agent(args: argparse.Namespace, system: ActorSystem) -> dict[str, Any]:
+    from fieldhouse.actors.run_ops import CreateAgent
+
+    account = await _workspace(system, args.workspace)
+    owner = await system.store.owner_user_id(account)
+    agent_id = await system.ask(account, CreateAgent(args.name, args.prompt, actor_user_id=owner))
+    return {"agentId": agent_id}
+
+
 COMMANDS: dict[str, Command] = {
     "init": cmd_init,
     "workspace": cmd_workspace,
@@ -222,6 +245,7 @@ COMMANDS: dict[str, Command] = {
     "label": cmd_label,
     "type": cmd_type,
     "search": cmd_search,
+    "agent": cmd_agent,
 }
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 
@@ -31,6 +31,24 @@ class Settings:
     embedder: str = "minilm"
     #: event batches waiting for the indexer; when full, a workspace is re-synced instead
     search_queue_size: int = 1024
+    #: where queued agent e-mails are delivered (smtp://[user:pass@]host:port[?from=addr],
+    #: smtps:// for TLS); None keeps them queued in the outbox
+    smtp_url: str | None = None
+    #: seconds between scheduler ticks (reminders, scheduled posts, e-mail delivery); 0: off
+    scheduler_interval: float = 1.0
+    #: agent model provider: ``offline`` (deterministic planner), ``openai`` or ``anthropic``
+    agent_provider: str = "offline"
+    agent_model: str = ""
+    #: an OpenAI-compatible or Anthropic base URL (empty: the vendor's public one)
+    agent_base_url: str = ""
+    agent_api_key: str | None = field(default=None, repr=False)
+    #: model calls per run, and the whole run's deadline in seconds
+    agent_max_steps: int = 8
+    agent_run_timeout: float = 120.0
+    #: seconds an upstream model call may stay silent before it counts as timed out
+    agent_provider_timeout: float = 60.0
+    #: seconds of silence after which an event stream sends a keepalive comment
+    agent_keepalive_seconds: float = 15.0
 
     @property
     def resolved_database_url(self) -> str:
@@ -65,4 +83,19 @@ def settings_from_env(env: Mapping[str, str] | None = None) -> Settings:
             else None
         ),
         embedder=env.get("FIELDHOUSE_EMBEDDER") or None,
+        smtp_url=env.get("FIELDHOUSE_SMTP_URL") or None,
+        agent_provider=env.get("FIELDHOUSE_AGENT_PROVIDER") or None,
+        agent_model=env.get("FIELDHOUSE_AGENT_MODEL") or None,
+        agent_base_url=env.get("FIELDHOUSE_AGENT_BASE_URL") or None,
+        agent_api_key=env.get("FIELDHOUSE_AGENT_API_KEY") or None,
+        actor_mailbox_size=_int(env, "FIELDHOUSE_ACTOR_MAILBOX_SIZE"),
+        actor_send_timeout=_float(env, "FIELDHOUSE_ACTOR_SEND_TIMEOUT"),
     )
+
+
+def _int(env: Mapping[str, str], name: str) -> int | None:
+    return int(env[name]) if env.get(name) else None
+
+
+def _float(env: Mapping[str, str], name: str) -> float | None:
+    return float(env[name]) if env.get(name) else None

@@ -177,3 +177,50 @@ async def test_rate_limit_is_shared_between_processes(pg_url: str, tmp_path: Pat
         assert statuses.count(200) == min(len(statuses), 10)
     if len(windows) == 1:
         assert sorted(s for s, _ in results) == [200] * 10 + [429] * 10
+
+
+SEARCH_DEADLINE = 60.0  # the other process embeds the record first; a stuck poller fails
+
+
+async def _search_until_found(
+    client: httpx.AsyncClient, headers: dict[str, str], text: str, record_id: str
+) -> dict[str, Any]:
+    """POST /v1/search on another process until it finds ``record_id``, within a deadline
+    (waiting for an external process to catch up, not a race papered over)."""
+    body: dict[str, Any] = {}
+    with trio.move_on_after(SEARCH_DEADLINE):
+        while True:
+            resp = await client.post("/v1/search", headers=headers, json={"query": text})
+            assert resp.status_code == 200, resp.text
+            body = resp.json()
+            if record_id in {r["sourceId"] for r in body["results"]}:
+                return body
+            await trio.sleep(0.1)
+    raise AssertionError(f"{record_id} not found through the other process: {body}")
+
+
+async def test_search_finds_records_created_through_the_other_process(
+    pg_url: str, tmp_path: Path
+) -> None:
+    made = _cli(pg_url, "init", "--name", "Searched", "--template", "deals")
+    headers = {"Authorization": f"Bearer {made['apiKey']}"}
+    async with (
+        two_servers(pg_url, tmp_path) as bases,
+        httpx.AsyncClient(base_url=bases[0], timeout=60) as a,
+        httpx.AsyncClient(base_url=bases[1], timeout=60) as b,
+    ):
+        ids = {}
+        for client, name in ((a, "Zanzibar clove shipment"), (b, "Quokka plush toys order")):
+            resp = await client.post(
+                "/v1/modules/deals/records",
+                headers=headers,
+                json={"displayName": name, "fields": {"name": name, "stage": "lead"}},
+            )
+            assert resp.status_code == 201, resp.text
+            ids[name] = resp.json()["record"]["recordId"]
+        # each process's index follows the activity written through the other one
+        found = await _search_until_found(b, headers, "zanzibar", ids["Zanzibar clove shipment"])
+        assert found["fallback"] is False
+        assert found["results"][0]["title"] == "Zanzibar clove shipment"
+        found = await _search_until_found(a, headers, "quokka", ids["Quokka plush toys order"])
+        assert found["results"][0]["link"].startswith("/v1/modules/deals/records/")

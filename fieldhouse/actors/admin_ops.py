@@ -49,6 +49,13 @@ class RevokeApiKey(Message):
 
 
 @dataclass(frozen=True)
+class DeleteUser(Message):
+    """Soft-delete a user: their API keys and session tokens stop working at once."""
+
+    user_id: str
+
+
+@dataclass(frozen=True)
 class InstallTemplate(Message):
     template_slug: str
 
@@ -110,6 +117,14 @@ async def revoke_api_key(ctx: WriteContext, msg: RevokeApiKey) -> bool:
     if not await ctx.txn.revoke_api_key(msg.key_id, ctx.now):
         raise NotFound(f"API key {msg.key_id} not found or already revoked")
     await ctx.activity("api_key_revoked", user_id=msg.actor_user_id, data={"apiKeyId": msg.key_id})
+    return True
+
+
+@handles(DeleteUser)
+async def delete_user(ctx: WriteContext, msg: DeleteUser) -> bool:
+    if not await ctx.txn.delete_user(msg.user_id, ctx.now):
+        raise NotFound(f"User {msg.user_id} not found or already deleted")
+    await ctx.activity("user_deleted", user_id=msg.actor_user_id, data={"userId": msg.user_id})
     return True
 
 

@@ -132,6 +132,10 @@ async def _after(response: Response) -> Response:
 
 
 async def _api_error(error: ApiError) -> Response:
+    if error.status != 413 and request.method not in ("GET", "HEAD"):
+        # a request refused before its body was read (401, 403, 404, 429, 503, ...): drain the
+        # body so the keep-alive connection stays in step (a no-op once it has been read)
+        await request.get_data(cache=False)
     return json_response(error.to_json(), error.status, error.headers)
 
 

@@ -13,6 +13,7 @@ from hypercorn.trio import serve as hypercorn_serve
 from quart_trio import QuartTrio
 
 from fieldhouse.actors.system import ActorSystem, open_actor_system
+from fieldhouse.agents.scheduler import open_scheduler
 from fieldhouse.config import Settings
 from fieldhouse.http.app import create_app
 from fieldhouse.http.auth import jwt_secret
@@ -44,6 +45,7 @@ async def open_runtime(settings: Settings) -> AsyncIterator[Runtime]:
             actors = await stack.enter_async_context(open_actor_system(store, settings))
             if search is not None:
                 actors.subscribe(search.notify)
+            await stack.enter_async_context(open_scheduler(store, actors, settings))
             app = create_app(settings, store, actors, secret, search=search)
             yield Runtime(settings, store, actors, app, search)
 

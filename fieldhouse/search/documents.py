@@ -35,6 +35,7 @@ TEXT_TYPES: frozenset[str] = frozenset(
 _SKIP_KEYS = frozenset({"recordId", "userId", "avatar", "id"})
 _SPACE = re.compile(r"\s+")
 MAX_BODY_CHARS = 20_000
+EMBED_BODY_CHARS = 1000  # a margin over what 128 tokens hold: no tokenizing text thrown away
 
 
 @dataclass(frozen=True)
@@ -52,8 +53,9 @@ class Doc:
 
     @property
     def embed_text(self) -> str:
-        """What the embedder reads: the title first, since the model keeps 256 tokens."""
-        parts = [self.title, self.body[:2000], self.labels]
+        """What the embedder reads: the title first, then labels and the body's start, since
+        the embedder keeps only the first 128 tokens (about 500 characters)."""
+        parts = [self.title, self.labels, self.body[:EMBED_BODY_CHARS]]
         return ". ".join(p for p in parts if p)
 
 

@@ -22,8 +22,10 @@ import numpy.typing as npt
 
 Matrix = npt.NDArray[np.float32]
 
-MAX_TOKENS = 256  # sentence-transformers' max_seq_length for this model
-BATCH = 32
+#: tokens read per text (the model allows 256): a record's title and first fields carry its
+#: meaning, and attention costs grow with the square of the length
+MAX_TOKENS = 128
+BATCH = 64  # texts per forward pass
 
 
 class Embedder(Protocol):
@@ -129,47 +131,71 @@ def _load(path: Path) -> tuple[_Weights, Any]:
 
 
 def _layer_norm(x: Matrix, gamma_beta: tuple[Matrix, Matrix], eps: float) -> Matrix:
+    """LayerNorm over the last axis of a 2-D (tokens, dim) array, in place where it can."""
     mean = x.mean(-1, keepdims=True)
-    var = ((x - mean) ** 2).mean(-1, keepdims=True)
-    return ((x - mean) / np.sqrt(var + eps)) * gamma_beta[0] + gamma_beta[1]  # type: ignore[no-any-return]
-
-
-def _erf(x: Matrix) -> Matrix:
-    # Abramowitz & Stegun 7.1.26 (|error| < 1.5e-7): numpy has no erf, and BERT's GELU is exact
-    sign = np.sign(x)
-    a = np.abs(x)
-    t = 1.0 / (1.0 + 0.3275911 * a)
-    poly = t * (
-        0.254829592 + t * (-0.284496736 + t * (1.421413741 + t * (-1.453152027 + t * 1.061405429)))
-    )
-    return (sign * (1.0 - poly * np.exp(-a * a))).astype(np.float32)  # type: ignore[no-any-return]
+    x = x - mean
+    var = np.einsum("ij,ij->i", x, x)[:, None] / np.float32(x.shape[-1])
+    x *= 1.0 / np.sqrt(var + np.float32(eps))
+    x *= gamma_beta[0]
+    x += gamma_beta[1]
+    return x
 
 
 def _gelu(x: Matrix) -> Matrix:
-    return 0.5 * x * (1.0 + _erf(x / np.float32(np.sqrt(2.0))))  # type: ignore[no-any-return]
+    """Exact (erf) GELU, in place on ``x``. numpy has no erf: Abramowitz & Stegun 7.1.26
+    (|error| < 1.5e-7), written to make few passes over the (tokens, 1536) array."""
+    z = np.abs(x) * np.float32(1.0 / np.sqrt(2.0))
+    t = 1.0 / (1.0 + np.float32(0.3275911) * z)
+    poly = np.float32(1.061405429) * t
+    for c in (-1.453152027, 1.421413741, -0.284496736, 0.254829592):
+        poly += np.float32(c)
+        poly *= t
+    np.square(z, out=z)
+    np.negative(z, out=z)
+    np.exp(z, out=z)
+    poly *= z  # 1 - erf(|x| / sqrt 2)
+    # GELU(x) = x * (1 + erf(x / sqrt 2)) / 2, with erf odd
+    half = np.where(x >= 0, np.float32(1.0) - np.float32(0.5) * poly, np.float32(0.5) * poly)
+    x *= half
+    return x
 
 
 def _forward(w: _Weights, ids: npt.NDArray[np.int64], mask: Matrix) -> Matrix:
-    """Mean-pooled, normalised sentence vectors for a padded batch (B, L)."""
+    """Mean-pooled, normalised sentence vectors for a padded batch (B, L).
+
+    The dense layers run as one (B*L, 384) matrix product each (one BLAS call per weight,
+    not one per sentence); attention is one batched product over (B, heads), with padding
+    masked per sentence by an additive bias."""
     b, length = ids.shape
     h = w.words[ids] + w.positions[:length][None, :, :] + w.token_type[0][None, None, :]
-    h = _layer_norm(h, w.ln, w.eps)
     dim = h.shape[-1]
+    h = _layer_norm(h.reshape(b * length, dim), w.ln, w.eps)
     hd = dim // w.heads
     bias = ((1.0 - mask) * np.float32(-1e9))[:, None, None, :]
     scale = np.float32(1.0 / np.sqrt(hd))
     for layer in w.layers:
-        qkv = h @ layer.qkv_w + layer.qkv_b
+        qkv = h @ layer.qkv_w
+        qkv += layer.qkv_b
         qkv = qkv.reshape(b, length, 3, w.heads, hd).transpose(2, 0, 3, 1, 4)
         q, k, v = qkv[0], qkv[1], qkv[2]
-        scores = (q @ k.transpose(0, 1, 3, 2)) * scale + bias
-        scores = np.exp(scores - scores.max(-1, keepdims=True))
+        scores = q @ k.transpose(0, 1, 3, 2)
+        scores *= scale
+        scores += bias
+        scores -= scores.max(-1, keepdims=True)
+        np.exp(scores, out=scores)
         scores /= scores.sum(-1, keepdims=True)
-        ctx = (scores @ v).transpose(0, 2, 1, 3).reshape(b, length, dim)
-        h = _layer_norm(ctx @ layer.out_w + layer.out_b + h, layer.ln1, w.eps)
-        up = _gelu(h @ layer.up_w + layer.up_b)
-        h = _layer_norm(up @ layer.down_w + layer.down_b + h, layer.ln2, w.eps)
-    summed = (h * mask[:, :, None]).sum(1)
+        ctx = (scores @ v).transpose(0, 2, 1, 3).reshape(b * length, dim)
+        out = ctx @ layer.out_w
+        out += layer.out_b
+        out += h
+        h = _layer_norm(out, layer.ln1, w.eps)
+        up = h @ layer.up_w
+        up += layer.up_b
+        down = _gelu(up) @ layer.down_w
+        down += layer.down_b
+        down += h
+        h = _layer_norm(down, layer.ln2, w.eps)
+    summed = (h.reshape(b, length, dim) * mask[:, :, None]).sum(1)
     pooled = summed / np.maximum(mask.sum(1, keepdims=True), 1e-9)
     return normalise(pooled.astype(np.float32))
 
@@ -182,7 +208,8 @@ def normalise(rows: Matrix) -> Matrix:
 class MiniLMEmbedder:
     """all-MiniLM-L6-v2 (384 dimensions) by a numpy forward pass; weights load on first use."""
 
-    name = "all-MiniLM-L6-v2"
+    # the token budget is part of the name: vectors made with another budget are re-embedded
+    name = f"all-MiniLM-L6-v2/{MAX_TOKENS}"
     dim = 384
 
     def __init__(self, path: Path | None = None) -> None:

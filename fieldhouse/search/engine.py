@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import html
 import json
+import os
 import re
 import shutil
 from collections.abc import Collection, Sequence
@@ -27,6 +28,7 @@ RRF_K = 60
 CANDIDATES = 100  # per list, before fusion
 SNIPPET_CHARS = 200
 FORMAT = 1
+SEQ_FILE = "seq.json"
 _WORD = re.compile(r"\w+", re.UNICODE)
 
 
@@ -50,10 +52,15 @@ class SearchResult:
 class WorkspaceIndex:
     """The keyword and vector indexes of one workspace under ``path``. Blocking methods."""
 
-    def __init__(self, path: Path, keyword: KeywordIndex, vectors: VectorIndex) -> None:
+    def __init__(
+        self, path: Path, keyword: KeywordIndex, vectors: VectorIndex, seq: int = 0
+    ) -> None:
         self.path = path
         self.keyword = keyword
         self.vectors = vectors
+        #: every activity entry up to this sequence number is in the index (saved with it)
+        self.seq = seq
+        self._saved_seq = seq
 
     @classmethod
     def open(cls, path: Path, embedder: Embedder, *, create: bool) -> WorkspaceIndex:
@@ -78,7 +85,7 @@ class WorkspaceIndex:
         except VectorsCorrupt as exc:
             keyword.close()
             raise IndexCorrupt(str(exc)) from exc
-        return cls(path, keyword, vectors)
+        return cls(path, keyword, vectors, _read_seq(path / SEQ_FILE))
 
     @staticmethod
     def wipe(path: Path) -> None:
@@ -88,8 +95,28 @@ class WorkspaceIndex:
         self.keyword.close()
 
     def save_vectors(self) -> None:
+        """Save the vectors (when changed), then the activity sequence they include."""
         if self.vectors.dirty:
             self.vectors.save(self.path / "vectors.npz")
+        if self.seq != self._saved_seq:
+            seq = self.seq
+            tmp = self.path / (SEQ_FILE + ".tmp")
+            tmp.write_text(json.dumps({"seq": seq}))
+            os.replace(tmp, self.path / SEQ_FILE)
+            self._saved_seq = seq
+
+    @property
+    def unsaved(self) -> bool:
+        return self.vectors.dirty or self.seq != self._saved_seq
+
+    def current(self, ids: Sequence[str]) -> dict[str, str]:
+        """Stamps of those ``ids`` that are indexed whole (with a vector of the same stamp,
+        when the model has vectors)."""
+        words = {rid: str(f.get("stamp", "")) for rid, f in self.keyword.stored(ids).items()}
+        if not self.vectors.dim:
+            return words
+        vecs = self.vectors.stamps_of(list(words))
+        return {rid: stamp for rid, stamp in words.items() if vecs.get(rid) == stamp}
 
     def apply(self, docs: Sequence[Doc], vecs: Matrix | None, deletes: Collection[str]) -> None:
         """Upsert docs (with their vectors when the model has any) and drop deleted ids."""
@@ -102,6 +129,9 @@ class WorkspaceIndex:
                 [d.stamp for d in docs],
                 vecs,
             )
+
+    def optimize(self) -> None:
+        self.keyword.optimize()
 
     def stamps(self) -> dict[str, str]:
         """Indexed ids and stamps; an id whose vector is missing or stale maps to ''."""
@@ -166,6 +196,13 @@ class WorkspaceIndex:
 
     def filter_ids(self, text: str, module_id: str) -> list[str] | None:
         return self.keyword.filter_ids(text, module_id)
+
+
+def _read_seq(path: Path) -> int:
+    try:
+        return int(json.loads(path.read_text())["seq"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return 0  # none yet, or unreadable: the indexer re-reads the activity from the start
 
 
 def query_terms(text: str) -> list[str]:

@@ -5,6 +5,14 @@ never blocks an actor: when the channel is full it marks the workspace dirty ins
 drains the channel in batches, reads the changed records from the store, embeds and indexes
 them in a worker thread, and records the highest sequence number it has applied; a dirty or
 newly opened workspace is re-synced by comparing the index with the store.
+
+When the store is shared between server processes, writes made through another process raise
+no event here, so a poller follows each workspace's activity sequence in the store: every
+POLL_SECONDS it reads the entries after the last one it saw (``Store.activity_since``) and
+feeds them through the same channel, and it picks up workspaces created elsewhere. The index
+saves the sequence it has applied, so a restart resumes from there. Local events remain the
+fast path; an entry seen both ways is indexed once (a polled change whose record is already
+indexed with the same stamp is skipped).
 """
 
 from __future__ import annotations
@@ -12,6 +20,7 @@ from __future__ import annotations
 import logging
 import math
 from collections.abc import AsyncIterator, Collection, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -30,10 +39,23 @@ from fieldhouse.storage.base import Store
 log = logging.getLogger("fieldhouse.search")
 
 MAX_BATCH_EVENTS = 512
-EMBED_CHUNK = 16  # texts per thread call: bounds how long a cancel waits for a thread
+BATCH_WINDOW = 0.05  # seconds the indexer waits for more changes when it has only a few
+EMBED_CHUNK = 64  # texts per forward pass (and per call into the embedding thread)
 PAGE = 500
 SAVE_EVERY_ROWS = 20_000  # above this many vectors, save at most every SAVE_SECONDS
 SAVE_SECONDS = 30.0
+OPTIMIZE_AFTER = 5_000  # a sync that indexed this many merges the keyword segments
+POLL_SECONDS = 0.5  # how often a shared store's activity is read for other processes' writes
+POLL_PAGE = 500
+
+
+@dataclass(frozen=True)
+class PolledChange:
+    """An activity entry read from the store (it may come from another process)."""
+
+    account_id: str
+    seq: int | None
+    record_id: str | None
 
 
 async def live_records(store: Store, account_id: str) -> AsyncIterator[list[RecordRow]]:
@@ -59,19 +81,65 @@ async def records_by_id(store: Store, account_id: str, ids: Sequence[str]) -> li
 
 
 class Indexer:
-    def __init__(self, service: SearchService) -> None:
+    def __init__(self, service: SearchService, *, poll_seconds: float | None = None) -> None:
         self.service = service
         self.store = service.store
         self._schemas: dict[str, tuple[int, dict[str, ModuleSchema]]] = {}
         self._saved_at: dict[str, float] = {}
+        if poll_seconds is None and self.store.shared_between_processes:
+            poll_seconds = POLL_SECONDS
+        #: None: no other process writes this store, local events tell everything
+        self.poll_seconds = poll_seconds
+        self._syncing: set[str] = set()
+        self._fetched: dict[str, int] = {}  # the poller's cursor per workspace
+        self._known: set[str] = set()
 
     async def run(self, *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
-        """Open (or rebuild) every workspace's index, then follow the events until cancelled."""
+        """Open (or rebuild) every workspace's index, then follow the events (and, for a
+        shared store, the store's activity) until cancelled."""
         task_status.started()
         for account in await self.store.list_accounts():
+            self._known.add(account.account_id)
             await self._guarded(account.account_id, self.ensure, account.account_id)
             await self._drain()
-        await self._drain(forever=True)
+        async with trio.open_nursery() as nursery:
+            if self.poll_seconds is not None:
+                nursery.start_soon(self._poll_forever, self.poll_seconds)
+            await self._drain(forever=True)
+            nursery.cancel_scope.cancel()
+
+    async def _poll_forever(self, seconds: float) -> None:
+        while True:
+            await trio.sleep(seconds)
+            try:
+                await self.poll()
+            except Exception:  # the store is down, say: try again next time
+                log.warning("search: reading the store's activity failed", exc_info=True)
+
+    async def poll(self) -> None:
+        """Queue the activity entries written since the last poll (by any process), and a
+        first event for each workspace not seen before."""
+        for row in await self.store.list_accounts():
+            account = row.account_id
+            if account not in self._known:
+                self._known.add(account)
+                if account not in self.service.indexes:
+                    self.service.notify([PolledChange(account, None, None)])
+                    continue
+            index = self.service.indexes.get(account)
+            if index is None or account in self._syncing or account in self.service.building:
+                continue  # its (re)build reads the store whole
+            cursor = max(self._fetched.get(account, 0), index.seq)
+            while True:
+                entries = await self.store.activity_since(account, cursor, POLL_PAGE)
+                if not entries:
+                    break
+                events = [PolledChange(account, int(e["seq"]), e["recordId"]) for e in entries]
+                cursor = max(cursor, *(int(e["seq"]) for e in entries))
+                self.service.notify(events)
+                if len(entries) < POLL_PAGE:
+                    break
+            self._fetched[account] = cursor
 
     async def _drain(self, *, forever: bool = False) -> None:
         receive = self.service.receive
@@ -90,16 +158,24 @@ class Indexer:
                 except (trio.WouldBlock, trio.EndOfChannel):
                     return
             events: list[ChangeEvent] = list(first)
-            while len(events) < MAX_BATCH_EVENTS:
-                try:
-                    events.extend(receive.receive_nowait())
-                except (trio.WouldBlock, trio.EndOfChannel):
-                    break
+            self._take_ready(events)
+            if forever and len(events) < EMBED_CHUNK:
+                # a moment for more changes to arrive: one forward pass and one whoosh commit
+                # for many records cost far less than one each (freshness waits this long)
+                await trio.sleep(BATCH_WINDOW)
+                self._take_ready(events)
             by_account: dict[str, list[ChangeEvent]] = {}
             for event in events:
                 by_account.setdefault(event.account_id, []).append(event)
             for account, changes in by_account.items():
                 await self._guarded(account, self._apply_events, account, changes)
+
+    def _take_ready(self, events: list[ChangeEvent]) -> None:
+        while len(events) < MAX_BATCH_EVENTS:
+            try:
+                events.extend(self.service.receive.receive_nowait())
+            except (trio.WouldBlock, trio.EndOfChannel):
+                return
 
     async def _guarded(self, account: str, fn: Any, *args: Any) -> None:
         """Run one workspace's step; a failure makes that workspace unavailable (search then
@@ -121,10 +197,23 @@ class Indexer:
         ids = list(dict.fromkeys(e.record_id for e in events if e.record_id))
         if account not in self.service.indexes:
             return
+        index = self.service.indexes[account]
         if ids:
             rows = await records_by_id(self.store, account, ids)
             live = {r.record_id for r in rows}
+            # a change only polled (not a local event) may already be indexed: this process
+            # made it, or a sync read it
+            local = {e.record_id for e in events if not isinstance(e, PolledChange)}
+            polled = [i for i in ids if i not in local]
+            if polled:
+                have: dict[str, str] = await self._thread(index.current, polled)
+                rows = [
+                    r for r in rows if r.record_id in local or have.get(r.record_id) != r.updated_at
+                ]
             await self.index_rows(account, rows, [i for i in ids if i not in live])
+        polled_seqs = [e.seq for e in events if isinstance(e, PolledChange) and e.seq is not None]
+        if polled_seqs:  # polled entries arrive in order, with none left out
+            index.seq = max(index.seq, *polled_seqs)
         await self._maybe_save(account)
         seqs = [e.seq for e in events if e.seq is not None]
         if seqs:
@@ -176,8 +265,16 @@ class Indexer:
         if index is None:
             await self.ensure(account)
             return 0
+        self._syncing.add(account)
+        try:
+            return await self._sync(account, index)
+        finally:
+            self._syncing.discard(account)
+
+    async def _sync(self, account: str, index: WorkspaceIndex) -> int:
         self.service.dirty.discard(account)
         target = self.service.published.get(account, 0)
+        head = await self._head(account)  # what the records read below include at least
         have: dict[str, str] = await self._thread(index.stamps)
         seen: set[str] = set()
         todo: list[RecordRow] = []
@@ -192,12 +289,22 @@ class Indexer:
                 todo = []
         gone = [rid for rid in have if rid not in seen]
         done += await self.index_rows(account, todo, gone)
+        if done >= OPTIMIZE_AFTER:
+            await self._thread(index.optimize)
+        index.seq = max(index.seq, head)
         await self._maybe_save(account, force=True)
         self.service.indexed[account] = max(self.service.indexed.get(account, 0), target)
         self.service.progressed()
         if done or gone:
             log.info("search: synced %s (%d indexed, %d removed)", account, done, len(gone))
         return done
+
+    async def _head(self, account: str) -> int:
+        """The workspace's latest activity sequence number (0 without activity)."""
+        latest = await self.store.list_activity(
+            account, module_ids=None, record_id=None, types=(), limit=1
+        )
+        return int(latest[0]["seq"]) if latest else 0
 
     async def index_rows(
         self, account: str, rows: Sequence[RecordRow], deletes: Collection[str]
@@ -220,7 +327,8 @@ class Indexer:
                 chunks = []
                 for i in range(0, len(part), EMBED_CHUNK):
                     texts = [d.embed_text for d in part[i : i + EMBED_CHUNK]]
-                    chunks.append(await self._thread(embedder.embed, texts))
+                    # the lower-priority thread; between chunks the event loop runs requests
+                    chunks.append(await self.service.background.run(embedder.embed, texts))
                 vecs = np.concatenate(chunks)
             await self._thread(index.apply, part, vecs, list(deletes) if start == 0 else [])
         return len(docs)
@@ -237,7 +345,7 @@ class Indexer:
 
     async def _maybe_save(self, account: str, *, force: bool = False) -> None:
         index = self.service.indexes.get(account)
-        if index is None or not index.vectors.dirty:
+        if index is None or not index.unsaved:
             return
         now = trio.current_time()
         last = self._saved_at.get(account, -math.inf)

@@ -5,12 +5,12 @@ from __future__ import annotations
 import gc
 import threading
 import warnings
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from whoosh import index, qparser, query
+from whoosh import collectors, index, qparser, query, scoring
 from whoosh.analysis import NgramAnalyzer, StemmingAnalyzer
 from whoosh.fields import ID, NGRAM, STORED, TEXT, Schema
 
@@ -18,10 +18,31 @@ from fieldhouse.search.documents import Doc
 
 #: a module-level search matches at most this many records (they become an SQL IN list)
 MAX_FILTER_IDS = 5000
+#: a word in more records than this share of the index (and at least COMMON_MIN_DOCS) only
+#: adds to the scores of records that match a rarer query word
+COMMON_FRACTION = 0.02
+COMMON_MIN_DOCS = 500
+#: a query stops after scoring this many documents (its best so far are the answer)
+MAX_SCANNED = 4_000
+#: cached docnum sets per searcher (one per distinct set of modules asked for)
+MODULE_SETS = 64
 
 
 class IndexCorrupt(Exception):
     """The files on disk cannot be read as an index; rebuild it from the store."""
+
+
+class _CappedTop(collectors.TopCollector):  # type: ignore[misc]
+    """Top-N with block-max skipping that gives up after MAX_SCANNED matches."""
+
+    capped = False
+
+    def matches(self) -> Iterator[int]:
+        for n, docnum in enumerate(super().matches()):
+            if n >= MAX_SCANNED:
+                self.capped = True
+                return
+            yield docnum
 
 
 def _schema() -> Schema:
@@ -45,12 +66,20 @@ class KeywordHits:
 
 
 class KeywordIndex:
+    """Queries share one open searcher (replaced after each commit) and, per searcher, the
+    docnums of each module, so module visibility is a set lookup per candidate that keeps
+    whoosh's block-max skipping (a query filter would be re-run for every search)."""
+
     def __init__(self, ix: Any) -> None:
         self._ix = ix
         self._lock = threading.Lock()
-        self._searcher: Any = ix.searcher()
+        self._searcher: Any = ix.searcher(weighting=scoring.BM25F())
+        #: per searcher: module ids -> their docnums (whoosh takes a set, never changed), and
+        #: the module ids in the index
+        self._module_docs: dict[frozenset[str], set[int]] = {}
+        self._modules: frozenset[str] | None = None
         parser = qparser.MultifieldParser(
-            ["title", "body", "labels"], ix.schema, group=qparser.OrGroup.factory(0.9)
+            ["title", "body", "labels"], ix.schema, group=qparser.OrGroup
         )
         # no field:value, wildcards or ranges from user text: they are slow or reach other fields
         for plugin in (
@@ -106,9 +135,21 @@ class KeywordIndex:
                 stamp=d.stamp,
             )
         writer.commit()
-        fresh = self._ix.searcher()  # refresh() fails on an empty index's reader
+        # refresh() fails on an empty index's reader
+        fresh = self._ix.searcher(weighting=scoring.BM25F())
         with self._lock:
             old, self._searcher = self._searcher, fresh
+            self._module_docs, self._modules = {}, None  # docnums change with every commit
+            old.close()
+
+    def optimize(self) -> None:
+        """Merge every segment into one: after a bulk load, queries then walk one posting
+        list per term instead of one per segment."""
+        self._ix.optimize()
+        fresh = self._ix.searcher(weighting=scoring.BM25F())
+        with self._lock:
+            old, self._searcher = self._searcher, fresh
+            self._module_docs, self._modules = {}, None
             old.close()
 
     def stamps(self) -> dict[str, str]:
@@ -128,15 +169,90 @@ class KeywordIndex:
         return out
 
     def search(self, text: str, module_ids: Collection[str] | None, limit: int) -> KeywordHits:
-        """BM25F over title, body and labels (any term may match; more matches rank higher)."""
+        """BM25F over title, body and labels (any term may match; more matches rank higher).
+
+        The top ``limit`` come from whoosh's block-max path: a block of postings whose best
+        possible score cannot reach the current top ``limit`` is skipped unread."""
         q = self._parser.parse(text)
-        mask = None if module_ids is None else _module_filter(module_ids)
         with self._lock:
-            results = self._searcher.search(q, limit=limit, filter=mask)
+            allow, hide = self._visibility(module_ids)
+            if allow is not None and not allow:
+                return KeywordHits([], 0)
+            top = _CappedTop(limit)
+            collector: Any = top
+            if allow is not None or hide:
+                collector = collectors.FilterCollector(top, allow, hide)
+            pruned = self._pruned(q)
+            self._searcher.search_with_collector(pruned, collector)
+            results = collector.results()
             ranked = [(hit["id"], float(hit.score)) for hit in results]
-            # an estimate: an exact count would run the query a second time
-            total = max(int(results.estimated_length()), len(ranked))
+            if len(ranked) < limit and pruned is q and not top.capped:
+                total = len(ranked)  # every match was collected
+            else:
+                # an estimate from the posting lengths (Results.estimated_length() would run
+                # a filtered query a second time to count exactly)
+                reader = self._searcher.reader()
+                estimate = min(int(q.estimate_size(reader)), reader.doc_count())
+                total = max(estimate, len(ranked))
         return KeywordHits(ranked, total)
+
+    def _pruned(self, q: Any) -> Any:
+        """``q`` without its common words when it has a rarer one. A word found in more than
+        COMMON_FRACTION of the records has a low IDF, so it seldom decides the top results,
+        but walking its postings makes a query read a large share of the index; like a stop
+        word it is dropped then (a query of common words only keeps its rarest). Call under
+        the lock."""
+        if not isinstance(q, query.Or) or len(q.subqueries) < 2:
+            return q
+        reader = self._searcher.reader()
+        groups: dict[str, list[Any]] = {}
+        freq: dict[str, int] = {}
+        for sub in q.subqueries:
+            # one group per word (its title, body and labels terms); phrases count as rare
+            key = sub.text if isinstance(sub, query.Term) else repr(sub)
+            groups.setdefault(key, []).append(sub)
+            if isinstance(sub, query.Term):
+                freq[key] = freq.get(key, 0) + reader.doc_frequency(sub.fieldname, sub.text)
+            else:
+                freq[key] = 0
+        common = max(COMMON_MIN_DOCS, int(reader.doc_count() * COMMON_FRACTION))
+        order = sorted(groups, key=lambda k: freq[k])
+        kept = [k for k in order if freq[k] <= common] or order[:1]
+        if len(kept) == len(order):
+            return q
+        return query.Or([s for k in kept for s in groups[k]])
+
+    def _visibility(
+        self, module_ids: Collection[str] | None
+    ) -> tuple[set[int] | None, set[int] | None]:
+        """(allowed, hidden) docnums for a module restriction: whichever set is smaller, the
+        other None; both None when every indexed module is visible. Call under the lock."""
+        if module_ids is None:
+            return None, None
+        wanted = set(module_ids)
+        indexed = self._indexed_modules()
+        hidden = indexed - wanted
+        if not hidden:
+            return None, None
+        visible = indexed & wanted
+        if len(visible) <= len(hidden):
+            return self._docs_of(visible), None
+        return None, self._docs_of(hidden)
+
+    def _indexed_modules(self) -> frozenset[str]:
+        if self._modules is None:
+            self._modules = frozenset(str(m) for m in self._searcher.reader().field_terms("module"))
+        return self._modules
+
+    def _docs_of(self, modules: Collection[str]) -> set[int]:
+        key = frozenset(modules)
+        docs = self._module_docs.get(key)
+        if docs is None:
+            if len(self._module_docs) >= MODULE_SETS:
+                self._module_docs.clear()
+            q = query.Or([query.Term("module", m) for m in sorted(key)])
+            docs = self._module_docs[key] = set(self._searcher.docs_for_query(q))
+        return docs
 
     def filter_ids(self, text: str, module_id: str) -> list[str] | None:
         """Candidates for a substring search in one module: the records holding every trigram
@@ -147,12 +263,9 @@ class KeywordIndex:
             return None
         q = query.And([query.Term("grams", g) for g in grams])
         with self._lock:
-            results = self._searcher.search(
-                q, limit=MAX_FILTER_IDS + 1, filter=query.Term("module", module_id), scored=False
-            )
+            allow = self._docs_of([module_id])
+            if not allow:
+                return []
+            results = self._searcher.search(q, limit=MAX_FILTER_IDS + 1, filter=allow, scored=False)
             ids = [hit["id"] for hit in results]
         return None if len(ids) > MAX_FILTER_IDS else ids
-
-
-def _module_filter(module_ids: Collection[str]) -> query.Query:
-    return query.Or([query.Term("module", m) for m in sorted(module_ids)])

@@ -19,6 +19,7 @@ from typing import Protocol
 import trio
 
 from fieldhouse.config import Settings
+from fieldhouse.search.background import LowPriorityThread
 from fieldhouse.search.embedder import Embedder, Matrix, make_embedder
 from fieldhouse.search.engine import Mode, SearchResult, WorkspaceIndex
 from fieldhouse.storage.base import Store
@@ -55,6 +56,8 @@ class SearchService:
         self.indexed: dict[str, int] = {}
         self.query_limiter = trio.CapacityLimiter(4)
         self.write_limiter = trio.CapacityLimiter(1)
+        #: the indexer's embedding runs here, below request handling in priority
+        self.background = LowPriorityThread()
         self._send, self.receive = trio.open_memory_channel[Sequence[ChangeEvent]](queue_size)
         self._progress = trio.Event()
         self._qcache: OrderedDict[str, Matrix] = OrderedDict()
@@ -178,6 +181,7 @@ class SearchService:
                 finally:
                     index.close()
 
+        self.background.close()
         await trio.to_thread.run_sync(close_all)
 
 

@@ -97,6 +97,12 @@ class VectorIndex:
         with self._lock:
             return dict(zip(self._ids, self._stamps, strict=True))
 
+    def stamps_of(self, ids: Sequence[str]) -> dict[str, str]:
+        with self._lock:
+            return {
+                rid: self._stamps[row] for rid in ids if (row := self._pos.get(rid)) is not None
+            }
+
     def search(
         self, q: Matrix, module_ids: Collection[str] | None, k: int, min_similarity: float
     ) -> VectorHits:

@@ -100,6 +100,10 @@ class WriteTxn(abc.ABC):
     async def revoke_api_key(self, key_id: str, revoked_at: str) -> bool: ...
 
     @abc.abstractmethod
+    async def delete_user(self, user_id: str, deleted_at: str) -> bool:
+        """Soft-delete a live user (their keys and session tokens stop working)."""
+
+    @abc.abstractmethod
     async def insert_module(self, module: ModuleDef) -> None: ...
 
     @abc.abstractmethod
@@ -330,3 +334,8 @@ class Store(abc.ABC):
         self, kind: str, status: str, before: str, limit: int = 100
     ) -> list[ObjectRow]:
         """Objects of every workspace whose due_at has come, oldest first (for schedulers)."""
+
+    @abc.abstractmethod
+    async def activity_since(self, account_id: str, seq: int, limit: int) -> list[dict[str, Any]]:
+        """Activity entries of a workspace with a sequence number above ``seq``, oldest first
+        (at most ``limit``): how a process learns of writes made through another one."""

@@ -260,6 +260,11 @@ class PostgresStore(Store):
     ) -> list[ObjectRow]:
         return await self._r(pobj.due_objects, kind, status, before, limit)
 
+    # --- activity for other processes ---
+
+    async def activity_since(self, account_id: str, seq: int, limit: int) -> list[dict[str, Any]]:
+        return await self._r(rec.activity_since, account_id, seq, limit)
+
 
 class PostgresTxn(WriteTxn):
     def __init__(self, conn: Conn, account_id: str) -> None:
@@ -307,6 +312,9 @@ class PostgresTxn(WriteTxn):
 
     async def revoke_api_key(self, key_id: str, revoked_at: str) -> bool:
         return await self._x(ops.revoke_api_key, self.account_id, key_id, revoked_at)
+
+    async def delete_user(self, user_id: str, deleted_at: str) -> bool:
+        return await self._x(ops.delete_user, self.account_id, user_id, deleted_at)
 
     async def insert_module(self, module: ModuleDef) -> None:
         await self._x(ops.insert_module, module)

@@ -186,6 +186,16 @@ async def insert_api_key(c: Conn, k: ApiKeyRow, prefix: str, created_at: str) ->
     )
 
 
+async def delete_user(c: Conn, account_id: str, user_id: str, at: str) -> bool:
+    status = await c.execute(
+        "UPDATE users SET deleted_at = $1 WHERE account_id = $2 AND id = $3 AND deleted_at IS NULL",
+        at,
+        account_id,
+        user_id,
+    )
+    return bool(status == "UPDATE 1")
+
+
 async def revoke_api_key(c: Conn, account_id: str, key_id: str, at: str) -> bool:
     status = await c.execute(
         "UPDATE api_keys SET revoked_at = $1 WHERE account_id = $2 AND id = $3"

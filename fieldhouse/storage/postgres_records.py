@@ -342,3 +342,24 @@ async def create_expression_index(c: Conn, expr: str) -> None:
         )
     except asyncpg.PostgresError as exc:
         log.warning("expression index %s not made: %s", name, exc)
+
+
+async def activity_since(c: Conn, account_id: str, seq: int, limit: int) -> list[dict[str, Any]]:
+    """Entries after ``seq``, oldest first."""
+    rows = await c.fetch(
+        "SELECT id, seq, activity_type, module_id, record_id FROM activity"
+        " WHERE account_id = $1 AND seq > $2 ORDER BY seq LIMIT $3",
+        account_id,
+        seq,
+        limit,
+    )
+    return [
+        {
+            "id": r["id"],
+            "seq": r["seq"],
+            "activityType": r["activity_type"],
+            "moduleId": r["module_id"],
+            "recordId": r["record_id"],
+        }
+        for r in rows
+    ]

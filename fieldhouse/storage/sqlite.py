@@ -228,6 +228,11 @@ class SQLiteStore(Store):
     ) -> list[ObjectRow]:
         return await self._r(obj.due_objects, kind, status, before, limit)
 
+    # --- activity for other processes ---
+
+    async def activity_since(self, account_id: str, seq: int, limit: int) -> list[dict[str, Any]]:
+        return await self._r(rec.activity_since, account_id, seq, limit)
+
 
 class SQLiteTxn(WriteTxn):
     def __init__(self, store: SQLiteStore, account_id: str) -> None:
@@ -274,6 +279,9 @@ class SQLiteTxn(WriteTxn):
 
     async def revoke_api_key(self, key_id: str, revoked_at: str) -> bool:
         return await self._w(ops.revoke_api_key, self.account_id, key_id, revoked_at)
+
+    async def delete_user(self, user_id: str, deleted_at: str) -> bool:
+        return await self._w(ops.delete_user, self.account_id, user_id, deleted_at)
 
     async def insert_module(self, module: ModuleDef) -> None:
         await self._w(ops.insert_module, module)

@@ -172,6 +172,14 @@ def insert_api_key(c: Conn, k: ApiKeyRow, prefix: str, created_at: str) -> None:
     )
 
 
+def delete_user(c: Conn, account_id: str, user_id: str, at: str) -> bool:
+    cur = c.execute(
+        "UPDATE users SET deleted_at = ? WHERE account_id = ? AND id = ? AND deleted_at IS NULL",
+        (at, account_id, user_id),
+    )
+    return cur.rowcount == 1
+
+
 def revoke_api_key(c: Conn, account_id: str, key_id: str, at: str) -> bool:
     cur = c.execute(
         "UPDATE api_keys SET revoked_at = ? WHERE account_id = ? AND id = ? AND revoked_at IS NULL",

@@ -290,3 +290,22 @@ def create_expression_index(c: Conn, expr: str) -> None:
         f"CREATE INDEX IF NOT EXISTS {name} ON records (account_id, module_id, ({column_expr}), id)"
         " WHERE deleted_at IS NULL"
     )
+
+
+def activity_since(c: Conn, account_id: str, seq: int, limit: int) -> list[dict[str, Any]]:
+    """Entries after ``seq``, oldest first (a range scan of the primary key)."""
+    rows = c.execute(
+        "SELECT id, seq, activity_type, module_id, record_id FROM activity"
+        " WHERE account_id = ? AND seq > ? ORDER BY seq LIMIT ?",
+        (account_id, seq, limit),
+    )
+    return [
+        {
+            "id": r["id"],
+            "seq": r["seq"],
+            "activityType": r["activity_type"],
+            "moduleId": r["module_id"],
+            "recordId": r["record_id"],
+        }
+        for r in rows
+    ]

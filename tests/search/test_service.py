@@ -11,6 +11,7 @@ from fieldhouse.actors.record_ops import CreateRecord, DeleteRecords
 from fieldhouse.config import Settings
 from fieldhouse.http.server import Runtime, open_runtime
 from fieldhouse.search.embedder import Matrix, MiniLMEmbedder
+from fieldhouse.search.indexer import Indexer
 from fieldhouse.search.service import SearchService
 from tests.conftest import make_workspace
 
@@ -126,3 +127,22 @@ async def test_workspaces_are_isolated(settings: Settings) -> None:
 async def test_unknown_workspace_is_unavailable(runtime: Runtime) -> None:
     found = await svc(runtime).search("no-such", "x", None, limit=5, min_similarity=0.3)
     assert found is None
+
+
+async def test_poller_indexes_writes_made_through_another_process(settings: Settings) -> None:
+    async with open_runtime(settings) as rt:
+        ws = await make_workspace(rt)
+        await add_task(rt, ws.account_id, "Oil the garden gate")
+        assert await titles(rt, ws.account_id, "doorknobs") == []
+        # another server on the same database (without search): no event reaches this one
+        async with open_runtime(settings.with_overrides(search_enabled=False)) as other:
+            await add_task(other, ws.account_id, "Polish the brass doorknobs")
+        poller = Indexer(svc(rt), poll_seconds=None)
+        await poller.poll()  # reads the activity after the index's sequence number
+        assert await titles(rt, ws.account_id, "doorknobs") == ["Polish the brass doorknobs"]
+        seq = svc(rt).indexes[ws.account_id].seq
+        assert seq >= 2
+    # the applied sequence is saved with the index: a restart reads only what came later
+    async with open_runtime(settings) as rt:
+        assert await titles(rt, ws.account_id, "doorknobs") == ["Polish the brass doorknobs"]
+        assert svc(rt).indexes[ws.account_id].seq >= seq

@@ -8,7 +8,10 @@ from fieldhouse.http.endpoint import Routes
 def all_routes() -> list[Routes]:
     from fieldhouse.http.routes import (
         activity,
+        agents,
+        approvals,
         meta,
+        pages,
         records,
         references,
         search,
@@ -24,4 +27,7 @@ def all_routes() -> list[Routes]:
         templates.routes,
         template_admin.routes,
         search.routes,
+        approvals.routes,
+        pages.routes,
+        agents.routes,
     ]

@@ -1,0 +1,69 @@
+"""Agents and agent runs through the workspace actor: named agents and run records. (The tools
+log their own ``agent_tool_call`` activity entries, with their writes.)"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from fieldhouse.actors.context import WriteContext
+from fieldhouse.actors.messages import Message, handles
+from fieldhouse.model.clock import new_id
+from fieldhouse.model.errors import BadRequest
+from fieldhouse.storage.objects import ObjectRow
+
+AGENT = "agent"
+AGENT_RUN = "agent_run"
+RUN_STATUSES = ("running", "completed", "failed", "aborted")
+
+
+@dataclass(frozen=True)
+class CreateAgent(Message):
+    name: str
+    prompt: str
+
+
+@dataclass(frozen=True)
+class SaveRun(Message):
+    """Store a run record as it stands (insert or replace)."""
+
+    run_id: str
+    status: str
+    data: Mapping[str, Any]
+    created_at: str
+
+
+@handles(CreateAgent)
+async def create_agent(ctx: WriteContext, msg: CreateAgent) -> str:
+    name, prompt = msg.name.strip(), msg.prompt.strip()
+    if not name or len(name) > 200:
+        raise BadRequest("An agent's name must have 1 to 200 characters")
+    if not prompt or len(prompt) > 20_000:
+        raise BadRequest("An agent's prompt must have 1 to 20000 characters")
+    agent_id = new_id()
+    data = {"agentId": agent_id, "name": name, "prompt": prompt, "createdBy": msg.actor_user_id}
+    await ctx.txn.put_object(
+        ObjectRow(ctx.account_id, AGENT, agent_id, data, "active", None, ctx.now, ctx.now)
+    )
+    await ctx.activity(
+        "agent_created", user_id=msg.actor_user_id, data={"agentId": agent_id, "name": name}
+    )
+    return agent_id
+
+
+@handles(SaveRun)
+async def save_run(ctx: WriteContext, msg: SaveRun) -> None:
+    if msg.status not in RUN_STATUSES:
+        raise BadRequest(f"Unknown run status {msg.status!r}")
+    row = ObjectRow(
+        ctx.account_id,
+        AGENT_RUN,
+        msg.run_id,
+        dict(msg.data),
+        msg.status,
+        None,
+        msg.created_at,
+        ctx.now,
+    )
+    await ctx.txn.put_object(row)

@@ -1,0 +1,104 @@
+"""The offline provider (the default; no network): a deterministic planner.
+
+It turns common requests into the tool calls a model would make (see ``offline_plans``) and,
+once the tools have answered, composes the reply from their outcome summaries: it reports what
+happened and never invents anything. Anything it does not understand gets a short help text.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from datetime import UTC, datetime
+from typing import Any
+
+from fieldhouse.agents.contract import ToolCall, ToolOutcome, ToolSpec
+from fieldhouse.agents.providers.base import Step, TextSink, Turn
+from fieldhouse.agents.providers.offline_plans import plan_for
+
+HELP = (
+    "I can help with your workspace. Try: "
+    '"create a contact named Ada Lovelace with email ada@example.com"; '
+    '"find deals over 10000 in stage won"; '
+    '"update deal Big Deal stage to won"; '
+    '"remind me to call Bob tomorrow at 9"; '
+    '"draft an email to bob@example.com about Pricing saying Our prices are attached"; '
+    '"send an email to bob@example.com about Pricing"; '
+    '"plan outreach to ann@example.com, bob@example.com about Spring launch starting tomorrow"; '
+    '"post on linkedin: We are hiring"; '
+    '"publish a landing page for Spring Launch". '
+    "E-mails, outreach, social posts and published pages wait for an approval before they go out."
+)
+#: at most this many found records are named in a reply
+LISTED = 5
+
+
+class OfflineProvider:
+    name = "offline"
+
+    def __init__(self, clock: Callable[[], datetime] | None = None) -> None:
+        self._clock = clock or (lambda: datetime.now(UTC))
+
+    async def step(self, turns: Sequence[Turn], tools: Sequence[ToolSpec], emit: TextSink) -> Step:
+        message = next((t.text for t in reversed(turns) if t.role == "user"), "")
+        stage = sum(1 for t in turns if t.role == "assistant")
+        plan = plan_for(message, self._clock())
+        if plan is None:
+            return await _say(HELP, emit)
+        known = {spec.name for spec in tools}
+        if stage < len(plan.stages):
+            previous = [t.outcome for t in _last_stage(turns) if t.outcome is not None]
+            if stage == 0 or all(o.status == "ok" for o in previous):
+                wanted = plan.stages[stage](previous)
+                calls = tuple(
+                    ToolCall(f"offline-{stage}-{i}", name, args)
+                    for i, (name, args) in enumerate(wanted)
+                    if name in known
+                )
+                if calls:
+                    return Step(calls)
+        done = [(t.call, t.outcome) for t in turns if t.role == "tool" and t.call and t.outcome]
+        if not done:
+            return await _say(HELP, emit)
+        return await _say(" ".join(describe(call, outcome) for call, outcome in done), emit)
+
+
+def _last_stage(turns: Sequence[Turn]) -> list[Turn]:
+    tail: list[Turn] = []
+    for turn in reversed(turns):
+        if turn.role != "tool":
+            break
+        tail.append(turn)
+    return tail[::-1]
+
+
+def describe(call: ToolCall, outcome: ToolOutcome) -> str:
+    """One or two sentences about a tool call, from its outcome only."""
+    summary = outcome.summary.strip()
+    if outcome.status == "ok":
+        records = outcome.result.get("records")
+        if isinstance(records, list) and records:
+            names = [_name(r) for r in records[:LISTED]]
+            more = f" and {len(records) - LISTED} more" if len(records) > LISTED else ""
+            return f"{summary.rstrip('.')}: {', '.join(names)}{more}."
+        return summary or f"Done: {call.name}."
+    if outcome.status == "pending_approval":
+        if "approval" in summary.lower():
+            return summary
+        return f"{summary or call.name} awaits approval (id {outcome.approval_id})."
+    if outcome.status == "rejected":
+        return summary or f"The {call.name} call was rejected."
+    return f"I could not complete {call.name}: {summary or 'it failed'}".rstrip(".") + "."
+
+
+def _name(record: Any) -> str:
+    if isinstance(record, dict):
+        return str(record.get("displayName") or record.get("id") or "?")
+    return str(record)
+
+
+async def _say(text: str, emit: TextSink) -> Step:
+    """Emit the reply in word-sized chunks, as a streaming model would."""
+    for chunk in re.findall(r"\S+\s*", text):
+        await emit(chunk)
+    return Step((), text)

@@ -1,0 +1,168 @@
+"""Any OpenAI-compatible chat-completions endpoint, streaming, with tool calls (httpx only)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any
+
+import httpx
+
+from fieldhouse.agents.contract import ToolCall, ToolSpec
+from fieldhouse.agents.providers.base import (
+    ProviderError,
+    Step,
+    TextSink,
+    Turn,
+    error_detail,
+    outcome_payload,
+    parse_arguments,
+    read_sse,
+    transport_error,
+    upstream_error,
+    wire_name,
+    wire_names,
+)
+
+DEFAULT_BASE_URL = "https://api.openai.com/v1"
+DEFAULT_MODEL = "gpt-4o-mini"
+
+
+class OpenAIProvider:
+    name = "openai"
+
+    def __init__(
+        self,
+        *,
+        api_key: str | None,
+        model: str = "",
+        base_url: str = "",
+        timeout: float = 60.0,
+        transport: httpx.AsyncBaseTransport | None = None,
+    ) -> None:
+        self._api_key = api_key
+        self.model = model or DEFAULT_MODEL
+        self.base_url = (base_url or DEFAULT_BASE_URL).rstrip("/")
+        self._timeout = timeout
+        self._transport = transport
+
+    def request_body(self, turns: Sequence[Turn], tools: Sequence[ToolSpec]) -> dict[str, Any]:
+        body: dict[str, Any] = {
+            "model": self.model,
+            "messages": [_message(turn) for turn in turns],
+            "stream": True,
+        }
+        if tools:
+            body["tools"] = [
+                {
+                    "type": "function",
+                    "function": {
+                        "name": wire_name(spec.name),
+                        "description": spec.description,
+                        "parameters": dict(spec.parameters),
+                    },
+                }
+                for spec in tools
+            ]
+        return body
+
+    async def step(self, turns: Sequence[Turn], tools: Sequence[ToolSpec], emit: TextSink) -> Step:
+        headers = {"Accept": "text/event-stream"}
+        if self._api_key:
+            headers["Authorization"] = f"Bearer {self._api_key}"
+        body = self.request_body(turns, tools)
+        try:
+            async with (
+                httpx.AsyncClient(transport=self._transport, timeout=self._timeout) as client,
+                client.stream(
+                    "POST", f"{self.base_url}/chat/completions", json=body, headers=headers
+                ) as response,
+            ):
+                if response.status_code >= 400:
+                    detail = error_detail(await response.aread())
+                    raise upstream_error(self.name, response.status_code, detail)
+                return await _read_stream(response, emit, wire_names(tools))
+        except httpx.HTTPError as exc:
+            raise transport_error(self.name, exc) from exc
+
+
+async def _read_stream(response: httpx.Response, emit: TextSink, names: dict[str, str]) -> Step:
+    reader = _Reader(names)
+    await read_sse(response, reader.handle, emit)
+    return reader.step()
+
+
+class _Reader:
+    """Chat-completion chunks: content deltas, and tool calls whose name and arguments arrive
+    in pieces keyed by index."""
+
+    def __init__(self, names: dict[str, str]) -> None:
+        self.names = names
+        self.text: list[str] = []
+        self.calls: dict[int, dict[str, str]] = {}
+        self.finished = False
+
+    def handle(self, event: str, data: str) -> str | None:
+        if self.finished or data.strip() == "[DONE]":
+            self.finished = True
+            return None
+        try:
+            chunk = json.loads(data)
+        except ValueError as exc:
+            raise ProviderError("The openai provider sent a malformed stream") from exc
+        if not isinstance(chunk, dict):
+            raise ProviderError("The openai provider sent a malformed stream")
+        if "error" in chunk:
+            raise ProviderError(f"The openai provider failed: {error_detail(data.encode())}")
+        emitted: list[str] = []
+        for choice in chunk.get("choices") or []:
+            delta = choice.get("delta") or {}
+            if delta.get("content"):
+                emitted.append(delta["content"])
+            for part in delta.get("tool_calls") or []:
+                slot = self.calls.setdefault(
+                    int(part.get("index", 0)), {"id": "", "name": "", "args": ""}
+                )
+                slot["id"] = part.get("id") or slot["id"]
+                function = part.get("function") or {}
+                slot["name"] += function.get("name") or ""
+                slot["args"] += function.get("arguments") or ""
+        self.text.extend(emitted)
+        return "".join(emitted)
+
+    def step(self) -> Step:
+        tool_calls = tuple(
+            ToolCall(
+                slot["id"] or f"call_{index}",
+                self.names.get(slot["name"], slot["name"]),
+                parse_arguments(slot["args"]),
+            )
+            for index, slot in sorted(self.calls.items())
+        )
+        return Step(tool_calls, "".join(self.text))
+
+
+def _message(turn: Turn) -> dict[str, Any]:
+    if turn.role == "tool":
+        assert turn.call is not None and turn.outcome is not None
+        return {
+            "role": "tool",
+            "tool_call_id": turn.call.call_id,
+            "content": outcome_payload(turn.outcome),
+        }
+    message: dict[str, Any] = {"role": turn.role, "content": turn.text or None}
+    if turn.role != "assistant":
+        message["content"] = turn.text
+    if turn.tool_calls:
+        message["tool_calls"] = [
+            {
+                "id": call.call_id,
+                "type": "function",
+                "function": {
+                    "name": wire_name(call.name),
+                    "arguments": json.dumps(dict(call.arguments)),
+                },
+            }
+            for call in turn.tool_calls
+        ]
+    return message

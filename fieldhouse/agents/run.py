@@ -1,0 +1,256 @@
+"""One agent run: ask the provider for a step, run its tool calls through the executor (and so
+the approval gate), feed the outcomes back, until a final answer, the step limit or the run's
+deadline. The run executes in the request's task tree: when the request is cancelled (client
+gone), the provider call or tool in progress is cancelled, no further tool starts, and the
+record is stored as aborted from a shielded ``finally``.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import trio
+
+from fieldhouse.actors.run_ops import AGENT, SaveRun
+from fieldhouse.actors.system import ActorSystem
+from fieldhouse.agents.contract import ToolCall, ToolContext, ToolExecutor, ToolOutcome
+from fieldhouse.agents.providers.base import Provider, ProviderError, Turn
+from fieldhouse.config import Settings
+from fieldhouse.model.clock import new_id, now_iso
+from fieldhouse.model.errors import NotFound
+from fieldhouse.model.principal import Principal
+from fieldhouse.storage.base import Store
+
+log = logging.getLogger("fieldhouse.agents")
+
+DEFAULT_PROMPT = (
+    "You are the Fieldhouse workspace assistant. Use the tools to create, update and find "
+    "records, set reminders, draft and send e-mails, plan outreach, post to social media and "
+    "publish landing pages. Tools with external effects wait for a human approval; say so "
+    "plainly. Answer briefly, from the tool results only."
+)
+#: how long the shielded final write of a cancelled run may take
+FINAL_WRITE_SECONDS = 5.0
+
+
+@dataclass(frozen=True)
+class ToolStarted:
+    tool: str
+    label: str
+
+
+@dataclass(frozen=True)
+class Token:
+    text: str
+
+
+#: what a run reports while it works (its end is the Agent response it returns)
+RunEvent = ToolStarted | Token
+#: called once per run after its final record is stored: (run id, status, the trio.current_time()
+#: at which the run ended, e.g. when its cancellation arrived)
+EndHook = Callable[[str, str, float], None]
+
+
+@dataclass
+class AgentRuntime:
+    """Everything a run needs, built once per app (tests swap the provider or executor)."""
+
+    settings: Settings
+    actors: ActorSystem
+    store: Store
+    provider: Provider
+    executor: ToolExecutor
+    on_end: list[EndHook] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class RunRequest:
+    principal: Principal
+    message: str
+    agent_id: str | None
+    prompt: str = DEFAULT_PROMPT
+
+
+async def load_agent(store: Store, principal: Principal, agent_id: str | None) -> RunRequest:
+    """The prompt of the agent a message targets (the default agent when ``agent_id`` is None)."""
+    if agent_id is None:
+        return RunRequest(principal, "", None)
+    row = await store.get_object(principal.account_id, AGENT, agent_id)
+    if row is None:
+        raise NotFound(f"Agent {agent_id} not found", data={"agentId": agent_id})
+    return RunRequest(principal, "", agent_id, str(row.data.get("prompt") or DEFAULT_PROMPT))
+
+
+class AgentRun:
+    def __init__(
+        self,
+        runtime: AgentRuntime,
+        request: RunRequest,
+        events: trio.MemorySendChannel[RunEvent] | None = None,
+    ) -> None:
+        self.runtime = runtime
+        self.request = request
+        self.events = events
+        self.run_id = new_id()
+        self.created_at = now_iso()
+        self.steps = 0
+        self.tool_calls: list[dict[str, Any]] = []
+        self.pending: list[str] = []
+        self.answer: list[str] = []
+        self.status = "running"
+        self.error: str | None = None
+        self._started = 0.0
+        self._duration_ms = 0
+
+    async def execute(self) -> dict[str, Any]:
+        """Run to the end and return the Agent response. Cancellation propagates (after the
+        aborted record is stored); every other failure ends as status "failed"."""
+        self._started = trio.current_time()
+        settings = self.runtime.settings
+        await self._save()
+        self.status = "aborted"
+        try:
+            with trio.fail_after(settings.agent_run_timeout):
+                await self._loop()
+            self.status = "completed"
+        except trio.TooSlowError:
+            self._fail(f"The run did not finish within {settings.agent_run_timeout:g} s")
+        except ProviderError as exc:
+            self._fail(exc.message)
+        except StepLimitReached as exc:
+            self._fail(str(exc))
+        except trio.BrokenResourceError:
+            self.error = "The client stopped reading the run's events"  # status stays aborted
+        except Exception:
+            log.exception("agent run %s failed", self.run_id)
+            self._fail("The run failed on an internal error")
+        finally:
+            await self._finish()
+        return self.response()
+
+    def response(self) -> dict[str, Any]:
+        return {
+            "response": "".join(self.answer),
+            "success": self.status == "completed",
+            "durationMs": self._duration_ms,
+            "toolCalls": len(self.tool_calls),
+            "error": self.error or "",
+            "runId": self.run_id,
+            "agentId": self.request.agent_id,
+            "pendingApprovals": list(self.pending),
+        }
+
+    def _fail(self, message: str) -> None:
+        self.status, self.error = "failed", message
+
+    async def _loop(self) -> None:
+        runtime, request = self.runtime, self.request
+        turns = [Turn("system", request.prompt), Turn("user", request.message)]
+        specs = runtime.executor.specs()
+        for _ in range(runtime.settings.agent_max_steps):
+            self.steps += 1
+            step = await runtime.provider.step(turns, specs, self._emit)
+            if step.final:
+                return
+            turns.append(Turn("assistant", step.text, step.tool_calls))
+            for call in step.tool_calls:
+                outcome = await self._call(call)
+                turns.append(Turn("tool", call=call, outcome=outcome))
+        raise StepLimitReached(
+            f"The run stopped at its limit of {runtime.settings.agent_max_steps} model calls"
+        )
+
+    async def _emit(self, text: str) -> None:
+        if text:
+            self.answer.append(text)
+            await self._send(Token(text))
+
+    async def _send(self, event: RunEvent) -> None:
+        if self.events is not None:
+            await self.events.send(event)
+
+    async def _call(self, call: ToolCall) -> ToolOutcome:
+        runtime, principal = self.runtime, self.request.principal
+        await self._send(ToolStarted(call.name, runtime.executor.label(call)))
+        ctx = ToolContext(
+            principal=principal,
+            actors=runtime.actors,
+            store=runtime.store,
+            settings=runtime.settings,
+            run_id=self.run_id,
+            agent_id=self.request.agent_id,
+        )
+        began = trio.current_time()
+        outcome = await runtime.executor.execute(call, ctx)
+        entry = {
+            "callId": call.call_id,
+            "tool": call.name,
+            "arguments": dict(call.arguments),
+            "status": outcome.status,
+            "summary": outcome.summary,
+            "result": dict(outcome.result),
+            "approvalId": outcome.approval_id,
+            "durationMs": round((trio.current_time() - began) * 1000),
+        }
+        self.tool_calls.append(entry)
+        if outcome.approval_id is not None and outcome.status == "pending_approval":
+            self.pending.append(outcome.approval_id)
+        await self._save()
+        return outcome
+
+    async def _finish(self) -> None:
+        """Store the final record, shielded: a cancelled run still says it was aborted."""
+        ended = trio.current_time()
+        self._duration_ms = round((ended - self._started) * 1000)
+        with trio.move_on_after(FINAL_WRITE_SECONDS) as scope:
+            scope.shield = True
+            try:
+                await self._save()
+            except Exception:
+                log.exception("could not store the end of agent run %s", self.run_id)
+        if scope.cancelled_caught:
+            log.error("storing the end of agent run %s timed out", self.run_id)
+        for hook in self.runtime.on_end:
+            hook(self.run_id, self.status, ended)
+
+    async def _save(self) -> None:
+        principal = self.request.principal
+        data = {
+            "runId": self.run_id,
+            "agentId": self.request.agent_id,
+            "userId": principal.user_id,
+            "apiKeyId": principal.api_key_id,
+            "message": self.request.message,
+            "provider": self.runtime.provider.name,
+            "status": self.status,
+            "steps": self.steps,
+            "toolCalls": list(self.tool_calls),
+            "pendingApprovals": list(self.pending),
+            "response": "".join(self.answer),
+            "durationMs": self._duration_ms,
+            "error": self.error,
+        }
+        message = SaveRun(
+            self.run_id,
+            self.status,
+            data,
+            self.created_at,
+            actor_user_id=principal.user_id,
+        )
+        await self.runtime.actors.ask(principal.account_id, message)
+
+
+class StepLimitReached(Exception):
+    pass
+
+
+async def run_agent(
+    runtime: AgentRuntime,
+    request: RunRequest,
+    events: trio.MemorySendChannel[RunEvent] | None = None,
+) -> dict[str, Any]:
+    """Run one message to its end; the Agent response (SPEC) plus runId and pendingApprovals."""
+    return await AgentRun(runtime, request, events).execute()

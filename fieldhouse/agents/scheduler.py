@@ -1,0 +1,147 @@
+"""Time-driven agent work: reminders fire, scheduled social posts go out, e-mails are sent.
+
+One :func:`tick` does everything due at a given moment, through the workspace actors; the
+service loop :func:`run_scheduler` ticks every ``settings.scheduler_interval`` seconds. Every
+change is a status transition checked inside the actor's transaction, so two processes over one
+database never fire a reminder or send an e-mail twice.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from functools import partial
+
+import trio
+
+from fieldhouse.actors.agent_ops import ApplyObjects, ObjectWrite
+from fieldhouse.actors.system import ActorSystem
+from fieldhouse.agents.smtp import DeliveryFailed, send_email
+from fieldhouse.agents.tools.email import EMAIL
+from fieldhouse.agents.tools.reminders import REMINDER
+from fieldhouse.agents.tools.social import POST
+from fieldhouse.config import Settings
+from fieldhouse.model.clock import now_iso
+from fieldhouse.model.errors import ApiError
+from fieldhouse.storage.base import Store
+from fieldhouse.storage.objects import ObjectRow
+
+log = logging.getLogger("fieldhouse.agents.scheduler")
+
+
+async def _move(actors: ActorSystem, row: ObjectRow, write: ObjectWrite) -> bool:
+    """Apply one transition; False when another process (or tick) got there first."""
+    try:
+        await actors.ask(row.account_id, ApplyObjects((write,)))
+    except ApiError as exc:
+        log.info("skipped %s %s: %s", row.kind, row.object_id, exc.message)
+        return False
+    return True
+
+
+async def tick(store: Store, actors: ActorSystem, settings: Settings, now: str) -> int:
+    """Do everything due at ``now`` (ISO UTC); return how many objects changed."""
+    done = 0
+    for row in await store.due_objects(REMINDER, "scheduled", now):
+        done += await _move(
+            actors,
+            row,
+            ObjectWrite(
+                REMINDER,
+                row.object_id,
+                {"firedAt": now},
+                "fired",
+                mode="update",
+                expect=("scheduled",),
+                activity="reminder_fired",
+                activity_data={"text": row.data.get("text"), "dueAt": row.due_at},
+                record_id=row.data.get("recordId"),
+            ),
+        )
+    for row in await store.due_objects(POST, "scheduled", now):
+        done += await _move(
+            actors,
+            row,
+            ObjectWrite(
+                POST,
+                row.object_id,
+                {"postedAt": now},
+                "posted",
+                mode="update",
+                expect=("scheduled",),
+                activity="social_posted",
+            ),
+        )
+    if settings.smtp_url:
+        for row in await store.due_objects(EMAIL, "queued", now):
+            done += await _deliver(actors, settings.smtp_url, row)
+    return done
+
+
+async def _deliver(actors: ActorSystem, url: str, row: ObjectRow) -> bool:
+    def step(
+        status: str, expect: str, data: dict[str, object], activity: str | None
+    ) -> ObjectWrite:
+        return ObjectWrite(
+            EMAIL,
+            row.object_id,
+            data,
+            status,
+            mode="update",
+            expect=(expect,),
+            activity=activity,
+            activity_data={"subject": row.data.get("subject"), "to": row.data.get("to")},
+        )
+
+    # claim it first: of several schedulers only the one whose claim commits sends it
+    if not await _move(actors, row, step("sending", "queued", {}, None)):
+        return False
+    try:
+        await send_email(url, row.data)
+    except DeliveryFailed as exc:
+        await _move(actors, row, step("failed", "sending", {"error": str(exc)}, "email_failed"))
+        return True
+    await _move(actors, row, step("sent", "sending", {"sentAt": now_iso()}, "email_sent"))
+    return True
+
+
+async def run_scheduler(
+    store: Store,
+    actors: ActorSystem,
+    settings: Settings,
+    *,
+    stop: trio.Event | None = None,
+    task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED,
+) -> None:
+    """Tick every interval until ``stop`` is set (or the task is cancelled); a failing tick is
+    logged and the next one tries again. Setting ``stop`` never interrupts a tick halfway."""
+    stop = trio.Event() if stop is None else stop
+    task_status.started()
+    while True:
+        with trio.move_on_after(settings.scheduler_interval):
+            await stop.wait()
+        if stop.is_set():
+            return
+        try:
+            await tick(store, actors, settings, now_iso())
+        except Exception:
+            log.exception("scheduler tick failed")
+
+
+@asynccontextmanager
+async def open_scheduler(
+    store: Store, actors: ActorSystem, settings: Settings
+) -> AsyncIterator[None]:
+    """Run the scheduler for the duration of the block (not at all when the interval is 0);
+    on exit the tick in progress finishes first, so no store call is cut off."""
+    if settings.scheduler_interval <= 0:
+        yield
+        return
+    stop = trio.Event()
+    async with trio.open_nursery() as nursery:
+        await nursery.start(partial(run_scheduler, store, actors, settings, stop=stop))
+        try:
+            yield
+        finally:
+            stop.set()

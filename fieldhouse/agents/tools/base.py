@@ -1,0 +1,146 @@
+"""What every tool is made of: a spec, a pydantic arguments model, and a run function.
+
+Tools never decide whether they may run: the gate (``agents/gate.py``) does, and hands them a
+:class:`~fieldhouse.actors.agent_ops.Consume` when an approval is used up, which the tool passes
+on to the actor with its writes so both commit together.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Annotated, Any
+
+from pydantic import AfterValidator, BaseModel, ConfigDict
+
+from fieldhouse.actors.agent_ops import ApplyObjects, Consume, ObjectWrite
+from fieldhouse.agents.contract import ToolContext, ToolOutcome, ToolSpec
+from fieldhouse.model.clock import to_iso
+from fieldhouse.storage.objects import ObjectRow
+
+_EMAIL = re.compile(r"[^@\s<>\"',;]+@[^@\s<>\"',;]+\.[^@\s<>\"',;]+")
+
+
+class Args(BaseModel):
+    """Base of every tool's arguments: unknown properties are refused, never ignored."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+def _email(value: str) -> str:
+    value = value.strip()
+    if len(value) > 320 or _EMAIL.fullmatch(value) is None:
+        raise ValueError(f"{value!r} is not an e-mail address")
+    return value
+
+
+def _moment(value: str) -> str:
+    """An ISO 8601 date-time, normalised to the store's UTC form (naive means UTC)."""
+    try:
+        parsed = datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
+    except ValueError:
+        raise ValueError(f"{value!r} is not an ISO 8601 date-time") from None
+    if parsed.tzinfo is None:
+        parsed = parsed.replace(tzinfo=UTC)
+    return to_iso(parsed)
+
+
+Email = Annotated[str, AfterValidator(_email)]
+Moment = Annotated[str, AfterValidator(_moment)]
+
+Run = Callable[[Any, ToolContext, Consume | None], Awaitable[ToolOutcome]]
+
+
+@dataclass(frozen=True)
+class Tool:
+    spec: ToolSpec
+    args: type[Args]
+    run: Run
+    #: what the call does, in a few words ("Sending the e-mail 'Hi' to ada@example.com")
+    describe: Callable[[Any], str]
+
+
+def make_tool(
+    name: str,
+    description: str,
+    args: type[Args],
+    run: Run,
+    describe: Callable[[Any], str],
+    *,
+    external: bool = False,
+) -> Tool:
+    schema = _inline(args.model_json_schema(), args.model_json_schema().get("$defs", {}))
+    schema.pop("$defs", None)
+    schema.pop("title", None)
+    return Tool(ToolSpec(name, description, schema, external), args, run, describe)
+
+
+def _inline(node: Any, defs: Mapping[str, Any]) -> Any:
+    """The schema with every ``$ref`` replaced by its definition (providers like it flat)."""
+    if isinstance(node, dict):
+        ref = node.get("$ref")
+        if isinstance(ref, str) and ref.startswith("#/$defs/"):
+            return _inline(defs[ref.removeprefix("#/$defs/")], defs)
+        return {k: _inline(v, defs) for k, v in node.items() if k != "$defs"}
+    if isinstance(node, list):
+        return [_inline(v, defs) for v in node]
+    return node
+
+
+def tool_call_entry(ctx: ToolContext, tool: str, summary: str, **extra: Any) -> dict[str, Any]:
+    """The data of an ``agent_tool_call`` activity entry."""
+    return {"tool": tool, "runId": ctx.run_id, "agentId": ctx.agent_id, "summary": summary, **extra}
+
+
+async def apply(
+    ctx: ToolContext,
+    tool: str,
+    summary: str,
+    writes: tuple[ObjectWrite, ...],
+    consume: Consume | None,
+) -> list[ObjectRow]:
+    """Write the tool's objects, use up its approval and log the call, in one transaction."""
+    extra = {"approvalId": consume.approval_id} if consume is not None else {}
+    rows: list[ObjectRow] = await ctx.actors.ask(
+        ctx.principal.account_id,
+        ApplyObjects(
+            writes,
+            consume,
+            tool_call_entry(ctx, tool, summary, **extra),
+            actor_user_id=ctx.principal.user_id,
+        ),
+    )
+    return rows
+
+
+async def log_read(ctx: ToolContext, tool: str, summary: str) -> None:
+    """Record a read-only tool call in the activity feed."""
+    await apply(ctx, tool, summary, (), None)
+
+
+def object_json(row: ObjectRow) -> dict[str, Any]:
+    """An object as tools and the approvals API show it."""
+    return {
+        "id": row.object_id,
+        "kind": row.kind,
+        "status": row.status,
+        "dueAt": row.due_at,
+        "createdDateTime": row.created_at,
+        "updatedDateTime": row.updated_at,
+        **row.data,
+    }
+
+
+def ok(summary: str, **result: Any) -> ToolOutcome:
+    return ToolOutcome("ok", result, summary)
+
+
+def requested(ctx: ToolContext) -> dict[str, Any]:
+    """Who asked for an object, stored in its data."""
+    return {"createdBy": ctx.principal.user_id, "runId": ctx.run_id, "agentId": ctx.agent_id}
+
+
+def short(text: str, limit: int = 60) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"

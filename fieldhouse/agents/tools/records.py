@@ -1,0 +1,196 @@
+"""Record tools: search, get, create and update records with the caller's permissions.
+
+A module the caller's role cannot view does not exist for the agent ("module not found", as
+over HTTP); a module it can view but not edit refuses writes. Search runs the list-records
+query machinery (SPEC endpoint 7): ``query`` is the free-text ``search``, ``filters`` are the
+simple ``filter[slug]`` filters (a list means any of its values), ``advancedFilter`` is the
+SPEC's advanced filter object ``{root: Group}``.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Literal
+
+from pydantic import Field
+
+from fieldhouse.actors.agent_ops import AgentRecordOp, Consume
+from fieldhouse.actors.record_ops import CreateRecord, UpdateRecord
+from fieldhouse.agents.contract import ToolContext, ToolOutcome
+from fieldhouse.agents.tools.base import Args, Tool, log_read, make_tool, ok, tool_call_entry
+from fieldhouse.model.clock import is_uuid
+from fieldhouse.model.errors import Forbidden, NotFound
+from fieldhouse.model.listquery import parse_list_query
+from fieldhouse.model.records import RecordRow
+from fieldhouse.model.schema import ModuleSchema
+from fieldhouse.storage.sqlquery import compile_list
+
+Scalar = str | int | float | bool
+
+
+class SearchArgs(Args):
+    module: str = Field(min_length=1, max_length=64, description="module slug, e.g. contacts")
+    query: str | None = Field(default=None, max_length=1000, description="free text")
+    filters: dict[str, Scalar | list[Scalar]] = Field(
+        default_factory=dict, description="field slug -> exact value (a list: any of them)"
+    )
+    advancedFilter: dict[str, Any] | None = Field(
+        default=None, description="the advanced filter {root: {conjunction, conditions}}"
+    )
+    sortField: str | None = None
+    sortDirection: Literal["asc", "desc"] | None = None
+    limit: int = Field(default=10, ge=1, le=50)
+
+
+class GetArgs(Args):
+    module: str = Field(min_length=1, max_length=64)
+    recordId: str = Field(min_length=36, max_length=36)
+
+
+class CreateArgs(Args):
+    module: str = Field(min_length=1, max_length=64)
+    displayName: str = Field(min_length=1, max_length=500)
+    fields: dict[str, Any] = Field(default_factory=dict, description="field slug -> value")
+
+
+class UpdateArgs(Args):
+    module: str = Field(min_length=1, max_length=64)
+    recordId: str = Field(min_length=36, max_length=36)
+    displayName: str | None = Field(default=None, min_length=1, max_length=500)
+    fields: dict[str, Any] | None = None
+
+
+async def _module(ctx: ToolContext, slug: str, *, write: bool = False) -> ModuleSchema:
+    principal = ctx.principal
+    schemas = await ctx.actors.schemas.get(principal.account_id)
+    schema = schemas.get(slug)
+    if schema is None or not principal.can_view(slug):
+        raise NotFound(f"Module {slug!r} not found")
+    if write and not principal.can_edit(slug):
+        raise Forbidden(f"Your role may not change records of module {slug!r}")
+    return schema
+
+
+def _text(value: Scalar) -> str:
+    return ("true" if value else "false") if isinstance(value, bool) else str(value)
+
+
+async def search(args: SearchArgs, ctx: ToolContext, consume: Consume | None) -> ToolOutcome:
+    schema = await _module(ctx, args.module)
+    pairs = [("pageSize", str(args.limit))]
+    if args.query:
+        pairs.append(("search", args.query))
+    for slug, value in args.filters.items():
+        values = value if isinstance(value, list) else [value]
+        pairs.append((f"filter[{slug}]", ",".join(_text(v) for v in values)))
+    if args.advancedFilter is not None:
+        pairs.append(("advancedFilter", json.dumps(args.advancedFilter)))
+    if args.sortField:
+        pairs.append(("sortField", args.sortField))
+    if args.sortDirection:
+        pairs.append(("sortDirection", args.sortDirection))
+    query = parse_list_query(pairs, schema)
+    store = ctx.store
+    compiled = compile_list(
+        query,
+        schema,
+        store.dialect,
+        account_id=ctx.principal.account_id,
+        module_id=schema.module.module_id,
+    )
+    rows, total = await store.list_records(
+        compiled.where, compiled.params, compiled.order_by, query.page_size, query.offset
+    )
+    summary = f"Found {total} {args.module} record(s)."
+    await log_read(ctx, "records.search", summary)
+    return ok(summary, records=[r.to_json(args.module) for r in rows], total=total)
+
+
+async def get(args: GetArgs, ctx: ToolContext, consume: Consume | None) -> ToolOutcome:
+    schema = await _module(ctx, args.module)
+    row = None
+    if is_uuid(args.recordId.lower()):
+        row = await ctx.store.get_record(
+            ctx.principal.account_id, schema.module.module_id, args.recordId.lower()
+        )
+    if row is None:
+        raise NotFound(f"Record {args.recordId} not found")
+    summary = f"Read {args.module} record {row.display_name}."
+    await log_read(ctx, "records.get", summary)
+    return ok(summary, record=row.to_json(args.module))
+
+
+async def create(args: CreateArgs, ctx: ToolContext, consume: Consume | None) -> ToolOutcome:
+    schema = await _module(ctx, args.module, write=True)
+    summary = f"Created {args.module} record {args.displayName}."
+    principal = ctx.principal
+    inner = CreateRecord(
+        schema.module.module_id,
+        args.displayName,
+        args.fields,
+        None,
+        principal.display_name,
+        actor_user_id=principal.user_id,
+    )
+    row = await _ask(ctx, "records.create", summary, inner)
+    return ok(summary, record=row.to_json(args.module))
+
+
+async def update(args: UpdateArgs, ctx: ToolContext, consume: Consume | None) -> ToolOutcome:
+    schema = await _module(ctx, args.module, write=True)
+    if not is_uuid(args.recordId.lower()):
+        raise NotFound(f"Record {args.recordId} not found")
+    summary = f"Updated {args.module} record {args.recordId}."
+    principal = ctx.principal
+    inner = UpdateRecord(
+        schema.module.module_id,
+        args.recordId.lower(),
+        args.displayName,
+        args.fields,
+        principal.display_name,
+        actor_user_id=principal.user_id,
+    )
+    row = await _ask(ctx, "records.update", summary, inner)
+    return ok(f"Updated {args.module} record {row.display_name}.", record=row.to_json(args.module))
+
+
+async def _ask(
+    ctx: ToolContext, tool: str, summary: str, inner: CreateRecord | UpdateRecord
+) -> RecordRow:
+    message = AgentRecordOp(
+        inner, tool_call_entry(ctx, tool, summary), actor_user_id=ctx.principal.user_id
+    )
+    row: RecordRow = await ctx.actors.ask(ctx.principal.account_id, message)
+    return row
+
+
+TOOLS: tuple[Tool, ...] = (
+    make_tool(
+        "records.search",
+        "Find records of a module by free text and/or exact field filters.",
+        SearchArgs,
+        search,
+        lambda a: f"Searching {a.module}" + (f" for {a.query!r}" if a.query else ""),
+    ),
+    make_tool(
+        "records.get",
+        "Read one record of a module by its id.",
+        GetArgs,
+        get,
+        lambda a: f"Reading a {a.module} record",
+    ),
+    make_tool(
+        "records.create",
+        "Create a record in a module (fields by slug).",
+        CreateArgs,
+        create,
+        lambda a: f"Creating {a.module} record {a.displayName!r}",
+    ),
+    make_tool(
+        "records.update",
+        "Change a record's display name or fields (only the given ones change).",
+        UpdateArgs,
+        update,
+        lambda a: f"Updating a {a.module} record",
+    ),
+)

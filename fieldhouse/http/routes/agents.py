@@ -1,0 +1,141 @@
+"""Chat with an agent (SPEC endpoint 21): one JSON Agent response, or a Server-Sent Events
+stream (SPEC Events) of open -> tool_call* -> token* -> done | error."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any, Literal
+from uuid import UUID
+
+import trio
+from pydantic import Field
+from quart import Response, current_app, request
+
+from fieldhouse.agents.run import (
+    AgentRuntime,
+    RunEvent,
+    Token,
+    ToolStarted,
+    load_agent,
+    run_agent,
+)
+from fieldhouse.http.app import services
+from fieldhouse.http.endpoint import Routes
+from fieldhouse.http.models import Open, Strict
+from fieldhouse.http.sse import EventStream
+from fieldhouse.model.errors import ApiError
+from fieldhouse.model.principal import Principal
+
+routes = Routes()
+RUNTIME_KEY = "fieldhouse.agents"
+TERMINAL = frozenset({"done", "error"})
+
+
+class ChatQuery(Open):
+    stream: Literal["true"] | None = Field(
+        default=None, description="`true` selects the event stream (as does Accept)"
+    )
+
+
+class ChatBody(Strict):
+    message: str = Field(min_length=1, max_length=10_000)
+    agentId: UUID | None = Field(default=None, description="omitted: the default agent")
+
+
+class AgentResponse(Open):
+    response: str
+    success: bool
+    durationMs: int
+    toolCalls: int
+    error: str
+    runId: str | None = None
+    agentId: str | None = None
+    pendingApprovals: list[str] = []
+
+
+def agent_runtime() -> AgentRuntime:
+    """The app's agent runtime, made on first use (tests may install their own first)."""
+    runtime: AgentRuntime | None = current_app.extensions.get(RUNTIME_KEY)
+    if runtime is None:
+        from fieldhouse.agents.providers import make_provider
+        from fieldhouse.agents.registry import build_executor
+
+        svc = services()
+        runtime = AgentRuntime(
+            svc.settings,
+            svc.actors,
+            svc.store,
+            make_provider(svc.settings),
+            build_executor(svc.settings),
+        )
+        current_app.extensions[RUNTIME_KEY] = runtime
+    return runtime
+
+
+@routes.endpoint(
+    "POST",
+    "/v1/agents/messages",
+    summary="Chat with an agent",
+    scope="agents:write",
+    tag="agents",
+    query=ChatQuery,
+    body=ChatBody,
+    responses={200: AgentResponse, 404: None},
+    stream=True,
+    description=(
+        "Runs the agent on the message: it calls tools (external ones only after an approval) "
+        "and answers. JSON by default; `?stream=true` or `Accept: text/event-stream` selects "
+        "Server-Sent Events: `open`, `tool_call` {tool, label}, `token` {text}, then one `done` "
+        "(the Agent response) or `error` {message}; `: keepalive` comments during silence. "
+        "A client that disconnects aborts the run."
+    ),
+)
+async def chat(principal: Principal, query: ChatQuery, body: ChatBody) -> Any:
+    runtime = agent_runtime()
+    agent_id = str(body.agentId) if body.agentId is not None else None
+    run = replace(await load_agent(runtime.store, principal, agent_id), message=body.message)
+    streaming = query.stream == "true" or "text/event-stream" in request.headers.get("Accept", "")
+    if not streaming:
+        return await run_agent(runtime, run)
+
+    async def produce(send: trio.MemorySendChannel[tuple[str, Any]]) -> None:
+        events, receive = trio.open_memory_channel[RunEvent](0)
+        result: dict[str, Any] = {}
+        try:
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(_relay, receive, send)
+                async with events:
+                    result = await run_agent(runtime, run, events)
+        except* ApiError as group:  # the run could not even start (e.g. the workspace is busy)
+            result = {"success": False, "error": str(group.exceptions[0]), "runId": None}
+        if result["success"]:
+            await send.send(("done", result))
+        else:
+            await send.send(("error", {"message": result["error"], "runId": result["runId"]}))
+
+    stream = EventStream(
+        ("open", {"agentId": agent_id}),
+        produce,
+        keepalive=runtime.settings.agent_keepalive_seconds,
+        terminal=TERMINAL,
+    )
+    response = Response(
+        stream,
+        status=200,
+        content_type="text/event-stream",
+        headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
+    )
+    response.timeout = None  # Quart's RESPONSE_TIMEOUT would cut the stream silently
+    return response
+
+
+async def _relay(
+    receive: trio.MemoryReceiveChannel[RunEvent], send: trio.MemorySendChannel[tuple[str, Any]]
+) -> None:
+    """Run events as wire events: only labels and answer text, never raw tool output."""
+    async with receive:
+        async for event in receive:
+            if isinstance(event, ToolStarted):
+                await send.send(("tool_call", {"tool": event.tool, "label": event.label}))
+            elif isinstance(event, Token):
+                await send.send(("token", {"text": event.text}))

@@ -1,0 +1,163 @@
+"""The approval gate: external tools never run without a stored, matching, unused approval."""
+
+from __future__ import annotations
+
+from fieldhouse.actors.agent_ops import ApplyObjects, DecideApproval, ObjectWrite
+from fieldhouse.agents.contract import ToolCall
+from fieldhouse.agents.gate import args_hash
+from fieldhouse.http.server import Runtime
+from tests.agents.toolkit import activity_types, call, context, executor, objects
+from tests.conftest import Workspace
+
+MAIL = {"to": ["ada@example.com"], "subject": "Hello", "body": "Hi Ada"}
+
+
+async def approve_directly(runtime: Runtime, ws: Workspace, approval_id: str) -> None:
+    await runtime.actors.ask(
+        ws.account_id, DecideApproval(approval_id, True, actor_user_id=ws.owner_id)
+    )
+
+
+async def test_external_tool_waits_for_approval(runtime: Runtime, ws: Workspace) -> None:
+    ctx = await context(runtime, ws)
+    outcome = await call(ctx, "email.send", **MAIL)
+    assert outcome.status == "pending_approval"
+    assert outcome.approval_id is not None
+    assert "awaits approval" in outcome.summary and outcome.approval_id in outcome.summary
+    assert "ada@example.com" in outcome.summary
+    assert await objects(runtime, ws, "email") == []
+    (approval,) = await objects(runtime, ws, "approval")
+    assert approval.status == "pending"
+    assert approval.data["tool"] == "email.send"
+    assert approval.data["requestedBy"] == ws.owner_id
+    assert approval.data["runId"] == "run-1"
+    assert approval.data["argsHash"] == args_hash(approval.data["arguments"])
+    # asking again for the same call reuses the pending request
+    again = await call(ctx, "email.send", **MAIL)
+    assert again.approval_id == outcome.approval_id
+    assert "approval_requested" in await activity_types(runtime, ws)
+
+
+async def test_one_approval_runs_one_call(runtime: Runtime, ws: Workspace) -> None:
+    ctx = await context(runtime, ws)
+    pending = await call(ctx, "email.send", **MAIL)
+    assert pending.approval_id is not None
+    await approve_directly(runtime, ws, pending.approval_id)
+    first = await call(ctx, "email.send", **MAIL)
+    assert first.status == "ok", first.summary
+    (email,) = await objects(runtime, ws, "email")
+    assert email.status == "queued" and email.data["subject"] == "Hello"
+    used = await runtime.store.get_object(ws.account_id, "approval", pending.approval_id)
+    assert used is not None and used.status == "executed"
+    second = await call(ctx, "email.send", **MAIL)
+    assert second.status == "pending_approval"
+    assert second.approval_id != pending.approval_id
+    assert len(await objects(runtime, ws, "email")) == 1
+
+
+async def test_approval_does_not_cover_changed_arguments(runtime: Runtime, ws: Workspace) -> None:
+    ctx = await context(runtime, ws)
+    pending = await call(ctx, "email.send", **MAIL)
+    assert pending.approval_id is not None
+    await approve_directly(runtime, ws, pending.approval_id)
+    changed = await call(ctx, "email.send", **{**MAIL, "to": ["eve@example.com"]})
+    assert changed.status == "pending_approval"
+    other_tool = await call(ctx, "pages.publish", slug="hello")
+    assert other_tool.status == "pending_approval"
+    assert await objects(runtime, ws, "email") == []
+    # the approval is still there for the call it was granted for
+    kept = await runtime.store.get_object(ws.account_id, "approval", pending.approval_id)
+    assert kept is not None and kept.status == "approved"
+
+
+async def test_forged_arguments_are_refused(runtime: Runtime, ws: Workspace) -> None:
+    ctx = await context(runtime, ws)
+    for forged in ({"approved": True}, {"approvalId": "x"}, {"approval_id": "x"}):
+        outcome = await call(ctx, "email.send", **MAIL, **forged)
+        assert outcome.status == "error"
+        assert "Invalid arguments" in outcome.summary
+    assert await objects(runtime, ws, "email") == []
+    assert await objects(runtime, ws, "approval") == []
+
+
+async def test_made_up_or_forged_approvals_do_not_run(runtime: Runtime, ws: Workspace) -> None:
+    ctx = await context(runtime, ws)
+    run = executor(runtime)
+    pending = await call(ctx, "email.send", **MAIL)
+    assert pending.approval_id is not None
+    fake = await runtime.store.get_object(ws.account_id, "approval", pending.approval_id)
+    assert fake is not None
+    # the approve path with an approval that was never decided: still pending
+    outcome = await run.execute_approved(fake, ctx)
+    assert outcome.status == "pending_approval"
+    # an "approved" approval written for other arguments, replayed with these arguments
+    forged = ObjectWrite(
+        "approval",
+        "forged",
+        {"tool": "email.send", "arguments": MAIL, "argsHash": "0" * 64},
+        "approved",
+    )
+    await runtime.actors.ask(ws.account_id, ApplyObjects((forged,)))
+    row = await runtime.store.get_object(ws.account_id, "approval", "forged")
+    assert row is not None
+    assert (await run.execute_approved(row, ctx)).status == "pending_approval"
+    assert await objects(runtime, ws, "email") == []
+
+
+async def test_rejected_approval_never_runs(runtime: Runtime, ws: Workspace) -> None:
+    ctx = await context(runtime, ws)
+    pending = await call(ctx, "email.send", **MAIL)
+    assert pending.approval_id is not None
+    await runtime.actors.ask(
+        ws.account_id, DecideApproval(pending.approval_id, False, actor_user_id=ws.owner_id)
+    )
+    again = await call(ctx, "email.send", **MAIL)
+    assert again.status == "pending_approval" and again.approval_id != pending.approval_id
+    assert await objects(runtime, ws, "email") == []
+
+
+async def test_approvals_are_per_workspace(
+    runtime: Runtime, ws: Workspace, other_ws: Workspace
+) -> None:
+    ctx = await context(runtime, ws)
+    pending = await call(ctx, "email.send", **MAIL)
+    assert pending.approval_id is not None
+    await approve_directly(runtime, ws, pending.approval_id)
+    other = await call(await context(runtime, other_ws), "email.send", **MAIL)
+    assert other.status == "pending_approval"
+    assert await objects(runtime, other_ws, "email") == []
+
+
+async def test_auto_approve_policy(runtime: Runtime, ws: Workspace) -> None:
+    ctx = await context(runtime, ws)
+    policy = ObjectWrite(
+        "policy", "agents", {"autoApprove": ["email.send"]}, "active", mode="upsert"
+    )
+    await runtime.actors.ask(ws.account_id, ApplyObjects((policy,)))
+    sent = await call(ctx, "email.send", **MAIL)
+    assert sent.status == "ok"
+    assert (await call(ctx, "pages.publish", slug="x")).status == "pending_approval"
+    assert [e.status for e in await objects(runtime, ws, "email")] == ["queued"]
+
+
+async def test_unknown_tool_and_labels(runtime: Runtime, ws: Workspace) -> None:
+    ctx = await context(runtime, ws)
+    run = executor(runtime)
+    outcome = await run.execute(ToolCall("c", "shell.exec", {"cmd": "rm"}), ctx)
+    assert outcome.status == "error" and "Unknown tool" in outcome.summary
+    assert run.label(ToolCall("c", "email.send", MAIL)).startswith("Sending the e-mail")
+    assert run.label(ToolCall("c", "email.send", {"bogus": 1})) == "Using email.send"
+    names = {s.name for s in run.specs()}
+    assert {"records.search", "email.send", "pages.publish", "outreach.schedule"} <= names
+    external = {s.name for s in run.specs() if s.external}
+    assert external == {
+        "email.send",
+        "outreach.schedule",
+        "social.schedule",
+        "social.post",
+        "pages.publish",
+    }
+    for spec in run.specs():
+        assert spec.parameters["type"] == "object"
+        assert spec.parameters["additionalProperties"] is False
+        assert "$defs" not in str(spec.parameters)

@@ -1,0 +1,100 @@
+"""Record tools use the record machinery and obey the caller's role."""
+
+from __future__ import annotations
+
+from fieldhouse.actors import admin_ops as ops
+from fieldhouse.http.server import Runtime
+from tests.agents.toolkit import activity_types, call, context
+from tests.conftest import Workspace, add_user
+
+
+async def test_create_get_update_search(runtime: Runtime, ws: Workspace) -> None:
+    ctx = await context(runtime, ws)
+    made = await call(
+        ctx, "records.create", module="contacts", displayName="Ada Lovelace",
+        fields={"job-title": "Analyst", "first-name": "Ada"},
+    )  # fmt: skip
+    assert made.status == "ok", made.summary
+    record = made.result["record"]
+    assert record["fields"]["job-title"] == "Analyst"
+    await call(
+        ctx, "records.create", module="contacts", displayName="Grace Hopper",
+        fields={"first-name": "Grace"},
+    )  # fmt: skip
+    got = await call(ctx, "records.get", module="contacts", recordId=record["recordId"])
+    assert got.status == "ok" and got.result["record"]["displayName"] == "Ada Lovelace"
+    changed = await call(
+        ctx, "records.update", module="contacts", recordId=record["recordId"],
+        fields={"job-title": "Mathematician"},
+    )  # fmt: skip
+    assert changed.status == "ok"
+    assert changed.result["record"]["fields"]["job-title"] == "Mathematician"
+    found = await call(ctx, "records.search", module="contacts", query="lovelace")
+    assert [r["displayName"] for r in found.result["records"]] == ["Ada Lovelace"]
+    by_filter = await call(
+        ctx, "records.search", module="contacts", filters={"job-title": ["Mathematician"]}
+    )
+    assert by_filter.result["total"] == 1
+    advanced = {
+        "root": {
+            "id": "g",
+            "conjunction": "AND",
+            "conditions": [
+                {"id": "c", "fieldSlug": "job-title", "operator": "contains", "value": "math"}
+            ],
+        }
+    }
+    assert (await call(ctx, "records.search", module="contacts", advancedFilter=advanced)).result[
+        "total"
+    ] == 1
+    everyone = await call(ctx, "records.search", module="contacts", limit=1)
+    assert everyone.result["total"] == 2 and len(everyone.result["records"]) == 1
+    bad_filter = await call(ctx, "records.search", module="contacts", filters={"nope": "x"})
+    assert bad_filter.status == "error"
+    missing = await call(
+        ctx, "records.get", module="contacts", recordId="00000000-0000-4000-8000-000000000000"
+    )
+    assert missing.status == "error" and "not found" in missing.summary
+    invalid = await call(ctx, "records.create", module="contacts", displayName="X",
+                         fields={"emails": "not a list"})  # fmt: skip
+    assert invalid.status == "error"
+    types = await activity_types(runtime, ws)
+    assert types.count("record_created") == 2 and "record_updated" in types
+    assert types.count("agent_tool_call") >= 6
+
+
+async def test_role_without_module_sees_no_module(runtime: Runtime, ws: Workspace) -> None:
+    await runtime.actors.ask(
+        ws.account_id, ops.CreateRole("sales", frozenset({"deals"}), frozenset({"deals"}))
+    )
+    sales = await context(runtime, await add_user(runtime, ws, "sales"))
+    for name, args in (
+        ("records.search", {"module": "contacts"}),
+        ("records.get", {"module": "contacts", "recordId": "0" * 36}),
+        ("records.create", {"module": "contacts", "displayName": "X"}),
+        ("records.update", {"module": "contacts", "recordId": "0" * 36, "displayName": "X"}),
+    ):
+        outcome = await call(sales, name, **args)
+        assert outcome.status == "error"
+        assert outcome.summary == "Module 'contacts' not found"
+    made = await call(sales, "records.create", module="deals", displayName="Big deal")
+    assert made.status == "error"  # the deal is incomplete, but the module is there
+    assert ["fields", "name"] in [i["path"] for i in made.result["issues"]]
+    assert (await call(sales, "records.search", module="deals")).status == "ok"
+
+
+async def test_viewer_cannot_write(runtime: Runtime, ws: Workspace) -> None:
+    owner = await context(runtime, ws)
+    made = await call(
+        owner, "records.create", module="contacts", displayName="Ada",
+        fields={"first-name": "Ada"},
+    )  # fmt: skip
+    viewer = await context(runtime, await add_user(runtime, ws, "viewer"))
+    denied = await call(viewer, "records.create", module="contacts", displayName="X")
+    assert denied.status == "error" and "may not change" in denied.summary
+    update = await call(
+        viewer, "records.update", module="contacts",
+        recordId=made.result["record"]["recordId"], displayName="Eve",
+    )  # fmt: skip
+    assert update.status == "error"
+    assert (await call(viewer, "records.search", module="contacts")).result["total"] == 1

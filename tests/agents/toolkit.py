@@ -1,0 +1,51 @@
+"""Helpers for the agent tool tests: a principal from a real key, a context, one call."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fieldhouse.agents.contract import ToolCall, ToolContext, ToolOutcome
+from fieldhouse.agents.registry import GatedExecutor, build_executor
+from fieldhouse.http.app import Services
+from fieldhouse.http.server import Runtime
+from fieldhouse.model.principal import Principal
+from fieldhouse.storage.objects import ObjectRow
+from tests.conftest import Workspace
+
+
+async def principal_of(runtime: Runtime, ws: Workspace) -> Principal:
+    svc: Services = runtime.app.extensions["fieldhouse"]
+    principal, _ = await svc.auth.authenticate(f"Bearer {ws.key}")
+    return principal
+
+
+async def context(runtime: Runtime, ws: Workspace, run_id: str = "run-1") -> ToolContext:
+    return ToolContext(
+        principal=await principal_of(runtime, ws),
+        actors=runtime.actors,
+        store=runtime.store,
+        settings=runtime.settings,
+        run_id=run_id,
+        agent_id=None,
+    )
+
+
+def executor(runtime: Runtime) -> GatedExecutor:
+    return build_executor(runtime.settings)
+
+
+async def call(ctx: ToolContext, name: str, /, **arguments: Any) -> ToolOutcome:
+    return await build_executor(ctx.settings).execute(ToolCall("c1", name, arguments), ctx)
+
+
+async def objects(
+    runtime: Runtime, ws: Workspace, kind: str, status: str | None = None
+) -> list[ObjectRow]:
+    return await runtime.store.list_objects(ws.account_id, kind, status=status)
+
+
+async def activity_types(runtime: Runtime, ws: Workspace) -> list[str]:
+    entries = await runtime.store.list_activity(
+        ws.account_id, module_ids=None, record_id=None, types=(), limit=200
+    )
+    return [e["activityType"] for e in entries]

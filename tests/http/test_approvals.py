@@ -1,0 +1,146 @@
+"""Approvals over HTTP: owners and admins decide; approving runs the call exactly once."""
+
+from __future__ import annotations
+
+import httpx
+
+from fieldhouse.http.server import Runtime
+from tests.agents.toolkit import call, context, objects
+from tests.conftest import Workspace, add_user
+
+MAIL = {"to": ["ada@example.com"], "subject": "Hello", "body": "Hi Ada"}
+
+
+async def request_send(runtime: Runtime, ws: Workspace) -> str:
+    outcome = await call(await context(runtime, ws), "email.send", **MAIL)
+    assert outcome.status == "pending_approval" and outcome.approval_id is not None
+    return outcome.approval_id
+
+
+async def test_list_and_approve_runs_once(
+    client: httpx.AsyncClient, runtime: Runtime, ws: Workspace
+) -> None:
+    approval_id = await request_send(runtime, ws)
+    listed = await client.get("/api/approvals?status=pending", headers=ws.headers)
+    assert listed.status_code == 200
+    (item,) = listed.json()["approvals"]
+    assert item["id"] == approval_id and item["tool"] == "email.send"
+    assert item["arguments"]["to"] == ["ada@example.com"] and item["status"] == "pending"
+    resp = await client.post(f"/api/approvals/{approval_id}/approve", headers=ws.headers)
+    assert resp.status_code == 200, resp.text
+    body = resp.json()
+    assert body["outcome"]["status"] == "ok"
+    assert body["approval"]["status"] == "executed"
+    assert body["approval"]["decidedBy"] == ws.owner_id and body["approval"]["decidedAt"]
+    assert [e.status for e in await objects(runtime, ws, "email")] == ["queued"]
+    for decision in ("approve", "reject"):
+        again = await client.post(f"/api/approvals/{approval_id}/{decision}", headers=ws.headers)
+        assert again.status_code == 409 and again.json()["error"]["code"] == "conflict"
+    assert len(await objects(runtime, ws, "email")) == 1
+    executed = await client.get("/api/approvals?status=executed", headers=ws.headers)
+    assert [a["id"] for a in executed.json()["approvals"]] == [approval_id]
+    feed = await client.get(
+        "/v1/activity?activityTypes=approval_requested,approval_decided,email_queued",
+        headers=ws.headers,
+    )
+    assert {a["activityType"] for a in feed.json()["activities"]} == {
+        "approval_requested",
+        "approval_decided",
+        "email_queued",
+    }
+
+
+async def test_reject_never_runs(
+    client: httpx.AsyncClient, runtime: Runtime, ws: Workspace
+) -> None:
+    approval_id = await request_send(runtime, ws)
+    resp = await client.post(f"/api/approvals/{approval_id}/reject", headers=ws.headers)
+    assert resp.status_code == 200
+    assert resp.json()["approval"]["status"] == "rejected" and resp.json()["outcome"] is None
+    late = await client.post(f"/api/approvals/{approval_id}/approve", headers=ws.headers)
+    assert late.status_code == 409
+    assert await objects(runtime, ws, "email") == []
+
+
+async def test_unknown_and_foreign_ids_are_not_found(
+    client: httpx.AsyncClient, runtime: Runtime, ws: Workspace, other_ws: Workspace
+) -> None:
+    approval_id = await request_send(runtime, ws)
+    for path in (
+        "/api/approvals/00000000-0000-4000-8000-000000000000/approve",
+        f"/api/approvals/{approval_id}/approve",
+        f"/api/approvals/{approval_id}/reject",
+    ):
+        resp = await client.post(path, headers=other_ws.headers)
+        assert resp.status_code == 404 and resp.json()["error"]["code"] == "not_found"
+    assert (await client.get("/api/approvals", headers=other_ws.headers)).json() == {
+        "approvals": []
+    }
+    assert await objects(runtime, ws, "email") == []
+
+
+async def test_only_owners_and_admins_decide(
+    client: httpx.AsyncClient, runtime: Runtime, ws: Workspace
+) -> None:
+    approval_id = await request_send(runtime, ws)
+    member = await add_user(runtime, ws, "member")
+    viewer = await add_user(runtime, ws, "viewer")
+    for who in (member, viewer):
+        for method, path in (
+            ("GET", "/api/approvals"),
+            ("POST", f"/api/approvals/{approval_id}/approve"),
+            ("POST", f"/api/approvals/{approval_id}/reject"),
+        ):
+            resp = await client.request(method, path, headers=who.headers)
+            assert resp.status_code == 403, (who, path)
+    admin = await add_user(runtime, ws, "admin")
+    resp = await client.post(f"/api/approvals/{approval_id}/approve", headers=admin.headers)
+    assert resp.status_code == 200
+    assert resp.json()["approval"]["decidedBy"] == admin.owner_id
+    bad = await client.get("/api/approvals?status=maybe", headers=ws.headers)
+    assert bad.status_code == 400
+
+
+async def test_policy_endpoint(client: httpx.AsyncClient, runtime: Runtime, ws: Workspace) -> None:
+    assert (await client.get("/api/agents/policy", headers=ws.headers)).json() == {
+        "autoApprove": []
+    }
+    unknown = await client.put(
+        "/api/agents/policy", json={"autoApprove": ["shell.exec"]}, headers=ws.headers
+    )
+    assert unknown.status_code == 400
+    member = await add_user(runtime, ws, "member")
+    denied = await client.put(
+        "/api/agents/policy", json={"autoApprove": ["email.send"]}, headers=member.headers
+    )
+    assert denied.status_code == 403
+    assert (await call(await context(runtime, member), "email.send", **MAIL)).status == (
+        "pending_approval"
+    )
+    resp = await client.put(
+        "/api/agents/policy", json={"autoApprove": ["email.send"]}, headers=ws.headers
+    )
+    assert resp.status_code == 200 and resp.json() == {"autoApprove": ["email.send"]}
+    outcome = await call(await context(runtime, member), "email.send", **MAIL)
+    assert outcome.status == "ok"
+
+
+async def test_no_other_route_runs_an_external_tool(
+    client: httpx.AsyncClient, runtime: Runtime, ws: Workspace
+) -> None:
+    """Every served route but approve, called with the tool's arguments and forged approval
+    flags, leaves the call pending and the outbox empty."""
+    approval_id = await request_send(runtime, ws)
+    forged = {**MAIL, "approved": True, "approvalId": approval_id, "tool": "email.send"}
+    fill = {"approvalId": approval_id, "moduleSlug": "contacts", "workspaceSlug": "acme"}
+    for rule in runtime.app.url_map.iter_rules():
+        if rule.endpoint in ("static", "approve"):
+            continue
+        path = rule.rule
+        for name in rule.arguments:
+            path = path.replace(f"<{name}>", fill.get(name, "x"))
+        for method in sorted((rule.methods or set()) - {"HEAD", "OPTIONS"}):
+            await client.request(method, path, json=forged, headers=ws.headers)
+    assert await objects(runtime, ws, "email") == []
+    approval = await runtime.store.get_object(ws.account_id, "approval", approval_id)
+    assert approval is not None and approval.status in ("pending", "rejected")

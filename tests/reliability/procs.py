@@ -1,0 +1,143 @@
+"""Real `fieldhouse serve` subprocesses for the reliability tests, and direct database reads.
+
+A server is started on a free loopback port and polled until it answers, within a deadline;
+nothing here sleeps to wait out a race.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import sqlite3
+import subprocess
+import sys
+from collections.abc import AsyncIterator, Sequence
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import asyncpg
+import httpx
+import trio
+import trio_asyncio
+
+STARTUP_DEADLINE = 60.0
+STOP_DEADLINE = 20.0
+
+
+def cli(database_url: str, *args: str, env: dict[str, str] | None = None) -> dict[str, Any]:
+    """Run one admin command; its JSON answer."""
+    done = subprocess.run(
+        [sys.executable, "-m", "fieldhouse", *args, "--database-url", database_url],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+        env=env,
+    )
+    assert done.returncode == 0, done.stderr
+    result: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
+    return result
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+@dataclass
+class Served:
+    process: trio.Process
+    base: str
+    log: Path
+
+    async def output(self) -> str:
+        return await trio.Path(self.log).read_text(errors="replace")
+
+    async def wait(self, deadline: float = STOP_DEADLINE) -> int:
+        """The exit code, waiting at most ``deadline`` seconds (then SIGKILL and fail)."""
+        with trio.move_on_after(deadline):
+            return await self.process.wait()
+        self.process.kill()
+        await self.process.wait()
+        raise AssertionError(f"server did not exit within {deadline} s:\n{await self.output()}")
+
+
+async def _wait_until_serving(served: Served) -> None:
+    with trio.move_on_after(STARTUP_DEADLINE):
+        async with httpx.AsyncClient(base_url=served.base) as client:
+            while served.process.returncode is None:
+                try:
+                    await client.get("/openapi.json")
+                    return
+                except httpx.TransportError:
+                    await trio.sleep(0.05)  # polling a starting subprocess's port
+    raise AssertionError(f"server {served.base} did not start:\n{await served.output()}")
+
+
+@asynccontextmanager
+async def serve(
+    database_url: str,
+    data_dir: Path,
+    *,
+    log: Path,
+    env: dict[str, str] | None = None,
+    module: Sequence[str] = ("fieldhouse",),
+) -> AsyncIterator[Served]:
+    """A `fieldhouse serve` subprocess; on exit it is killed if still running."""
+    port = free_port()
+    command = [sys.executable, "-m", *module, "serve", "--database-url", database_url]
+    command += ["--data-dir", str(data_dir), "--port", str(port), "--rate-limit", "1000000"]
+    full_env = {
+        **os.environ,
+        "FIELDHOUSE_LOG_LEVEL": "WARNING",
+        "FIELDHOUSE_SEARCH": "off",
+        **(env or {}),
+    }
+    with log.open("ab") as out:
+        proc = await trio.lowlevel.open_process(
+            command, stdout=out, stderr=subprocess.STDOUT, env=full_env
+        )
+    served = Served(proc, f"http://127.0.0.1:{port}", log)
+    try:
+        await _wait_until_serving(served)
+        yield served
+    finally:
+        with trio.CancelScope(shield=True):
+            if proc.returncode is None:
+                proc.send_signal(signal.SIGKILL)
+                await proc.wait()
+
+
+def sqlite_url(data_dir: Path) -> str:
+    return f"sqlite:///{(data_dir / 'fieldhouse.sqlite3').resolve()}"
+
+
+async def fetch(database_url: str, sql: str, *args: Any) -> list[dict[str, Any]]:
+    """Rows of one query, read straight from the database (SQLite or PostgreSQL).
+
+    Write the query with ``$1`` placeholders; they become ``?`` on SQLite.
+    """
+    if database_url.startswith("sqlite:///"):
+        path = database_url.removeprefix("sqlite:///")
+        for i in range(len(args), 0, -1):
+            sql = sql.replace(f"${i}", "?")
+
+        def read() -> list[dict[str, Any]]:
+            with sqlite3.connect(path) as conn:
+                conn.row_factory = sqlite3.Row
+                return [dict(r) for r in conn.execute(sql, args)]
+
+        return await trio.to_thread.run_sync(read)
+    async with trio_asyncio.open_loop():
+        conn = await trio_asyncio.aio_as_trio(asyncpg.connect)(database_url)
+        try:
+            rows = await trio_asyncio.aio_as_trio(conn.fetch)(sql, *args)
+        finally:
+            await trio_asyncio.aio_as_trio(conn.close)()
+    return [dict(r) for r in rows]
