@@ -5,6 +5,9 @@ Server and load generator share one process (the cancellation time is read from 
 end hook, which needs the same trio clock), so on a small machine they compete for one core.
 
     python -m benchmarks.agents_bench [--database-url URL] [--seconds 10] [--concurrency 16]
+
+With ``--database-url`` (a PostgreSQL server, as a URL of a database to connect to) the run
+uses a fresh database ``fh_bench_<random>`` created on that server and dropped afterwards.
 """
 
 from __future__ import annotations
@@ -13,12 +16,14 @@ import argparse
 import tempfile
 import time
 from collections.abc import Sequence
+from contextlib import nullcontext
 from functools import partial
 from pathlib import Path
 
 import httpx
 import trio
 
+from benchmarks.records_load import fresh_postgres
 from fieldhouse.actors.bootstrap import init_workspace
 from fieldhouse.agents.contract import ToolSpec
 from fieldhouse.agents.providers import OfflineProvider
@@ -158,7 +163,7 @@ async def main(args: argparse.Namespace) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         settings = Settings(
             data_dir=Path(tmp),
-            database_url=args.database_url or "",
+            database_url=args.fresh_url,
             rate_limit=10**9,
             port=0,
             search_enabled=False,
@@ -188,7 +193,10 @@ def cli() -> None:
     parser.add_argument("--seconds", type=float, default=10.0)
     parser.add_argument("--concurrency", type=int, default=16)
     parser.add_argument("--disconnects", type=int, default=50)
-    trio.run(main, parser.parse_args())
+    args = parser.parse_args()
+    with fresh_postgres(args.database_url) if args.database_url else nullcontext("") as url:
+        args.fresh_url = url
+        trio.run(main, args)
 
 
 if __name__ == "__main__":

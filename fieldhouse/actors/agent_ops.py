@@ -158,7 +158,12 @@ async def decide_approval(ctx: WriteContext, msg: DecideApproval) -> ObjectRow:
     await ctx.activity(
         "approval_decided",
         user_id=msg.actor_user_id,
-        data={"approvalId": row.object_id, "tool": row.data.get("tool"), "decision": status},
+        data={
+            "approvalId": row.object_id,
+            "tool": row.data.get("tool"),
+            "decision": status,
+            "runId": row.data.get("runId"),
+        },
     )
     return decided
 

@@ -131,7 +131,13 @@ async def _request(
             data,
             "pending",
             activity="approval_requested",
-            activity_data={"approvalId": approval_id, "tool": tool.spec.name, "description": what},
+            activity_data={
+                "approvalId": approval_id,
+                "tool": tool.spec.name,
+                "description": what,
+                "runId": ctx.run_id,
+                "agentId": ctx.agent_id,
+            },
         )
         await ctx.actors.ask(
             ctx.principal.account_id, ApplyObjects((write,), actor_user_id=ctx.principal.user_id)

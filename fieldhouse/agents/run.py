@@ -117,7 +117,10 @@ class AgentRun:
                 await self._loop()
             self.status = "completed"
         except trio.TooSlowError:
-            self._fail(f"The run did not finish within {settings.agent_run_timeout:g} s")
+            self._fail(
+                f"The run deadline of {settings.agent_run_timeout:g} s was exceeded; "
+                "the run was stopped"
+            )
         except ProviderError as exc:
             self._fail(exc.message)
         except StepLimitReached as exc:
@@ -159,9 +162,9 @@ class AgentRun:
             for call in step.tool_calls:
                 outcome = await self._call(call)
                 turns.append(Turn("tool", call=call, outcome=outcome))
-        raise StepLimitReached(
-            f"The run stopped at its limit of {runtime.settings.agent_max_steps} model calls"
-        )
+        limit = runtime.settings.agent_max_steps
+        await self._emit(progress_reply(self.tool_calls, limit, bool(self.answer)))
+        raise StepLimitReached(f"The run stopped at its limit of {limit} model calls")
 
     async def _emit(self, text: str) -> None:
         if text:
@@ -245,6 +248,30 @@ class AgentRun:
 
 class StepLimitReached(Exception):
     pass
+
+
+def progress_reply(tool_calls: list[dict[str, Any]], limit: int, after_text: bool) -> str:
+    """The reply of a run stopped at its step limit: what its tools did so far, from their
+    outcomes only (repeated outcomes are counted, not repeated)."""
+    counts: dict[str, int] = {}
+    for entry in tool_calls:
+        summary = str(entry.get("summary") or "").strip()
+        tool, status = entry.get("tool"), entry.get("status")
+        if status == "error":
+            line = f"Could not complete {tool}: {summary or 'it failed'}"
+        elif status == "rejected":
+            line = summary or f"The {tool} call was rejected"
+        else:
+            line = summary or f"Ran {tool}"
+        line = line.rstrip(".")
+        counts[line] = counts.get(line, 0) + 1
+    head = f"I stopped before finishing: the limit of {limit} model calls was reached."
+    if not counts:
+        done = " No tool was used."
+    else:
+        parts = [line + ("." if n == 1 else f" ({n} times).") for line, n in counts.items()]
+        done = " So far: " + " ".join(parts)
+    return ("\n\n" if after_text else "") + head + done
 
 
 async def run_agent(

@@ -5,6 +5,10 @@ in the request's task. :class:`EventStream` opens its nursery in ``__aenter__`` 
 in ``__aexit__``, so the producer (an agent run) is a child of the request: when quart-trio
 cancels the request on client disconnect, the producer is cancelled with it. Chunks cross from
 the producer through a memory channel; no nursery or cancel scope encloses a ``yield``.
+
+When the server shuts down it sets the app's shutdown event (``SHUTDOWN_KEY``): the stream
+then cancels its producer, lets it finish (an agent run stores itself as aborted), and ends
+with the ``stopped`` event (by default ``error`` {"message": "server shutting down"}).
 """
 
 from __future__ import annotations
@@ -19,6 +23,9 @@ import trio
 from quart.wrappers.response import ResponseBody
 
 KEEPALIVE = b": keepalive\n\n"
+#: app.extensions key of the trio.Event set when the server starts shutting down
+SHUTDOWN_KEY = "fieldhouse.shutdown"
+SHUTTING_DOWN = "server shutting down"
 
 
 def encode_event(name: str, data: Any) -> bytes:
@@ -27,6 +34,10 @@ def encode_event(name: str, data: Any) -> bytes:
 
 #: the producer: sends (event name, data) pairs, the terminal one last, then returns
 Producer = Callable[[trio.MemorySendChannel[tuple[str, Any]]], Awaitable[None]]
+
+
+def _shutting_down() -> tuple[str, Any]:
+    return "error", {"message": SHUTTING_DOWN}
 
 
 class EventStream(ResponseBody):
@@ -38,6 +49,8 @@ class EventStream(ResponseBody):
         keepalive: float,
         terminal: frozenset[str],
         buffer: int = 64,
+        shutdown: trio.Event | None = None,
+        stopped: Callable[[], tuple[str, Any]] = _shutting_down,
     ) -> None:
         self._first: tuple[str, Any] | None = first
         self._producer = producer
@@ -47,17 +60,33 @@ class EventStream(ResponseBody):
         self._stack = AsyncExitStack()
         self._receive: trio.MemoryReceiveChannel[tuple[str, Any]] | None = None
         self._finished = False
+        self._shutdown = shutdown
+        self._stopped = stopped
+        #: the last event, once the shutdown has cancelled the producer
+        self._last: tuple[str, Any] | None = None
+        self._producer_scope = trio.CancelScope()
+        self._watch_scope = trio.CancelScope()
 
     async def __aenter__(self) -> EventStream:
         send, receive = trio.open_memory_channel[tuple[str, Any]](self._buffer)
         self._receive = receive
         nursery = await self._stack.enter_async_context(trio.open_nursery())
         nursery.start_soon(self._produce, send)
+        if self._shutdown is not None:
+            nursery.start_soon(self._watch, self._shutdown)
         return self
 
     async def _produce(self, send: trio.MemorySendChannel[tuple[str, Any]]) -> None:
-        async with send:
-            await self._producer(send)
+        with self._producer_scope:
+            async with send:
+                await self._producer(send)
+
+    async def _watch(self, shutdown: trio.Event) -> None:
+        """On shutdown: cancel the producer; its channel then ends and the last event goes."""
+        with self._watch_scope:
+            await shutdown.wait()
+            self._last = self._stopped()
+            self._producer_scope.cancel()
 
     async def __aexit__(
         self,
@@ -65,6 +94,7 @@ class EventStream(ResponseBody):
         exc_value: BaseException | None,
         tb: TracebackType | None,
     ) -> None:
+        self._watch_scope.cancel()
         try:
             await self._stack.__aexit__(exc_type, exc_value, tb)
         except BaseExceptionGroup as group:
@@ -87,7 +117,11 @@ class EventStream(ResponseBody):
             try:
                 name, data = await self._receive.receive()
             except trio.EndOfChannel:
-                raise StopAsyncIteration from None
+                if self._last is None:
+                    raise StopAsyncIteration from None
+                name, data = self._last
+                self._finished = True
+                return encode_event(name, data)
             self._finished = name in self._terminal
             return encode_event(name, data)
         return KEEPALIVE

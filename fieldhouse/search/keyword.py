@@ -19,11 +19,13 @@ from fieldhouse.search.documents import Doc
 #: a module-level search matches at most this many records (they become an SQL IN list)
 MAX_FILTER_IDS = 5000
 #: a word in more records than this share of the index (and at least COMMON_MIN_DOCS) only
-#: adds to the scores of records that match a rarer query word
+#: adds to the scores of the best records that match a rarer query word
 COMMON_FRACTION = 0.02
 COMMON_MIN_DOCS = 500
-#: a query stops after scoring this many documents (its best so far are the answer)
+#: a query stops after reading this many matching documents (its best so far are the answer)
 MAX_SCANNED = 4_000
+#: how many of the best candidates by rare words get their common words scored
+RESCORE_POOL = 100
 #: cached docnum sets per searcher (one per distinct set of modules asked for)
 MODULE_SETS = 64
 
@@ -178,15 +180,21 @@ class KeywordIndex:
             allow, hide = self._visibility(module_ids)
             if allow is not None and not allow:
                 return KeywordHits([], 0)
-            top = _CappedTop(limit)
+            rare, common = self._split(q)
+            top = _CappedTop(limit if common is None else max(limit, RESCORE_POOL))
             collector: Any = top
             if allow is not None or hide:
                 collector = collectors.FilterCollector(top, allow, hide)
-            pruned = self._pruned(q)
-            self._searcher.search_with_collector(pruned, collector)
-            results = collector.results()
-            ranked = [(hit["id"], float(hit.score)) for hit in results]
-            if len(ranked) < limit and pruned is q and not top.capped:
+            self._searcher.search_with_collector(rare, collector)
+            scored = [(float(s), int(d)) for s, d in collector.results().top_n]
+            if common is not None:
+                extra = self._rescore(common, [d for _, d in scored])
+                scored = [(s + extra.get(d, 0.0), d) for s, d in scored]
+                scored.sort(key=lambda sd: (-sd[0], sd[1]))
+                scored = scored[:limit]
+            stored = self._searcher.stored_fields
+            ranked = [(stored(d)["id"], s) for s, d in scored]
+            if len(ranked) < limit and common is None and not top.capped:
                 total = len(ranked)  # every match was collected
             else:
                 # an estimate from the posting lengths (Results.estimated_length() would run
@@ -196,14 +204,14 @@ class KeywordIndex:
                 total = max(estimate, len(ranked))
         return KeywordHits(ranked, total)
 
-    def _pruned(self, q: Any) -> Any:
-        """``q`` without its common words when it has a rarer one. A word found in more than
-        COMMON_FRACTION of the records has a low IDF, so it seldom decides the top results,
-        but walking its postings makes a query read a large share of the index; like a stop
-        word it is dropped then (a query of common words only keeps its rarest). Call under
-        the lock."""
+    def _split(self, q: Any) -> tuple[Any, Any]:
+        """``q`` as (rare words, common words or None). A word found in more than
+        COMMON_FRACTION of the records has a low IDF, yet walking its postings would make a
+        query read a large share of the index: the candidates are the records holding a
+        rarer query word (a query of common words only keeps its rarest), and the common
+        words are then scored for the best RESCORE_POOL of them alone. Call under the lock."""
         if not isinstance(q, query.Or) or len(q.subqueries) < 2:
-            return q
+            return q, None
         reader = self._searcher.reader()
         groups: dict[str, list[Any]] = {}
         freq: dict[str, int] = {}
@@ -215,12 +223,36 @@ class KeywordIndex:
                 freq[key] = freq.get(key, 0) + reader.doc_frequency(sub.fieldname, sub.text)
             else:
                 freq[key] = 0
-        common = max(COMMON_MIN_DOCS, int(reader.doc_count() * COMMON_FRACTION))
+        limit = max(COMMON_MIN_DOCS, int(reader.doc_count() * COMMON_FRACTION))
         order = sorted(groups, key=lambda k: freq[k])
-        kept = [k for k in order if freq[k] <= common] or order[:1]
-        if len(kept) == len(order):
-            return q
-        return query.Or([s for k in kept for s in groups[k]])
+        rare = [k for k in order if freq[k] <= limit] or order[:1]
+        if len(rare) == len(order):
+            return q, None
+        return (
+            query.Or([s for k in rare for s in groups[k]]),
+            query.Or([s for k in order if k not in rare for s in groups[k]]),
+        )
+
+    def _rescore(self, q: Any, docnums: Sequence[int]) -> dict[int, float]:
+        """The score ``q`` adds to each of ``docnums``: its matcher skips from one to the
+        next, reading only the posting blocks that hold them. Call under the lock."""
+        extra: dict[int, float] = {}
+        wanted = sorted(docnums)
+        context = self._searcher.context(needs_current=True)
+        for sub, offset in self._searcher.leaf_searchers():
+            end = offset + sub.doc_count_all()
+            matcher = q.matcher(sub, context)
+            for docnum in wanted:
+                if not offset <= docnum < end:
+                    continue
+                local = docnum - offset
+                if not matcher.is_active():
+                    break
+                if matcher.id() < local:
+                    matcher.skip_to(local)
+                if matcher.is_active() and matcher.id() == local:
+                    extra[docnum] = float(matcher.score())
+        return extra
 
     def _visibility(
         self, module_ids: Collection[str] | None

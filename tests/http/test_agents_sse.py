@@ -226,9 +226,9 @@ async def test_disconnect_cancels_the_run_within_100_ms(runtime: Runtime) -> Non
     assert run is not None and run.status == "aborted" and run.data["toolCalls"] == []
 
 
-def raw_request(ws: Workspace, body: bytes) -> bytes:
+def raw_request(ws: Workspace, body: bytes, query: bytes = b"?stream=true") -> bytes:
     return (
-        b"POST /v1/agents/messages?stream=true HTTP/1.1\r\nHost: fieldhouse\r\n"
+        b"POST /v1/agents/messages" + query + b" HTTP/1.1\r\nHost: fieldhouse\r\n"
         b"Authorization: Bearer " + ws.key.encode() + b"\r\n"
         b"Content-Type: application/json\r\nContent-Length: "
         + str(len(body)).encode()

@@ -61,8 +61,9 @@ def test_number_collects_all() -> None:
     assert bad("number", -1.555, decimals=2, allowNegative=False, min=0) == [
         ("custom", ()),
         ("too_small", ()),
-        ("too_small", ()),
     ]
+    # a positive minimum already excludes negatives: still one issue, naming the minimum
+    assert bad("number", -1, allowNegative=False, min=5) == [("too_small", ())]
 
 
 # --- currency ---------------------------------------------------------------------------------

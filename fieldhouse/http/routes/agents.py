@@ -12,6 +12,7 @@ from pydantic import Field
 from quart import Response, current_app, request
 
 from fieldhouse.agents.run import (
+    AgentRun,
     AgentRuntime,
     RunEvent,
     Token,
@@ -22,7 +23,7 @@ from fieldhouse.agents.run import (
 from fieldhouse.http.app import services
 from fieldhouse.http.endpoint import Routes
 from fieldhouse.http.models import Open, Strict
-from fieldhouse.http.sse import EventStream
+from fieldhouse.http.sse import SHUTDOWN_KEY, SHUTTING_DOWN, EventStream
 from fieldhouse.model.errors import ApiError
 from fieldhouse.model.principal import Principal
 
@@ -98,14 +99,18 @@ async def chat(principal: Principal, query: ChatQuery, body: ChatBody) -> Any:
     if not streaming:
         return await run_agent(runtime, run)
 
+    job: AgentRun | None = None
+
     async def produce(send: trio.MemorySendChannel[tuple[str, Any]]) -> None:
+        nonlocal job
         events, receive = trio.open_memory_channel[RunEvent](0)
+        job = AgentRun(runtime, run, events)
         result: dict[str, Any] = {}
         try:
             async with trio.open_nursery() as nursery:
                 nursery.start_soon(_relay, receive, send)
                 async with events:
-                    result = await run_agent(runtime, run, events)
+                    result = await job.execute()
         except* ApiError as group:  # the run could not even start (e.g. the workspace is busy)
             result = {"success": False, "error": str(group.exceptions[0]), "runId": None}
         if result["success"]:
@@ -113,11 +118,20 @@ async def chat(principal: Principal, query: ChatQuery, body: ChatBody) -> Any:
         else:
             await send.send(("error", {"message": result["error"], "runId": result["runId"]}))
 
+    def stopped() -> tuple[str, Any]:
+        """The server is shutting down: the run is cancelled (and stored as aborted)."""
+        if job is None:
+            return "error", {"message": SHUTTING_DOWN, "runId": None}
+        job.error = job.error or "The server shut down during the run"
+        return "error", {"message": SHUTTING_DOWN, "runId": job.run_id}
+
     stream = EventStream(
         ("open", {"agentId": agent_id}),
         produce,
         keepalive=runtime.settings.agent_keepalive_seconds,
         terminal=TERMINAL,
+        shutdown=current_app.extensions.get(SHUTDOWN_KEY),
+        stopped=stopped,
     )
     response = Response(
         stream,

@@ -62,7 +62,10 @@ def normalise_number(field: FieldDef, value: Any) -> Result:
             issues.append(_too_many_places(decimals, places))
         if decimals == 0:
             number = integral(number)
-    if not cfg_bool(config, "allowNegative", True) and number < 0:
+    minimum = cfg_number(config, "min")
+    negative_refused = not cfg_bool(config, "allowNegative", True) and number < 0
+    if negative_refused and (minimum is None or minimum <= 0):
+        # one problem, one issue: the lower bound is reported once, by the stricter rule
         issues.append(
             issue(
                 "too_small",
@@ -72,8 +75,7 @@ def normalise_number(field: FieldDef, value: Any) -> Result:
                 type="number",
             )
         )
-    minimum = cfg_number(config, "min")
-    if minimum is not None and number < minimum:
+    if minimum is not None and number < minimum and not (negative_refused and minimum <= 0):
         issues.append(too_small_number(minimum, number))
     maximum = cfg_number(config, "max")
     if maximum is not None and number > maximum:
