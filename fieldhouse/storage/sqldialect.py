@@ -69,6 +69,11 @@ class Dialect(ABC):
     def doc_text(self, doc: str) -> str:
         """The whole JSON document as text (used by the interim ``search``)."""
 
+    def lower(self, expr: str) -> str:
+        """``lower()`` of a bound value, folding exactly as ``lower()`` of a :meth:`json_text`
+        value does (a value must compare equal to itself)."""
+        return f"lower({expr})"
+
 
 class SQLiteDialect(Dialect):
     """SQLite with JSON1 (built in since 3.38); documents are JSON text columns."""
@@ -161,6 +166,11 @@ class PostgresDialect(Dialect):
 
     def doc_text(self, doc: str) -> str:
         return f"({doc})::text"
+
+    def lower(self, expr: str) -> str:
+        # json_text is COLLATE "C", under which lower() folds ASCII only (as SQLite's does); a
+        # parameter in the database's collation would fold more, and 'À' would not equal 'À'
+        return f'lower(({expr}) COLLATE "C")'
 
 
 SQLITE: Dialect = SQLiteDialect()

@@ -34,7 +34,8 @@ numerically, booleans as ``true``/``false``, references by ``recordId``, currenc
 multi fields by any element); values OR within a filter, filters AND together. ``labelIds`` and
 ``typeIds`` match records having ANY listed id. ``search`` is a case-insensitive substring of
 ``display_name`` or of any string or number value inside ``fields`` (keys never match). SQLite's
-``lower()`` folds ASCII only, so case-insensitivity is ASCII-only there.
+``lower()`` folds ASCII only, so case-insensitivity is ASCII-only there (and on PostgreSQL,
+where both sides are folded under the "C" collation).
 
 Sorting is type-aware (numbers numerically, currency by amount, references by displayName,
 multi fields by their first element, text case-insensitively, empty text as NULL), NULLs last
@@ -138,13 +139,16 @@ class _Compiler:
 
     def binds(self, values: Sequence[Any], sql_type: SqlType = "text", wrap: str = "") -> str:
         return ", ".join(
-            f"{wrap}({self.bind(v, sql_type)})" if wrap else self.bind(v, sql_type) for v in values
+            self.dialect.lower(self.bind(v, sql_type)) if wrap else self.bind(v, sql_type)
+            for v in values
         )
 
     def like(self, expr: str, value: str, *, prefix: bool, suffix: bool) -> str:
         escaped = "".join(_LIKE_ESCAPE + ch if ch in "\\%_" else ch for ch in value)
         pattern = ("%" if prefix else "") + escaped + ("%" if suffix else "")
-        return f"lower({expr}) LIKE lower({self.bind(pattern)}) ESCAPE '{_LIKE_ESCAPE}'"
+        return (
+            f"lower({expr}) LIKE {self.dialect.lower(self.bind(pattern))} ESCAPE '{_LIKE_ESCAPE}'"
+        )
 
     def kind(self, slug: str, *, system: bool = True) -> FilterKind:
         kind = resolve_key(slug, self.schema, system=system)
@@ -301,7 +305,7 @@ def _leaf_values(dialect: Dialect, doc: str, alias: str) -> tuple[str, str, str]
         return (
             f"jsonb_path_query({doc}, 'strict $.**') AS {alias}(value)",
             f"jsonb_typeof({alias}.value) IN ('string', 'number')",
-            f"({alias}.value #>> '{{}}')",
+            f"(({alias}.value #>> '{{}}') COLLATE \"C\")",  # folds as json_text does
         )
     return (
         f"json_tree({doc}) AS {alias}",

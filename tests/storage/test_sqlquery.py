@@ -1,21 +1,31 @@
-"""The list-query compiler, executed against a real in-memory SQLite records table."""
+"""The list-query compiler, executed against a real records table on both backends: an
+in-memory SQLite database and a throwaway PostgreSQL database (which must be reachable)."""
 
 from __future__ import annotations
 
+import asyncio
 import json
+import secrets
 import sqlite3
-from collections.abc import Iterator, Mapping, Sequence
+from abc import ABC, abstractmethod
+from collections.abc import Awaitable, Iterator, Mapping, Sequence
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import replace
-from typing import Any
+from typing import Any, TypeVar
 
+import asyncpg
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from fieldhouse.model.listquery import Condition, Group, ListQuery, parse_list_query
 from fieldhouse.model.schema import FieldDef, ModuleDef, ModuleSchema
-from fieldhouse.storage.sqldialect import POSTGRES, SQLITE, check_key
+from fieldhouse.storage.postgres_schema import migrate
+from fieldhouse.storage.sqldialect import POSTGRES, SQLITE, Dialect, check_key
 from fieldhouse.storage.sqlquery import compile_list
+from tests.pgtools import database_url, run_admin
+
+T = TypeVar("T")
 
 ACCOUNT, MODULE = "acct-1", "mod-1"
 L1, L2, L3 = (f"00000000-0000-4000-8000-00000000000{i}" for i in (1, 2, 3))
@@ -158,14 +168,9 @@ def _created(rid: str) -> str:
     return f"2026-01-{n:02d}T10:00:00.000000Z" if n <= 10 else "2026-02-01T00:00:00.000000Z"
 
 
-@pytest.fixture(scope="module")
-def db() -> Iterator[sqlite3.Connection]:
-    conn = sqlite3.connect(":memory:")
-    conn.execute(
-        "CREATE TABLE records (id TEXT PRIMARY KEY, account_id TEXT, module_id TEXT,"
-        " display_name TEXT, fields TEXT, label_ids TEXT, type_ids TEXT, created_at TEXT,"
-        " updated_at TEXT, deleted_at TEXT NULL)"
-    )
+def _rows() -> list[tuple[str, str, str, str, str, str, str, str, str, str | None]]:
+    """Every records row: (id, account, module, name, fields, labels, types, created, updated,
+    deleted), JSON documents as text."""
     rows: list[tuple[str, str, str, str, dict[str, Any], str, str, str | None]] = []
     for rid, fields in FIELDS.items():
         created = _created(rid)
@@ -179,45 +184,183 @@ def db() -> Iterator[sqlite3.Connection]:
         ("x2", ACCOUNT, "mod-2", "Alpha deal", r01, _created("r01"), _created("r01"), None),
         ("x3", ACCOUNT, MODULE, "Alpha deal", r01, _created("r01"), _created("r01"), "2026-01"),
     ]
-    conn.executemany(
-        "INSERT INTO records VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        [
-            (
-                rid,
-                acct,
-                mod,
-                name,
-                json.dumps(fields, ensure_ascii=False),
-                json.dumps(LABELS.get(rid, [])),
-                json.dumps(TYPES.get(rid, [])),
-                created,
-                updated,
-                deleted,
+    return [
+        (
+            rid,
+            acct,
+            mod,
+            name,
+            json.dumps(fields, ensure_ascii=False),
+            json.dumps(LABELS.get(rid, [])),
+            json.dumps(TYPES.get(rid, [])),
+            created,
+            updated,
+            deleted,
+        )
+        for rid, acct, mod, name, fields, created, updated, deleted in rows
+    ]
+
+
+class Backend(ABC):
+    """A records table the compiled SQL runs against."""
+
+    dialect: Dialect
+
+    @abstractmethod
+    def fetch_ids(self, sql: str, params: Sequence[Any]) -> list[str]:
+        """The first column of every row ``sql`` returns."""
+
+    @abstractmethod
+    def insert_record(self, rid: str, fields: Mapping[str, Any]) -> None:
+        """Insert a live record of ACCOUNT/MODULE (inside :meth:`savepoint`)."""
+
+    @abstractmethod
+    def savepoint(self) -> AbstractContextManager[None]:
+        """Changes made inside are rolled back on exit."""
+
+    def limit_clause(self, first_param: int) -> str:
+        return " LIMIT ? OFFSET ?"
+
+
+class SQLiteBackend(Backend):
+    dialect = SQLITE
+
+    def __init__(self) -> None:
+        self.conn = sqlite3.connect(":memory:")
+        self.conn.execute(
+            "CREATE TABLE records (id TEXT PRIMARY KEY, account_id TEXT, module_id TEXT,"
+            " display_name TEXT, fields TEXT, label_ids TEXT, type_ids TEXT, created_at TEXT,"
+            " updated_at TEXT, deleted_at TEXT NULL)"
+        )
+        self.conn.executemany(
+            "INSERT INTO records (id, account_id, module_id, display_name, fields, label_ids,"
+            " type_ids, created_at, updated_at, deleted_at)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            _rows(),
+        )
+
+    def fetch_ids(self, sql: str, params: Sequence[Any]) -> list[str]:
+        return [row[0] for row in self.conn.execute(sql, list(params))]
+
+    def insert_record(self, rid: str, fields: Mapping[str, Any]) -> None:
+        self.conn.execute(
+            "INSERT INTO records VALUES (?, ?, ?, ?, ?, '[]', '[]', 'z', 'z', NULL)",
+            (rid, ACCOUNT, MODULE, rid, json.dumps(fields, ensure_ascii=False)),
+        )
+
+    @contextmanager
+    def savepoint(self) -> Iterator[None]:
+        self.conn.execute("SAVEPOINT hyp")
+        try:
+            yield
+        finally:
+            self.conn.execute("ROLLBACK TO hyp")
+            self.conn.execute("RELEASE hyp")
+
+    def close(self) -> None:
+        self.conn.close()
+
+
+class PostgresBackend(Backend):
+    """A fresh database with the real schema, driven synchronously on a private event loop
+    (these tests are plain functions: no trio or asyncio loop is running)."""
+
+    dialect = POSTGRES
+
+    def __init__(self, name: str) -> None:
+        self.loop = asyncio.new_event_loop()
+        self.conn: asyncpg.Connection = self.run(asyncpg.connect(database_url(name), timeout=10))
+        self.run(migrate(self.conn))
+        self.run(
+            self.conn.executemany(
+                "INSERT INTO records (id, account_id, module_id, display_name, fields,"
+                " label_ids, type_ids, created_at, updated_at, deleted_at)"
+                " VALUES ($1, $2, $3, $4, $5::jsonb, $6::jsonb, $7::jsonb, $8, $9, $10)",
+                _rows(),
             )
-            for rid, acct, mod, name, fields, created, updated, deleted in rows
-        ],
-    )
-    yield conn
-    conn.close()
+        )
+
+    def run(self, aw: Awaitable[T]) -> T:
+        async def wrapped() -> T:
+            return await aw
+
+        return self.loop.run_until_complete(wrapped())
+
+    def fetch_ids(self, sql: str, params: Sequence[Any]) -> list[str]:
+        return [row[0] for row in self.run(self.conn.fetch(sql, *params))]
+
+    def insert_record(self, rid: str, fields: Mapping[str, Any]) -> None:
+        self.run(
+            self.conn.execute(
+                "INSERT INTO records (id, account_id, module_id, display_name, fields,"
+                " created_at, updated_at) VALUES ($1, $2, $3, $1, $4::jsonb, 'z', 'z')",
+                rid,
+                ACCOUNT,
+                MODULE,
+                json.dumps(fields, ensure_ascii=False),
+            )
+        )
+
+    @contextmanager
+    def savepoint(self) -> Iterator[None]:
+        tr = self.conn.transaction()
+        self.run(tr.start())
+        try:
+            yield
+        finally:
+            self.run(tr.rollback())
+
+    def limit_clause(self, first_param: int) -> str:
+        return f" LIMIT ${first_param} OFFSET ${first_param + 1}"
+
+    def close(self) -> None:
+        try:
+            self.run(self.conn.close())
+        finally:
+            self.loop.close()
+
+
+@pytest.fixture(scope="module", params=["sqlite", "postgres"])
+def db(request: pytest.FixtureRequest) -> Iterator[Backend]:
+    """The records table on SQLite and on a real PostgreSQL (which must be reachable)."""
+    if request.param == "sqlite":
+        lite = SQLiteBackend()
+        yield lite
+        lite.close()
+        return
+    name = f"fh_sqlq_{secrets.token_hex(6)}"
+    run_admin(f"CREATE DATABASE {name}")
+    try:
+        pg = PostgresBackend(name)
+        try:
+            yield pg
+        finally:
+            pg.close()
+    finally:
+        run_admin(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
 
 
 Args = Mapping[str, str] | Sequence[tuple[str, str]]
 
 
-def run(conn: sqlite3.Connection, args: Args, *, limit: int | None = None) -> list[str]:
+def run(db: Backend, args: Args, *, limit: int | None = None) -> list[str]:
     query = parse_list_query(args, SCHEMA)
-    return run_query(conn, query, limit=limit)
+    return run_query(db, query, limit=limit)
 
 
-def run_query(conn: sqlite3.Connection, query: ListQuery, *, limit: int | None = None) -> list[str]:
-    c = compile_list(query, SCHEMA, SQLITE, account_id=ACCOUNT, module_id=MODULE)
-    assert c.where.count("?") == len(c.params)
+def run_query(db: Backend, query: ListQuery, *, limit: int | None = None) -> list[str]:
+    c = compile_list(query, SCHEMA, db.dialect, account_id=ACCOUNT, module_id=MODULE)
+    if db.dialect is SQLITE:
+        assert c.where.count("?") == len(c.params)
+    else:
+        assert "?" not in c.where
+        assert f"${len(c.params)}::" in c.where and f"${len(c.params) + 1}" not in c.where
     sql = f"SELECT r.id FROM records r WHERE {c.where} ORDER BY {c.order_by}"
     params = list(c.params)
     if limit is not None:
-        sql += " LIMIT ? OFFSET ?"
+        sql += db.limit_clause(len(params) + 1)
         params += [query.page_size, query.offset]
-    return [row[0] for row in conn.execute(sql, params)]
+    return db.fetch_ids(sql, params)
 
 
 def adv(field: str, op: str, value: Any = None, values: Any = None) -> dict[str, str]:
@@ -347,7 +490,7 @@ OPERATOR_CASES: list[tuple[str, str, Any, Any, set[str]]] = [
 
 @pytest.mark.parametrize(("field", "op", "value", "values", "expected"), OPERATOR_CASES)
 def test_operator(
-    db: sqlite3.Connection, field: str, op: str, value: Any, values: Any, expected: set[str]
+    db: Backend, field: str, op: str, value: Any, values: Any, expected: set[str]
 ) -> None:
     assert set(run(db, adv(field, op, value, values))) == expected
 
@@ -366,7 +509,7 @@ def _c(field: str, op: str, value: Any) -> dict[str, Any]:
     return {"id": "x", "fieldSlug": field, "operator": op, "value": value}
 
 
-def test_nested_groups(db: sqlite3.Connection) -> None:
+def test_nested_groups(db: Backend) -> None:
     won_big = {
         "conjunction": "AND",
         "conditions": [_c("amount", "gt", 100), _c("status", "eq", "won")],
@@ -387,13 +530,13 @@ def test_nested_groups(db: sqlite3.Connection) -> None:
     assert set(run(db, _tree(root))) == rs("r01", "r02", "r06")
 
 
-def test_empty_groups_match_everything(db: sqlite3.Connection) -> None:
+def test_empty_groups_match_everything(db: Backend) -> None:
     assert set(run(db, _tree({"conjunction": "OR", "conditions": []}))) == ALL
     empty = {"conjunction": "AND", "conditions": []}
     assert set(run(db, _tree({"conjunction": "OR", "conditions": [empty]}))) == ALL
 
 
-def test_scoping_hides_other_accounts_modules_and_deleted(db: sqlite3.Connection) -> None:
+def test_scoping_hides_other_accounts_modules_and_deleted(db: Backend) -> None:
     assert set(run(db, {})) == ALL
     assert set(run(db, adv("title", "eq", "Hello World"))) == rs("r01")
 
@@ -418,9 +561,7 @@ def test_scoping_hides_other_accounts_modules_and_deleted(db: sqlite3.Connection
         ([("filter[period]", "2026-03-01")], rs("r05")),
     ],
 )
-def test_simple_filters(
-    db: sqlite3.Connection, args: list[tuple[str, str]], expected: set[str]
-) -> None:
+def test_simple_filters(db: Backend, args: list[tuple[str, str]], expected: set[str]) -> None:
     assert set(run(db, args)) == expected
 
 
@@ -436,7 +577,7 @@ def test_simple_filters(
         ({"labelIds": L1, **adv("amount", "gt", 5)}, rs("r01")),
     ],
 )
-def test_labels_and_types(db: sqlite3.Connection, args: dict[str, str], expected: set[str]) -> None:
+def test_labels_and_types(db: Backend, args: dict[str, str], expected: set[str]) -> None:
     assert set(run(db, args)) == expected
 
 
@@ -454,11 +595,11 @@ def test_labels_and_types(db: sqlite3.Connection, args: dict[str, str], expected
         ("nothing-like-this", set()),
     ],
 )
-def test_search(db: sqlite3.Connection, text: str, expected: set[str]) -> None:
+def test_search(db: Backend, text: str, expected: set[str]) -> None:
     assert set(run(db, {"search": text})) == expected
 
 
-def test_search_combines_with_filters(db: sqlite3.Connection) -> None:
+def test_search_combines_with_filters(db: Backend) -> None:
     assert set(run(db, {"search": "hello", "filter[status]": "open"})) == rs("r01")
 
 
@@ -503,19 +644,19 @@ NULL_AMOUNT = ["r07", "r08", "r09", *ITEM_IDS]
         ("updated_at", "desc", ["r01", *sorted(ALL - rs("r01"), reverse=True)]),
     ],
 )
-def test_sort(db: sqlite3.Connection, field: str, direction: str, expected: list[str]) -> None:
+def test_sort(db: Backend, field: str, direction: str, expected: list[str]) -> None:
     got = run(db, {"sortField": field, "sortDirection": direction})
     assert got[: len(expected)] == expected
     assert len(got) == len(ALL)
 
 
-def test_nulls_last_both_ways(db: sqlite3.Connection) -> None:
+def test_nulls_last_both_ways(db: Backend) -> None:
     for direction in ("asc", "desc"):
         got = run(db, {"sortField": "price", "sortDirection": direction})
         assert set(got[5:]) == ALL - rs("r01", "r02", "r03", "r05", "r10")
 
 
-def test_default_order_and_sort_direction_default(db: sqlite3.Connection) -> None:
+def test_default_order_and_sort_direction_default(db: Backend) -> None:
     assert run(db, {}) == sorted(ALL, reverse=True)  # created_at DESC, id DESC
     assert run(db, {"sortDirection": "asc"}) == sorted(ALL)
     assert run(db, {"sortField": "seq"})[:3] == ["r11", "r12", "r13"]  # asc by default
@@ -524,7 +665,7 @@ def test_default_order_and_sort_direction_default(db: sqlite3.Connection) -> Non
 @pytest.mark.parametrize(
     "sort", [{}, {"sortField": "amount"}, {"sortField": "tags", "sortDirection": "desc"}]
 )
-def test_pagination_is_stable(db: sqlite3.Connection, sort: dict[str, str]) -> None:
+def test_pagination_is_stable(db: Backend, sort: dict[str, str]) -> None:
     full = run(db, sort)
     pages: list[str] = []
     for page in range(1, 9):
@@ -567,7 +708,7 @@ def test_unsafe_keys_never_reach_sql() -> None:
 _TEXT = st.text(alphabet=st.characters(codec="utf-8", exclude_characters="\x00"))
 
 
-def _where(value: str) -> tuple[str, list[Any]]:
+def _where(value: str, dialect: Dialect = SQLITE) -> tuple[str, list[Any]]:
     conditions = [
         {"fieldSlug": "title", "operator": op, "value": value}
         for op in ("eq", "neq", "contains", "notContains", "startsWith", "endsWith")
@@ -582,37 +723,32 @@ def _where(value: str) -> tuple[str, list[Any]]:
         ("search", value if value.strip() else "x"),
     ]
     c = compile_list(
-        parse_list_query(args, SCHEMA), SCHEMA, SQLITE, account_id=ACCOUNT, module_id=MODULE
+        parse_list_query(args, SCHEMA), SCHEMA, dialect, account_id=ACCOUNT, module_id=MODULE
     )
     return c.where, c.params
 
 
 @settings(max_examples=300, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(value=st.text())
-def test_arbitrary_values_never_change_sql_or_error(db: sqlite3.Connection, value: str) -> None:
-    reference_sql, _ = _where("plain")
-    sql, params = _where(value)
+def test_arbitrary_values_never_change_sql_or_error(db: Backend, value: str) -> None:
+    # PostgreSQL text cannot hold NUL at all (the server rejects it before any SQL runs)
+    assume(db.dialect is SQLITE or "\x00" not in value)
+    reference_sql, _ = _where("plain", db.dialect)
+    sql, params = _where(value, db.dialect)
     assert sql == reference_sql
     assert value == "" or any(value in p for p in params if isinstance(p, str))
-    rows = db.execute(f"SELECT r.id FROM records r WHERE {sql}", params).fetchall()
+    rows = db.fetch_ids(f"SELECT r.id FROM records r WHERE {sql}", params)
     assert isinstance(rows, list)
 
 
 @settings(max_examples=200, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(value=_TEXT.filter(bool))
-def test_a_stored_value_matches_itself(db: sqlite3.Connection, value: str) -> None:
-    db.execute("SAVEPOINT hyp")
-    try:
-        db.execute(
-            "INSERT INTO records VALUES ('hyp', ?, ?, 'hyp', ?, '[]', '[]', 'z', 'z', NULL)",
-            (ACCOUNT, MODULE, json.dumps({"title": value, "tags": [value]}, ensure_ascii=False)),
-        )
+def test_a_stored_value_matches_itself(db: Backend, value: str) -> None:
+    with db.savepoint():
+        db.insert_record("hyp", {"title": value, "tags": [value]})
         for op in ("eq", "contains", "startsWith", "endsWith"):
             assert "hyp" in run(db, adv("title", op, value))
             assert "hyp" in run(db, adv("tags", op, value))
             assert "hyp" not in run(db, adv("title", "notContains", value))
         if "," not in value:
             assert "hyp" in run(db, {"filter[tags]": value})
-    finally:
-        db.execute("ROLLBACK TO hyp")
-        db.execute("RELEASE hyp")
