@@ -98,7 +98,14 @@ async def commit(conn: Conn) -> None:
 
 
 async def _open_pool(url: str, min_size: int, max_size: int) -> Pool:
-    pool = await asyncpg.create_pool(url, min_size=min_size, max_size=max_size)
+    # List queries bind their filter values as parameters; a generic plan cannot see how
+    # selective a value is and falls back to scanning, so plan each execution for its values.
+    pool = await asyncpg.create_pool(
+        url,
+        min_size=min_size,
+        max_size=max_size,
+        server_settings={"plan_cache_mode": "force_custom_plan"},
+    )
     async with pool.acquire() as conn:
         await migrate(conn)
     return pool

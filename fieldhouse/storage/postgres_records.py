@@ -335,11 +335,20 @@ async def create_expression_index(c: Conn, expr: str) -> None:
     another process building the same index at once is harmless."""
     column_expr = expr.replace("r.fields", "fields")
     name = "rx_" + hashlib.sha1(column_expr.encode()).hexdigest()[:16]
+    # PostgreSQL walks an index backwards only in the mirrored order, so the compiler's
+    # "DESC NULLS LAST, id DESC" needs its own index beside the ascending one.
+    orders = (
+        (name, f"({column_expr}), id"),
+        (name + "d", f"({column_expr}) DESC NULLS LAST, id DESC"),
+    )
     try:
-        await c.execute(
-            f"CREATE INDEX CONCURRENTLY IF NOT EXISTS {name} ON records"
-            f" (account_id, module_id, ({column_expr}), id) WHERE deleted_at IS NULL"
-        )
+        for index, columns in orders:
+            await c.execute(
+                f"CREATE INDEX CONCURRENTLY IF NOT EXISTS {index} ON records"
+                f" (account_id, module_id, {columns}) WHERE deleted_at IS NULL"
+            )
+        # statistics for the new expressions, so the planner knows how selective they are
+        await c.execute("ANALYZE records")
     except asyncpg.PostgresError as exc:
         log.warning("expression index %s not made: %s", name, exc)
 
