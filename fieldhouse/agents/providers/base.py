@@ -167,3 +167,28 @@ def transport_error(name: str, exc: httpx.HTTPError) -> ProviderError:
     if isinstance(exc, httpx.TimeoutException):
         return ProviderError(f"The {name} provider did not answer in time")
     return ProviderError(f"Could not reach the {name} provider ({type(exc).__name__})")
+
+
+async def post_stream(
+    name: str,
+    url: str,
+    body: Mapping[str, Any],
+    headers: Mapping[str, str],
+    *,
+    transport: httpx.AsyncBaseTransport | None,
+    client_timeout: float,
+    read: Callable[[httpx.Response], Awaitable[Step]],
+) -> Step:
+    """POST a streaming request and read its events into a Step; every upstream failure
+    (HTTP status, transport, timeout) becomes one ProviderError."""
+    try:
+        async with (
+            httpx.AsyncClient(transport=transport, timeout=client_timeout) as client,
+            client.stream("POST", url, json=body, headers=headers) as response,
+        ):
+            if response.status_code >= 400:
+                detail = error_detail(await response.aread())
+                raise upstream_error(name, response.status_code, detail)
+            return await read(response)
+    except httpx.HTTPError as exc:
+        raise transport_error(name, exc) from exc

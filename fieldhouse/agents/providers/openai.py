@@ -17,9 +17,8 @@ from fieldhouse.agents.providers.base import (
     error_detail,
     outcome_payload,
     parse_arguments,
+    post_stream,
     read_sse,
-    transport_error,
-    upstream_error,
     wire_name,
     wire_names,
 )
@@ -71,19 +70,16 @@ class OpenAIProvider:
         if self._api_key:
             headers["Authorization"] = f"Bearer {self._api_key}"
         body = self.request_body(turns, tools)
-        try:
-            async with (
-                httpx.AsyncClient(transport=self._transport, timeout=self._timeout) as client,
-                client.stream(
-                    "POST", f"{self.base_url}/chat/completions", json=body, headers=headers
-                ) as response,
-            ):
-                if response.status_code >= 400:
-                    detail = error_detail(await response.aread())
-                    raise upstream_error(self.name, response.status_code, detail)
-                return await _read_stream(response, emit, wire_names(tools))
-        except httpx.HTTPError as exc:
-            raise transport_error(self.name, exc) from exc
+        names = wire_names(tools)
+        return await post_stream(
+            self.name,
+            f"{self.base_url}/chat/completions",
+            body,
+            headers,
+            transport=self._transport,
+            client_timeout=self._timeout,
+            read=lambda response: _read_stream(response, emit, names),
+        )
 
 
 async def _read_stream(response: httpx.Response, emit: TextSink, names: dict[str, str]) -> Step:
