@@ -5,20 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from fieldhouse.storage.objects import ObjectRow
-from fieldhouse.storage.rows import dumps, loads
-
-
-def _object(r: Any) -> ObjectRow:
-    return ObjectRow(
-        r["account_id"],
-        r["kind"],
-        r["id"],
-        loads(r["data"]),
-        r["status"],
-        r["due_at"],
-        r["created_at"],
-        r["updated_at"],
-    )
+from fieldhouse.storage.rows import dumps, object_from_row
 
 
 async def put_object(c: Any, row: ObjectRow) -> None:
@@ -45,7 +32,7 @@ async def get_object(c: Any, account_id: str, kind: str, object_id: str) -> Obje
         kind,
         object_id,
     )
-    return _object(row) if row else None
+    return object_from_row(row) if row else None
 
 
 async def transition(
@@ -84,7 +71,7 @@ async def list_objects(
             status,
             limit,
         )
-    return [_object(r) for r in rows]
+    return [object_from_row(r) for r in rows]
 
 
 async def due_objects(c: Any, kind: str, status: str, before: str, limit: int) -> list[ObjectRow]:
@@ -96,4 +83,4 @@ async def due_objects(c: Any, kind: str, status: str, before: str, limit: int) -
         before,
         limit,
     )
-    return [_object(r) for r in rows]
+    return [object_from_row(r) for r in rows]

@@ -18,7 +18,15 @@ from asyncpg.pool import PoolConnectionProxy
 from fieldhouse.model.principal import Role
 from fieldhouse.model.schema import FieldDef, ModuleDef, ModuleSchema, ReferenceDef, ViewDef
 from fieldhouse.storage.base import AccountRow, ApiKeyRow, KeyLookup, UserRow
-from fieldhouse.storage.rows import assemble_schemas, dumps, loads, thaw_json
+from fieldhouse.storage.rows import (
+    account_from_row,
+    assemble_schemas,
+    dumps,
+    key_from_row,
+    loads,
+    thaw_json,
+    user_from_row,
+)
 
 if TYPE_CHECKING:
     Conn = PoolConnectionProxy[asyncpg.Record]
@@ -46,10 +54,6 @@ async def lock_workspace(c: Conn, account_id: str) -> None:
     await c.execute("SELECT pg_advisory_xact_lock($1)", workspace_lock_key(account_id))
 
 
-def _account(r: asyncpg.Record) -> AccountRow:
-    return AccountRow(r["id"], r["name"], r["slug"], int(r["schema_version"]), r["created_at"])
-
-
 async def create_account(c: Conn, account_id: str, name: str, slug: str, at: str) -> None:
     await c.execute(
         "INSERT INTO accounts (id, name, slug, created_at) VALUES ($1, $2, $3, $4)",
@@ -62,11 +66,13 @@ async def create_account(c: Conn, account_id: str, name: str, slug: str, at: str
 
 async def get_account(c: Conn, account_id: str) -> AccountRow | None:
     row = await c.fetchrow("SELECT * FROM accounts WHERE id = $1", account_id)
-    return _account(row) if row else None
+    return account_from_row(row) if row else None
 
 
 async def list_accounts(c: Conn) -> list[AccountRow]:
-    return [_account(r) for r in await c.fetch("SELECT * FROM accounts ORDER BY created_at")]
+    return [
+        account_from_row(r) for r in await c.fetch("SELECT * FROM accounts ORDER BY created_at")
+    ]
 
 
 async def get_meta(c: Conn, key: str) -> str | None:
@@ -97,30 +103,6 @@ async def schema_version(c: Conn, account_id: str) -> int:
     return -1 if value is None else int(value)
 
 
-def _user(r: asyncpg.Record, prefix: str = "") -> UserRow:
-    return UserRow(
-        user_id=r[f"{prefix}id"],
-        account_id=r[f"{prefix}account_id"],
-        email=r[f"{prefix}email"],
-        display_name=r[f"{prefix}display_name"],
-        role_slug=r[f"{prefix}role_slug"],
-        deleted=r[f"{prefix}deleted_at"] is not None,
-    )
-
-
-def _key(r: asyncpg.Record) -> ApiKeyRow:
-    scopes = loads(r["scopes"])
-    return ApiKeyRow(
-        key_id=r["id"],
-        account_id=r["account_id"],
-        user_id=r["user_id"],
-        name=r["name"],
-        key_hash=r["key_hash"],
-        scopes=None if scopes is None else tuple(scopes),
-        revoked=r["revoked_at"] is not None,
-    )
-
-
 async def insert_user(c: Conn, u: UserRow, created_at: str) -> None:
     await c.execute(
         "INSERT INTO users (id, account_id, email, display_name, role_slug, created_at)"
@@ -138,7 +120,7 @@ async def get_user(c: Conn, account_id: str, user_id: str) -> UserRow | None:
     row = await c.fetchrow(
         "SELECT * FROM users WHERE account_id = $1 AND id = $2", account_id, user_id
     )
-    return _user(row) if row else None
+    return user_from_row(row) if row else None
 
 
 async def owner_user_id(c: Conn, account_id: str) -> str | None:
@@ -209,7 +191,7 @@ async def revoke_api_key(c: Conn, account_id: str, key_id: str, at: str) -> bool
 
 async def find_key(c: Conn, key_id: str) -> ApiKeyRow | None:
     row = await c.fetchrow("SELECT * FROM api_keys WHERE id = $1", key_id)
-    return _key(row) if row else None
+    return key_from_row(row) if row else None
 
 
 async def lookup_key(c: Conn, key_hash: str) -> KeyLookup | None:
@@ -223,7 +205,7 @@ async def lookup_key(c: Conn, key_hash: str) -> KeyLookup | None:
     )
     if row is None:
         return None
-    return KeyLookup(_key(row), _user(row, "u_"), int(row["schema_version"]))
+    return KeyLookup(key_from_row(row), user_from_row(row, "u_"), int(row["schema_version"]))
 
 
 async def insert_module(c: Conn, m: ModuleDef) -> None:

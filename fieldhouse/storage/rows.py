@@ -9,6 +9,8 @@ import orjson
 
 from fieldhouse.model.records import RecordRow
 from fieldhouse.model.schema import FieldDef, ModuleDef, ModuleSchema, ReferenceDef, ViewDef
+from fieldhouse.storage.base import AccountRow, ApiKeyRow, UserRow
+from fieldhouse.storage.objects import ObjectRow
 
 
 def dumps(value: Any) -> str:
@@ -166,4 +168,46 @@ def record_from_row(r: ColumnRow) -> RecordRow:
         description_html=r["description_html"],
         owner_user_id=r["owner_user_id"],
         deleted_at=r["deleted_at"],
+    )
+
+
+def account_from_row(r: ColumnRow) -> AccountRow:
+    return AccountRow(r["id"], r["name"], r["slug"], int(r["schema_version"]), r["created_at"])
+
+
+def user_from_row(r: ColumnRow, prefix: str = "") -> UserRow:
+    """A users row; ``prefix`` reads the columns of a join that aliased them (``u_id``, ...)."""
+    return UserRow(
+        user_id=r[f"{prefix}id"],
+        account_id=r[f"{prefix}account_id"],
+        email=r[f"{prefix}email"],
+        display_name=r[f"{prefix}display_name"],
+        role_slug=r[f"{prefix}role_slug"],
+        deleted=r[f"{prefix}deleted_at"] is not None,
+    )
+
+
+def key_from_row(r: ColumnRow) -> ApiKeyRow:
+    scopes = loads(r["scopes"])
+    return ApiKeyRow(
+        key_id=r["id"],
+        account_id=r["account_id"],
+        user_id=r["user_id"],
+        name=r["name"],
+        key_hash=r["key_hash"],
+        scopes=None if scopes is None else tuple(scopes),
+        revoked=r["revoked_at"] is not None,
+    )
+
+
+def object_from_row(r: ColumnRow) -> ObjectRow:
+    return ObjectRow(
+        r["account_id"],
+        r["kind"],
+        r["id"],
+        loads(r["data"]),
+        r["status"],
+        r["due_at"],
+        r["created_at"],
+        r["updated_at"],
     )

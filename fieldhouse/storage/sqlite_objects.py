@@ -6,22 +6,9 @@ import sqlite3
 from typing import Any
 
 from fieldhouse.storage.objects import ObjectRow
-from fieldhouse.storage.rows import dumps, loads
+from fieldhouse.storage.rows import dumps, object_from_row
 
 Conn = sqlite3.Connection
-
-
-def _object(r: sqlite3.Row) -> ObjectRow:
-    return ObjectRow(
-        r["account_id"],
-        r["kind"],
-        r["id"],
-        loads(r["data"]),
-        r["status"],
-        r["due_at"],
-        r["created_at"],
-        r["updated_at"],
-    )
 
 
 def put_object(c: Conn, row: ObjectRow) -> None:
@@ -48,7 +35,7 @@ def get_object(c: Conn, account_id: str, kind: str, object_id: str) -> ObjectRow
         "SELECT * FROM objects WHERE account_id = ? AND kind = ? AND id = ?",
         (account_id, kind, object_id),
     ).fetchone()
-    return _object(row) if row else None
+    return object_from_row(row) if row else None
 
 
 def transition(
@@ -72,7 +59,7 @@ def list_objects(
         args.append(status)
     sql += " ORDER BY created_at DESC, id DESC LIMIT ?"
     args.append(limit)
-    return [_object(r) for r in c.execute(sql, args)]
+    return [object_from_row(r) for r in c.execute(sql, args)]
 
 
 def due_objects(c: Conn, kind: str, status: str, before: str, limit: int) -> list[ObjectRow]:
@@ -81,4 +68,4 @@ def due_objects(c: Conn, kind: str, status: str, before: str, limit: int) -> lis
         " AND due_at <= ? ORDER BY due_at LIMIT ?",
         (kind, status, before, limit),
     ).fetchall()
-    return [_object(r) for r in rows]
+    return [object_from_row(r) for r in rows]

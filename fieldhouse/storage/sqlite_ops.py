@@ -9,7 +9,15 @@ from typing import Any
 from fieldhouse.model.principal import Role
 from fieldhouse.model.schema import FieldDef, ModuleDef, ModuleSchema, ReferenceDef, ViewDef
 from fieldhouse.storage.base import AccountRow, ApiKeyRow, KeyLookup, UserRow
-from fieldhouse.storage.rows import assemble_schemas, dumps, loads, thaw_json
+from fieldhouse.storage.rows import (
+    account_from_row,
+    assemble_schemas,
+    dumps,
+    key_from_row,
+    loads,
+    thaw_json,
+    user_from_row,
+)
 
 Conn = sqlite3.Connection
 
@@ -39,10 +47,6 @@ def execute(c: Conn, sql: str) -> None:
     c.execute(sql)
 
 
-def _account(r: sqlite3.Row) -> AccountRow:
-    return AccountRow(r["id"], r["name"], r["slug"], int(r["schema_version"]), r["created_at"])
-
-
 def create_account(c: Conn, account_id: str, name: str, slug: str, at: str) -> None:
     c.execute(
         "INSERT INTO accounts (id, name, slug, created_at) VALUES (?, ?, ?, ?)",
@@ -52,11 +56,11 @@ def create_account(c: Conn, account_id: str, name: str, slug: str, at: str) -> N
 
 def get_account(c: Conn, account_id: str) -> AccountRow | None:
     row = c.execute("SELECT * FROM accounts WHERE id = ?", (account_id,)).fetchone()
-    return _account(row) if row else None
+    return account_from_row(row) if row else None
 
 
 def list_accounts(c: Conn) -> list[AccountRow]:
-    return [_account(r) for r in c.execute("SELECT * FROM accounts ORDER BY created_at")]
+    return [account_from_row(r) for r in c.execute("SELECT * FROM accounts ORDER BY created_at")]
 
 
 def get_meta(c: Conn, key: str) -> str | None:
@@ -85,30 +89,6 @@ def schema_version(c: Conn, account_id: str) -> int:
     return -1 if row is None else int(row[0])
 
 
-def _user(r: sqlite3.Row, prefix: str = "") -> UserRow:
-    return UserRow(
-        user_id=r[f"{prefix}id"],
-        account_id=r[f"{prefix}account_id"],
-        email=r[f"{prefix}email"],
-        display_name=r[f"{prefix}display_name"],
-        role_slug=r[f"{prefix}role_slug"],
-        deleted=r[f"{prefix}deleted_at"] is not None,
-    )
-
-
-def _key(r: sqlite3.Row) -> ApiKeyRow:
-    scopes = loads(r["scopes"])
-    return ApiKeyRow(
-        key_id=r["id"],
-        account_id=r["account_id"],
-        user_id=r["user_id"],
-        name=r["name"],
-        key_hash=r["key_hash"],
-        scopes=None if scopes is None else tuple(scopes),
-        revoked=r["revoked_at"] is not None,
-    )
-
-
 def insert_user(c: Conn, u: UserRow, created_at: str) -> None:
     c.execute(
         "INSERT INTO users (id, account_id, email, display_name, role_slug, created_at)"
@@ -121,7 +101,7 @@ def get_user(c: Conn, account_id: str, user_id: str) -> UserRow | None:
     row = c.execute(
         "SELECT * FROM users WHERE account_id = ? AND id = ?", (account_id, user_id)
     ).fetchone()
-    return _user(row) if row else None
+    return user_from_row(row) if row else None
 
 
 def owner_user_id(c: Conn, account_id: str) -> str | None:
@@ -190,7 +170,7 @@ def revoke_api_key(c: Conn, account_id: str, key_id: str, at: str) -> bool:
 
 def find_key(c: Conn, key_id: str) -> ApiKeyRow | None:
     row = c.execute("SELECT * FROM api_keys WHERE id = ?", (key_id,)).fetchone()
-    return _key(row) if row else None
+    return key_from_row(row) if row else None
 
 
 def lookup_key(c: Conn, key_hash: str) -> KeyLookup | None:
@@ -204,7 +184,7 @@ def lookup_key(c: Conn, key_hash: str) -> KeyLookup | None:
     ).fetchone()
     if row is None:
         return None
-    return KeyLookup(_key(row), _user(row, "u_"), int(row["schema_version"]))
+    return KeyLookup(key_from_row(row), user_from_row(row, "u_"), int(row["schema_version"]))
 
 
 def insert_module(c: Conn, m: ModuleDef) -> None:
