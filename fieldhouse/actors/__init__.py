@@ -1,9 +1,11 @@
-"""Per-workspace actors: the only writers of their workspace."""
+"""Per-workspace actors: the only writers of their workspace.
+
+Each message type (``record_ops.CreateRecord``, ``admin_ops.CreateUser``, ...) carries its own
+handler, so nothing needs registering: ``ActorSystem.ask(account_id, message)`` runs it.
+"""
 
 from __future__ import annotations
 
-# importing the operation modules registers their message handlers
-from fieldhouse.actors import admin_ops, agent_ops, record_ops, run_ops, template_ops
 from fieldhouse.actors.messages import Message, Reply
 from fieldhouse.actors.schemas import SchemaRegistry, WorkspaceSchemas
 from fieldhouse.actors.system import ActorSystem, open_actor_system
@@ -14,10 +16,5 @@ __all__ = [
     "Reply",
     "SchemaRegistry",
     "WorkspaceSchemas",
-    "admin_ops",
-    "agent_ops",
     "open_actor_system",
-    "record_ops",
-    "run_ops",
-    "template_ops",
 ]

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from fieldhouse.actors.context import WriteContext
-from fieldhouse.actors.messages import Message, handles
+from fieldhouse.actors.messages import Message
 from fieldhouse.model.clock import new_id
 from fieldhouse.model.errors import BadRequest, Conflict, NotFound
 from fieldhouse.model.keys import generate_api_key
@@ -17,24 +17,23 @@ from fieldhouse.storage.base import ApiKeyRow, ConflictError, UserRow
 
 
 @dataclass(frozen=True)
-class CreateUser(Message):
+class CreateUser(Message[str]):
     email: str
     display_name: str
     role_slug: str
 
+    async def apply(self, ctx: WriteContext) -> str:
+        return await create_user(ctx, self)
+
 
 @dataclass(frozen=True)
-class CreateRole(Message):
+class CreateRole(Message[str]):
     slug: str
     can_view: frozenset[str]
     can_edit: frozenset[str]
 
-
-@dataclass(frozen=True)
-class CreateApiKey(Message):
-    user_id: str
-    scopes: tuple[str, ...] | None
-    name: str | None = None
+    async def apply(self, ctx: WriteContext) -> str:
+        return await create_role(ctx, self)
 
 
 @dataclass(frozen=True)
@@ -44,36 +43,60 @@ class CreatedKey:
 
 
 @dataclass(frozen=True)
-class RevokeApiKey(Message):
-    key_id: str
+class CreateApiKey(Message[CreatedKey]):
+    user_id: str
+    scopes: tuple[str, ...] | None
+    name: str | None = None
+
+    async def apply(self, ctx: WriteContext) -> CreatedKey:
+        return await create_api_key(ctx, self)
 
 
 @dataclass(frozen=True)
-class DeleteUser(Message):
+class RevokeApiKey(Message[bool]):
+    key_id: str
+
+    async def apply(self, ctx: WriteContext) -> bool:
+        return await revoke_api_key(ctx, self)
+
+
+@dataclass(frozen=True)
+class DeleteUser(Message[bool]):
     """Soft-delete a user: their API keys and session tokens stop working at once."""
 
     user_id: str
 
+    async def apply(self, ctx: WriteContext) -> bool:
+        return await delete_user(ctx, self)
+
 
 @dataclass(frozen=True)
-class InstallTemplate(Message):
+class InstallTemplate(Message[ModuleDef]):
     template_slug: str
 
+    async def apply(self, ctx: WriteContext) -> ModuleDef:
+        return await install_template(ctx, self)
+
 
 @dataclass(frozen=True)
-class CreateLabel(Message):
+class CreateLabel(Message[dict[str, str | None]]):
     name: str
     color: str | None = None
 
+    async def apply(self, ctx: WriteContext) -> dict[str, str | None]:
+        return await create_label(ctx, self)
+
 
 @dataclass(frozen=True)
-class CreateType(Message):
+class CreateType(Message[dict[str, str | None]]):
     name: str
     color: str | None = None
     module_slug: str | None = None
 
+    async def apply(self, ctx: WriteContext) -> dict[str, str | None]:
+        return await create_type(ctx, self)
 
-@handles(CreateUser)
+
 async def create_user(ctx: WriteContext, msg: CreateUser) -> str:
     if builtin_role(msg.role_slug) is None and await ctx.txn.get_role(msg.role_slug) is None:
         raise BadRequest(f"Unknown role {msg.role_slug!r}")
@@ -86,7 +109,6 @@ async def create_user(ctx: WriteContext, msg: CreateUser) -> str:
     return user.user_id
 
 
-@handles(CreateRole)
 async def create_role(ctx: WriteContext, msg: CreateRole) -> str:
     if builtin_role(msg.slug) is not None:
         raise Conflict(f"Role {msg.slug!r} is built in")
@@ -97,7 +119,6 @@ async def create_role(ctx: WriteContext, msg: CreateRole) -> str:
     return msg.slug
 
 
-@handles(CreateApiKey)
 async def create_api_key(ctx: WriteContext, msg: CreateApiKey) -> CreatedKey:
     if msg.scopes is not None:
         unknown = sorted(set(msg.scopes) - set(SCOPES))
@@ -112,7 +133,6 @@ async def create_api_key(ctx: WriteContext, msg: CreateApiKey) -> CreatedKey:
     return CreatedKey(new.secret, row.key_id)
 
 
-@handles(RevokeApiKey)
 async def revoke_api_key(ctx: WriteContext, msg: RevokeApiKey) -> bool:
     if not await ctx.txn.revoke_api_key(msg.key_id, ctx.now):
         raise NotFound(f"API key {msg.key_id} not found or already revoked")
@@ -120,7 +140,6 @@ async def revoke_api_key(ctx: WriteContext, msg: RevokeApiKey) -> bool:
     return True
 
 
-@handles(DeleteUser)
 async def delete_user(ctx: WriteContext, msg: DeleteUser) -> bool:
     if not await ctx.txn.delete_user(msg.user_id, ctx.now):
         raise NotFound(f"User {msg.user_id} not found or already deleted")
@@ -128,7 +147,6 @@ async def delete_user(ctx: WriteContext, msg: DeleteUser) -> bool:
     return True
 
 
-@handles(InstallTemplate)
 async def install_template(ctx: WriteContext, msg: InstallTemplate) -> ModuleDef:
     template = get_template(msg.template_slug)
     if template is None:
@@ -151,7 +169,6 @@ async def install_template(ctx: WriteContext, msg: InstallTemplate) -> ModuleDef
     return module
 
 
-@handles(CreateLabel)
 async def create_label(ctx: WriteContext, msg: CreateLabel) -> dict[str, str | None]:
     label_id = new_id()
     try:
@@ -161,7 +178,6 @@ async def create_label(ctx: WriteContext, msg: CreateLabel) -> dict[str, str | N
     return {"id": label_id, "name": msg.name, "color": msg.color}
 
 
-@handles(CreateType)
 async def create_type(ctx: WriteContext, msg: CreateType) -> dict[str, str | None]:
     module_id = None
     if msg.module_slug is not None:

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from fieldhouse.actors.context import WriteContext
-from fieldhouse.actors.messages import HANDLERS, Message, handles
+from fieldhouse.actors.messages import Message, R
 from fieldhouse.model.errors import Conflict, InternalError, NotFound
 from fieldhouse.storage.objects import ObjectRow
 
@@ -51,28 +51,46 @@ class Consume:
 
 
 @dataclass(frozen=True)
-class ApplyObjects(Message):
+class ApplyObjects(Message[list[ObjectRow]]):
     writes: tuple[ObjectWrite, ...]
     consume: Consume | None = None
     #: data of an ``agent_tool_call`` activity entry (None: no entry)
     tool_call: Mapping[str, Any] | None = None
 
+    async def apply(self, ctx: WriteContext) -> list[ObjectRow]:
+        return await apply_objects(ctx, self)
+
 
 @dataclass(frozen=True)
-class DecideApproval(Message):
+class DecideApproval(Message[ObjectRow]):
     approval_id: str
     approve: bool
 
+    async def apply(self, ctx: WriteContext) -> ObjectRow:
+        return await decide_approval(ctx, self)
+
 
 @dataclass(frozen=True)
-class AgentRecordOp(Message):
+class AgentRecordOp(Message[R]):
     """A record message (CreateRecord, UpdateRecord) run for an agent, logged as its tool call."""
 
-    inner: Message
+    inner: Message[R]
     tool_call: Mapping[str, Any]
 
+    async def apply(self, ctx: WriteContext) -> R:
+        if isinstance(self.inner, AgentRecordOp):
+            raise InternalError("an agent record operation cannot wrap another one")
+        result = await self.inner.apply(ctx)
+        await ctx.activity(
+            "agent_tool_call",
+            user_id=self.actor_user_id,
+            module_id=getattr(result, "module_id", None),
+            record_id=getattr(result, "record_id", None),
+            data=self.tool_call,
+        )
+        return result
 
-@handles(ApplyObjects)
+
 async def apply_objects(ctx: WriteContext, msg: ApplyObjects) -> list[ObjectRow]:
     if msg.consume is not None:
         await _consume(ctx, msg.consume, msg.actor_user_id)
@@ -139,7 +157,6 @@ async def _write(ctx: WriteContext, w: ObjectWrite, user_id: str | None) -> Obje
     return row
 
 
-@handles(DecideApproval)
 async def decide_approval(ctx: WriteContext, msg: DecideApproval) -> ObjectRow:
     row = await ctx.txn.get_object(APPROVAL, msg.approval_id)
     if row is None:
@@ -166,19 +183,3 @@ async def decide_approval(ctx: WriteContext, msg: DecideApproval) -> ObjectRow:
         },
     )
     return decided
-
-
-@handles(AgentRecordOp)
-async def agent_record_op(ctx: WriteContext, msg: AgentRecordOp) -> Any:
-    handler = HANDLERS.get(type(msg.inner))
-    if handler is None or isinstance(msg.inner, AgentRecordOp):
-        raise InternalError(f"no handler for {type(msg.inner).__name__}")
-    result = await handler(ctx, msg.inner)
-    await ctx.activity(
-        "agent_tool_call",
-        user_id=msg.actor_user_id,
-        module_id=getattr(result, "module_id", None),
-        record_id=getattr(result, "record_id", None),
-        data=msg.tool_call,
-    )
-    return result

@@ -1,32 +1,34 @@
-"""Messages to a workspace actor, each carrying a one-slot reply."""
+"""Messages to a workspace actor: each names its handler and its result type.
+
+A message is a frozen dataclass ``Message[R]`` whose :meth:`Message.apply` is the handler that
+runs it inside the workspace's write transaction and returns an ``R``; the actor system's
+``ask(account_id, CreateRecord(...))`` is therefore typed ``-> RecordRow``. A reader follows a
+request from the route to ``CreateRecord.apply`` without any registry in between.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Generic, TypeVar
 
 import trio
 
-if TYPE_CHECKING:
-    from fieldhouse.actors.context import WriteContext
+from fieldhouse.actors.context import WriteContext
+
+R = TypeVar("R")
 
 
-class Reply:
+class Reply(Generic[R]):
     """Where the actor puts one message's outcome: a value or an error, exactly once."""
 
     __slots__ = ("_done", "_error", "_value")
 
     def __init__(self) -> None:
         self._done = trio.Event()
-        self._value: Any = None
+        self._value: R | None = None
         self._error: BaseException | None = None
 
-    @property
-    def done(self) -> bool:
-        return self._done.is_set()
-
-    def set_result(self, value: Any) -> None:
+    def set_result(self, value: R) -> None:
         if not self._done.is_set():
             self._value = value
             self._done.set()
@@ -36,31 +38,20 @@ class Reply:
             self._error = error
             self._done.set()
 
-    async def wait(self) -> Any:
+    async def wait(self) -> R:
         await self._done.wait()
         if self._error is not None:
             raise self._error
-        return self._value
+        return self._value  # type: ignore[return-value]  # set_result ran: an R
 
 
 @dataclass(frozen=True)
-class Message:
+class Message(Generic[R]):
     """Base of every actor message. ``actor_user_id`` is who asked (for activity)."""
 
     actor_user_id: str | None = field(default=None, kw_only=True)
-    reply: Reply = field(default_factory=Reply, compare=False, repr=False, kw_only=True)
+    reply: Reply[R] = field(default_factory=Reply, compare=False, repr=False, kw_only=True)
 
-
-M = TypeVar("M", bound=Message)
-Handler = Callable[["WriteContext", Any], Awaitable[Any]]
-HANDLERS: dict[type[Message], Handler] = {}
-
-
-def handles(kind: type[M]) -> Callable[[Callable[[WriteContext, M], Awaitable[Any]]], Handler]:
-    """Register the function that applies one kind of message inside a write transaction."""
-
-    def register(fn: Callable[[WriteContext, M], Awaitable[Any]]) -> Handler:
-        HANDLERS[kind] = fn
-        return fn
-
-    return register
+    async def apply(self, ctx: WriteContext) -> R:
+        """Apply the message inside the workspace's write transaction (the handler)."""
+        raise NotImplementedError(f"{type(self).__name__} has no handler")

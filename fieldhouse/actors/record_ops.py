@@ -7,7 +7,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from fieldhouse.actors.context import WriteContext
-from fieldhouse.actors.messages import Message, handles
+from fieldhouse.actors.messages import Message
 from fieldhouse.actors.record_logic import (
     LINK_TYPES,
     apply_defaults,
@@ -25,32 +25,41 @@ from fieldhouse.model.values import check_values
 
 
 @dataclass(frozen=True)
-class CreateRecord(Message):
+class CreateRecord(Message[RecordRow]):
     module_id: str
     display_name: str
     fields: Mapping[str, Any]
     owner_user_id: str | None = None
     actor_name: str | None = None
 
+    async def apply(self, ctx: WriteContext) -> RecordRow:
+        return await create_record(ctx, self)
+
 
 @dataclass(frozen=True)
-class UpdateRecord(Message):
+class UpdateRecord(Message[RecordRow]):
     module_id: str
     record_id: str
     display_name: str | None
     fields: Mapping[str, Any] | None
     actor_name: str | None = None
 
+    async def apply(self, ctx: WriteContext) -> RecordRow:
+        return await update_record(ctx, self)
+
 
 @dataclass(frozen=True)
-class DeleteRecords(Message):
+class DeleteRecords(Message[list[str]]):
     module_id: str
     record_ids: tuple[str, ...]
     actor_name: str | None = None
 
+    async def apply(self, ctx: WriteContext) -> list[str]:
+        return await delete_records(ctx, self)
+
 
 @dataclass(frozen=True)
-class Categorise(Message):
+class Categorise(Message[list[RecordRow]]):
     module_id: str
     record_ids: tuple[str, ...]
     add_labels: tuple[str, ...] = ()
@@ -59,8 +68,10 @@ class Categorise(Message):
     remove_types: tuple[str, ...] = ()
     actor_name: str | None = None
 
+    async def apply(self, ctx: WriteContext) -> list[RecordRow]:
+        return await categorise(ctx, self)
 
-@handles(CreateRecord)
+
 async def create_record(ctx: WriteContext, msg: CreateRecord) -> RecordRow:
     schema = module_by_id(ctx, msg.module_id)
     check = check_values(schema.fields, msg.fields, existing=None)
@@ -108,7 +119,6 @@ async def create_record(ctx: WriteContext, msg: CreateRecord) -> RecordRow:
     return row
 
 
-@handles(UpdateRecord)
 async def update_record(ctx: WriteContext, msg: UpdateRecord) -> RecordRow:
     schema = module_by_id(ctx, msg.module_id)
     rows = await ctx.txn.get_records([msg.record_id], schema.module.module_id)
@@ -161,7 +171,6 @@ async def update_record(ctx: WriteContext, msg: UpdateRecord) -> RecordRow:
     return row
 
 
-@handles(DeleteRecords)
 async def delete_records(ctx: WriteContext, msg: DeleteRecords) -> list[str]:
     schema = module_by_id(ctx, msg.module_id)
     unique = list(dict.fromkeys(msg.record_ids))
@@ -181,7 +190,6 @@ async def delete_records(ctx: WriteContext, msg: DeleteRecords) -> list[str]:
     return deleted
 
 
-@handles(Categorise)
 async def categorise(ctx: WriteContext, msg: Categorise) -> list[RecordRow]:
     schema = module_by_id(ctx, msg.module_id)
     issues: list[Issue] = []

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from fieldhouse.actors.context import WriteContext
-from fieldhouse.actors.messages import Message, handles
+from fieldhouse.actors.messages import Message
 from fieldhouse.model.clock import new_id
 from fieldhouse.model.errors import BadRequest
 from fieldhouse.storage.objects import ObjectRow
@@ -19,13 +19,16 @@ RUN_STATUSES = ("running", "completed", "failed", "aborted")
 
 
 @dataclass(frozen=True)
-class CreateAgent(Message):
+class CreateAgent(Message[str]):
     name: str
     prompt: str
 
+    async def apply(self, ctx: WriteContext) -> str:
+        return await create_agent(ctx, self)
+
 
 @dataclass(frozen=True)
-class SaveRun(Message):
+class SaveRun(Message[None]):
     """Store a run record as it stands (insert or replace)."""
 
     run_id: str
@@ -33,8 +36,10 @@ class SaveRun(Message):
     data: Mapping[str, Any]
     created_at: str
 
+    async def apply(self, ctx: WriteContext) -> None:
+        return await save_run(ctx, self)
 
-@handles(CreateAgent)
+
 async def create_agent(ctx: WriteContext, msg: CreateAgent) -> str:
     name, prompt = msg.name.strip(), msg.prompt.strip()
     if not name or len(name) > 200:
@@ -52,7 +57,6 @@ async def create_agent(ctx: WriteContext, msg: CreateAgent) -> str:
     return agent_id
 
 
-@handles(SaveRun)
 async def save_run(ctx: WriteContext, msg: SaveRun) -> None:
     if msg.status not in RUN_STATUSES:
         raise BadRequest(f"Unknown run status {msg.status!r}")

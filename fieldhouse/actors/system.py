@@ -11,7 +11,7 @@ from typing import Any
 import trio
 
 from fieldhouse.actors.context import Event
-from fieldhouse.actors.messages import Message
+from fieldhouse.actors.messages import Message, R
 from fieldhouse.actors.schemas import SchemaRegistry
 from fieldhouse.actors.workspace import ActorCrashed, WorkspaceActor
 from fieldhouse.config import Settings
@@ -30,7 +30,7 @@ class ActorSystem:
         self.settings = settings
         self.schemas = SchemaRegistry(store)
         self._nursery = nursery
-        self._mailboxes: dict[str, trio.MemorySendChannel[Message]] = {}
+        self._mailboxes: dict[str, trio.MemorySendChannel[Message[Any]]] = {}
         self._subscribers: list[Subscriber] = []
         self._closing = False
         self.restarts = 0
@@ -43,7 +43,7 @@ class ActorSystem:
         """Call ``subscriber`` with each committed batch's events, in commit order."""
         self._subscribers.append(subscriber)
 
-    async def ask(self, account_id: str, message: Message) -> Any:
+    async def ask(self, account_id: str, message: Message[R]) -> R:
         """Send a message to the account's actor and wait for its committed result."""
         if self._closing:
             raise ServiceUnavailable("The server is shutting down", headers={"Retry-After": "1"})
@@ -63,14 +63,14 @@ class ActorSystem:
             )
         return await message.reply.wait()
 
-    def _spawn(self, account_id: str) -> trio.MemorySendChannel[Message]:
-        send, receive = trio.open_memory_channel[Message](self.settings.actor_mailbox_size)
+    def _spawn(self, account_id: str) -> trio.MemorySendChannel[Message[Any]]:
+        send, receive = trio.open_memory_channel[Message[Any]](self.settings.actor_mailbox_size)
         self._mailboxes[account_id] = send
         self._nursery.start_soon(self._supervise, account_id, receive)
         return send
 
     async def _supervise(
-        self, account_id: str, mailbox: trio.MemoryReceiveChannel[Message]
+        self, account_id: str, mailbox: trio.MemoryReceiveChannel[Message[Any]]
     ) -> None:
         """Run the account's actor; restart it with fresh state whenever a batch crashes."""
         async with mailbox:

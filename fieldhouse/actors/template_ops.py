@@ -13,7 +13,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from fieldhouse.actors.context import WriteContext
-from fieldhouse.actors.messages import Message, handles
+from fieldhouse.actors.messages import Message
 from fieldhouse.actors.record_logic import assign_autonumbers, compute_derived
 from fieldhouse.model.clock import new_id
 from fieldhouse.model.errors import Conflict, Issue, NotFound, ValidationFailed
@@ -30,11 +30,6 @@ from fieldhouse.model.templates import get_template
 
 
 @dataclass(frozen=True)
-class ResetToTemplate(Message):
-    module_id: str
-
-
-@dataclass(frozen=True)
 class ResetOutcome:
     """Counts of a reset. ``fields_removed`` counts the user modifications to template fields
     that were undone: vendor-managed fields deleted because the template has no such field, plus
@@ -48,7 +43,15 @@ class ResetOutcome:
 
 
 @dataclass(frozen=True)
-class CreateField(Message):
+class ResetToTemplate(Message[ResetOutcome]):
+    module_id: str
+
+    async def apply(self, ctx: WriteContext) -> ResetOutcome:
+        return await reset_to_template(ctx, self)
+
+
+@dataclass(frozen=True)
+class CreateField(Message[FieldDef]):
     module_id: str
     label: str
     slug: str | None
@@ -56,9 +59,12 @@ class CreateField(Message):
     config: Mapping[str, Any]
     is_required: bool = False
 
+    async def apply(self, ctx: WriteContext) -> FieldDef:
+        return await create_field(ctx, self)
+
 
 @dataclass(frozen=True)
-class UpdateField(Message):
+class UpdateField(Message[tuple[FieldDef, int]]):
     module_id: str
     field_id: str
     label: str | None = None
@@ -66,11 +72,17 @@ class UpdateField(Message):
     is_required: bool | None = None
     backfill_existing: bool = False
 
+    async def apply(self, ctx: WriteContext) -> tuple[FieldDef, int]:
+        return await update_field(ctx, self)
+
 
 @dataclass(frozen=True)
-class DeleteField(Message):
+class DeleteField(Message[None]):
     module_id: str
     field_id: str
+
+    async def apply(self, ctx: WriteContext) -> None:
+        return await delete_field(ctx, self)
 
 
 async def _module(
@@ -95,7 +107,6 @@ async def _fresh_field(ctx: WriteContext, module_slug: str, field_id: str) -> Fi
     return _field(ctx.schemas[module_slug], field_id)
 
 
-@handles(ResetToTemplate)
 async def reset_to_template(ctx: WriteContext, msg: ResetToTemplate) -> ResetOutcome:
     """Make the vendor-managed items equal the template (SPEC "States and transitions").
 
@@ -201,7 +212,6 @@ async def reset_to_template(ctx: WriteContext, msg: ResetToTemplate) -> ResetOut
     return outcome
 
 
-@handles(CreateField)
 async def create_field(ctx: WriteContext, msg: CreateField) -> FieldDef:
     """A user-created (not vendor-managed) field; formulas and rollups get computed values
     for the module's existing records straight away."""
@@ -242,7 +252,6 @@ async def create_field(ctx: WriteContext, msg: CreateField) -> FieldDef:
     return await _fresh_field(ctx, schema.module.slug, field.field_id)
 
 
-@handles(UpdateField)
 async def update_field(ctx: WriteContext, msg: UpdateField) -> tuple[FieldDef, int]:
     """Change label, config or required flag; optionally backfill an auto-number field.
 
@@ -313,7 +322,6 @@ async def update_field(ctx: WriteContext, msg: UpdateField) -> tuple[FieldDef, i
     return await _fresh_field(ctx, schema.module.slug, old.field_id), backfilled
 
 
-@handles(DeleteField)
 async def delete_field(ctx: WriteContext, msg: DeleteField) -> None:
     """Remove a field, its values in live records, and the module references it is the
     source of. Refused (409) while other fields compute from it."""

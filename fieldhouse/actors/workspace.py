@@ -13,7 +13,7 @@ from typing import Any
 import trio
 
 from fieldhouse.actors.context import Event, WriteContext
-from fieldhouse.actors.messages import HANDLERS, Message
+from fieldhouse.actors.messages import Message
 from fieldhouse.model.errors import ApiError, InternalError
 from fieldhouse.model.schema import ModuleSchema
 from fieldhouse.storage.base import Store
@@ -41,7 +41,7 @@ class WorkspaceActor:
         self,
         store: Store,
         account_id: str,
-        mailbox: trio.MemoryReceiveChannel[Message],
+        mailbox: trio.MemoryReceiveChannel[Message[Any]],
         *,
         batch_size: int,
         publish: Publish,
@@ -68,7 +68,7 @@ class WorkspaceActor:
                     break
             await self._run_batch(batch)
 
-    async def _run_batch(self, batch: list[Message]) -> None:
+    async def _run_batch(self, batch: list[Message[Any]]) -> None:
         outcomes: list[tuple[bool, Any]] = []
         try:
             async with self.store.write(self.account_id) as txn:
@@ -108,19 +108,18 @@ class WorkspaceActor:
         if ctx.events:
             self._publish(ctx.events)
 
-    async def _apply(self, ctx: WriteContext, message: Message, *, solo: bool) -> tuple[bool, Any]:
-        handler = HANDLERS.get(type(message))
-        if handler is None:
-            return False, InternalError(f"no handler for {type(message).__name__}")
+    async def _apply(
+        self, ctx: WriteContext, message: Message[Any], *, solo: bool
+    ) -> tuple[bool, Any]:
         events_before = len(ctx.events)
         schemas_before = ctx.schemas
         changed_before = ctx.schema_changed
         try:
             if solo:
                 # alone in its batch, a failure rolls back the whole transaction anyway
-                return True, await handler(ctx, message)
+                return True, await message.apply(ctx)
             async with ctx.txn.savepoint():
-                return True, await handler(ctx, message)
+                return True, await message.apply(ctx)
         except ApiError as exc:
             error: ApiError = exc
         except Exception:

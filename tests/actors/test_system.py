@@ -10,34 +10,30 @@ import trio
 
 from fieldhouse.actors.admin_ops import CreateLabel
 from fieldhouse.actors.context import WriteContext
-from fieldhouse.actors.messages import Message, handles
+from fieldhouse.actors.messages import Message
 from fieldhouse.http.server import Runtime
 from fieldhouse.model.errors import Conflict, InternalError
 from tests.conftest import Workspace
 
 
 @dataclass(frozen=True)
-class Explode(Message):
+class Explode(Message[None]):
     """A message whose handler fails unexpectedly (only tests send it)."""
+
+    async def apply(self, ctx: WriteContext) -> None:
+        await ctx.activity("boom", user_id=None)
+        raise RuntimeError("handler bug")
 
 
 @dataclass(frozen=True)
-class RecordBatch(Message):
+class RecordBatch(Message[tuple[int, int]]):
     """Appends an activity entry and reports the batch it ran in."""
 
     tag: str
 
-
-@handles(Explode)
-async def _explode(ctx: WriteContext, msg: Explode) -> None:
-    await ctx.activity("boom", user_id=None)
-    raise RuntimeError("handler bug")
-
-
-@handles(RecordBatch)
-async def _record(ctx: WriteContext, msg: RecordBatch) -> tuple[int, int]:
-    seq = await ctx.activity("probe", user_id=None, data={"tag": msg.tag})
-    return seq, id(ctx)
+    async def apply(self, ctx: WriteContext) -> tuple[int, int]:
+        seq = await ctx.activity("probe", user_id=None, data={"tag": self.tag})
+        return seq, id(ctx)
 
 
 async def test_one_bad_message_does_not_fail_its_batch(
@@ -45,7 +41,7 @@ async def test_one_bad_message_does_not_fail_its_batch(
 ) -> None:
     results: dict[str, object] = {}
 
-    async def send(name: str, message: Message) -> None:
+    async def send(name: str, message: Message[object]) -> None:
         try:
             results[name] = await runtime.actors.ask(ws.account_id, message)
         except Exception as exc:
