@@ -28,11 +28,10 @@ from fieldhouse.actors.bootstrap import init_workspace
 from fieldhouse.agents.contract import ToolSpec
 from fieldhouse.agents.providers import OfflineProvider
 from fieldhouse.agents.providers.base import Provider, Step, TextSink, Turn
-from fieldhouse.agents.registry import build_executor
 from fieldhouse.agents.run import AgentRuntime
 from fieldhouse.config import Settings
-from fieldhouse.http.routes.agents import RUNTIME_KEY
-from fieldhouse.http.server import Runtime, open_runtime, serve_app
+from fieldhouse.http.server import serve_app
+from fieldhouse.runtime import Runtime, open_runtime
 
 URL = "/v1/agents/messages?stream=true"
 MESSAGES = (
@@ -57,8 +56,8 @@ def summary(name: str, values_ms: Sequence[float]) -> str:
 
 
 def install(rt: Runtime, provider: Provider) -> AgentRuntime:
-    agents = AgentRuntime(rt.settings, rt.actors, rt.store, provider, build_executor(rt.settings))
-    rt.app.extensions[RUNTIME_KEY] = agents
+    agents = rt.services.agents
+    agents.provider = provider
     return agents
 
 

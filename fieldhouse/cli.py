@@ -16,6 +16,7 @@ import trio
 
 from fieldhouse.actors import admin_ops as ops
 from fieldhouse.actors.bootstrap import create_workspace, init_workspace
+from fieldhouse.actors.run_ops import CreateAgent
 from fieldhouse.actors.system import ActorSystem, open_actor_system
 from fieldhouse.config import Settings, settings_from_env
 from fieldhouse.http.auth import issue_token, jwt_secret
@@ -219,6 +220,8 @@ async def cmd_type(args: argparse.Namespace, system: ActorSystem) -> dict[str, A
 
 
 async def cmd_search(args: argparse.Namespace, system: ActorSystem) -> dict[str, Any]:
+    # imported here only for start-up time: the embedder and whoosh take ~0.3 s to import,
+    # which every other admin command would pay
     from fieldhouse.search.indexer import rebuild_indexes
 
     accounts = [await _workspace(system, args.workspace)] if args.workspace else None
@@ -226,8 +229,6 @@ async def cmd_search(args: argparse.Namespace, system: ActorSystem) -> dict[str,
 
 
 async def cmd_agent(args: argparse.Namespace, system: ActorSystem) -> dict[str, Any]:
-    from fieldhouse.actors.run_ops import CreateAgent
-
     account = await _workspace(system, args.workspace)
     owner = await system.store.owner_user_id(account)
     agent_id = await system.ask(account, CreateAgent(args.name, args.prompt, actor_user_id=owner))
@@ -260,7 +261,10 @@ async def run_admin(
 
 
 async def run_server(settings: Settings, demo: bool) -> None:
-    from fieldhouse.http.server import open_runtime, serve_app
+    # imported here only for start-up time: the web stack and search take ~1 s to import,
+    # which the admin commands need not pay
+    from fieldhouse.http.server import serve_app
+    from fieldhouse.runtime import open_runtime
 
     async with open_runtime(settings) as runtime:
         if demo:

@@ -12,7 +12,7 @@ import pytest
 from fieldhouse.actors import admin_ops as ops
 from fieldhouse.actors.bootstrap import init_workspace
 from fieldhouse.config import Settings
-from fieldhouse.http.server import Runtime, open_runtime
+from fieldhouse.runtime import Runtime, open_runtime
 from tests.pgtools import fresh_database, template_database
 
 

@@ -1,7 +1,2 @@
-"""The HTTP layer: the only package that imports Quart."""
-
-from __future__ import annotations
-
-from fieldhouse.http.app import create_app
-
-__all__ = ["create_app"]
+"""The HTTP layer: the only package that imports Quart. ``http.app.create_app`` builds the
+application over the services that ``fieldhouse.runtime`` assembles."""

@@ -3,20 +3,18 @@
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
-from typing import Any, cast
+from typing import Any
 from uuid import uuid4
 
-from quart import Response, current_app, g, request
+from quart import Response, g, request
 from quart_trio import QuartTrio
 from werkzeug.exceptions import HTTPException
 
-from fieldhouse.actors.system import ActorSystem
-from fieldhouse.config import Settings
-from fieldhouse.http.auth import Authenticator
+from fieldhouse.http.endpoint import Routes
 from fieldhouse.http.json import json_response
 from fieldhouse.http.openapi import build_openapi
-from fieldhouse.http.ratelimit import Limiter, RateState, make_limiter
+from fieldhouse.http.ratelimit import RateState
+from fieldhouse.http.routes import ROUTES
 from fieldhouse.model.errors import (
     ApiError,
     InternalError,
@@ -26,8 +24,7 @@ from fieldhouse.model.errors import (
     RateLimited,
 )
 from fieldhouse.model.principal import Principal
-from fieldhouse.search.service import SearchService
-from fieldhouse.storage.base import Store
+from fieldhouse.services import Services
 
 log = logging.getLogger("fieldhouse.http")
 
@@ -39,61 +36,66 @@ _STATUS_ERRORS: dict[int, type[ApiError]] = {
 _API_PREFIXES = ("/v1/", "/api/")
 
 
-@dataclass
-class Services:
-    settings: Settings
-    store: Store
-    actors: ActorSystem
-    auth: Authenticator
-    limiter: Limiter
-    openapi: dict[str, Any]
-    #: None when search is switched off (the endpoints then use their fallbacks)
-    search: SearchService | None = None
-
-
-def services() -> Services:
-    return cast(Services, current_app.extensions["fieldhouse"])
-
-
-def create_app(
-    settings: Settings,
-    store: Store,
-    actors: ActorSystem,
-    jwt_secret: str,
-    *,
-    search: SearchService | None = None,
-) -> QuartTrio:
-    from fieldhouse.http.routes import all_routes
-
+def create_app(svc: Services) -> QuartTrio:
+    """The web application over ``svc``: every route, the request pipeline, the envelope."""
     app = QuartTrio("fieldhouse")
-    app.config["MAX_CONTENT_LENGTH"] = settings.max_body_bytes
+    app.config["MAX_CONTENT_LENGTH"] = svc.settings.max_body_bytes
     app.config["JSON_SORT_KEYS"] = False
-    endpoints = []
-    for routes in all_routes():
-        endpoints.extend(routes.install(app))
-    app.extensions["fieldhouse"] = Services(
-        settings=settings,
-        store=store,
-        actors=actors,
-        auth=Authenticator(store, jwt_secret),
-        limiter=make_limiter(store, settings.rate_limit),
-        openapi=build_openapi(endpoints),
-        search=search,
-    )
-    app.before_request(_before)
+    document: dict[str, Any] = {}
+    groups = [*ROUTES, _document_routes(document)]
+    document.update(build_openapi([spec for routes in groups for spec, _ in routes.entries]))
+    for routes in groups:
+        routes.install(app, svc)
+
+    async def before() -> None:
+        await _before(svc)
+
+    async def http_error(error: HTTPException) -> Response:
+        return await _http_error(svc, error)
+
+    app.before_request(before)
     app.after_request(_after)
     app.register_error_handler(ApiError, _api_error)
-    app.register_error_handler(HTTPException, _http_error)
+    app.register_error_handler(HTTPException, http_error)
     app.register_error_handler(Exception, _unexpected)
     return app
 
 
-async def _before() -> None:
+def _document_routes(document: dict[str, Any]) -> Routes:
+    """/openapi.json, served from the document built over every route (these two included)."""
+    routes = Routes()
+
+    @routes.endpoint(
+        "GET",
+        "/v1/openapi.json",
+        summary="The OpenAPI 3.1 document",
+        scope=None,
+        tag="meta",
+        responses={200: None},
+    )
+    async def get_openapi(svc: Services) -> Any:
+        return json_response(document)
+
+    @routes.endpoint(
+        "GET",
+        "/openapi.json",
+        summary="The OpenAPI 3.1 document (host root alias)",
+        scope=None,
+        tag="meta",
+        responses={200: None},
+        hidden=True,
+    )
+    async def get_openapi_root(svc: Services) -> Any:
+        return json_response(document)
+
+    return routes
+
+
+async def _before(svc: Services) -> None:
     g.request_id = uuid4().hex
     path = request.path
     if not (path.startswith(_API_PREFIXES) or path in ("/v1", "/api")):
         return
-    svc = services()
     length = request.content_length
     if length is not None and length > svc.settings.max_body_bytes:
         raise PayloadTooLarge(
@@ -139,7 +141,7 @@ async def _api_error(error: ApiError) -> Response:
     return json_response(error.to_json(), error.status, error.headers)
 
 
-async def _http_error(error: HTTPException) -> Response:
+async def _http_error(svc: Services, error: HTTPException) -> Response:
     status = error.code or 500
     if status in (404, 405) and request.content_length:
         # drain the unread body so the keep-alive connection stays in step
@@ -155,7 +157,7 @@ async def _http_error(error: HTTPException) -> Response:
         err: ApiError = MethodNotAllowed(message, headers={"Allow": ", ".join(allowed)})
         return json_response(err.to_json(), err.status, err.headers)
     elif status == 413:
-        message = f"Request body exceeds the limit of {services().settings.max_body_bytes} bytes"
+        message = f"Request body exceeds the limit of {svc.settings.max_body_bytes} bytes"
     else:
         message = error.description or error.name
     if kind is None:

@@ -19,6 +19,7 @@ from fieldhouse.http.json import json_response
 from fieldhouse.http.validation import parse_json_body, validate_model
 from fieldhouse.model.errors import Forbidden, Issue, Unauthorized, ValidationFailed
 from fieldhouse.model.principal import Principal
+from fieldhouse.services import Services
 
 PATH_PARAM = re.compile(r"\{(\w+)\}")
 Handler = Callable[..., Awaitable[Any]]
@@ -77,9 +78,9 @@ class Routes:
         description: str = "",
         hidden: bool = False,
     ) -> Callable[[Handler], Handler]:
-        """Declare an endpoint. The handler gets ``principal`` (when scoped), the path
-        parameters, and ``query``/``body`` as validated models; it returns a Response or a
-        payload, or (payload, status)."""
+        """Declare an endpoint. The handler gets ``svc`` (the services), ``principal`` (when
+        scoped), the path parameters, and ``query``/``body`` as validated models; it returns a
+        Response or a payload, or (payload, status)."""
 
         def decorate(fn: Handler) -> Handler:
             spec = Endpoint(
@@ -98,25 +99,28 @@ class Routes:
                 description=description,
                 hidden=hidden,
             )
-            handler = _wrap(spec, fn)
-            self.entries.append((spec, handler))
-            return handler
+            self.entries.append((spec, fn))
+            return fn
 
         return decorate
 
-    def install(self, app: Quart) -> list[Endpoint]:
-        for spec, handler in self.entries:
+    def install(self, app: Quart, svc: Services) -> None:
+        """Serve every endpoint of the group; each handler gets ``svc`` as its first argument."""
+        for spec, fn in self.entries:
             rule = PATH_PARAM.sub(r"<\1>", spec.path)
             app.add_url_rule(
-                rule, spec.operation_id, handler, methods=[spec.method], strict_slashes=False
+                rule,
+                spec.operation_id,
+                _wrap(spec, fn, svc),
+                methods=[spec.method],
+                strict_slashes=False,
             )
-        return [spec for spec, _ in self.entries]
 
 
-def _wrap(spec: Endpoint, fn: Handler) -> Handler:
+def _wrap(spec: Endpoint, fn: Handler, svc: Services) -> Handler:
     @functools.wraps(fn)
     async def handler(**path_args: str) -> Response:
-        kwargs: dict[str, Any] = dict(path_args)
+        kwargs: dict[str, Any] = {"svc": svc, **path_args}
         if spec.scope is not None:
             kwargs["principal"] = require_principal(spec.scope, admin_only=spec.admin_only)
         issues: list[Issue] = []

@@ -6,7 +6,7 @@ in ``__aexit__``, so the producer (an agent run) is a child of the request: when
 cancels the request on client disconnect, the producer is cancelled with it. Chunks cross from
 the producer through a memory channel; no nursery or cancel scope encloses a ``yield``.
 
-When the server shuts down it sets the app's shutdown event (``SHUTDOWN_KEY``): the stream
+When the server shuts down it sets the services' shutdown event (``Services.shutdown``): the stream
 then cancels its producer, lets it finish (an agent run stores itself as aborted), and ends
 with the ``stopped`` event (by default ``error`` {"message": "server shutting down"}).
 """
@@ -23,8 +23,6 @@ import trio
 from quart.wrappers.response import ResponseBody
 
 KEEPALIVE = b": keepalive\n\n"
-#: app.extensions key of the trio.Event set when the server starts shutting down
-SHUTDOWN_KEY = "fieldhouse.shutdown"
 SHUTTING_DOWN = "server shutting down"
 
 

@@ -20,6 +20,7 @@ from __future__ import annotations
 import logging
 import math
 from collections.abc import AsyncIterator, Collection, Sequence
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -368,6 +369,27 @@ async def rebuild_indexes(
         for account in accounts:
             total += await indexer.rebuild(account)
         return total
+    finally:
+        with trio.CancelScope(shield=True):
+            await service.aclose()
+
+
+@asynccontextmanager
+async def open_search_service(settings: Settings, store: Store) -> AsyncIterator[SearchService]:
+    """The service with its indexer running; indexes are saved and closed on exit."""
+    service = SearchService(
+        search_root(settings),
+        store,
+        make_embedder(settings.embedder),
+        queue_size=settings.search_queue_size,
+    )
+    try:
+        async with trio.open_nursery() as nursery:
+            await nursery.start(Indexer(service).run)
+            try:
+                yield service
+            finally:
+                nursery.cancel_scope.cancel()
     finally:
         with trio.CancelScope(shield=True):
             await service.aclose()

@@ -11,8 +11,7 @@ from __future__ import annotations
 import logging
 import threading
 from collections import OrderedDict
-from collections.abc import AsyncIterator, Collection, Sequence
-from contextlib import asynccontextmanager
+from collections.abc import Collection, Sequence
 from pathlib import Path
 from typing import Protocol
 
@@ -20,7 +19,7 @@ import trio
 
 from fieldhouse.config import Settings
 from fieldhouse.search.background import LowPriorityThread
-from fieldhouse.search.embedder import Embedder, Matrix, make_embedder
+from fieldhouse.search.embedder import Embedder, Matrix
 from fieldhouse.search.engine import Mode, SearchResult, WorkspaceIndex
 from fieldhouse.storage.base import Store
 
@@ -188,26 +187,3 @@ class SearchService:
 def search_root(settings: Settings) -> Path:
     """Indexes live under the data directory, whichever database holds the records."""
     return settings.data_dir / "search"
-
-
-@asynccontextmanager
-async def open_search_service(settings: Settings, store: Store) -> AsyncIterator[SearchService]:
-    """The service with its indexer running; indexes are saved and closed on exit."""
-    from fieldhouse.search.indexer import Indexer
-
-    service = SearchService(
-        search_root(settings),
-        store,
-        make_embedder(settings.embedder),
-        queue_size=settings.search_queue_size,
-    )
-    try:
-        async with trio.open_nursery() as nursery:
-            await nursery.start(Indexer(service).run)
-            try:
-                yield service
-            finally:
-                nursery.cancel_scope.cancel()
-    finally:
-        with trio.CancelScope(shield=True):
-            await service.aclose()

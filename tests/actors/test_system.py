@@ -11,8 +11,8 @@ import trio
 from fieldhouse.actors.admin_ops import CreateLabel
 from fieldhouse.actors.context import WriteContext
 from fieldhouse.actors.messages import Message
-from fieldhouse.http.server import Runtime
 from fieldhouse.model.errors import Conflict, InternalError
+from fieldhouse.runtime import Runtime
 from tests.conftest import Workspace
 
 

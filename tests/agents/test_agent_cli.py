@@ -12,7 +12,7 @@ import trio
 from fieldhouse.actors.run_ops import AGENT
 from fieldhouse.cli import main
 from fieldhouse.config import Settings
-from fieldhouse.http.server import open_runtime
+from fieldhouse.runtime import open_runtime
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> dict[str, str]:

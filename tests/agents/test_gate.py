@@ -5,7 +5,7 @@ from __future__ import annotations
 from fieldhouse.actors.agent_ops import ApplyObjects, DecideApproval, ObjectWrite
 from fieldhouse.agents.contract import ToolCall
 from fieldhouse.agents.gate import args_hash
-from fieldhouse.http.server import Runtime
+from fieldhouse.runtime import Runtime
 from tests.agents.toolkit import activity_types, call, context, executor, objects
 from tests.conftest import Workspace
 

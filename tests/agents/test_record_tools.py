@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from fieldhouse.actors import admin_ops as ops
-from fieldhouse.http.server import Runtime
+from fieldhouse.runtime import Runtime
 from tests.agents.toolkit import activity_types, call, context
 from tests.conftest import Workspace, add_user
 

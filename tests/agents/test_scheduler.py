@@ -9,7 +9,7 @@ import trio
 
 from fieldhouse.actors.agent_ops import ApplyObjects, ObjectWrite
 from fieldhouse.agents.scheduler import tick
-from fieldhouse.http.server import Runtime
+from fieldhouse.runtime import Runtime
 from tests.agents.smtp_sink import SmtpSink
 from tests.agents.toolkit import activity_types, call, context, objects
 from tests.conftest import Workspace

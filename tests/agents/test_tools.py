@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from fieldhouse.actors.agent_ops import ApplyObjects, ObjectWrite
 from fieldhouse.agents.contract import ToolContext
-from fieldhouse.http.server import Runtime
+from fieldhouse.runtime import Runtime
 from tests.agents.toolkit import activity_types, call, context, objects
 from tests.conftest import Workspace
 

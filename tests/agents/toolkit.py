@@ -6,16 +6,14 @@ from typing import Any
 
 from fieldhouse.agents.contract import ToolCall, ToolContext, ToolOutcome
 from fieldhouse.agents.registry import GatedExecutor, build_executor
-from fieldhouse.http.app import Services
-from fieldhouse.http.server import Runtime
 from fieldhouse.model.principal import Principal
+from fieldhouse.runtime import Runtime
 from fieldhouse.storage.objects import ObjectRow
 from tests.conftest import Workspace
 
 
 async def principal_of(runtime: Runtime, ws: Workspace) -> Principal:
-    svc: Services = runtime.app.extensions["fieldhouse"]
-    principal, _ = await svc.auth.authenticate(f"Bearer {ws.key}")
+    principal, _ = await runtime.services.auth.authenticate(f"Bearer {ws.key}")
     return principal
 
 

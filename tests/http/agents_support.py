@@ -9,8 +9,7 @@ from fieldhouse.agents.contract import ToolExecutor
 from fieldhouse.agents.providers import OfflineProvider, Provider
 from fieldhouse.agents.registry import build_executor
 from fieldhouse.agents.run import AgentRuntime
-from fieldhouse.http.routes.agents import RUNTIME_KEY
-from fieldhouse.http.server import Runtime
+from fieldhouse.runtime import Runtime
 
 
 def install_runtime(
@@ -19,14 +18,10 @@ def install_runtime(
     executor: ToolExecutor | None = None,
     **settings: Any,
 ) -> AgentRuntime:
-    """Replace the app's agent runtime (the real executor unless one is given)."""
-    merged = replace(runtime.settings, **settings)
-    agents = AgentRuntime(
-        merged,
-        runtime.actors,
-        runtime.store,
-        provider or OfflineProvider(),
-        executor or build_executor(merged),
-    )
-    runtime.app.extensions[RUNTIME_KEY] = agents
+    """Give the app's agent runtime a test provider, executor or settings (the real executor
+    unless one is given); the app keeps the same AgentRuntime object."""
+    agents = runtime.services.agents
+    agents.settings = replace(runtime.settings, **settings)
+    agents.provider = provider or OfflineProvider()
+    agents.executor = executor or build_executor(agents.settings)
     return agents

@@ -9,7 +9,7 @@ import httpx
 import trio
 
 from fieldhouse.actors import admin_ops as ops
-from fieldhouse.http.server import Runtime
+from fieldhouse.runtime import Runtime
 from tests.conftest import Workspace, add_user
 from tests.http.test_auth import assert_envelope
 from tests.http.test_records_crud import BASE_FIELDS, create, make_label, make_type, records_url

@@ -11,7 +11,7 @@ from fieldhouse.actors.run_ops import AGENT_RUN, CreateAgent
 from fieldhouse.agents.contract import ToolCall, ToolSpec
 from fieldhouse.agents.providers.base import ProviderError, Step, TextSink, Turn
 from fieldhouse.agents.providers.openai import OpenAIProvider
-from fieldhouse.http.server import Runtime
+from fieldhouse.runtime import Runtime
 from tests.agents.replay import Replay, recorded
 from tests.conftest import Workspace, add_user
 from tests.http.agents_support import install_runtime

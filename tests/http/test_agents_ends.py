@@ -21,7 +21,7 @@ from fieldhouse.agents.providers.base import Step, TextSink, Turn
 from fieldhouse.agents.providers.openai import OpenAIProvider
 from fieldhouse.agents.registry import build_executor
 from fieldhouse.agents.run import AgentRuntime
-from fieldhouse.http.server import Runtime
+from fieldhouse.runtime import Runtime
 from tests.conftest import Workspace, make_workspace
 from tests.http.agents_support import install_runtime
 from tests.http.test_agents import Looping

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import httpx
 
-from fieldhouse.http.server import Runtime
+from fieldhouse.runtime import Runtime
 from tests.agents.toolkit import call, context, objects
 from tests.conftest import Workspace, add_user
 

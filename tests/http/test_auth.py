@@ -9,7 +9,7 @@ import jwt
 
 from fieldhouse.actors import admin_ops as ops
 from fieldhouse.http.auth import issue_token, jwt_secret
-from fieldhouse.http.server import Runtime
+from fieldhouse.runtime import Runtime
 from tests.conftest import Workspace, add_user
 
 

@@ -7,7 +7,7 @@ import logging
 import httpx
 import pytest
 
-from fieldhouse.http.server import Runtime
+from fieldhouse.runtime import Runtime
 from tests.conftest import Workspace
 from tests.http.test_auth import assert_envelope
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import httpx
 
-from fieldhouse.http.server import Runtime
 from fieldhouse.model.schema import DATA_TYPES
+from fieldhouse.runtime import Runtime
 from tests.conftest import Workspace, add_user
 from tests.http.test_auth import assert_envelope
 

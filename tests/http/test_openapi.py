@@ -5,7 +5,7 @@ from __future__ import annotations
 import httpx
 from openapi_spec_validator import validate
 
-from fieldhouse.http.server import Runtime
+from fieldhouse.runtime import Runtime
 
 
 async def test_document_validates(client: httpx.AsyncClient) -> None:

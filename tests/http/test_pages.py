@@ -5,7 +5,7 @@ from __future__ import annotations
 import httpx
 
 from fieldhouse.actors.agent_ops import ApplyObjects, ObjectWrite
-from fieldhouse.http.server import Runtime
+from fieldhouse.runtime import Runtime
 from tests.agents.toolkit import call, context
 from tests.conftest import Workspace
 

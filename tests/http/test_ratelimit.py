@@ -10,7 +10,7 @@ import pytest
 
 from fieldhouse.config import Settings
 from fieldhouse.http.ratelimit import FixedWindowLimiter
-from fieldhouse.http.server import Runtime, open_runtime
+from fieldhouse.runtime import Runtime, open_runtime
 from tests.conftest import Workspace, make_workspace
 from tests.http.test_auth import assert_envelope
 

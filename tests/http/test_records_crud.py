@@ -8,7 +8,7 @@ from typing import Any
 import httpx
 
 from fieldhouse.actors import admin_ops as ops
-from fieldhouse.http.server import Runtime
+from fieldhouse.runtime import Runtime
 from tests.conftest import Workspace, add_user
 from tests.http.test_auth import assert_envelope
 

@@ -12,7 +12,7 @@ import trio.testing
 
 from fieldhouse.actors import admin_ops as ops
 from fieldhouse.config import Settings
-from fieldhouse.http.server import Runtime, open_runtime
+from fieldhouse.runtime import Runtime, open_runtime
 from fieldhouse.search.indexer import Indexer
 from fieldhouse.search.service import SearchService
 from tests.conftest import Workspace, add_user, make_workspace

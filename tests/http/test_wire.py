@@ -7,7 +7,8 @@ from functools import partial
 import httpx
 import trio
 
-from fieldhouse.http.server import Runtime, serve_app
+from fieldhouse.http.server import serve_app
+from fieldhouse.runtime import Runtime
 from tests.conftest import make_workspace
 
 

@@ -15,7 +15,7 @@ import pytest
 from fieldhouse.actors import admin_ops as ops
 from fieldhouse.cli import main
 from fieldhouse.http.auth import JWT_ISSUER, issue_token, jwt_secret
-from fieldhouse.http.server import Runtime
+from fieldhouse.runtime import Runtime
 from tests.conftest import Workspace, add_user
 
 DEAL = "/v1/modules/deals/records"

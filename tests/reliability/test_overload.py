@@ -17,7 +17,7 @@ import trio
 import trio.testing
 
 from fieldhouse.config import Settings
-from fieldhouse.http.server import Runtime
+from fieldhouse.runtime import Runtime
 from fieldhouse.storage.base import WriteTxn
 from tests.conftest import Workspace
 

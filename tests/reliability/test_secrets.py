@@ -14,8 +14,8 @@ import pytest
 
 from fieldhouse.actors import admin_ops as ops
 from fieldhouse.http.auth import JWT_ISSUER
-from fieldhouse.http.server import Runtime
 from fieldhouse.model import keys
+from fieldhouse.runtime import Runtime
 from tests.conftest import Workspace, add_user
 from tests.reliability.procs import cli, fetch, serve
 

@@ -10,7 +10,7 @@ import trio
 
 from fieldhouse.cli import main
 from fieldhouse.config import Settings
-from fieldhouse.http.server import open_runtime
+from fieldhouse.runtime import open_runtime
 from tests.conftest import make_workspace
 from tests.search.test_service import add_task, titles
 

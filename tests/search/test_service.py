@@ -9,7 +9,7 @@ import pytest
 
 from fieldhouse.actors.record_ops import CreateRecord, DeleteRecords
 from fieldhouse.config import Settings
-from fieldhouse.http.server import Runtime, open_runtime
+from fieldhouse.runtime import Runtime, open_runtime
 from fieldhouse.search.embedder import Matrix, MiniLMEmbedder
 from fieldhouse.search.indexer import Indexer
 from fieldhouse.search.service import SearchService
@@ -63,7 +63,7 @@ async def test_index_survives_restart_without_reembedding(
         await add_task(rt, ws.account_id, "Migrate the mail server")
         assert await titles(rt, ws.account_id, "mail server") == ["Migrate the mail server"]
     Counting.calls = 0
-    monkeypatch.setattr("fieldhouse.search.service.make_embedder", lambda _: Counting())
+    monkeypatch.setattr("fieldhouse.search.indexer.make_embedder", lambda _: Counting())
     async with open_runtime(settings) as rt:
         assert await titles(rt, ws.account_id, "mail server") == ["Migrate the mail server"]
         assert Counting.calls == 1  # the query only: the records were not embedded again

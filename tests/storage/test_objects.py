@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from fieldhouse.http.server import Runtime
+from fieldhouse.runtime import Runtime
 from fieldhouse.storage.objects import ObjectRow
 from tests.conftest import Workspace
 

@@ -1,33 +1,30 @@
-"""One module of routes per resource."""
+"""One module of routes per resource; ``ROUTES`` lists their groups for the app factory."""
 
 from __future__ import annotations
 
 from fieldhouse.http.endpoint import Routes
+from fieldhouse.http.routes import (
+    activity,
+    agents,
+    approvals,
+    meta,
+    pages,
+    records,
+    references,
+    search,
+    template_admin,
+    templates,
+)
 
-
-def all_routes() -> list[Routes]:
-    from fieldhouse.http.routes import (
-        activity,
-        agents,
-        approvals,
-        meta,
-        pages,
-        records,
-        references,
-        search,
-        template_admin,
-        templates,
-    )
-
-    return [
-        meta.routes,
-        records.routes,
-        references.routes,
-        activity.routes,
-        templates.routes,
-        template_admin.routes,
-        search.routes,
-        approvals.routes,
-        pages.routes,
-        agents.routes,
-    ]
+ROUTES: tuple[Routes, ...] = (
+    meta.routes,
+    records.routes,
+    references.routes,
+    activity.routes,
+    templates.routes,
+    template_admin.routes,
+    search.routes,
+    approvals.routes,
+    pages.routes,
+    agents.routes,
+)

@@ -5,12 +5,12 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from fieldhouse.http.app import services
 from fieldhouse.http.endpoint import Routes
 from fieldhouse.http.record_models import ActivityList, ActivityQuery, RecordActivityQuery
 from fieldhouse.http.routes.common import check_uuid, visible_module, workspace_schemas
 from fieldhouse.model.errors import NotFound
 from fieldhouse.model.principal import Principal
+from fieldhouse.services import Services
 
 routes = Routes()
 
@@ -28,16 +28,16 @@ def _types(raw: str | None) -> list[str]:
     query=ActivityQuery,
     responses={200: ActivityList},
 )
-async def workspace_activity(principal: Principal, query: ActivityQuery) -> Any:
+async def workspace_activity(svc: Services, principal: Principal, query: ActivityQuery) -> Any:
     module_ids: list[str] | None = None
     if principal.role.can_view is not None:
-        schemas = await workspace_schemas(principal)
+        schemas = await workspace_schemas(svc, principal)
         module_ids = [
             s.module.module_id
             for s in schemas.modules.values()
             if principal.can_view(s.module.slug)
         ]
-    activities = await services().store.list_activity(
+    activities = await svc.store.list_activity(
         principal.account_id,
         module_ids=module_ids,
         record_id=None,
@@ -57,12 +57,13 @@ async def workspace_activity(principal: Principal, query: ActivityQuery) -> Any:
     responses={200: ActivityList},
 )
 async def module_activity(
+    svc: Services,
     principal: Principal,
     moduleSlug: str,
     query: ActivityQuery,
 ) -> Any:
-    schema, _ = await visible_module(principal, moduleSlug)
-    activities = await services().store.list_activity(
+    schema, _ = await visible_module(svc, principal, moduleSlug)
+    activities = await svc.store.list_activity(
         principal.account_id,
         module_ids=[schema.module.module_id],
         record_id=None,
@@ -82,14 +83,15 @@ async def module_activity(
     responses={200: ActivityList},
 )
 async def record_activity(
+    svc: Services,
     principal: Principal,
     moduleSlug: str,
     recordId: str,
     query: RecordActivityQuery,
 ) -> Any:
-    schema, _ = await visible_module(principal, moduleSlug)
+    schema, _ = await visible_module(svc, principal, moduleSlug)
     check_uuid(recordId, "recordId")
-    store = services().store
+    store = svc.store
     record_id = recordId.lower()
     entries = await store.list_activity(
         principal.account_id,

@@ -9,26 +9,24 @@ from uuid import UUID
 
 import trio
 from pydantic import Field
-from quart import Response, current_app, request
+from quart import Response, request
 
 from fieldhouse.agents.run import (
     AgentRun,
-    AgentRuntime,
     RunEvent,
     Token,
     ToolStarted,
     load_agent,
     run_agent,
 )
-from fieldhouse.http.app import services
 from fieldhouse.http.endpoint import Routes
 from fieldhouse.http.models import Open, Strict
-from fieldhouse.http.sse import SHUTDOWN_KEY, SHUTTING_DOWN, EventStream
+from fieldhouse.http.sse import SHUTTING_DOWN, EventStream
 from fieldhouse.model.errors import ApiError
 from fieldhouse.model.principal import Principal
+from fieldhouse.services import Services
 
 routes = Routes()
-RUNTIME_KEY = "fieldhouse.agents"
 TERMINAL = frozenset({"done", "error"})
 
 
@@ -54,25 +52,6 @@ class AgentResponse(Open):
     pendingApprovals: list[str] = []
 
 
-def agent_runtime() -> AgentRuntime:
-    """The app's agent runtime, made on first use (tests may install their own first)."""
-    runtime: AgentRuntime | None = current_app.extensions.get(RUNTIME_KEY)
-    if runtime is None:
-        from fieldhouse.agents.providers import make_provider
-        from fieldhouse.agents.registry import build_executor
-
-        svc = services()
-        runtime = AgentRuntime(
-            svc.settings,
-            svc.actors,
-            svc.store,
-            make_provider(svc.settings),
-            build_executor(svc.settings),
-        )
-        current_app.extensions[RUNTIME_KEY] = runtime
-    return runtime
-
-
 @routes.endpoint(
     "POST",
     "/v1/agents/messages",
@@ -91,8 +70,8 @@ def agent_runtime() -> AgentRuntime:
         "A client that disconnects aborts the run."
     ),
 )
-async def chat(principal: Principal, query: ChatQuery, body: ChatBody) -> Any:
-    runtime = agent_runtime()
+async def chat(svc: Services, principal: Principal, query: ChatQuery, body: ChatBody) -> Any:
+    runtime = svc.agents
     agent_id = str(body.agentId) if body.agentId is not None else None
     run = replace(await load_agent(runtime.store, principal, agent_id), message=body.message)
     streaming = query.stream == "true" or "text/event-stream" in request.headers.get("Accept", "")
@@ -130,7 +109,7 @@ async def chat(principal: Principal, query: ChatQuery, body: ChatBody) -> Any:
         produce,
         keepalive=runtime.settings.agent_keepalive_seconds,
         terminal=TERMINAL,
-        shutdown=current_app.extensions.get(SHUTDOWN_KEY),
+        shutdown=svc.shutdown,
         stopped=stopped,
     )
     response = Response(

@@ -13,13 +13,12 @@ from pydantic import Field
 from fieldhouse.actors.agent_ops import APPROVAL, ApplyObjects, DecideApproval, ObjectWrite
 from fieldhouse.agents.contract import ToolContext
 from fieldhouse.agents.gate import POLICY, POLICY_ID
-from fieldhouse.agents.registry import build_executor
 from fieldhouse.agents.tools.base import object_json
-from fieldhouse.http.app import services
 from fieldhouse.http.endpoint import Routes
 from fieldhouse.http.models import Open, Strict
 from fieldhouse.model.errors import Issue, NotFound, ValidationFailed
 from fieldhouse.model.principal import Principal
+from fieldhouse.services import Services
 from fieldhouse.storage.objects import ObjectRow
 
 routes = Routes()
@@ -73,8 +72,8 @@ class Policy(Open):
     query=ApprovalQuery,
     responses={200: ApprovalList},
 )
-async def list_approvals(principal: Principal, query: ApprovalQuery) -> Any:
-    rows = await services().store.list_objects(
+async def list_approvals(svc: Services, principal: Principal, query: ApprovalQuery) -> Any:
+    rows = await svc.store.list_objects(
         principal.account_id, APPROVAL, status=query.status, limit=query.limit
     )
     return {"approvals": [object_json(r) for r in rows]}
@@ -89,9 +88,8 @@ async def list_approvals(principal: Principal, query: ApprovalQuery) -> Any:
     admin_only=True,
     responses={200: Decision},
 )
-async def approve(principal: Principal, approvalId: str) -> Any:
-    row = await _decide(principal, approvalId, approve=True)
-    svc = services()
+async def approve(svc: Services, principal: Principal, approvalId: str) -> Any:
+    row = await _decide(svc, principal, approvalId, approve=True)
     ctx = ToolContext(
         principal=principal,
         actors=svc.actors,
@@ -100,7 +98,7 @@ async def approve(principal: Principal, approvalId: str) -> Any:
         run_id=str(row.data.get("runId") or f"approval-{row.object_id}"),
         agent_id=row.data.get("agentId"),
     )
-    outcome = await build_executor(svc.settings).execute_approved(row, ctx)
+    outcome = await svc.tools.execute_approved(row, ctx)
     after = await svc.store.get_object(principal.account_id, APPROVAL, row.object_id)
     return {
         "approval": object_json(after or row),
@@ -121,15 +119,17 @@ async def approve(principal: Principal, approvalId: str) -> Any:
     admin_only=True,
     responses={200: Decision},
 )
-async def reject(principal: Principal, approvalId: str) -> Any:
-    row = await _decide(principal, approvalId, approve=False)
+async def reject(svc: Services, principal: Principal, approvalId: str) -> Any:
+    row = await _decide(svc, principal, approvalId, approve=False)
     return {"approval": object_json(row), "outcome": None}
 
 
-async def _decide(principal: Principal, approval_id: str, *, approve: bool) -> ObjectRow:
+async def _decide(
+    svc: Services, principal: Principal, approval_id: str, *, approve: bool
+) -> ObjectRow:
     if not 1 <= len(approval_id) <= 64:
         raise NotFound(f"Approval {approval_id} not found")
-    row: ObjectRow = await services().actors.ask(
+    row: ObjectRow = await svc.actors.ask(
         principal.account_id,
         DecideApproval(approval_id, approve, actor_user_id=principal.user_id),
     )
@@ -145,8 +145,8 @@ async def _decide(principal: Principal, approval_id: str, *, approve: bool) -> O
     admin_only=True,
     responses={200: Policy},
 )
-async def get_policy(principal: Principal) -> Any:
-    row = await services().store.get_object(principal.account_id, POLICY, POLICY_ID)
+async def get_policy(svc: Services, principal: Principal) -> Any:
+    row = await svc.store.get_object(principal.account_id, POLICY, POLICY_ID)
     return {"autoApprove": list(row.data.get("autoApprove", [])) if row else []}
 
 
@@ -160,8 +160,8 @@ async def get_policy(principal: Principal) -> Any:
     body=PolicyBody,
     responses={200: Policy},
 )
-async def put_policy(principal: Principal, body: PolicyBody) -> Any:
-    known = build_executor(services().settings).names()
+async def put_policy(svc: Services, principal: Principal, body: PolicyBody) -> Any:
+    known = svc.tools.names()
     issues = [
         Issue(
             "invalid_enum_value", ("autoApprove", i), f"Unknown tool {name!r}", {"received": name}
@@ -181,7 +181,7 @@ async def put_policy(principal: Principal, body: PolicyBody) -> Any:
         activity="agent_policy_changed",
         activity_data={"autoApprove": names},
     )
-    await services().actors.ask(
+    await svc.actors.ask(
         principal.account_id, ApplyObjects((write,), actor_user_id=principal.user_id)
     )
     return {"autoApprove": names}

@@ -5,18 +5,16 @@ from __future__ import annotations
 from quart import g
 
 from fieldhouse.actors.schemas import WorkspaceSchemas
-from fieldhouse.http.app import services
 from fieldhouse.model.clock import is_uuid
 from fieldhouse.model.errors import Forbidden, Issue, NotFound, ValidationFailed
 from fieldhouse.model.principal import Principal
 from fieldhouse.model.schema import ModuleSchema
+from fieldhouse.services import Services
 
 
-async def workspace_schemas(principal: Principal) -> WorkspaceSchemas:
+async def workspace_schemas(svc: Services, principal: Principal) -> WorkspaceSchemas:
     """The principal's workspace schema, at least as new as its credential check saw."""
-    return await services().actors.schemas.get(
-        principal.account_id, getattr(g, "schema_version", None)
-    )
+    return await svc.actors.schemas.get(principal.account_id, getattr(g, "schema_version", None))
 
 
 def check_slug(slug: str, name: str = "moduleSlug") -> None:
@@ -43,11 +41,11 @@ def check_uuid(value: str, name: str) -> None:
 
 
 async def visible_module(
-    principal: Principal, slug: str, *, write: bool = False
+    svc: Services, principal: Principal, slug: str, *, write: bool = False
 ) -> tuple[ModuleSchema, WorkspaceSchemas]:
     """The module if the principal's role can see it; 404 as if absent otherwise."""
     check_slug(slug)
-    schemas = await workspace_schemas(principal)
+    schemas = await workspace_schemas(svc, principal)
     schema = schemas.get(slug)
     if schema is None or not principal.can_view(slug):
         raise NotFound(f"Module {slug!r} not found")

@@ -1,43 +1,18 @@
-"""Identity, the OpenAPI document, and module metadata (SPEC endpoints 1-6)."""
+"""Identity and module metadata (SPEC endpoints 2-6; the OpenAPI document is served by the
+app factory, which builds it over every route)."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from fieldhouse.http.app import services
 from fieldhouse.http.endpoint import Routes
-from fieldhouse.http.json import json_response
 from fieldhouse.http.models import FieldList, Identity, ModuleList, ModuleSchemaResponse, ViewList
 from fieldhouse.http.routes.common import visible_module, workspace_schemas
 from fieldhouse.http.serialize import field_item, identity, module_item, module_schema, view_item
 from fieldhouse.model.principal import Principal
+from fieldhouse.services import Services
 
 routes = Routes()
-
-
-@routes.endpoint(
-    "GET",
-    "/v1/openapi.json",
-    summary="The OpenAPI 3.1 document",
-    scope=None,
-    tag="meta",
-    responses={200: None},
-)
-async def get_openapi() -> Any:
-    return json_response(services().openapi)
-
-
-@routes.endpoint(
-    "GET",
-    "/openapi.json",
-    summary="The OpenAPI 3.1 document (host root alias)",
-    scope=None,
-    tag="meta",
-    responses={200: None},
-    hidden=True,
-)
-async def get_openapi_root() -> Any:
-    return json_response(services().openapi)
 
 
 @routes.endpoint(
@@ -48,7 +23,7 @@ async def get_openapi_root() -> Any:
     tag="identity",
     responses={200: Identity},
 )
-async def get_me(principal: Principal) -> Any:
+async def get_me(svc: Services, principal: Principal) -> Any:
     return identity(principal)
 
 
@@ -60,8 +35,8 @@ async def get_me(principal: Principal) -> Any:
     tag="modules",
     responses={200: ModuleList},
 )
-async def list_modules(principal: Principal) -> Any:
-    schemas = await workspace_schemas(principal)
+async def list_modules(svc: Services, principal: Principal) -> Any:
+    schemas = await workspace_schemas(svc, principal)
     visible = [
         s.module
         for s in schemas.modules.values()
@@ -79,8 +54,8 @@ async def list_modules(principal: Principal) -> Any:
     tag="modules",
     responses={200: ModuleSchemaResponse},
 )
-async def get_module(principal: Principal, moduleSlug: str) -> Any:
-    schema, schemas = await visible_module(principal, moduleSlug)
+async def get_module(svc: Services, principal: Principal, moduleSlug: str) -> Any:
+    schema, schemas = await visible_module(svc, principal, moduleSlug)
     return module_schema(schema, schemas)
 
 
@@ -92,8 +67,8 @@ async def get_module(principal: Principal, moduleSlug: str) -> Any:
     tag="modules",
     responses={200: FieldList},
 )
-async def list_fields(principal: Principal, moduleSlug: str) -> Any:
-    schema, _ = await visible_module(principal, moduleSlug)
+async def list_fields(svc: Services, principal: Principal, moduleSlug: str) -> Any:
+    schema, _ = await visible_module(svc, principal, moduleSlug)
     return {"fields": [field_item(f) for f in schema.fields]}
 
 
@@ -105,6 +80,6 @@ async def list_fields(principal: Principal, moduleSlug: str) -> Any:
     tag="modules",
     responses={200: ViewList},
 )
-async def list_views(principal: Principal, moduleSlug: str) -> Any:
-    schema, _ = await visible_module(principal, moduleSlug)
+async def list_views(svc: Services, principal: Principal, moduleSlug: str) -> Any:
+    schema, _ = await visible_module(svc, principal, moduleSlug)
     return {"views": [view_item(v) for v in schema.views]}

@@ -8,9 +8,9 @@ from typing import Any
 from quart import Response
 
 from fieldhouse.agents.tools.pages import PAGE, sanitise
-from fieldhouse.http.app import services
 from fieldhouse.http.endpoint import Routes
 from fieldhouse.model.errors import NotFound
+from fieldhouse.services import Services
 
 routes = Routes()
 
@@ -26,8 +26,8 @@ _CSP = "default-src 'none'; img-src https: data:; style-src 'unsafe-inline'; fra
     tag="pages",
     responses={200: None},
 )
-async def landing_page(workspaceSlug: str, pageSlug: str) -> Any:
-    store = services().store
+async def landing_page(svc: Services, workspaceSlug: str, pageSlug: str) -> Any:
+    store = svc.store
     accounts = [a for a in await store.list_accounts() if a.slug == workspaceSlug]
     row = None
     if accounts and len(pageSlug) <= 64:

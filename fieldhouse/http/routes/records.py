@@ -9,7 +9,6 @@ import trio
 from quart import request
 
 from fieldhouse.actors.record_ops import Categorise, CreateRecord, DeleteRecords, UpdateRecord
-from fieldhouse.http.app import services
 from fieldhouse.http.endpoint import ExtraParam, Routes
 from fieldhouse.http.json import json_response
 from fieldhouse.http.record_models import (
@@ -26,6 +25,7 @@ from fieldhouse.http.routes.common import check_uuid, visible_module
 from fieldhouse.model.errors import NotFound
 from fieldhouse.model.listquery import parse_list_query
 from fieldhouse.model.principal import Principal
+from fieldhouse.services import Services
 from fieldhouse.storage.sqlquery import compile_list, index_expressions
 
 routes = Routes()
@@ -72,11 +72,11 @@ LIST_PARAMS = (
     responses={200: RecordPage},
     extra_params=LIST_PARAMS,
 )
-async def list_records(principal: Principal, moduleSlug: str) -> Any:
-    schema, _ = await visible_module(principal, moduleSlug)
+async def list_records(svc: Services, principal: Principal, moduleSlug: str) -> Any:
+    schema, _ = await visible_module(svc, principal, moduleSlug)
     query = parse_list_query(list(request.args.items(multi=True)), schema)
-    store = services().store
-    index, search_ids = services().search, None
+    store = svc.store
+    index, search_ids = svc.search, None
     if query.search and index is not None:  # None: the index cannot answer, use LIKE
         search_ids = await index.filter_ids(
             principal.account_id, schema.module.module_id, query.search
@@ -96,7 +96,7 @@ async def list_records(principal: Principal, moduleSlug: str) -> Any:
     if trio.current_time() - started > SLOW_LIST_SECONDS:
         expressions = index_expressions(query, schema, store.dialect)
         if expressions:
-            services().actors.background(partial(store.ensure_indexes, expressions))
+            svc.actors.background(partial(store.ensure_indexes, expressions))
     return {
         "records": [r.to_json(schema.module.slug, query.fields) for r in rows],
         "page": query.page,
@@ -114,9 +114,11 @@ async def list_records(principal: Principal, moduleSlug: str) -> Any:
     body=RecordCreateBody,
     responses={201: RecordEnvelope},
 )
-async def create_record(principal: Principal, moduleSlug: str, body: RecordCreateBody) -> Any:
-    schema, _ = await visible_module(principal, moduleSlug, write=True)
-    row = await services().actors.ask(
+async def create_record(
+    svc: Services, principal: Principal, moduleSlug: str, body: RecordCreateBody
+) -> Any:
+    schema, _ = await visible_module(svc, principal, moduleSlug, write=True)
+    row = await svc.actors.ask(
         principal.account_id,
         CreateRecord(
             schema.module.module_id,
@@ -138,10 +140,10 @@ async def create_record(principal: Principal, moduleSlug: str, body: RecordCreat
     tag="records",
     responses={200: RecordEnvelope},
 )
-async def get_record(principal: Principal, moduleSlug: str, recordId: str) -> Any:
-    schema, _ = await visible_module(principal, moduleSlug)
+async def get_record(svc: Services, principal: Principal, moduleSlug: str, recordId: str) -> Any:
+    schema, _ = await visible_module(svc, principal, moduleSlug)
     check_uuid(recordId, "recordId")
-    row = await services().store.get_record(
+    row = await svc.store.get_record(
         principal.account_id, schema.module.module_id, recordId.lower()
     )
     if row is None:
@@ -159,14 +161,15 @@ async def get_record(principal: Principal, moduleSlug: str, recordId: str) -> An
     responses={200: RecordEnvelope},
 )
 async def update_record(
+    svc: Services,
     principal: Principal,
     moduleSlug: str,
     recordId: str,
     body: RecordUpdateBody,
 ) -> Any:
-    schema, _ = await visible_module(principal, moduleSlug, write=True)
+    schema, _ = await visible_module(svc, principal, moduleSlug, write=True)
     check_uuid(recordId, "recordId")
-    row = await services().actors.ask(
+    row = await svc.actors.ask(
         principal.account_id,
         UpdateRecord(
             schema.module.module_id,
@@ -188,10 +191,10 @@ async def update_record(
     tag="records",
     responses={204: None},
 )
-async def delete_record(principal: Principal, moduleSlug: str, recordId: str) -> Any:
-    schema, _ = await visible_module(principal, moduleSlug, write=True)
+async def delete_record(svc: Services, principal: Principal, moduleSlug: str, recordId: str) -> Any:
+    schema, _ = await visible_module(svc, principal, moduleSlug, write=True)
     check_uuid(recordId, "recordId")
-    deleted = await services().actors.ask(
+    deleted = await svc.actors.ask(
         principal.account_id,
         DeleteRecords(
             schema.module.module_id,
@@ -214,9 +217,11 @@ async def delete_record(principal: Principal, moduleSlug: str, recordId: str) ->
     body=BulkUpdateBody,
     responses={200: RecordList},
 )
-async def bulk_update(principal: Principal, moduleSlug: str, body: BulkUpdateBody) -> Any:
-    schema, _ = await visible_module(principal, moduleSlug, write=True)
-    rows = await services().actors.ask(
+async def bulk_update(
+    svc: Services, principal: Principal, moduleSlug: str, body: BulkUpdateBody
+) -> Any:
+    schema, _ = await visible_module(svc, principal, moduleSlug, write=True)
+    rows = await svc.actors.ask(
         principal.account_id,
         Categorise(
             schema.module.module_id,
@@ -241,9 +246,11 @@ async def bulk_update(principal: Principal, moduleSlug: str, body: BulkUpdateBod
     body=BulkDeleteBody,
     responses={200: DeletedCount},
 )
-async def bulk_delete(principal: Principal, moduleSlug: str, body: BulkDeleteBody) -> Any:
-    schema, _ = await visible_module(principal, moduleSlug, write=True)
-    deleted = await services().actors.ask(
+async def bulk_delete(
+    svc: Services, principal: Principal, moduleSlug: str, body: BulkDeleteBody
+) -> Any:
+    schema, _ = await visible_module(svc, principal, moduleSlug, write=True)
+    deleted = await svc.actors.ask(
         principal.account_id,
         DeleteRecords(
             schema.module.module_id,

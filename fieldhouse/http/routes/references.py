@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from fieldhouse.http.app import services
 from fieldhouse.http.endpoint import Routes
 from fieldhouse.http.models import ReferenceList
 from fieldhouse.http.record_models import LinkedIds, PickerQuery, PickerResponse
@@ -13,6 +12,7 @@ from fieldhouse.http.serialize import reference_item
 from fieldhouse.model.errors import NotFound
 from fieldhouse.model.principal import Principal
 from fieldhouse.model.schema import ModuleSchema, ReferenceDef
+from fieldhouse.services import Services
 
 routes = Routes()
 BASE = "/v1/modules/{moduleSlug}/references"
@@ -33,8 +33,8 @@ def _reference(schema: ModuleSchema, slug: str) -> ReferenceDef:
     tag="references",
     responses={200: ReferenceList},
 )
-async def list_references(principal: Principal, moduleSlug: str) -> Any:
-    schema, schemas = await visible_module(principal, moduleSlug)
+async def list_references(svc: Services, principal: Principal, moduleSlug: str) -> Any:
+    schema, schemas = await visible_module(svc, principal, moduleSlug)
     return {"references": [reference_item(r, schemas) for r in schema.references]}
 
 
@@ -47,15 +47,16 @@ async def list_references(principal: Principal, moduleSlug: str) -> Any:
     responses={200: LinkedIds},
 )
 async def linked_records(
+    svc: Services,
     principal: Principal,
     moduleSlug: str,
     referenceSlug: str,
     recordId: str,
 ) -> Any:
-    schema, _ = await visible_module(principal, moduleSlug)
+    schema, _ = await visible_module(svc, principal, moduleSlug)
     ref = _reference(schema, referenceSlug)
     check_uuid(recordId, "recordId")
-    store = services().store
+    store = svc.store
     record = await store.get_record(principal.account_id, schema.module.module_id, recordId.lower())
     if record is None:
         raise NotFound(f"Record {recordId} not found")
@@ -77,12 +78,13 @@ async def linked_records(
     responses={200: PickerResponse},
 )
 async def picker(
+    svc: Services,
     principal: Principal,
     moduleSlug: str,
     referenceSlug: str,
     query: PickerQuery,
 ) -> Any:
-    schema, schemas = await visible_module(principal, moduleSlug)
+    schema, schemas = await visible_module(svc, principal, moduleSlug)
     ref = _reference(schema, referenceSlug)
     items: list[dict[str, Any]] = []
     target = schemas.get(ref.target_module_slug) if ref.target_module_slug else None
@@ -91,7 +93,7 @@ async def picker(
         and target is not None
         and principal.can_view(target.module.slug)
     ):
-        rows = await services().store.picker(
+        rows = await svc.store.picker(
             principal.account_id, target.module.module_id, query.search, query.limit
         )
         items = [

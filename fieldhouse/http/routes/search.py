@@ -6,11 +6,11 @@ from typing import Annotated, Any
 
 from pydantic import Field, StringConstraints
 
-from fieldhouse.http.app import services
 from fieldhouse.http.endpoint import Routes
 from fieldhouse.http.models import Open, Strict
 from fieldhouse.http.routes.common import workspace_schemas
 from fieldhouse.model.principal import Principal
+from fieldhouse.services import Services
 
 routes = Routes()
 
@@ -62,13 +62,13 @@ def _empty(fallback: bool) -> dict[str, Any]:
         "answer is 200 with no results and `fallback: true`."
     ),
 )
-async def search(principal: Principal, body: SearchBody) -> Any:
+async def search(svc: Services, principal: Principal, body: SearchBody) -> Any:
     if body.types is not None and MODULE_RECORD not in body.types:
         return _empty(False)  # no other source type is indexed (yet)
-    engine = services().search
+    engine = svc.search
     if engine is None:
         return _empty(True)
-    schemas = await workspace_schemas(principal)
+    schemas = await workspace_schemas(svc, principal)
     slugs = {
         schema.module.module_id: slug
         for slug, schema in schemas.modules.items()

@@ -14,7 +14,6 @@ from fieldhouse.actors.template_ops import (
     ResetToTemplate,
     UpdateField,
 )
-from fieldhouse.http.app import services
 from fieldhouse.http.endpoint import Routes
 from fieldhouse.http.json import json_response
 from fieldhouse.http.routes.common import check_uuid
@@ -28,6 +27,7 @@ from fieldhouse.http.template_models import (
 )
 from fieldhouse.model.principal import Principal
 from fieldhouse.model.schema import FieldDef
+from fieldhouse.services import Services
 
 routes = Routes()
 BASE = "/api/modules/{moduleId}"
@@ -46,9 +46,9 @@ BASE = "/api/modules/{moduleId}"
     admin_only=True,
     responses={200: ResetResult},
 )
-async def reset_to_template(principal: Principal, moduleId: str) -> Any:
+async def reset_to_template(svc: Services, principal: Principal, moduleId: str) -> Any:
     check_uuid(moduleId, "moduleId")
-    outcome: ResetOutcome = await services().actors.ask(
+    outcome: ResetOutcome = await svc.actors.ask(
         principal.account_id, ResetToTemplate(moduleId.lower(), actor_user_id=principal.user_id)
     )
     return {
@@ -74,9 +74,11 @@ async def reset_to_template(principal: Principal, moduleId: str) -> Any:
     body=FieldCreateBody,
     responses={201: FieldDefinition},
 )
-async def create_field(principal: Principal, moduleId: str, body: FieldCreateBody) -> Any:
+async def create_field(
+    svc: Services, principal: Principal, moduleId: str, body: FieldCreateBody
+) -> Any:
     check_uuid(moduleId, "moduleId")
-    made: FieldDef = await services().actors.ask(
+    made: FieldDef = await svc.actors.ask(
         principal.account_id,
         CreateField(
             moduleId.lower(),
@@ -105,11 +107,11 @@ async def create_field(principal: Principal, moduleId: str, body: FieldCreateBod
     responses={200: FieldUpdated},
 )
 async def update_field(
-    principal: Principal, moduleId: str, fieldId: str, body: FieldUpdateBody
+    svc: Services, principal: Principal, moduleId: str, fieldId: str, body: FieldUpdateBody
 ) -> Any:
     check_uuid(moduleId, "moduleId")
     check_uuid(fieldId, "fieldId")
-    field, backfilled = await services().actors.ask(
+    field, backfilled = await svc.actors.ask(
         principal.account_id,
         UpdateField(
             moduleId.lower(),
@@ -135,10 +137,10 @@ async def update_field(
     admin_only=True,
     responses={204: None},
 )
-async def delete_field(principal: Principal, moduleId: str, fieldId: str) -> Any:
+async def delete_field(svc: Services, principal: Principal, moduleId: str, fieldId: str) -> Any:
     check_uuid(moduleId, "moduleId")
     check_uuid(fieldId, "fieldId")
-    await services().actors.ask(
+    await svc.actors.ask(
         principal.account_id,
         DeleteField(moduleId.lower(), fieldId.lower(), actor_user_id=principal.user_id),
     )

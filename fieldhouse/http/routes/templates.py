@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import Any
 
 from fieldhouse.actors.admin_ops import CreateLabel, CreateType, InstallTemplate
-from fieldhouse.http.app import services
 from fieldhouse.http.endpoint import Routes
 from fieldhouse.http.models import (
     Catalog,
@@ -21,6 +20,7 @@ from fieldhouse.model.principal import Principal
 from fieldhouse.model.schema import ModuleDef
 from fieldhouse.model.template_diff import has_customizations
 from fieldhouse.model.templates import BUILTIN_TEMPLATES
+from fieldhouse.services import Services
 
 routes = Routes()
 
@@ -33,8 +33,8 @@ routes = Routes()
     tag="templates",
     responses={200: Catalog},
 )
-async def template_catalog(principal: Principal) -> Any:
-    schemas = await workspace_schemas(principal)
+async def template_catalog(svc: Services, principal: Principal) -> Any:
+    schemas = await workspace_schemas(svc, principal)
     installed = {
         s.module.template_slug: s for s in schemas.modules.values() if s.module.template_slug
     }
@@ -66,9 +66,9 @@ async def template_catalog(principal: Principal) -> Any:
     admin_only=True,
     responses={201: InstalledModule},
 )
-async def install_template(principal: Principal, templateSlug: str) -> Any:
+async def install_template(svc: Services, principal: Principal, templateSlug: str) -> Any:
     check_slug(templateSlug, "templateSlug")
-    module: ModuleDef = await services().actors.ask(
+    module: ModuleDef = await svc.actors.ask(
         principal.account_id, InstallTemplate(templateSlug, actor_user_id=principal.user_id)
     )
     return {"moduleId": module.module_id, "moduleSlug": module.slug}, 201
@@ -83,8 +83,8 @@ async def install_template(principal: Principal, templateSlug: str) -> Any:
     admin_only=True,
     responses={200: LabelList},
 )
-async def list_labels(principal: Principal) -> Any:
-    rows = await services().store.list_labels(principal.account_id)
+async def list_labels(svc: Services, principal: Principal) -> Any:
+    rows = await svc.store.list_labels(principal.account_id)
     return {"labels": [{"id": r["id"], "name": r["name"], "color": r["color"]} for r in rows]}
 
 
@@ -98,8 +98,8 @@ async def list_labels(principal: Principal) -> Any:
     body=NamedItemBody,
     responses={201: NamedItem},
 )
-async def create_label(principal: Principal, body: NamedItemBody) -> Any:
-    made = await services().actors.ask(
+async def create_label(svc: Services, principal: Principal, body: NamedItemBody) -> Any:
+    made = await svc.actors.ask(
         principal.account_id,
         CreateLabel(body.name, body.color, actor_user_id=principal.user_id),
     )
@@ -115,8 +115,8 @@ async def create_label(principal: Principal, body: NamedItemBody) -> Any:
     admin_only=True,
     responses={200: TypeList},
 )
-async def list_types(principal: Principal) -> Any:
-    rows = await services().store.list_types(principal.account_id)
+async def list_types(svc: Services, principal: Principal) -> Any:
+    rows = await svc.store.list_types(principal.account_id)
     return {
         "types": [
             {"id": r["id"], "name": r["name"], "color": r["color"], "moduleId": r["module_id"]}
@@ -135,8 +135,8 @@ async def list_types(principal: Principal) -> Any:
     body=TypeBody,
     responses={201: NamedItem},
 )
-async def create_type(principal: Principal, body: TypeBody) -> Any:
-    made = await services().actors.ask(
+async def create_type(svc: Services, principal: Principal, body: TypeBody) -> Any:
+    made = await svc.actors.ask(
         principal.account_id,
         CreateType(body.name, body.color, body.moduleSlug, actor_user_id=principal.user_id),
     )

@@ -1,0 +1,80 @@
+"""The composition root: opens the store, search, actors and scheduler, builds one
+:class:`~fieldhouse.services.Services` and the web application over it, and closes them in
+the right order (the actors first, so their last events still reach the indexer)."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import AsyncExitStack, asynccontextmanager
+from dataclasses import dataclass
+
+import trio
+from quart_trio import QuartTrio
+
+from fieldhouse.actors.system import ActorSystem, open_actor_system
+from fieldhouse.agents.providers import make_provider
+from fieldhouse.agents.registry import build_executor
+from fieldhouse.agents.run import AgentRuntime
+from fieldhouse.agents.scheduler import open_scheduler
+from fieldhouse.config import Settings
+from fieldhouse.http.app import create_app
+from fieldhouse.http.auth import Authenticator, jwt_secret
+from fieldhouse.http.ratelimit import make_limiter
+from fieldhouse.search.indexer import open_search_service
+from fieldhouse.search.service import SearchService
+from fieldhouse.services import Services
+from fieldhouse.storage import Store, open_database
+
+
+@dataclass(frozen=True)
+class Runtime:
+    """A running Fieldhouse: its services and the application that serves them."""
+
+    services: Services
+    app: QuartTrio
+
+    @property
+    def settings(self) -> Settings:
+        return self.services.settings
+
+    @property
+    def store(self) -> Store:
+        return self.services.store
+
+    @property
+    def actors(self) -> ActorSystem:
+        return self.services.actors
+
+    @property
+    def search(self) -> SearchService | None:
+        return self.services.search
+
+    @property
+    def shutdown(self) -> trio.Event:
+        return self.services.shutdown
+
+
+@asynccontextmanager
+async def open_runtime(settings: Settings) -> AsyncIterator[Runtime]:
+    async with open_database(settings.resolved_database_url) as store:
+        secret = await jwt_secret(store, settings.jwt_secret)
+        async with AsyncExitStack() as stack:
+            search: SearchService | None = None
+            if settings.search_enabled:
+                search = await stack.enter_async_context(open_search_service(settings, store))
+            actors = await stack.enter_async_context(open_actor_system(store, settings))
+            if search is not None:
+                actors.subscribe(search.notify)
+            await stack.enter_async_context(open_scheduler(store, actors, settings))
+            tools = build_executor(settings)
+            services = Services(
+                settings=settings,
+                store=store,
+                actors=actors,
+                auth=Authenticator(store, secret),
+                limiter=make_limiter(store, settings.rate_limit),
+                agents=AgentRuntime(settings, actors, store, make_provider(settings), tools),
+                tools=tools,
+                search=search,
+            )
+            yield Runtime(services, create_app(services))
