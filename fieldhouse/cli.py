@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import json
 import logging
-import signal
 import sys
 from collections.abc import Awaitable, Callable, Sequence
 from functools import partial
@@ -23,6 +22,7 @@ from fieldhouse.http.auth import issue_token, jwt_secret
 from fieldhouse.model.errors import ApiError, NotFound
 from fieldhouse.storage import open_database
 from fieldhouse.storage.open import UnsupportedDatabase
+from fieldhouse.supervisor import AlreadyServing, data_dir_lock, listening_socket, supervise
 
 Command = Callable[[argparse.Namespace, ActorSystem], Awaitable[dict[str, Any]]]
 
@@ -118,6 +118,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--port", type=int)
     p.add_argument("--rate-limit", type=int, help="requests per key per minute (default 600)")
     p.add_argument(
+        "--workers",
+        type=int,
+        help="server processes sharing the port (default: the number of cores); env "
+        "FIELDHOUSE_WORKERS",
+    )
+    p.add_argument(
         "--demo",
         action="store_true",
         help="on an empty database, create a demo workspace and print its key once",
@@ -132,6 +138,7 @@ def settings_from_args(args: argparse.Namespace) -> Settings:
         host=getattr(args, "host", None),
         port=getattr(args, "port", None),
         rate_limit=getattr(args, "rate_limit", None),
+        workers=getattr(args, "workers", None),
     )
 
 
@@ -260,22 +267,33 @@ async def run_admin(
         return await command(args, system)
 
 
-async def run_server(settings: Settings, demo: bool) -> None:
+def run_server(settings: Settings, demo: bool) -> int:
+    """Prepare the store once (migrations, the demo workspace), then serve: in this process
+    with one worker, else from supervised worker processes sharing one listening socket."""
     # imported here only for start-up time: the web stack and search take ~1 s to import,
     # which the admin commands need not pay
-    from fieldhouse.http.server import serve_app
-    from fieldhouse.runtime import open_runtime
+    from fieldhouse.worker import run_worker
 
-    async with open_runtime(settings) as runtime:
+    with data_dir_lock(settings):
+        trio.run(_prepare, settings, demo)
+        if settings.workers <= 1:
+            trio.run(run_worker, settings)
+            return 0
+        sock = listening_socket(settings)
+        host, port = sock.getsockname()[:2]
+        logging.getLogger("fieldhouse.supervisor").info(
+            "serving http://%s:%d with %d worker processes", host, port, settings.workers
+        )
+        return trio.run(supervise, settings, sock)
+
+
+async def _prepare(settings: Settings, demo: bool) -> None:
+    async with (
+        open_database(settings.resolved_database_url) as store,
+        open_actor_system(store, settings) as system,
+    ):
         if demo:
-            await _demo(runtime.actors, settings)
-
-        async def until_signal() -> None:
-            with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
-                async for _ in signals:
-                    return
-
-        await serve_app(runtime, shutdown_trigger=until_signal)
+            await _demo(system, settings)
 
 
 async def _demo(system: ActorSystem, settings: Settings) -> None:
@@ -307,13 +325,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     try:
         if args.command == "serve":
-            trio.run(run_server, settings, args.demo)
-            return 0
+            return run_server(settings, args.demo)
         result = trio.run(partial(run_admin, settings, COMMANDS[args.command], args))
     except ApiError as exc:
         print(json.dumps(exc.to_json()), file=sys.stderr)
         return 1
-    except UnsupportedDatabase as exc:
+    except (UnsupportedDatabase, AlreadyServing) as exc:
         print(json.dumps({"error": {"code": "bad_request", "message": str(exc)}}), file=sys.stderr)
         return 2
     except KeyboardInterrupt:

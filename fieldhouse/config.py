@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
 
@@ -14,6 +14,10 @@ class Settings:
     data_dir: Path = Path("fieldhouse-data")
     host: str = "127.0.0.1"
     port: int = 8080
+    #: server processes sharing the listening socket (``fieldhouse serve --workers``)
+    workers: int = field(default_factory=lambda: os.cpu_count() or 1)
+    #: which of them this process is (0 in a single-process server); set by the supervisor
+    worker_index: int = 0
     rate_limit: int = 600
     max_body_bytes: int = 1024 * 1024
     jwt_secret: str | None = None
@@ -57,6 +61,16 @@ class Settings:
             return self.database_url
         return f"sqlite:///{(self.data_dir / 'fieldhouse.sqlite3').resolve()}"
 
+    def to_json(self) -> dict[str, object]:
+        """Every setting as JSON values (how the supervisor hands them to its workers)."""
+        out = asdict(self)
+        out["data_dir"] = str(self.data_dir)
+        return out
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, object]) -> Settings:
+        return replace(cls(), **{**data, "data_dir": Path(str(data["data_dir"]))})  # type: ignore[arg-type]
+
     def with_overrides(self, **changes: object) -> Settings:
         clean = {k: v for k, v in changes.items() if v is not None}
         return replace(self, **clean)  # type: ignore[arg-type]
@@ -71,6 +85,7 @@ def settings_from_env(env: Mapping[str, str] | None = None) -> Settings:
         data_dir=Path(env["FIELDHOUSE_DATA_DIR"]) if env.get("FIELDHOUSE_DATA_DIR") else None,
         host=env.get("FIELDHOUSE_HOST") or None,
         port=int(env["FIELDHOUSE_PORT"]) if env.get("FIELDHOUSE_PORT") else None,
+        workers=_int(env, "FIELDHOUSE_WORKERS"),
         rate_limit=int(env["FIELDHOUSE_RATE_LIMIT"]) if env.get("FIELDHOUSE_RATE_LIMIT") else None,
         max_body_bytes=(
             int(env["FIELDHOUSE_MAX_BODY_BYTES"]) if env.get("FIELDHOUSE_MAX_BODY_BYTES") else None

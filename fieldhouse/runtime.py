@@ -65,7 +65,8 @@ async def open_runtime(settings: Settings) -> AsyncIterator[Runtime]:
             actors = await stack.enter_async_context(open_actor_system(store, settings))
             if search is not None:
                 actors.subscribe(search.notify)
-            await stack.enter_async_context(open_scheduler(store, actors, settings))
+            if settings.worker_index == 0:  # one scheduler per server is enough
+                await stack.enter_async_context(open_scheduler(store, actors, settings))
             tools = build_executor(settings)
             services = Services(
                 settings=settings,

@@ -34,9 +34,10 @@ class Servable(Protocol):
     def shutdown(self) -> trio.Event: ...
 
 
-def hypercorn_config(settings: Settings) -> HyperConfig:
+def hypercorn_config(settings: Settings, fd: int | None = None) -> HyperConfig:
+    """hypercorn's settings; ``fd`` is a listening socket inherited from the supervisor."""
     config = HyperConfig()
-    config.bind = [f"{settings.host}:{settings.port}"]
+    config.bind = [f"fd://{fd}" if fd is not None else f"{settings.host}:{settings.port}"]
     config.accesslog = None
     config.errorlog = logging.getLogger("hypercorn.error")
     config.graceful_timeout = 10.0
@@ -48,10 +49,11 @@ async def serve_app(
     runtime: Servable,
     *,
     shutdown_trigger: Callable[[], Awaitable[None]] | None = None,
+    fd: int | None = None,
     task_status: trio.TaskStatus[list[str]] = trio.TASK_STATUS_IGNORED,
 ) -> None:
     """Serve until the trigger fires (or forever); reports the bound addresses when ready."""
-    config = hypercorn_config(runtime.settings)
+    config = hypercorn_config(runtime.settings, fd)
     shutdown = runtime.shutdown
     trigger: Callable[[], Awaitable[None]] | None = None
     if shutdown_trigger is not None:

@@ -185,5 +185,7 @@ class SearchService:
 
 
 def search_root(settings: Settings) -> Path:
-    """Indexes live under the data directory, whichever database holds the records."""
-    return settings.data_dir / "search"
+    """Indexes live under the data directory, whichever database holds the records; each worker
+    process of a several-process server keeps its own (it follows the activity sequence)."""
+    root = settings.data_dir / "search"
+    return root if settings.worker_index == 0 else root / f"worker-{settings.worker_index}"

@@ -59,11 +59,28 @@ class Served:
     async def output(self) -> str:
         return await trio.Path(self.log).read_text(errors="replace")
 
+    def worker_pids(self) -> list[int]:
+        """The supervisor's worker processes (none when it serves in-process)."""
+        pids = []
+        for entry in Path("/proc").iterdir():
+            if entry.name.isdigit():
+                try:
+                    stat = (entry / "stat").read_text()
+                except OSError:
+                    continue
+                if int(stat[stat.rfind(")") + 2 :].split()[1]) == self.process.pid:
+                    pids.append(int(entry.name))
+        return pids
+
+    def kill_all(self) -> None:
+        """SIGKILL the whole server at once, the supervisor and every worker (a crash)."""
+        os.killpg(self.process.pid, signal.SIGKILL)
+
     async def wait(self, deadline: float = STOP_DEADLINE) -> int:
         """The exit code, waiting at most ``deadline`` seconds (then SIGKILL and fail)."""
         with trio.move_on_after(deadline):
             return await self.process.wait()
-        self.process.kill()
+        os.killpg(self.process.pid, signal.SIGKILL)
         await self.process.wait()
         raise AssertionError(f"server did not exit within {deadline} s:\n{await self.output()}")
 
@@ -97,11 +114,13 @@ async def serve(
         **os.environ,
         "FIELDHOUSE_LOG_LEVEL": "WARNING",
         "FIELDHOUSE_SEARCH": "off",
+        # a module other than fieldhouse patches the server in its own process: no workers
+        **({} if module == ("fieldhouse",) else {"FIELDHOUSE_WORKERS": "1"}),
         **(env or {}),
     }
     with log.open("ab") as out:
         proc = await trio.lowlevel.open_process(
-            command, stdout=out, stderr=subprocess.STDOUT, env=full_env
+            command, stdout=out, stderr=subprocess.STDOUT, env=full_env, start_new_session=True
         )
     served = Served(proc, f"http://127.0.0.1:{port}", log)
     try:
@@ -110,7 +129,7 @@ async def serve(
     finally:
         with trio.CancelScope(shield=True):
             if proc.returncode is None:
-                proc.send_signal(signal.SIGKILL)
+                os.killpg(proc.pid, signal.SIGKILL)
                 await proc.wait()
 
 

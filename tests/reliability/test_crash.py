@@ -104,7 +104,7 @@ async def test_sigkill_mid_load_loses_no_acknowledged_write(
                 nursery.start_soon(_writer, client, worker, ledger, enough)
             with trio.fail_after(120):
                 await enough.wait()
-            server.process.kill()  # SIGKILL while the writers are mid-request
+            server.kill_all()  # SIGKILL (every process) while the writers are mid-request
             with trio.fail_after(60):
                 await server.process.wait()
     assert len(ledger.acked) >= KILL_AFTER

@@ -1,0 +1,169 @@
+"""``fieldhouse serve``: prepare the store once, then serve from one or several processes.
+
+With ``--workers N`` (default: the number of cores) the supervisor binds the listening socket
+itself and starts N ``python -m fieldhouse.worker`` processes that inherit it, so the kernel
+hands each new connection to whichever worker accepts it first. Every guarantee that holds
+within one process holds across them because the database arbitrates: each write transaction
+of a workspace takes the database's write lock (SQLite) or the workspace's advisory lock
+(PostgreSQL), and counters are rows updated inside it.
+
+The supervisor restarts a worker that dies (a crash or SIGKILL loses no acknowledged write:
+a write is acknowledged only after its commit) and, on SIGINT or SIGTERM, closes its copy of
+the socket, asks every worker to stop gracefully and exits 0 once they have.
+
+Two servers on one SQLite data directory would each believe they own it; the supervisor holds
+an exclusive lock on ``<data dir>/serve.lock`` while it runs, and a second one refuses to
+start.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import logging
+import os
+import signal
+import socket
+import subprocess
+import sys
+from collections.abc import AsyncIterator, Iterator
+from contextlib import contextmanager
+from dataclasses import replace
+
+import trio
+
+from fieldhouse.config import Settings
+from fieldhouse.storage.open import is_postgres
+
+log = logging.getLogger("fieldhouse.supervisor")
+
+#: connections the kernel queues before a worker accepts them
+BACKLOG = 1024
+#: a worker that exits sooner than this after starting counts as failing to start
+QUICK_EXIT_SECONDS = 2.0
+#: that many quick exits in a row and the supervisor gives up
+MAX_QUICK_EXITS = 5
+#: how long workers get to finish in-flight requests before they are killed
+STOP_SECONDS = 15.0
+
+
+class AlreadyServing(Exception):
+    """Another server runs on the same SQLite data directory."""
+
+
+@contextmanager
+def data_dir_lock(settings: Settings) -> Iterator[None]:
+    """Hold ``serve.lock`` in the data directory for the embedded store (PostgreSQL needs none:
+    several servers over one database are a supported deployment)."""
+    if is_postgres(settings.resolved_database_url):
+        yield
+        return
+    settings.data_dir.mkdir(parents=True, exist_ok=True)
+    path = settings.data_dir / "serve.lock"
+    with path.open("a+") as handle:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise AlreadyServing(
+                f"Another fieldhouse server is using {settings.data_dir.resolve()}; stop it "
+                "first, or give this one its own --data-dir (or several --workers of one server)"
+            ) from None
+        handle.truncate(0)
+        handle.write(f"{os.getpid()}\n")
+        handle.flush()
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def listening_socket(settings: Settings) -> socket.socket:
+    family = socket.AF_INET6 if ":" in settings.host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind((settings.host, settings.port))
+    sock.listen(BACKLOG)
+    sock.set_inheritable(True)
+    return sock
+
+
+async def supervise(settings: Settings, sock: socket.socket) -> int:
+    """Run ``settings.workers`` workers on ``sock`` until a signal; the exit code."""
+    stopping = trio.Event()
+    failed: list[int] = []
+    with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
+        async with trio.open_nursery() as outer:
+            outer.start_soon(_watch_signals, signals, stopping)
+            async with trio.open_nursery() as workers:
+                for index in range(settings.workers):
+                    worker = replace(settings, worker_index=index)
+                    workers.start_soon(_keep_running, worker, sock, stopping, failed)
+                await stopping.wait()
+                sock.close()  # once every worker has closed its copy, connections are refused
+            outer.cancel_scope.cancel()
+    return 1 if failed else 0
+
+
+async def _watch_signals(signals: AsyncIterator[int], stopping: trio.Event) -> None:
+    async for signum in signals:
+        log.info("%s: stopping the workers", signal.Signals(signum).name)
+        stopping.set()
+
+
+async def _keep_running(
+    settings: Settings, sock: socket.socket, stopping: trio.Event, failed: list[int]
+) -> None:
+    """One worker slot: start the worker, restart it when it dies, stop it on request.
+
+    The worker reads its settings from its stdin pipe and then watches the pipe: when the
+    supervisor dies (even by SIGKILL) the pipe closes and the worker stops too.
+    """
+    quick_exits = 0
+    while not stopping.is_set():
+        started = trio.current_time()
+        code = await _run_once(settings, sock, stopping)
+        if stopping.is_set():
+            return
+        log.error("worker %d exited with %s; restarting it", settings.worker_index, code)
+        quick_exits = quick_exits + 1 if trio.current_time() - started < QUICK_EXIT_SECONDS else 0
+        if quick_exits >= MAX_QUICK_EXITS:
+            log.error("worker %d keeps failing to start; stopping", settings.worker_index)
+            failed.append(settings.worker_index)
+            stopping.set()
+            return
+        await trio.sleep(0.2 * quick_exits)  # back off a crash loop
+
+
+async def _run_once(settings: Settings, sock: socket.socket, stopping: trio.Event) -> int:
+    """Start one worker process and wait for it to exit (stopping it when asked to)."""
+    process = await trio.lowlevel.open_process(
+        [sys.executable, "-m", "fieldhouse.worker"],
+        stdin=subprocess.PIPE,
+        pass_fds=(sock.fileno(),),
+    )
+    assert process.stdin is not None
+    handoff = {"settings": settings.to_json(), "fd": sock.fileno()}
+    async with process.stdin, trio.open_nursery() as nursery:
+        await process.stdin.send_all(json.dumps(handoff).encode() + b"\n")
+
+        async def stop_on_request() -> None:
+            await stopping.wait()
+            await _stop(process)
+
+        nursery.start_soon(stop_on_request)
+        code = await process.wait()
+        nursery.cancel_scope.cancel()
+    return code
+
+
+async def _stop(process: trio.Process) -> None:
+    """SIGTERM (graceful), then SIGKILL after STOP_SECONDS."""
+    with trio.CancelScope(shield=True):
+        if process.returncode is None:
+            process.send_signal(signal.SIGTERM)
+        with trio.move_on_after(STOP_SECONDS):
+            await process.wait()
+            return
+        log.error("worker %d did not stop in %s s; killing it", process.pid, STOP_SECONDS)
+        process.kill()
+        await process.wait()
