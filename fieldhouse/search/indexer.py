@@ -385,7 +385,9 @@ async def open_search_service(settings: Settings, store: Store) -> AsyncIterator
     )
     try:
         async with trio.open_nursery() as nursery:
-            await nursery.start(Indexer(service).run)
+            # worker processes of one server share the store: follow what the others write
+            poll = POLL_SECONDS if settings.workers > 1 else None
+            await nursery.start(Indexer(service, poll_seconds=poll).run)
             try:
                 yield service
             finally:
