@@ -1,0 +1,125 @@
+"""Record messages applied by the workspace actor directly (no HTTP), on both backends."""
+
+from __future__ import annotations
+
+import pytest
+import trio
+
+from fieldhouse.actors.admin_ops import CreateLabel
+from fieldhouse.actors.record_ops import Categorise, CreateRecord, DeleteRecords, UpdateRecord
+from fieldhouse.model.errors import NotFound, ValidationFailed
+from fieldhouse.model.schema import ModuleSchema
+from fieldhouse.runtime import Runtime
+from tests.conftest import Workspace
+
+
+async def _deals(runtime: Runtime, ws: Workspace) -> ModuleSchema:
+    schemas = await runtime.actors.schemas.get(ws.account_id)
+    deals = schemas.get("deals")
+    assert deals is not None
+    return deals
+
+
+async def test_create_returns_the_committed_row_with_its_number(
+    runtime: Runtime, ws: Workspace
+) -> None:
+    deals = await _deals(runtime, ws)
+    row = await runtime.actors.ask(
+        ws.account_id,
+        CreateRecord(
+            deals.module.module_id,
+            "Globex renewal",
+            {"name": "Globex renewal", "stage": "lead"},
+            actor_user_id=ws.owner_id,
+        ),
+    )
+    assert row.display_name == "Globex renewal"
+    assert row.fields["deal-number"] == "DEAL-00001"
+    assert row.created_by == ws.owner_id
+    stored = await runtime.store.get_record(ws.account_id, deals.module.module_id, row.record_id)
+    assert stored == row
+
+
+async def test_invalid_values_fail_alone_and_write_nothing(runtime: Runtime, ws: Workspace) -> None:
+    deals = await _deals(runtime, ws)
+    module_id = deals.module.module_id
+    outcomes: dict[str, object] = {}
+
+    async def send(name: str, fields: dict[str, object]) -> None:
+        try:
+            outcomes[name] = await runtime.actors.ask(
+                ws.account_id, CreateRecord(module_id, name, fields)
+            )
+        except ValidationFailed as exc:
+            outcomes[name] = exc
+
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(send, "good 1", {"name": "g1", "stage": "lead"})
+        nursery.start_soon(send, "bad", {"name": "b", "stage": "no-such-stage"})
+        nursery.start_soon(send, "good 2", {"name": "g2", "stage": "won"})
+    bad = outcomes["bad"]
+    assert isinstance(bad, ValidationFailed)
+    assert [i.path for i in bad.issues] == [("fields", "stage")]
+    numbers = sorted(o.fields["deal-number"] for o in outcomes.values() if hasattr(o, "fields"))
+    assert numbers == ["DEAL-00001", "DEAL-00002"]  # the failed create took no number
+
+
+async def test_update_changes_only_what_is_sent(runtime: Runtime, ws: Workspace) -> None:
+    deals = await _deals(runtime, ws)
+    module_id = deals.module.module_id
+    made = await runtime.actors.ask(
+        ws.account_id, CreateRecord(module_id, "Initech", {"name": "Initech", "stage": "lead"})
+    )
+    changed = await runtime.actors.ask(
+        ws.account_id, UpdateRecord(module_id, made.record_id, None, {"stage": "won"})
+    )
+    assert changed.fields["stage"] == "won"
+    assert changed.fields["name"] == "Initech"
+    assert changed.display_name == "Initech"
+    same = await runtime.actors.ask(
+        ws.account_id, UpdateRecord(module_id, made.record_id, None, {"stage": "won"})
+    )
+    assert same.updated_at == changed.updated_at  # nothing changed, nothing written
+    with pytest.raises(NotFound):
+        await runtime.actors.ask(
+            ws.account_id,
+            UpdateRecord(module_id, "00000000-0000-4000-8000-000000000000", "x", None),
+        )
+
+
+async def test_delete_is_idempotent_and_counts_unique_live_records(
+    runtime: Runtime, ws: Workspace
+) -> None:
+    deals = await _deals(runtime, ws)
+    module_id = deals.module.module_id
+    made = await runtime.actors.ask(
+        ws.account_id, CreateRecord(module_id, "Hooli", {"name": "Hooli", "stage": "lead"})
+    )
+    ids = (made.record_id, made.record_id)
+    assert await runtime.actors.ask(ws.account_id, DeleteRecords(module_id, ids)) == [
+        made.record_id
+    ]
+    assert await runtime.actors.ask(ws.account_id, DeleteRecords(module_id, ids)) == []
+    assert await runtime.store.get_record(ws.account_id, module_id, made.record_id) is None
+
+
+async def test_categorise_refuses_unknown_labels_and_applies_known_ones(
+    runtime: Runtime, ws: Workspace
+) -> None:
+    deals = await _deals(runtime, ws)
+    module_id = deals.module.module_id
+    made = await runtime.actors.ask(
+        ws.account_id, CreateRecord(module_id, "Umbrella", {"name": "Umbrella", "stage": "lead"})
+    )
+    label = await runtime.actors.ask(ws.account_id, CreateLabel("hot"))
+    unknown = "00000000-0000-4000-8000-000000000001"
+    with pytest.raises(ValidationFailed) as refused:
+        await runtime.actors.ask(
+            ws.account_id, Categorise(module_id, (made.record_id,), add_labels=(unknown,))
+        )
+    assert [i.path for i in refused.value.issues] == [("addLabelIds", 0)]
+    [row] = await runtime.actors.ask(
+        ws.account_id, Categorise(module_id, (made.record_id,), add_labels=(str(label["id"]),))
+    )
+    assert row.label_ids == [label["id"]]
+    assert row.fields == made.fields  # categorising never touches field values
