@@ -67,9 +67,9 @@ def measure(workers: int, args: argparse.Namespace, tmp: Path) -> list[dict[str,
     env = {"FIELDHOUSE_SEARCH": "off", "FIELDHOUSE_WORKERS": str(workers)}
     fh = start_server(tmp / f"fh-{workers}", extra_env=env)
     port = free_port()
+    hypercorn = [sys.executable, "-m", "hypercorn", "-k", "trio", "-w", str(workers)]
     raw = spawn_server(
-        [sys.executable, "-m", "hypercorn", "-k", "trio", "-w", str(workers)]
-        + ["benchmarks.baseline_app:app", "--bind", f"127.0.0.1:{port}"],
+        [*hypercorn, "benchmarks.baseline_app:app", "--bind", f"127.0.0.1:{port}"],
         port=port,
         ready_path="/",
         log_path=tmp / f"raw-{workers}.log",
