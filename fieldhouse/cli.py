@@ -18,6 +18,7 @@ from fieldhouse.actors.bootstrap import create_workspace, init_workspace
 from fieldhouse.actors.run_ops import CreateAgent
 from fieldhouse.actors.system import ActorSystem, open_actor_system
 from fieldhouse.config import Settings, settings_from_env
+from fieldhouse.coordination import open_coordination
 from fieldhouse.http.auth import issue_token, jwt_secret
 from fieldhouse.model.errors import ApiError, NotFound
 from fieldhouse.storage import open_database
@@ -262,7 +263,8 @@ async def run_admin(
 ) -> dict[str, Any]:
     async with (
         open_database(settings.resolved_database_url) as store,
-        open_actor_system(store, settings) as system,
+        open_coordination(settings) as coordination,
+        open_actor_system(store, settings, on_change=coordination.bump) as system,
     ):
         return await command(args, system)
 

@@ -17,6 +17,7 @@ from fieldhouse.agents.registry import build_executor
 from fieldhouse.agents.run import AgentRuntime
 from fieldhouse.agents.scheduler import open_scheduler
 from fieldhouse.config import Settings
+from fieldhouse.coordination import open_coordination
 from fieldhouse.http.app import create_app
 from fieldhouse.http.auth import Authenticator, jwt_secret
 from fieldhouse.http.ratelimit import make_limiter
@@ -59,10 +60,13 @@ async def open_runtime(settings: Settings) -> AsyncIterator[Runtime]:
     async with open_database(settings.resolved_database_url) as store:
         secret = await jwt_secret(store, settings.jwt_secret)
         async with AsyncExitStack() as stack:
+            coordination = await stack.enter_async_context(open_coordination(settings))
             search: SearchService | None = None
             if settings.search_enabled:
                 search = await stack.enter_async_context(open_search_service(settings, store))
-            actors = await stack.enter_async_context(open_actor_system(store, settings))
+            actors = await stack.enter_async_context(
+                open_actor_system(store, settings, on_change=coordination.bump)
+            )
             if search is not None:
                 actors.subscribe(search.notify)
             if settings.worker_index == 0:  # one scheduler per server is enough
@@ -72,8 +76,8 @@ async def open_runtime(settings: Settings) -> AsyncIterator[Runtime]:
                 settings=settings,
                 store=store,
                 actors=actors,
-                auth=Authenticator(store, secret),
-                limiter=make_limiter(store, settings.rate_limit),
+                auth=Authenticator(store, secret, epoch=coordination.epoch),
+                limiter=make_limiter(coordination, settings),
                 agents=AgentRuntime(settings, actors, store, make_provider(settings), tools),
                 tools=tools,
                 search=search,

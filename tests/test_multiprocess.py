@@ -1,8 +1,10 @@
-"""Two real `fieldhouse serve` processes over one PostgreSQL database.
+"""Two real worker processes over one database, SQLite or PostgreSQL.
 
-The database arbitrates between processes: per-workspace advisory locks keep auto-numbers and
-the activity sequence gap-free and in one order, and rate limits are counted where every
-process sees them.
+Each is a ``python -m fieldhouse.worker`` process, as ``fieldhouse serve --workers 2`` starts
+them, but on a listening socket of its own, so the test chooses which process serves each
+request. The database arbitrates between them: each write transaction takes SQLite's write lock
+or the workspace's PostgreSQL advisory lock, so auto-numbers stay gap-free and the activity
+sequence has one order; rate limits are counted where every process sees them.
 """
 
 from __future__ import annotations
@@ -10,19 +12,31 @@ from __future__ import annotations
 import json
 import os
 import socket
+import sqlite3
 import subprocess
 import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import asyncpg
 import httpx
+import pytest
 import trio
 import trio_asyncio
 
+from fieldhouse.config import Settings
+
 STARTUP_DEADLINE = 60.0
+
+
+@pytest.fixture
+def url(backend: str, tmp_path: Path, request: pytest.FixtureRequest) -> str:
+    if backend == "postgres":
+        return str(request.getfixturevalue("pg_url"))
+    return f"sqlite:///{(tmp_path / 'shared' / 'fieldhouse.sqlite3').resolve()}"
 
 
 def _cli(url: str, *args: str) -> dict[str, Any]:
@@ -36,13 +50,6 @@ def _cli(url: str, *args: str) -> dict[str, Any]:
     assert done.returncode == 0, done.stderr
     result: dict[str, Any] = json.loads(done.stdout)
     return result
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
 
 
 async def _wait_until_serving(base: str, proc: trio.Process, log: Path) -> None:
@@ -60,28 +67,39 @@ async def _wait_until_serving(base: str, proc: trio.Process, log: Path) -> None:
 
 
 @asynccontextmanager
-async def two_servers(url: str, tmp: Path, *extra: str) -> AsyncIterator[list[str]]:
-    """Start two server processes on one database; yield their base URLs."""
+async def two_workers(url: str, tmp: Path, **settings: Any) -> AsyncIterator[list[str]]:
+    """Start two worker processes on one database; yield their base URLs."""
     procs: list[trio.Process] = []
     bases: list[str] = []
-    env = {**os.environ, "FIELDHOUSE_LOG_LEVEL": "WARNING"}
+    sockets: list[socket.socket] = []
+    base_settings = Settings(
+        database_url=url, data_dir=tmp / "data", log_level="WARNING", workers=2, **settings
+    )
     try:
-        for i in range(2):
-            port = _free_port()
-            log = tmp / f"server{i}.log"
-            command = [sys.executable, "-m", "fieldhouse", "serve", "--database-url", url]
-            command += ["--data-dir", str(tmp / f"data{i}"), "--port", str(port), *extra]
+        for index in range(2):
+            sock = socket.socket()
+            sock.bind(("127.0.0.1", 0))
+            sock.listen(128)
+            sock.set_inheritable(True)
+            sockets.append(sock)
+            log = tmp / f"worker{index}.log"
             with log.open("wb") as out:
                 proc = await trio.lowlevel.open_process(
-                    command,
+                    [sys.executable, "-m", "fieldhouse.worker"],
+                    stdin=subprocess.PIPE,
                     stdout=out,
                     stderr=subprocess.STDOUT,
-                    env=env,
+                    pass_fds=(sock.fileno(),),
+                    env={**os.environ},
                 )
+            assert proc.stdin is not None
+            worker = replace(base_settings, worker_index=index)
+            handoff = {"settings": worker.to_json(), "fd": sock.fileno()}
+            await proc.stdin.send_all(json.dumps(handoff).encode() + b"\n")
             procs.append(proc)
-            bases.append(f"http://127.0.0.1:{port}")
+            bases.append(f"http://127.0.0.1:{sock.getsockname()[1]}")
         for proc, base, i in zip(procs, bases, range(2), strict=True):
-            await _wait_until_serving(base, proc, tmp / f"server{i}.log")
+            await _wait_until_serving(base, proc, tmp / f"worker{i}.log")
         yield bases
     finally:
         with trio.CancelScope(shield=True):
@@ -94,23 +112,36 @@ async def two_servers(url: str, tmp: Path, *extra: str) -> AsyncIterator[list[st
                 if scope.cancelled_caught:
                     proc.kill()
                     await proc.wait()
+                if proc.stdin is not None:
+                    await proc.stdin.aclose()
+            for sock in sockets:
+                sock.close()
 
 
-async def _fetch(url: str, sql: str, *args: Any) -> list[asyncpg.Record]:
+async def _fetch(url: str, sql: str, *args: Any) -> list[dict[str, Any]]:
+    """Rows of one query straight from the database (``$n`` placeholders; ``?`` on SQLite)."""
+    if url.startswith("sqlite:///"):
+        conn = sqlite3.connect(url.removeprefix("sqlite:///"))
+        conn.row_factory = sqlite3.Row
+        try:
+            rows = conn.execute(sql.replace("$1", "?"), args).fetchall()
+        finally:
+            conn.close()
+        return [dict(r) for r in rows]
     async with trio_asyncio.open_loop():
         conn = await trio_asyncio.aio_as_trio(asyncpg.connect)(url)
         try:
-            rows: list[asyncpg.Record] = await trio_asyncio.aio_as_trio(conn.fetch)(sql, *args)
+            records = await trio_asyncio.aio_as_trio(conn.fetch)(sql, *args)
         finally:
             await trio_asyncio.aio_as_trio(conn.close)()
-    return rows
+    return [dict(r) for r in records]
 
 
-async def test_concurrent_creates_across_processes(pg_url: str, tmp_path: Path) -> None:
-    made = _cli(pg_url, "init", "--name", "Shared", "--template", "deals")
+async def test_concurrent_creates_across_processes(url: str, tmp_path: Path) -> None:
+    made = _cli(url, "init", "--name", "Shared", "--template", "deals")
     headers = {"Authorization": f"Bearer {made['apiKey']}"}
     created: list[dict[str, Any]] = []
-    async with two_servers(pg_url, tmp_path) as bases:
+    async with two_workers(url, tmp_path) as bases:
 
         async def create(i: int, client: httpx.AsyncClient) -> None:
             resp = await client.post(
@@ -133,27 +164,32 @@ async def test_concurrent_creates_across_processes(pg_url: str, tmp_path: Path) 
     numbers = sorted(int(r["fields"]["deal-number"].removeprefix("DEAL-")) for r in created)
     assert numbers == list(range(1, 101))  # distinct and gap-free
 
+    number = (
+        "r.fields->>'deal-number'"
+        if url.startswith("postgres")
+        else ("json_extract(r.fields, '$.\"deal-number\"')")
+    )
     stored = await _fetch(
-        pg_url,
-        "SELECT r.id, r.fields->>'deal-number' AS number, a.seq FROM records r"
+        url,
+        f"SELECT r.id, {number} AS number, a.seq FROM records r"
         " JOIN activity a ON a.account_id = r.account_id AND a.record_id = r.id"
         " AND a.activity_type = 'record_created'"
         " WHERE r.account_id = $1 AND r.deleted_at IS NULL",
         made["accountId"],
     )
     assert {r["id"] for r in stored} == {r["recordId"] for r in created}  # every ack is durable
-    seqs = [r["seq"] for r in await _fetch(pg_url, "SELECT seq FROM activity ORDER BY seq")]
+    seqs = [r["seq"] for r in await _fetch(url, "SELECT seq FROM activity ORDER BY seq")]
     assert seqs == list(range(1, len(seqs) + 1))  # one sequence, no duplicates, no gaps
     # one total order per workspace: numbers were handed out in activity-sequence order
     by_seq = [r["number"] for r in sorted(stored, key=lambda r: r["seq"])]
     assert by_seq == sorted(by_seq)
 
 
-async def test_rate_limit_is_shared_between_processes(pg_url: str, tmp_path: Path) -> None:
-    made = _cli(pg_url, "init", "--name", "Limited", "--template", "deals")
+async def test_rate_limit_is_shared_between_processes(url: str, tmp_path: Path) -> None:
+    made = _cli(url, "init", "--name", "Limited", "--template", "deals")
     headers = {"Authorization": f"Bearer {made['apiKey']}"}
     results: list[tuple[int, str]] = []
-    async with two_servers(pg_url, tmp_path, "--rate-limit", "10") as bases:
+    async with two_workers(url, tmp_path, rate_limit=10) as bases:
 
         async def hit(client: httpx.AsyncClient) -> None:
             resp = await client.get("/v1/me", headers=headers)
@@ -200,12 +236,12 @@ async def _search_until_found(
 
 
 async def test_search_finds_records_created_through_the_other_process(
-    pg_url: str, tmp_path: Path
+    url: str, tmp_path: Path
 ) -> None:
-    made = _cli(pg_url, "init", "--name", "Searched", "--template", "deals")
+    made = _cli(url, "init", "--name", "Searched", "--template", "deals")
     headers = {"Authorization": f"Bearer {made['apiKey']}"}
     async with (
-        two_servers(pg_url, tmp_path) as bases,
+        two_workers(url, tmp_path) as bases,
         httpx.AsyncClient(base_url=bases[0], timeout=60) as a,
         httpx.AsyncClient(base_url=bases[1], timeout=60) as b,
     ):
@@ -224,3 +260,48 @@ async def test_search_finds_records_created_through_the_other_process(
         assert found["results"][0]["title"] == "Zanzibar clove shipment"
         found = await _search_until_found(a, headers, "quokka", ids["Quokka plush toys order"])
         assert found["results"][0]["link"].startswith("/v1/modules/deals/records/")
+
+
+async def test_revocation_and_user_deletion_reach_every_process_at_once(
+    url: str, tmp_path: Path
+) -> None:
+    made = _cli(url, "init", "--name", "Revoked", "--template", "deals")
+    account = made["accountId"]
+    key = _cli(url, "key", "create", "--workspace", account, "--name", "doomed")
+    member = _cli(
+        url,
+        "user",
+        "create",
+        "--workspace",
+        account,
+        "--email",
+        "m@example.com",
+        "--display-name",
+        "Member",
+        "--role",
+        "member",
+    )
+    member_key = _cli(url, "key", "create", "--workspace", account, "--user", member["userId"])
+    doomed = {"Authorization": f"Bearer {key['apiKey']}"}
+    members = {"Authorization": f"Bearer {member_key['apiKey']}"}
+    async with (
+        two_workers(url, tmp_path) as bases,
+        httpx.AsyncClient(base_url=bases[0], timeout=60) as a,
+        httpx.AsyncClient(base_url=bases[1], timeout=60) as b,
+    ):
+        for client in (a, b, a, b):  # each process has checked (and remembers) both keys
+            assert (await client.get("/v1/me", headers=doomed)).status_code == 200
+            assert (await client.get("/v1/me", headers=members)).status_code == 200
+        # changed by a third process (the CLI), not by either server
+        _cli(url, "key", "revoke", key["apiKeyId"])
+        _cli(url, "user", "delete", "--workspace", account, member["userId"])
+        for client in (a, b):
+            resp = await client.get("/v1/me", headers=doomed)
+            assert resp.status_code == 401, resp.text
+            assert resp.json()["error"]["code"] == "unauthorized"
+            resp = await client.get("/v1/me", headers=members)
+            assert resp.status_code == 401, resp.text
+        # the workspace's other key was never affected
+        owner = {"Authorization": f"Bearer {made['apiKey']}"}
+        for client in (a, b):
+            assert (await client.get("/v1/me", headers=owner)).status_code == 200

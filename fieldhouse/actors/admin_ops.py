@@ -136,6 +136,7 @@ async def create_api_key(ctx: WriteContext, msg: CreateApiKey) -> CreatedKey:
 async def revoke_api_key(ctx: WriteContext, msg: RevokeApiKey) -> bool:
     if not await ctx.txn.revoke_api_key(msg.key_id, ctx.now):
         raise NotFound(f"API key {msg.key_id} not found or already revoked")
+    ctx.access_changed = True
     await ctx.activity("api_key_revoked", user_id=msg.actor_user_id, data={"apiKeyId": msg.key_id})
     return True
 
@@ -143,6 +144,7 @@ async def revoke_api_key(ctx: WriteContext, msg: RevokeApiKey) -> bool:
 async def delete_user(ctx: WriteContext, msg: DeleteUser) -> bool:
     if not await ctx.txn.delete_user(msg.user_id, ctx.now):
         raise NotFound(f"User {msg.user_id} not found or already deleted")
+    ctx.access_changed = True
     await ctx.activity("user_deleted", user_id=msg.actor_user_id, data={"userId": msg.user_id})
     return True
 

@@ -30,6 +30,8 @@ class WriteContext:
     now: str = field(default_factory=now_iso)
     events: list[Event] = field(default_factory=list)
     schema_changed: bool = False
+    #: a key or user lost its access: every process's credential cache must forget it
+    access_changed: bool = False
 
     async def activity(
         self,

@@ -13,7 +13,7 @@ import trio
 from fieldhouse.actors.context import Event
 from fieldhouse.actors.messages import Message, R
 from fieldhouse.actors.schemas import SchemaRegistry
-from fieldhouse.actors.workspace import ActorCrashed, WorkspaceActor
+from fieldhouse.actors.workspace import ActorCrashed, OnChange, WorkspaceActor, nothing_to_tell
 from fieldhouse.config import Settings
 from fieldhouse.model.errors import ServiceUnavailable
 from fieldhouse.model.schema import ModuleSchema
@@ -25,8 +25,15 @@ Subscriber = Callable[[Sequence[Event]], None]
 
 
 class ActorSystem:
-    def __init__(self, store: Store, settings: Settings, nursery: trio.Nursery) -> None:
+    def __init__(
+        self,
+        store: Store,
+        settings: Settings,
+        nursery: trio.Nursery,
+        on_change: OnChange = nothing_to_tell,
+    ) -> None:
         self.store = store
+        self._on_change = on_change
         self.settings = settings
         self.schemas = SchemaRegistry(store)
         self._nursery = nursery
@@ -82,6 +89,7 @@ class ActorSystem:
                     batch_size=self.settings.actor_batch_size,
                     publish=self._publish,
                     on_schema=self._on_schema,
+                    on_change=self._on_change,
                 )
                 try:
                     await actor.run()
@@ -109,10 +117,14 @@ class ActorSystem:
 
 
 @asynccontextmanager
-async def open_actor_system(store: Store, settings: Settings) -> AsyncIterator[ActorSystem]:
+async def open_actor_system(
+    store: Store, settings: Settings, *, on_change: OnChange = nothing_to_tell
+) -> AsyncIterator[ActorSystem]:
+    """The actors over a store; ``on_change`` is awaited after each commit that revoked
+    access or changed a schema, before its caller gets the reply."""
     try:
         async with trio.open_nursery() as nursery:
-            system = ActorSystem(store, settings, nursery)
+            system = ActorSystem(store, settings, nursery, on_change)
             try:
                 yield system
             finally:

@@ -7,7 +7,7 @@ replies go out only after the commit (group commit), and events are published af
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 import trio
@@ -22,6 +22,12 @@ log = logging.getLogger("fieldhouse.actors")
 
 Publish = Callable[[Sequence[Event]], None]
 OnSchema = Callable[[str, int, dict[str, ModuleSchema]], None]
+#: told after a commit that revoked access or changed a schema, before anyone hears of it
+OnChange = Callable[[], Awaitable[None]]
+
+
+async def nothing_to_tell() -> None:
+    return None
 
 
 class _RolledBack(Exception):
@@ -46,6 +52,7 @@ class WorkspaceActor:
         batch_size: int,
         publish: Publish,
         on_schema: OnSchema,
+        on_change: OnChange = nothing_to_tell,
     ) -> None:
         self.store = store
         self.account_id = account_id
@@ -53,6 +60,7 @@ class WorkspaceActor:
         self.batch_size = batch_size
         self._publish = publish
         self._on_schema = on_schema
+        self._on_change = on_change
         self._schemas: dict[str, ModuleSchema] | None = None
         self._schema_version = -1
 
@@ -100,6 +108,12 @@ class WorkspaceActor:
         self._schema_version = version
         if ctx.schema_changed:
             self._on_schema(self.account_id, version, ctx.schemas)
+        if ctx.schema_changed or ctx.access_changed:
+            with trio.CancelScope(shield=True):  # committed: every process must hear of it
+                try:
+                    await self._on_change()
+                except Exception:
+                    log.exception("workspace %s: could not announce a change", self.account_id)
         for message, (ok, value) in zip(batch, outcomes, strict=True):
             if ok:
                 message.reply.set_result(value)
@@ -114,6 +128,7 @@ class WorkspaceActor:
         events_before = len(ctx.events)
         schemas_before = ctx.schemas
         changed_before = ctx.schema_changed
+        access_before = ctx.access_changed
         try:
             if solo:
                 # alone in its batch, a failure rolls back the whole transaction anyway
@@ -129,4 +144,5 @@ class WorkspaceActor:
         del ctx.events[events_before:]
         ctx.schemas = schemas_before
         ctx.schema_changed = changed_before
+        ctx.access_changed = access_before
         return False, error

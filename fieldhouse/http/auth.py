@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import secrets
 import time
+from collections.abc import Callable
+from dataclasses import dataclass
 
 import jwt
 
@@ -39,12 +41,59 @@ def issue_token(secret: str, account_id: str, user_id: str, ttl_seconds: int) ->
     return jwt.encode(claims, secret, algorithm="HS256")
 
 
+@dataclass(frozen=True)
+class _Known:
+    """A credential checked against the store, valid while the change epoch stays the same."""
+
+    principal: Principal
+    schema_version: int
+    epoch: int
+    expires: float
+
+
 class Authenticator:
-    def __init__(self, store: Store, secret: str) -> None:
+    """Turns an Authorization header into a Principal.
+
+    What the store said about a key or a session's user is remembered, so a request costs no
+    database round trip. The memory is dropped as soon as the store's change epoch moves
+    (``epoch()``): revoking a key, deleting a user or changing a schema moves it, in this
+    process and in every other process on the same database. ``ttl`` bounds how long any
+    entry lives in any case.
+    """
+
+    def __init__(
+        self,
+        store: Store,
+        secret: str,
+        *,
+        epoch: Callable[[], int],
+        ttl: float = 60.0,
+        max_entries: int = 10_000,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         self._store = store
         self._secret = secret
+        self._epoch = epoch
+        self._ttl = ttl
+        self._max_entries = max_entries
+        self._clock = clock
+        self._known: dict[str, _Known] = {}
         # custom roles never change once created, so they can be remembered
         self._roles: dict[tuple[str, str], Role] = {}
+
+    def _recall(self, key: str) -> _Known | None:
+        known = self._known.get(key)
+        if known is None:
+            return None
+        if known.epoch != self._epoch() or known.expires <= self._clock():
+            del self._known[key]
+            return None
+        return known
+
+    def _remember(self, key: str, principal: Principal, schema_version: int, epoch: int) -> None:
+        if len(self._known) >= self._max_entries:
+            self._known.clear()  # rare: more live credentials than entries
+        self._known[key] = _Known(principal, schema_version, epoch, self._clock() + self._ttl)
 
     async def authenticate(self, header: str | None) -> tuple[Principal, int]:
         """The principal for an Authorization header, and the workspace's schema version."""
@@ -62,6 +111,10 @@ class Authenticator:
         if not looks_like_key(token):
             raise Unauthorized(INVALID_KEY)
         presented = hash_api_key(token)
+        known = self._recall(presented)
+        if known is not None:
+            return known.principal, known.schema_version
+        epoch = self._epoch()  # read before the store: a change meanwhile drops the entry
         found = await self._store.lookup_key(presented)
         if found is None or not hashes_match(found.key.key_hash, presented):
             raise Unauthorized(INVALID_KEY)
@@ -79,6 +132,7 @@ class Authenticator:
             api_key_id=found.key.key_id,
             rate_key=f"key:{found.key.key_id}",
         )
+        self._remember(presented, principal, found.schema_version, epoch)
         return principal, found.schema_version
 
     async def _by_jwt(self, token: str) -> tuple[Principal, int]:
@@ -95,6 +149,13 @@ class Authenticator:
         except jwt.PyJWTError:
             raise Unauthorized("Invalid API key or session token") from None
         account_id, user_id = str(claims["acct"]), str(claims["sub"])
+        # the signature and expiry were checked above for this very token; what is remembered
+        # is only what the store said about its user
+        memo = f"user:{account_id}:{user_id}"
+        known = self._recall(memo)
+        if known is not None:
+            return known.principal, known.schema_version
+        epoch = self._epoch()
         user = await self._store.get_user(account_id, user_id)
         if user is None or user.deleted:
             raise Unauthorized("Session token names a user that no longer exists")
@@ -109,7 +170,9 @@ class Authenticator:
             api_key_id=None,
             rate_key=f"user:{user.user_id}",
         )
-        return principal, await self._store.schema_version(account_id)
+        schema_version = await self._store.schema_version(account_id)
+        self._remember(memo, principal, schema_version, epoch)
+        return principal, schema_version
 
     async def _role(self, user: UserRow) -> Role:
         role = builtin_role(user.role_slug)

@@ -1,18 +1,22 @@
 """Fixed one-minute windows counted per API key (SPEC "Limits").
 
-One process on the embedded store counts in memory (:class:`FixedWindowLimiter`). When the
-store is shared by several server processes the counts live in it (:class:`SharedWindowLimiter`),
-so a key's limit holds across processes instead of being multiplied by their number.
+One process alone on its store counts in memory (:class:`FixedWindowLimiter`). When several
+server processes share the store, each counts in memory against leases reserved from a count
+kept in the store (:class:`SharedWindowLimiter`), so a key's limit holds across processes
+instead of being multiplied by their number, without a database write per request.
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Protocol
 
-from fieldhouse.storage.base import Store
+import trio
+
+from fieldhouse.config import Settings
+from fieldhouse.storage.open import is_postgres
 
 WINDOW_SECONDS = 60
 Clock = Callable[[], float]
@@ -75,22 +79,78 @@ class FixedWindowLimiter:
         return self.hit(bucket)
 
 
-class SharedWindowLimiter:
-    """Counts in the store every server process shares (one upsert per request)."""
+class Reserver(Protocol):
+    async def reserve_rate_hits(self, bucket: str, window: int, hits: int) -> int:
+        """Add ``hits`` to a bucket's window everywhere; return the window's total after."""
+        ...
 
-    def __init__(self, store: Store, limit: int, clock: Clock = time.time) -> None:
+
+@dataclass
+class _Lease:
+    """What this process may still admit of a bucket's window without asking the store."""
+
+    window: int
+    granted: int = 0
+    used: int = 0
+    #: the window's total the store last reported (every process's reservations)
+    total: int = 0
+    #: the store had nothing left to grant
+    spent: bool = False
+    lock: trio.Lock = field(default_factory=trio.Lock)
+
+
+class SharedWindowLimiter:
+    """Counts in memory against leases reserved from a count shared by every process.
+
+    A process reserves a share of what is left of a key's window (an upsert in the store that
+    returns the window's new total), admits that many requests from memory, and reserves again
+    when they are used. Reservations never exceed the limit, so a key never gets more than its
+    limit in a window, whatever the number of processes; in exchange, requests may be refused
+    while another process still holds part of a lease (at most ``1/share`` of what was left
+    when it reserved). One store round trip serves a whole lease, not one request.
+    """
+
+    def __init__(
+        self, store: Reserver, limit: int, *, share: int = 8, clock: Clock = time.time
+    ) -> None:
         self.limit = limit
         self._store = store
+        self._share = max(1, share)
         self._clock = clock
+        self._leases: dict[str, _Lease] = {}
 
     async def check(self, bucket: str) -> RateState:
         now = self._clock()
         window = int(now // WINDOW_SECONDS)
-        count = await self._store.hit_rate_limit(bucket, window)
-        return RateState.of(self.limit, window, count, now)
+        lease = self._leases.get(bucket)
+        if lease is None or lease.window != window:
+            if lease is None and len(self._leases) > 10_000:
+                self._leases = {k: v for k, v in self._leases.items() if v.window == window}
+            lease = self._leases[bucket] = _Lease(window)
+        if lease.used >= lease.granted and not lease.spent:
+            async with lease.lock:
+                if lease.used >= lease.granted and not lease.spent:
+                    await self._reserve(bucket, lease)
+        allowed = lease.used < lease.granted
+        if allowed:
+            lease.used += 1
+        left = max(0, self.limit - lease.total) + (lease.granted - lease.used)
+        reset = (window + 1) * WINDOW_SECONDS
+        return RateState(self.limit, left, reset, allowed, now)
+
+    async def _reserve(self, bucket: str, lease: _Lease) -> None:
+        wanted = max(1, (self.limit - lease.total) // self._share)
+        total = await self._store.reserve_rate_hits(bucket, lease.window, wanted)
+        granted = wanted - max(0, total - self.limit)
+        lease.total = min(total, self.limit)
+        if granted > 0:
+            lease.granted += granted
+        if total >= self.limit:
+            lease.spent = True
 
 
-def make_limiter(store: Store, limit: int) -> Limiter:
-    if store.shared_between_processes:
-        return SharedWindowLimiter(store, limit)
-    return FixedWindowLimiter(limit)
+def make_limiter(coordination: Reserver, settings: Settings) -> Limiter:
+    """In memory for one process alone on an embedded store; else shared through leases."""
+    if settings.workers > 1 or is_postgres(settings.resolved_database_url):
+        return SharedWindowLimiter(coordination, settings.rate_limit)
+    return FixedWindowLimiter(settings.rate_limit)
