@@ -7,6 +7,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 import httpx
+import hypothesis
 import pytest
 
 from fieldhouse.actors import admin_ops as ops
@@ -14,6 +15,10 @@ from fieldhouse.actors.bootstrap import init_workspace
 from fieldhouse.config import Settings
 from fieldhouse.runtime import Runtime, open_runtime
 from tests.pgtools import fresh_database, template_database
+
+# a per-example deadline measures the machine, not the code: CI shares its cores
+hypothesis.settings.register_profile("fieldhouse", deadline=None)
+hypothesis.settings.load_profile("fieldhouse")
 
 
 @dataclass(frozen=True)

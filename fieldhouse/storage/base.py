@@ -16,6 +16,7 @@ from typing import Any
 from fieldhouse.model.principal import Role
 from fieldhouse.model.records import RecordRow
 from fieldhouse.model.schema import FieldDef, ModuleDef, ModuleSchema, ReferenceDef, ViewDef
+from fieldhouse.storage.facets import Facet
 from fieldhouse.storage.objects import ObjectRow
 from fieldhouse.storage.sqldialect import Dialect
 
@@ -281,9 +282,16 @@ class Store(abc.ABC):
 
     @abc.abstractmethod
     async def list_records(
-        self, where: str, params: Sequence[Any], order_by: str, limit: int, offset: int
+        self,
+        where: str,
+        params: Sequence[Any],
+        order_by: str,
+        limit: int,
+        offset: int,
+        facet: Facet | None = None,
     ) -> tuple[list[RecordRow], int]:
-        """A page of records for a compiled list query (it scopes the account) and the total."""
+        """A page of records for a compiled list query (it scopes the account) and the total;
+        ``facet``, when given, names kept counts that give the same total without counting."""
 
     @abc.abstractmethod
     async def linked_targets(

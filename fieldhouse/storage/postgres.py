@@ -25,6 +25,7 @@ import trio_asyncio
 from fieldhouse.model.principal import Role
 from fieldhouse.model.records import RecordRow
 from fieldhouse.model.schema import FieldDef, ModuleDef, ModuleSchema, ReferenceDef, ViewDef
+from fieldhouse.storage import facets
 from fieldhouse.storage import postgres_objects as pobj
 from fieldhouse.storage import postgres_ops as ops
 from fieldhouse.storage import postgres_records as rec
@@ -202,8 +203,30 @@ class PostgresStore(Store):
         return rows[0] if rows else None
 
     async def list_records(
-        self, where: str, params: Sequence[Any], order_by: str, limit: int, offset: int
+        self,
+        where: str,
+        params: Sequence[Any],
+        order_by: str,
+        limit: int,
+        offset: int,
+        facet: facets.Facet | None = None,
     ) -> tuple[list[RecordRow], int]:
+        if facet is not None:
+            found = await aio(
+                _snapshot,
+                self._pool,
+                rec.list_counted,
+                where,
+                params,
+                order_by,
+                limit,
+                offset,
+                facet,
+            )
+            if found is not None:
+                return found
+            key = ops.workspace_lock_key(facet.account_id)
+            await aio(_on_pool, self._pool, facets.start_counting, facet, key)
         return await aio(
             _snapshot, self._pool, rec.list_records, where, params, order_by, limit, offset
         )

@@ -13,6 +13,7 @@ from typing import Any
 import asyncpg
 
 from fieldhouse.model.records import RecordRow
+from fieldhouse.storage import facets
 from fieldhouse.storage.postgres_ops import Conn
 from fieldhouse.storage.rows import advance_autonumber, dumps, loads, record_from_row
 
@@ -212,6 +213,28 @@ async def list_records(
 ) -> tuple[list[RecordRow], int]:
     """A page and the total for a compiled list query (its placeholders are $1..$n)."""
     total = int(await c.fetchval(f"SELECT count(*) FROM records r WHERE {where}", *params))
+    return await _page(c, where, params, order_by, limit, offset), total
+
+
+async def list_counted(
+    c: Conn,
+    where: str,
+    params: Sequence[Any],
+    order_by: str,
+    limit: int,
+    offset: int,
+    facet: facets.Facet,
+) -> tuple[list[RecordRow], int] | None:
+    """As :func:`list_records` with the total from kept counts; None if not kept yet."""
+    total = await facets.kept_total(c, facet)
+    if total is None:
+        return None
+    return await _page(c, where, params, order_by, limit, offset), total
+
+
+async def _page(
+    c: Conn, where: str, params: Sequence[Any], order_by: str, limit: int, offset: int
+) -> list[RecordRow]:
     n = len(params)
     rows = await c.fetch(
         f"SELECT {_RECORD_COLUMNS} FROM records r WHERE {where} ORDER BY {order_by}"
@@ -220,7 +243,7 @@ async def list_records(
         limit,
         offset,
     )
-    return [record_from_row(r) for r in rows], total
+    return [record_from_row(r) for r in rows]
 
 
 async def picker(

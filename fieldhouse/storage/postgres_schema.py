@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from fieldhouse.storage.facets import MIGRATION as FACETS_MIGRATION
 from fieldhouse.storage.objects import OBJECTS_POSTGRES
 
 #: a constant advisory lock key that serialises migrations between processes
@@ -107,6 +108,8 @@ MIGRATIONS: tuple[str, ...] = (
     """,
     # 2: workspace objects (agents, runs, approvals, outbox, reminders, pages, ...)
     OBJECTS_POSTGRES,
+    # 3: list totals kept per module and per single-choice value (storage/facets.py)
+    FACETS_MIGRATION,
 )
 
 

@@ -31,6 +31,7 @@ from fieldhouse.storage.base import (
     UserRow,
     WriteTxn,
 )
+from fieldhouse.storage.facets import Facet
 from fieldhouse.storage.objects import ObjectRow
 from fieldhouse.storage.sqldialect import SQLITE, Dialect
 from fieldhouse.storage.sqlite_schema import migrate
@@ -162,7 +163,13 @@ class SQLiteStore(Store):
         return rows[0] if rows else None
 
     async def list_records(
-        self, where: str, params: Sequence[Any], order_by: str, limit: int, offset: int
+        self,
+        where: str,
+        params: Sequence[Any],
+        order_by: str,
+        limit: int,
+        offset: int,
+        facet: Facet | None = None,
     ) -> tuple[list[RecordRow], int]:
         return await self._r(rec.list_records, where, params, order_by, limit, offset)
 

@@ -26,6 +26,7 @@ from fieldhouse.model.errors import NotFound
 from fieldhouse.model.listquery import parse_list_query
 from fieldhouse.model.principal import Principal
 from fieldhouse.services import Services
+from fieldhouse.storage.facets import countable
 from fieldhouse.storage.sqlquery import compile_list, index_expressions
 
 routes = Routes()
@@ -91,7 +92,12 @@ async def list_records(svc: Services, principal: Principal, moduleSlug: str) -> 
     )
     started = trio.current_time()
     rows, total = await store.list_records(
-        compiled.where, compiled.params, compiled.order_by, query.page_size, query.offset
+        compiled.where,
+        compiled.params,
+        compiled.order_by,
+        query.page_size,
+        query.offset,
+        countable(query, schema, principal.account_id),
     )
     if trio.current_time() - started > SLOW_LIST_SECONDS:
         expressions = index_expressions(query, schema, store.dialect)

@@ -1,0 +1,139 @@
+"""Exact list totals on PostgreSQL without counting: counts kept per module and per value.
+
+``count(*)`` over 100,000 records costs PostgreSQL tens of milliseconds (an expression index
+cannot answer it from the index alone), far more than the page itself. The common list
+queries (no filter, or ``filter[field]=value`` on a single-choice field) are answered instead
+from ``record_counts``, which a row trigger on ``records`` keeps exact in the same transaction
+as every write, whatever path wrote it (the actors, an import, a COPY). A facet is counted once
+some list asked for it: the first such list registers it and backfills its counts under the
+workspace's write lock, so no write slips between the backfill and the trigger taking over.
+
+A facet is ``""`` (every live record of the module, counted under the value ``""``) or a field
+slug (live records counted by the field's JSON text value; records without one are not
+counted, and no query asks for them this way).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from fieldhouse.model.listquery import ListQuery
+from fieldhouse.model.listquery_kinds import resolve_key
+from fieldhouse.model.schema import ModuleSchema
+
+MIGRATION = """
+CREATE TABLE counted_facets (
+    account_id text NOT NULL, module_id text NOT NULL, facet text NOT NULL,
+    PRIMARY KEY (account_id, module_id, facet));
+CREATE TABLE record_counts (
+    account_id text NOT NULL, module_id text NOT NULL, facet text NOT NULL,
+    value text NOT NULL, n bigint NOT NULL,
+    PRIMARY KEY (account_id, module_id, facet, value));
+CREATE FUNCTION fh_facet_value(doc jsonb, facet text) RETURNS text
+    LANGUAGE sql IMMUTABLE AS $$
+    SELECT CASE WHEN facet = '' THEN '' ELSE doc ->> facet END $$;
+CREATE FUNCTION fh_count_records() RETURNS trigger LANGUAGE plpgsql AS $$
+DECLARE
+    f text;
+    v text;
+BEGIN
+    IF TG_OP = 'UPDATE' AND OLD.fields = NEW.fields AND OLD.module_id = NEW.module_id
+            AND (OLD.deleted_at IS NULL) = (NEW.deleted_at IS NULL) THEN
+        RETURN NULL;
+    END IF;
+    IF TG_OP IN ('UPDATE', 'DELETE') AND OLD.deleted_at IS NULL THEN
+        FOR f IN SELECT facet FROM counted_facets
+                WHERE account_id = OLD.account_id AND module_id = OLD.module_id LOOP
+            v := fh_facet_value(OLD.fields, f);
+            IF v IS NOT NULL THEN
+                UPDATE record_counts SET n = n - 1
+                    WHERE account_id = OLD.account_id AND module_id = OLD.module_id
+                    AND facet = f AND value = v;
+            END IF;
+        END LOOP;
+    END IF;
+    IF TG_OP IN ('INSERT', 'UPDATE') AND NEW.deleted_at IS NULL THEN
+        FOR f IN SELECT facet FROM counted_facets
+                WHERE account_id = NEW.account_id AND module_id = NEW.module_id LOOP
+            v := fh_facet_value(NEW.fields, f);
+            IF v IS NOT NULL THEN
+                INSERT INTO record_counts (account_id, module_id, facet, value, n)
+                    VALUES (NEW.account_id, NEW.module_id, f, v, 1)
+                    ON CONFLICT (account_id, module_id, facet, value)
+                    DO UPDATE SET n = record_counts.n + 1;
+            END IF;
+        END LOOP;
+    END IF;
+    RETURN NULL;
+END $$;
+CREATE TRIGGER records_counted AFTER INSERT OR UPDATE OR DELETE ON records
+    FOR EACH ROW EXECUTE FUNCTION fh_count_records();
+"""
+
+
+@dataclass(frozen=True)
+class Facet:
+    """A list query whose total is a sum of kept counts."""
+
+    account_id: str
+    module_id: str
+    facet: str
+    values: tuple[str, ...]
+
+
+def countable(query: ListQuery, schema: ModuleSchema, account_id: str) -> Facet | None:
+    """The facet that answers ``query``'s total, or None when it must be counted."""
+    if query.search or query.advanced is not None or query.label_ids or query.type_ids:
+        return None
+    module_id = schema.module.module_id
+    if not query.simple_filters:
+        return Facet(account_id, module_id, "", ("",))
+    if len(query.simple_filters) != 1:
+        return None
+    slug, values = query.simple_filters[0]
+    kind = resolve_key(slug, schema, system=False)
+    # single-choice fields compare their exact JSON text with the operand (sqlquery.simple)
+    if kind is None or kind.base != "exact" or kind.multi or kind.value_key or kind.column:
+        return None
+    return Facet(account_id, module_id, slug, tuple(sorted(set(values))))
+
+
+async def kept_total(conn: Any, facet: Facet) -> int | None:
+    """The kept total, or None while the facet is not counted yet."""
+    row = await conn.fetchrow(
+        "SELECT EXISTS (SELECT 1 FROM counted_facets WHERE account_id = $1 AND module_id = $2"
+        " AND facet = $3) AS counted,"
+        " (SELECT coalesce(sum(n), 0) FROM record_counts WHERE account_id = $1"
+        " AND module_id = $2 AND facet = $3 AND value = ANY($4::text[])) AS total",
+        facet.account_id,
+        facet.module_id,
+        facet.facet,
+        list(facet.values),
+    )
+    return int(row["total"]) if row["counted"] else None
+
+
+async def start_counting(conn: Any, facet: Facet, lock_key: int) -> None:
+    """Register the facet and backfill its counts, under the workspace's write lock."""
+    async with conn.transaction():
+        await conn.execute("SELECT pg_advisory_xact_lock($1)", lock_key)
+        inserted = await conn.fetchval(
+            "INSERT INTO counted_facets (account_id, module_id, facet) VALUES ($1, $2, $3)"
+            " ON CONFLICT DO NOTHING RETURNING 1",
+            facet.account_id,
+            facet.module_id,
+            facet.facet,
+        )
+        if inserted is None:
+            return  # another process got there first
+        await conn.execute(
+            "INSERT INTO record_counts (account_id, module_id, facet, value, n)"
+            " SELECT account_id, module_id, $3, fh_facet_value(fields, $3), count(*)"
+            " FROM records WHERE account_id = $1 AND module_id = $2 AND deleted_at IS NULL"
+            " AND fh_facet_value(fields, $3) IS NOT NULL"
+            " GROUP BY account_id, module_id, fh_facet_value(fields, $3)",
+            facet.account_id,
+            facet.module_id,
+            facet.facet,
+        )
