@@ -1,0 +1,134 @@
+"""`fieldhouse serve --workers 2`: the supervisor keeps its workers running, loses nothing when
+one is killed, stops them all on SIGTERM, and keeps a second server off its SQLite data."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+import trio
+
+from tests.reliability.procs import cli, fetch, serve, sqlite_url
+
+RESTART_DEADLINE = 60.0
+
+
+@pytest.fixture
+def db_url(backend: str, tmp_path: Path, request: pytest.FixtureRequest) -> str:
+    if backend == "postgres":
+        return str(request.getfixturevalue("pg_url"))
+    (tmp_path / "data").mkdir(exist_ok=True)
+    return sqlite_url(tmp_path / "data")
+
+
+async def _workers(server: Any, count: int, *, other_than: set[int] = frozenset()) -> list[int]:
+    """The supervisor's worker pids once there are ``count`` of them (none of ``other_than``),
+    within a deadline: waiting for the supervisor's own restart, not a race papered over."""
+    with trio.move_on_after(RESTART_DEADLINE):
+        while True:
+            pids = server.worker_pids()
+            if len(pids) == count and not set(pids) & other_than:
+                return sorted(pids)
+            await trio.sleep(0.05)
+    raise AssertionError(f"workers are {server.worker_pids()}:\n{await server.output()}")
+
+
+@pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning")
+async def test_a_killed_worker_is_replaced_and_loses_no_acknowledged_write(
+    db_url: str, tmp_path: Path
+) -> None:
+    made = cli(db_url, "init", "--name", "Kill one", "--template", "deals")
+    headers = {"Authorization": f"Bearer {made['apiKey']}"}
+    acked: dict[str, str] = {}
+    failures: list[str] = []
+    env = {"FIELDHOUSE_WORKERS": "2"}
+    async with serve(db_url, tmp_path / "data", log=tmp_path / "log", env=env) as server:
+        first = await _workers(server, 2)
+        enough, done = trio.Event(), trio.Event()
+
+        async def writer(n: int) -> None:
+            # a fresh connection per request: the kernel spreads them over both workers
+            i = 0
+            while not done.is_set():
+                name = f"c{n}-{i}"
+                try:
+                    async with httpx.AsyncClient(base_url=server.base, timeout=30) as client:
+                        resp = await client.post(
+                            "/v1/modules/deals/records",
+                            headers=headers,
+                            json={"displayName": name, "fields": {"name": name, "stage": "lead"}},
+                        )
+                except httpx.TransportError as exc:
+                    failures.append(repr(exc))  # its worker died under it: unacknowledged
+                else:
+                    assert resp.status_code == 201, resp.text
+                    acked[resp.json()["record"]["recordId"]] = name
+                    if len(acked) >= 40:
+                        enough.set()
+                i += 1
+
+        async with trio.open_nursery() as nursery:
+            for n in range(8):
+                nursery.start_soon(writer, n)
+            with trio.fail_after(120):
+                await enough.wait()
+            os.kill(first[0], signal.SIGKILL)
+            replaced = await _workers(server, 2, other_than={first[0]})
+            assert first[1] in replaced  # the other worker served on
+            count = len(acked)
+            with trio.fail_after(120):
+                while len(acked) < count + 40:  # noqa: ASYNC110
+                    await trio.sleep(0.05)  # the replaced pair keeps serving writes
+            done.set()
+    rows = await fetch(
+        db_url,
+        "SELECT id, display_name FROM records WHERE account_id = $1 AND deleted_at IS NULL",
+        made["accountId"],
+    )
+    stored = {r["id"]: r["display_name"] for r in rows}
+    assert all(stored.get(rid) == name for rid, name in acked.items())  # every ack is durable
+
+
+async def test_sigterm_stops_every_worker_and_exits_0(tmp_path: Path) -> None:
+    url = sqlite_url(tmp_path / "data")
+    (tmp_path / "data").mkdir()
+    cli(url, "init", "--name", "Stop all")
+    env = {"FIELDHOUSE_WORKERS": "2"}
+    async with serve(url, tmp_path / "data", log=tmp_path / "log", env=env) as server:
+        workers = await _workers(server, 2)
+        server.process.send_signal(signal.SIGTERM)
+        assert await server.wait() == 0, await server.output()
+    for pid in workers:
+        with pytest.raises(ProcessLookupError):
+            os.kill(pid, 0)
+
+
+async def test_a_second_server_on_the_same_sqlite_data_refuses_to_start(tmp_path: Path) -> None:
+    url = sqlite_url(tmp_path / "data")
+    (tmp_path / "data").mkdir()
+    cli(url, "init", "--name", "Only one")
+    async with serve(url, tmp_path / "data", log=tmp_path / "log"):
+        second = await trio.run_process(
+            [
+                sys.executable,
+                "-m",
+                "fieldhouse",
+                "serve",
+                "--data-dir",
+                str(tmp_path / "data"),
+                "--port",
+                "0",
+            ],
+            capture_stdout=True,
+            capture_stderr=True,
+            check=False,
+            stdin=subprocess.DEVNULL,
+        )
+    assert second.returncode == 2
+    assert b"another fieldhouse server is using" in second.stderr.lower()
