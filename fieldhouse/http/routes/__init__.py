@@ -7,6 +7,7 @@ from fieldhouse.http.routes import (
     activity,
     agents,
     approvals,
+    batch,
     meta,
     pages,
     records,
@@ -18,6 +19,7 @@ from fieldhouse.http.routes import (
 
 ROUTES: tuple[Routes, ...] = (
     meta.routes,
+    batch.routes,
     records.routes,
     references.routes,
     activity.routes,
