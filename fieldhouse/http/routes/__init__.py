@@ -15,6 +15,7 @@ from fieldhouse.http.routes import (
     search,
     template_admin,
     templates,
+    webhooks,
 )
 
 ROUTES: tuple[Routes, ...] = (
@@ -29,4 +30,5 @@ ROUTES: tuple[Routes, ...] = (
     approvals.routes,
     pages.routes,
     agents.routes,
+    webhooks.routes,
 )
