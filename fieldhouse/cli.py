@@ -24,6 +24,7 @@ from fieldhouse.model.errors import ApiError, NotFound
 from fieldhouse.storage import open_database
 from fieldhouse.storage.open import UnsupportedDatabase
 from fieldhouse.supervisor import AlreadyServing, data_dir_lock, listening_socket, supervise
+from fieldhouse.transfer import export_records, import_records
 
 Command = Callable[[argparse.Namespace, ActorSystem], Awaitable[dict[str, Any]]]
 
@@ -66,6 +67,13 @@ def build_parser() -> argparse.ArgumentParser:
     p = us.add_parser("delete", parents=[common], help="soft-delete; their keys stop working")
     p.add_argument("--workspace", required=True)
     p.add_argument("user_id", metavar="USER")
+
+    for verb, text in (("import", "records from"), ("export", "records to")):
+        p = sub.add_parser(verb, parents=[common], help=f"a module's {text} FILE.csv|.jsonl")
+        p.add_argument("--workspace", required=True)
+        p.add_argument("--module", required=True, metavar="SLUG")
+        p.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
+        p.add_argument("file", type=Path, metavar="FILE")
 
     rs = sub.add_parser("role", parents=[common]).add_subparsers(dest="action", required=True)
     p = rs.add_parser("create", parents=[common])
@@ -243,6 +251,20 @@ async def cmd_agent(args: argparse.Namespace, system: ActorSystem) -> dict[str, 
     return {"agentId": agent_id}
 
 
+async def cmd_import(args: argparse.Namespace, system: ActorSystem) -> dict[str, Any]:
+    account = await _workspace(system, args.workspace)
+    return await import_records(
+        system, account, args.module, args.file, progress=not args.no_progress
+    )
+
+
+async def cmd_export(args: argparse.Namespace, system: ActorSystem) -> dict[str, Any]:
+    account = await _workspace(system, args.workspace)
+    return await export_records(
+        system, account, args.module, args.file, progress=not args.no_progress
+    )
+
+
 COMMANDS: dict[str, Command] = {
     "init": cmd_init,
     "workspace": cmd_workspace,
@@ -255,6 +277,8 @@ COMMANDS: dict[str, Command] = {
     "type": cmd_type,
     "search": cmd_search,
     "agent": cmd_agent,
+    "import": cmd_import,
+    "export": cmd_export,
 }
 
 

@@ -25,6 +25,7 @@ from fieldhouse.search.indexer import open_search_service
 from fieldhouse.search.service import SearchService
 from fieldhouse.services import Services
 from fieldhouse.storage import Store, open_database
+from fieldhouse.webhooks import open_dispatcher
 
 
 @dataclass(frozen=True)
@@ -71,6 +72,8 @@ async def open_runtime(settings: Settings) -> AsyncIterator[Runtime]:
                 actors.subscribe(search.notify)
             if settings.worker_index == 0:  # one scheduler per server is enough
                 await stack.enter_async_context(open_scheduler(store, actors, settings))
+                # and one webhook dispatcher (its outbox is in the store)
+                await stack.enter_async_context(open_dispatcher(store, actors))
             tools = build_executor(settings)
             services = Services(
                 settings=settings,

@@ -19,8 +19,9 @@ from fieldhouse.actors.record_logic import (
     write_links,
 )
 from fieldhouse.model.clock import new_id
-from fieldhouse.model.errors import Issue, NotFound, ValidationFailed
+from fieldhouse.model.errors import Conflict, Issue, NotFound, ValidationFailed
 from fieldhouse.model.records import RecordRow
+from fieldhouse.model.schema import ModuleSchema
 from fieldhouse.model.values import check_values
 
 
@@ -90,6 +91,7 @@ async def create_record(ctx: WriteContext, msg: CreateRecord) -> RecordRow:
     if issues:
         raise ValidationFailed(issues)
     values = {k: v for k, v in values.items() if v is not None}
+    await check_unique(ctx, schema, values, record_id=None)
     apply_defaults(schema, values)
     await assign_autonumbers(ctx, schema, values)
     await compute_derived(ctx, schema, values)
@@ -137,6 +139,7 @@ async def update_record(ctx: WriteContext, msg: UpdateRecord) -> RecordRow:
             merged.pop(slug, None)
         else:
             merged[slug] = value
+    await check_unique(ctx, schema, values, record_id=old.record_id)
     await compute_derived(ctx, schema, merged)
     display_name = msg.display_name if msg.display_name is not None else old.display_name
     changes = {
@@ -169,6 +172,25 @@ async def update_record(ctx: WriteContext, msg: UpdateRecord) -> RecordRow:
     )
     await propagate(ctx, {row.record_id})
     return row
+
+
+async def check_unique(
+    ctx: WriteContext, schema: ModuleSchema, values: Mapping[str, Any], *, record_id: str | None
+) -> None:
+    """409 uniqueness_violation when a text field declared ``unique`` would hold a value that
+    another live record of the module holds."""
+    for f in schema.fields:
+        value = values.get(f.slug)
+        if f.data_type != "text" or not f.config.get("unique") or not isinstance(value, str):
+            continue
+        holders = await ctx.txn.records_by_value(schema.module.module_id, f.slug, [value])
+        other = next((r for r in holders if r.record_id != record_id), None)
+        if other is not None:
+            raise Conflict(
+                f"Another record already has {f.slug} = {value!r}",
+                code="uniqueness_violation",
+                data={"field": f.slug, "recordId": other.record_id},
+            )
 
 
 async def delete_records(ctx: WriteContext, msg: DeleteRecords) -> list[str]:

@@ -11,6 +11,7 @@ from typing import Any
 import trio
 
 from fieldhouse.actors.context import Event
+from fieldhouse.actors.idempotency import wrap_recorded
 from fieldhouse.actors.messages import Message, R
 from fieldhouse.actors.schemas import SchemaRegistry
 from fieldhouse.actors.workspace import ActorCrashed, OnChange, WorkspaceActor, nothing_to_tell
@@ -54,6 +55,7 @@ class ActorSystem:
         """Send a message to the account's actor and wait for its committed result."""
         if self._closing:
             raise ServiceUnavailable("The server is shutting down", headers={"Retry-After": "1"})
+        message = wrap_recorded(message)
         mailbox = self._mailboxes.get(account_id) or self._spawn(account_id)
         timeout = self.settings.actor_send_timeout
         with trio.move_on_after(timeout) as scope:

@@ -10,11 +10,13 @@ import functools
 import re
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 from pydantic import BaseModel
 from quart import Quart, Response, g, request
 
+from fieldhouse.http.idempotency import HEADER, METHODS, fingerprint, idempotent
 from fieldhouse.http.json import json_response
 from fieldhouse.http.validation import parse_json_body, validate_model
 from fieldhouse.model.errors import Forbidden, Issue, Unauthorized, ValidationFailed
@@ -118,33 +120,50 @@ class Routes:
 
 
 def _wrap(spec: Endpoint, fn: Handler, svc: Services) -> Handler:
+    keyed = spec.method in METHODS and spec.path.startswith("/v1/")
+
     @functools.wraps(fn)
     async def handler(**path_args: str) -> Response:
         kwargs: dict[str, Any] = {"svc": svc, **path_args}
+        principal: Principal | None = None
         if spec.scope is not None:
-            kwargs["principal"] = require_principal(spec.scope, admin_only=spec.admin_only)
-        issues: list[Issue] = []
-        if spec.query is not None:
-            try:
-                kwargs["query"] = validate_model(spec.query, dict(request.args.items()))
-            except ValidationFailed as exc:
-                issues.extend(exc.issues)
-        if spec.body is not None:
-            raw = await request.get_data(cache=False)
-            data = parse_json_body(raw if isinstance(raw, bytes) else raw.encode())
-            try:
-                kwargs["body"] = validate_model(spec.body, data)
-            except ValidationFailed as exc:
-                issues.extend(exc.issues)
-        if issues:
-            raise ValidationFailed(issues)
-        result = await fn(**kwargs)
-        if isinstance(result, Response):
-            return result
-        payload, status = result if isinstance(result, tuple) else (result, 200)
-        return json_response(payload, status)
+            kwargs["principal"] = principal = require_principal(
+                spec.scope, admin_only=spec.admin_only
+            )
+        key = request.headers.get(HEADER) if keyed else None
+        if key is None or principal is None:
+            return await _call(spec, fn, kwargs, None)
+        raw = await request.get_data(cache=False)
+        body = raw if isinstance(raw, bytes) else raw.encode()
+        print_ = fingerprint(spec.method, request.path, request.query_string, body)
+        return await idempotent(svc, principal, key, print_, partial(_call, spec, fn, kwargs, body))
 
     return handler
+
+
+async def _call(spec: Endpoint, fn: Handler, kwargs: dict[str, Any], raw: bytes | None) -> Response:
+    issues: list[Issue] = []
+    if spec.query is not None:
+        try:
+            kwargs["query"] = validate_model(spec.query, dict(request.args.items()))
+        except ValidationFailed as exc:
+            issues.extend(exc.issues)
+    if spec.body is not None:
+        if raw is None:
+            read = await request.get_data(cache=False)
+            raw = read if isinstance(read, bytes) else read.encode()
+        data = parse_json_body(raw)
+        try:
+            kwargs["body"] = validate_model(spec.body, data)
+        except ValidationFailed as exc:
+            issues.extend(exc.issues)
+    if issues:
+        raise ValidationFailed(issues)
+    result = await fn(**kwargs)
+    if isinstance(result, Response):
+        return result
+    payload, status = result if isinstance(result, tuple) else (result, 200)
+    return json_response(payload, status)
 
 
 def require_principal(scope: str, *, admin_only: bool = False) -> Principal:

@@ -100,6 +100,7 @@ def _operation(ep: Endpoint) -> dict[str, Any]:
             "required": True,
             "content": {"application/json": {"schema": _ref(ep.body)}},
         }
+    _feed_operation(ep, op)
     return op
 
 
@@ -169,3 +170,36 @@ def _responses(ep: Endpoint) -> dict[str, Any]:
             },
         )
     return out
+
+
+# --- bulk writes, idempotency, change feed and webhooks (issue 14 items 5 and 6) ---------
+# The batch, activity and webhook operations come from their routes' declarations; this block
+# adds what every keyed write shares: the Idempotency-Key header and its two errors.
+
+_IDEMPOTENCY_HEADER = {
+    "name": "Idempotency-Key",
+    "in": "header",
+    "required": False,
+    "schema": {"type": "string", "minLength": 1, "maxLength": 255},
+    "description": "Makes a retry safe: the first answer (status and body) is stored with the "
+    "key for 24 hours and returned to every retry with the same key from the same API key, "
+    "with header Idempotent-Replayed: true. Another request under a used key is 422 "
+    "idempotency_key_reused; a retry while the first still runs is 409 "
+    "idempotency_in_progress (Retry-After: 1).",
+}
+
+
+def _feed_operation(ep: Endpoint, op: dict[str, Any]) -> None:
+    if ep.method not in ("POST", "PATCH", "DELETE") or not ep.path.startswith("/v1/"):
+        return
+    if ep.scope is None:
+        return
+    op["parameters"].append(_IDEMPOTENCY_HEADER)
+    error = {"application/json": {"schema": _ref(ErrorEnvelope)}}
+    op["responses"].setdefault(
+        "409",
+        {"description": "Conflict (for example idempotency_in_progress)", "content": error},
+    )
+    op["responses"].setdefault(
+        "422", {"description": "Idempotency-Key reused for another request", "content": error}
+    )

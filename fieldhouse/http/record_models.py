@@ -103,6 +103,8 @@ class PickerQuery(Open):
 class ActivityQuery(Open):
     limit: int = Field(default=20, ge=1, le=50)
     activityTypes: str | None = Field(default=None, max_length=1000)
+    #: the change feed: entries with a sequence number above this one, oldest first
+    afterSeq: int | None = Field(default=None, ge=0)
 
 
 class RecordActivityQuery(Open):
@@ -112,3 +114,5 @@ class RecordActivityQuery(Open):
 
 class ActivityList(Open):
     activities: list[dict[str, Any]]
+    #: with afterSeq: the value to send as afterSeq next (the last entry's seq)
+    nextAfterSeq: int | None = None

@@ -154,6 +154,13 @@ class WriteTxn(abc.ABC):
         """Live records among ids (missing and deleted ones are simply absent)."""
 
     @abc.abstractmethod
+    async def records_by_value(
+        self, module_id: str, field_slug: str, values: Collection[str]
+    ) -> list[RecordRow]:
+        """Live records of a module whose text field ``field_slug`` holds one of ``values``
+        (upsert by a unique field; see storage/by_value.py)."""
+
+    @abc.abstractmethod
     async def soft_delete(
         self, module_id: str, ids: Sequence[str], at: str, by: str | None
     ) -> list[str]:
@@ -312,7 +319,10 @@ class Store(abc.ABC):
         record_id: str | None,
         types: Collection[str],
         limit: int,
-    ) -> list[dict[str, Any]]: ...
+        after_seq: int | None = None,
+    ) -> list[dict[str, Any]]:
+        """Newest first; with ``after_seq``, the entries above it oldest first (the change
+        feed resumes from the last sequence number it saw)."""
 
     async def ensure_indexes(self, expressions: Sequence[str]) -> None:
         """Make expression indexes for list-query expressions that run slowly (optional)."""

@@ -39,6 +39,7 @@ from fieldhouse.storage.base import (
     UserRow,
     WriteTxn,
 )
+from fieldhouse.storage.by_value import postgres_records_by_value
 from fieldhouse.storage.objects import ObjectRow
 from fieldhouse.storage.postgres_ops import Conn
 from fieldhouse.storage.postgres_schema import migrate
@@ -247,8 +248,11 @@ class PostgresStore(Store):
         record_id: str | None,
         types: Collection[str],
         limit: int,
+        after_seq: int | None = None,
     ) -> list[dict[str, Any]]:
-        return await self._r(rec.list_activity, account_id, module_ids, record_id, types, limit)
+        return await self._r(
+            rec.list_activity, account_id, module_ids, record_id, types, limit, after_seq
+        )
 
     @property
     def dialect(self) -> Dialect:
@@ -394,6 +398,13 @@ class PostgresTxn(WriteTxn):
         self, ids: Collection[str], module_id: str | None = None
     ) -> list[RecordRow]:
         return await self._x(rec.get_records, self.account_id, list(ids), module_id)
+
+    async def records_by_value(
+        self, module_id: str, field_slug: str, values: Collection[str]
+    ) -> list[RecordRow]:
+        return await self._x(
+            postgres_records_by_value, self.account_id, module_id, field_slug, list(values)
+        )
 
     async def soft_delete(
         self, module_id: str, ids: Sequence[str], at: str, by: str | None

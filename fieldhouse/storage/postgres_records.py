@@ -270,10 +270,15 @@ async def list_activity(
     record_id: str | None,
     types: Collection[str],
     limit: int,
+    after_seq: int | None = None,
 ) -> list[dict[str, Any]]:
-    """Newest first. module_ids None means any module (and workspace-level entries)."""
+    """Newest first; oldest first from after_seq on when it is given (the change feed).
+    module_ids None means any module (and workspace-level entries)."""
     sql = "SELECT * FROM activity WHERE account_id = $1"
     args: list[Any] = [account_id]
+    if after_seq is not None:
+        args.append(after_seq)
+        sql += f" AND seq > ${len(args)}"
     if module_ids is not None:
         args.append(list(module_ids))
         sql += f" AND module_id = ANY(${len(args)}::text[])"
@@ -284,7 +289,7 @@ async def list_activity(
         args.append(list(types))
         sql += f" AND activity_type = ANY(${len(args)}::text[])"
     args.append(limit)
-    sql += f" ORDER BY seq DESC LIMIT ${len(args)}"
+    sql += f" ORDER BY seq {'ASC' if after_seq is not None else 'DESC'} LIMIT ${len(args)}"
     return [
         {
             "id": r["id"],

@@ -31,6 +31,7 @@ from fieldhouse.storage.base import (
     UserRow,
     WriteTxn,
 )
+from fieldhouse.storage.by_value import sqlite_records_by_value
 from fieldhouse.storage.facets import Facet
 from fieldhouse.storage.objects import ObjectRow
 from fieldhouse.storage.sqldialect import SQLITE, Dialect
@@ -189,6 +190,7 @@ class SQLiteStore(Store):
         record_id: str | None,
         types: Collection[str],
         limit: int,
+        after_seq: int | None = None,
     ) -> list[dict[str, Any]]:
         return await self._r(
             partial(
@@ -198,6 +200,7 @@ class SQLiteStore(Store):
                 record_id=record_id,
                 types=types,
                 limit=limit,
+                after_seq=after_seq,
             )
         )
 
@@ -338,6 +341,13 @@ class SQLiteTxn(WriteTxn):
         self, ids: Collection[str], module_id: str | None = None
     ) -> list[RecordRow]:
         return await self._w(rec.get_records, self.account_id, list(ids), module_id)
+
+    async def records_by_value(
+        self, module_id: str, field_slug: str, values: Collection[str]
+    ) -> list[RecordRow]:
+        return await self._w(
+            sqlite_records_by_value, self.account_id, module_id, field_slug, list(values)
+        )
 
     async def soft_delete(
         self, module_id: str, ids: Sequence[str], at: str, by: str | None

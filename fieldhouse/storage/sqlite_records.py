@@ -213,10 +213,15 @@ def list_activity(
     record_id: str | None,
     types: Collection[str],
     limit: int,
+    after_seq: int | None = None,
 ) -> list[dict[str, Any]]:
-    """Newest first. module_ids None means any module (and workspace-level entries)."""
+    """Newest first; oldest first from after_seq on when it is given (the change feed).
+    module_ids None means any module (and workspace-level entries)."""
     sql = "SELECT * FROM activity WHERE account_id = ?"
     args: list[Any] = [account_id]
+    if after_seq is not None:
+        sql += " AND seq > ?"
+        args.append(after_seq)
     if module_ids is not None:
         sql += f" AND module_id IN ({_marks(len(module_ids))})" if module_ids else " AND 0"
         args.extend(module_ids)
@@ -226,7 +231,7 @@ def list_activity(
     if types:
         sql += f" AND activity_type IN ({_marks(len(types))})"
         args.extend(types)
-    sql += " ORDER BY seq DESC LIMIT ?"
+    sql += " ORDER BY seq LIMIT ?" if after_seq is not None else " ORDER BY seq DESC LIMIT ?"
     args.append(limit)
     return [
         {

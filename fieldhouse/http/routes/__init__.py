@@ -7,6 +7,7 @@ from fieldhouse.http.routes import (
     activity,
     agents,
     approvals,
+    batch,
     meta,
     pages,
     records,
@@ -14,10 +15,12 @@ from fieldhouse.http.routes import (
     search,
     template_admin,
     templates,
+    webhooks,
 )
 
 ROUTES: tuple[Routes, ...] = (
     meta.routes,
+    batch.routes,
     records.routes,
     references.routes,
     activity.routes,
@@ -27,4 +30,5 @@ ROUTES: tuple[Routes, ...] = (
     approvals.routes,
     pages.routes,
     agents.routes,
+    webhooks.routes,
 )

@@ -22,7 +22,10 @@ def _types(raw: str | None) -> list[str]:
 @routes.endpoint(
     "GET",
     "/v1/activity",
-    summary="The workspace's activity, newest first",
+    summary="The workspace's activity, newest first; with afterSeq, the change feed",
+    description="With `afterSeq=N` the entries whose `seq` is above N come oldest first, and "
+    "`nextAfterSeq` is the value to send next: polling with it resumes exactly, missing and "
+    "repeating nothing.",
     scope="workspace:read",
     tag="activity",
     query=ActivityQuery,
@@ -43,8 +46,16 @@ async def workspace_activity(svc: Services, principal: Principal, query: Activit
         record_id=None,
         types=_types(query.activityTypes),
         limit=query.limit,
+        after_seq=query.afterSeq,
     )
-    return {"activities": activities}
+    return _page(activities, query.afterSeq)
+
+
+def _page(activities: list[dict[str, Any]], after_seq: int | None) -> dict[str, Any]:
+    if after_seq is None:
+        return {"activities": activities}
+    last = activities[-1]["seq"] if activities else after_seq
+    return {"activities": activities, "nextAfterSeq": last}
 
 
 @routes.endpoint(
@@ -69,8 +80,9 @@ async def module_activity(
         record_id=None,
         types=_types(query.activityTypes),
         limit=query.limit,
+        after_seq=query.afterSeq,
     )
-    return {"activities": activities}
+    return _page(activities, query.afterSeq)
 
 
 @routes.endpoint(

@@ -1,0 +1,201 @@
+"""Webhooks of a workspace: register, list, delete, their delivery log and replay."""
+
+from __future__ import annotations
+
+import secrets
+from typing import Any
+
+from pydantic import AnyHttpUrl, Field
+
+from fieldhouse.actors.agent_ops import ApplyObjects, ObjectWrite
+from fieldhouse.http.endpoint import Routes
+from fieldhouse.http.models import Open, Strict
+from fieldhouse.model.clock import new_id
+from fieldhouse.model.errors import NotFound
+from fieldhouse.model.principal import Principal
+from fieldhouse.services import Services
+from fieldhouse.storage.objects import ObjectRow
+from fieldhouse.webhooks import DELIVERY, WEBHOOK, WallClock, stamp
+
+routes = Routes()
+SIGNING = (
+    "Each delivery is a POST of JSON signed with the secret returned at registration: header "
+    '`Fieldhouse-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>`, '
+    "plus `Fieldhouse-Webhook-Id` and `Fieldhouse-Delivery-Id` (the same on every retry). "
+    "Non-2xx answers are retried after 2, 4, 8 ... seconds, at most 10 attempts."
+)
+
+
+class WebhookBody(Strict):
+    url: AnyHttpUrl
+    #: activity types to deliver (empty: every entry)
+    eventTypes: list[str] = Field(default_factory=list, max_length=50)
+
+
+class WebhookOut(Open):
+    id: str
+    url: str
+    eventTypes: list[str]
+    createdDateTime: str
+    secret: str | None = None
+
+
+class WebhookEnvelope(Open):
+    webhook: WebhookOut
+
+
+class WebhookList(Open):
+    webhooks: list[WebhookOut]
+
+
+class DeliveryOut(Open):
+    id: str
+    webhookId: str
+    status: str
+    attemptCount: int
+    attempts: list[dict[str, Any]]
+    nextAttemptAt: str | None
+    event: dict[str, Any]
+
+
+class DeliveryList(Open):
+    deliveries: list[DeliveryOut]
+
+
+class DeliveryEnvelope(Open):
+    delivery: DeliveryOut
+
+
+def _hook(row: ObjectRow, *, secret: bool = False) -> dict[str, Any]:
+    out = {
+        "id": row.object_id,
+        "url": row.data["url"],
+        "eventTypes": row.data.get("eventTypes", []),
+        "createdDateTime": row.created_at,
+    }
+    if secret:
+        out["secret"] = row.data["secret"]
+    return out
+
+
+def _delivery(row: ObjectRow) -> dict[str, Any]:
+    return {
+        "id": row.object_id,
+        "webhookId": row.data["webhookId"],
+        "status": row.status,
+        "attemptCount": row.data.get("attemptCount", 0),
+        "attempts": row.data.get("attempts", []),
+        "nextAttemptAt": row.due_at if row.status == "pending" else None,
+        "event": row.data["event"],
+    }
+
+
+async def _live_hook(svc: Services, principal: Principal, webhook_id: str) -> ObjectRow:
+    row = await svc.store.get_object(principal.account_id, WEBHOOK, webhook_id)
+    if row is None or row.status != "active":
+        raise NotFound(f"Webhook {webhook_id} not found")
+    return row
+
+
+@routes.endpoint(
+    "POST",
+    "/v1/webhooks",
+    summary="Register a webhook (its signing secret is shown once)",
+    description=SIGNING,
+    scope="workspace:read",
+    admin_only=True,
+    tag="webhooks",
+    body=WebhookBody,
+    responses={201: WebhookEnvelope},
+)
+async def create_webhook(svc: Services, principal: Principal, body: WebhookBody) -> Any:
+    newest = await svc.store.list_activity(
+        principal.account_id, module_ids=None, record_id=None, types=(), limit=1
+    )
+    data = {
+        "url": str(body.url),
+        "eventTypes": body.eventTypes,
+        "secret": "whsec_" + secrets.token_urlsafe(32),
+        # deliveries start with the next write
+        "cursor": newest[0]["seq"] if newest else 0,
+    }
+    write = ObjectWrite(WEBHOOK, new_id(), data, "active")
+    rows = await svc.actors.ask(
+        principal.account_id, ApplyObjects((write,), actor_user_id=principal.user_id)
+    )
+    return {"webhook": _hook(rows[0], secret=True)}, 201
+
+
+@routes.endpoint(
+    "GET",
+    "/v1/webhooks",
+    summary="The workspace's webhooks",
+    scope="workspace:read",
+    admin_only=True,
+    tag="webhooks",
+    responses={200: WebhookList},
+)
+async def list_webhooks(svc: Services, principal: Principal) -> Any:
+    rows = await svc.store.list_objects(principal.account_id, WEBHOOK, status="active")
+    return {"webhooks": [_hook(r) for r in rows]}
+
+
+@routes.endpoint(
+    "DELETE",
+    "/v1/webhooks/{webhookId}",
+    summary="Delete a webhook (its pending deliveries are dropped)",
+    scope="workspace:read",
+    admin_only=True,
+    tag="webhooks",
+    responses={204: None},
+)
+async def delete_webhook(svc: Services, principal: Principal, webhookId: str) -> Any:
+    row = await _live_hook(svc, principal, webhookId)
+    write = ObjectWrite(WEBHOOK, row.object_id, {}, "deleted", mode="update", expect=("active",))
+    await svc.actors.ask(principal.account_id, ApplyObjects((write,)))
+    return None, 204
+
+
+@routes.endpoint(
+    "GET",
+    "/v1/webhooks/{webhookId}/deliveries",
+    summary="A webhook's delivery log, newest first (the last 100)",
+    scope="workspace:read",
+    admin_only=True,
+    tag="webhooks",
+    responses={200: DeliveryList},
+)
+async def list_deliveries(svc: Services, principal: Principal, webhookId: str) -> Any:
+    row = await _live_hook(svc, principal, webhookId)
+    rows = await svc.store.list_objects(principal.account_id, DELIVERY, limit=1000)
+    mine = [r for r in rows if r.data.get("webhookId") == row.object_id][:100]
+    return {"deliveries": [_delivery(r) for r in mine]}
+
+
+@routes.endpoint(
+    "POST",
+    "/v1/webhooks/{webhookId}/deliveries/{deliveryId}/replay",
+    summary="Send a delivery again (whatever its status), with fresh retries",
+    scope="workspace:read",
+    admin_only=True,
+    tag="webhooks",
+    responses={200: DeliveryEnvelope},
+)
+async def replay_delivery(
+    svc: Services, principal: Principal, webhookId: str, deliveryId: str
+) -> Any:
+    await _live_hook(svc, principal, webhookId)
+    row = await svc.store.get_object(principal.account_id, DELIVERY, deliveryId)
+    if row is None or row.data.get("webhookId") != webhookId:
+        raise NotFound(f"Delivery {deliveryId} not found")
+    write = ObjectWrite(
+        DELIVERY,
+        row.object_id,
+        {"attemptCount": 0},
+        "pending",
+        mode="update",
+        expect=("pending", "delivered", "failed"),
+        due_at=stamp(WallClock().now()),
+    )
+    rows = await svc.actors.ask(principal.account_id, ApplyObjects((write,)))
+    return {"delivery": _delivery(rows[0])}

@@ -1,0 +1,238 @@
+"""Signed webhooks: the outbox of deliveries and the loop that sends them.
+
+Webhooks and their deliveries are workspace objects (kinds ``webhook`` and
+``webhook_delivery``), written through the workspace actor, so they survive a restart. The
+activity log is the source: each webhook keeps a cursor (the last activity sequence number it
+has queued), and the dispatcher turns the entries above it into deliveries in the same
+transaction that advances the cursor. One dispatcher runs per server (worker 0).
+
+A delivery is a POST of JSON with these headers::
+
+    Fieldhouse-Webhook-Id: <webhook id>
+    Fieldhouse-Delivery-Id: <delivery id>   (the same on every retry of one delivery)
+    Fieldhouse-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>
+
+A receiver recomputes the HMAC over the timestamp, a dot and the raw body with the secret it
+was given when it registered, compares in constant time and rejects old timestamps. A non-2xx
+answer or a network error is retried after 2, 4, 8 ... seconds (at most ``MAX_ATTEMPTS``
+attempts, the wait capped at one hour); then the delivery is ``failed`` and can be replayed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import logging
+import time
+from collections.abc import AsyncIterator, Sequence
+from contextlib import asynccontextmanager
+from datetime import UTC, datetime
+from functools import partial
+from typing import Any
+
+import httpx
+import orjson
+import trio
+
+from fieldhouse.actors.agent_ops import ApplyObjects, ObjectWrite
+from fieldhouse.actors.context import Event
+from fieldhouse.actors.system import ActorSystem
+from fieldhouse.model.errors import ApiError
+from fieldhouse.storage.base import Store
+
+log = logging.getLogger("fieldhouse.webhooks")
+
+WEBHOOK = "webhook"
+DELIVERY = "webhook_delivery"
+MAX_ATTEMPTS = 10
+BACKOFF_BASE = 2.0
+BACKOFF_CAP = 3600.0
+POLL_SECONDS = 5.0
+SEND_TIMEOUT = 10.0
+BATCH = 100
+#: attempts kept in a delivery's log
+KEPT_ATTEMPTS = 20
+
+
+def sign(secret: str, timestamp: int, body: bytes) -> str:
+    """The Fieldhouse-Signature header value for a body sent at ``timestamp``."""
+    mac = hmac.new(secret.encode(), f"{timestamp}.".encode() + body, hashlib.sha256)
+    return f"t={timestamp},v1={mac.hexdigest()}"
+
+
+def backoff(attempts: int) -> float:
+    """Seconds to wait after the ``attempts``-th failed attempt."""
+    return float(min(BACKOFF_CAP, BACKOFF_BASE * 2 ** (attempts - 1)))
+
+
+class WallClock:
+    """Wall time that advances with trio's clock, so tests on a mock clock see the backoff."""
+
+    def __init__(self) -> None:
+        self._wall = time.time()
+        self._trio = trio.current_time()
+
+    def now(self) -> float:
+        return self._wall + (trio.current_time() - self._trio)
+
+
+def stamp(epoch: float) -> str:
+    """A sortable ISO-8601 UTC string (always with microseconds)."""
+    return datetime.fromtimestamp(epoch, UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+class Dispatcher:
+    def __init__(self, store: Store, actors: ActorSystem) -> None:
+        self.store = store
+        self.actors = actors
+        self.clock = WallClock()
+        self.wake = trio.Event()
+
+    def notify(self, events: Sequence[Event]) -> None:
+        self.wake.set()
+
+    async def run(
+        self, stop: trio.Event, *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED
+    ) -> None:
+        task_status.started()
+        async with httpx.AsyncClient(timeout=SEND_TIMEOUT) as client:
+            while not stop.is_set():
+                self.wake = trio.Event()
+                try:
+                    await self.enqueue()
+                    wait = await self.send_due(client)
+                except Exception:
+                    log.exception("webhook dispatch failed")
+                    wait = POLL_SECONDS
+                with trio.move_on_after(wait):
+                    async with trio.open_nursery() as nursery:
+
+                        async def first(event: trio.Event) -> None:
+                            await event.wait()
+                            nursery.cancel_scope.cancel()
+
+                        nursery.start_soon(first, self.wake)
+                        nursery.start_soon(first, stop)
+
+    async def enqueue(self) -> None:
+        """Queue a delivery for each new activity entry of each active webhook."""
+        for account in await self.store.list_accounts():
+            hooks = await self.store.list_objects(account.account_id, WEBHOOK, status="active")
+            for hook in hooks:
+                await self._enqueue_hook(account.account_id, hook.object_id, hook.data)
+
+    async def _enqueue_hook(self, account_id: str, hook_id: str, data: dict[str, Any]) -> None:
+        cursor = int(data.get("cursor", 0))
+        entries = await self.store.list_activity(
+            account_id,
+            module_ids=None,
+            record_id=None,
+            types=(),
+            limit=BATCH,
+            after_seq=cursor,
+        )
+        if not entries:
+            return
+        wanted = set(data.get("eventTypes") or ())
+        due = stamp(self.clock.now())
+        writes = [
+            ObjectWrite(
+                DELIVERY,
+                f"{hook_id}-{e['seq']}",
+                {
+                    "webhookId": hook_id,
+                    "event": {"workspaceId": account_id, **e},
+                    "attemptCount": 0,
+                    "attempts": [],
+                },
+                "pending",
+                due_at=due,
+            )
+            for e in entries
+            if not wanted or e["activityType"] in wanted
+        ]
+        advance = ObjectWrite(
+            WEBHOOK,
+            hook_id,
+            {"cursor": entries[-1]["seq"]},
+            "active",
+            mode="update",
+            expect=("active",),
+        )
+        try:
+            await self.actors.ask(account_id, ApplyObjects((*writes, advance)))
+        except ApiError as exc:  # deleted meanwhile, or another server queued them
+            log.info("webhook %s: %s", hook_id, exc.message)
+
+    async def send_due(self, client: httpx.AsyncClient) -> float:
+        """Send every delivery that is due; return the seconds until the next one is."""
+        now = self.clock.now()
+        for row in await self.store.due_objects(DELIVERY, "pending", stamp(now), BATCH):
+            await self._send(client, row.account_id, row.object_id, row.data)
+        upcoming = await self.store.due_objects(DELIVERY, "pending", "9999", 1)
+        if not upcoming or upcoming[0].due_at is None:
+            return POLL_SECONDS
+        due = datetime.strptime(upcoming[0].due_at, "%Y-%m-%dT%H:%M:%S.%fZ").replace(tzinfo=UTC)
+        return max(0.0, min(POLL_SECONDS, due.timestamp() - self.clock.now()))
+
+    async def _send(
+        self, client: httpx.AsyncClient, account_id: str, delivery_id: str, data: dict[str, Any]
+    ) -> None:
+        hook = await self.store.get_object(account_id, WEBHOOK, data["webhookId"])
+        started = self.clock.now()
+        attempt: dict[str, Any] = {"at": stamp(started)}
+        if hook is None or hook.status != "active":
+            attempt["error"] = "the webhook was deleted"
+            ok, final = False, True
+        else:
+            body = orjson.dumps({"id": delivery_id, **data["event"]})
+            headers = {
+                "Content-Type": "application/json",
+                "User-Agent": "Fieldhouse-Webhooks",
+                "Fieldhouse-Webhook-Id": hook.object_id,
+                "Fieldhouse-Delivery-Id": delivery_id,
+                "Fieldhouse-Signature": sign(hook.data["secret"], int(started), body),
+            }
+            try:
+                resp = await client.post(hook.data["url"], content=body, headers=headers)
+                attempt["statusCode"] = resp.status_code
+                ok = 200 <= resp.status_code < 300
+            except httpx.HTTPError as exc:
+                attempt["error"] = f"{type(exc).__name__}: {exc}"
+                ok = False
+            final = False
+        count = int(data.get("attemptCount", 0)) + 1
+        attempts = [*data.get("attempts", []), attempt][-KEPT_ATTEMPTS:]
+        if ok:
+            status, due = "delivered", None
+        elif final or count >= MAX_ATTEMPTS:
+            status, due = "failed", None
+        else:
+            status, due = "pending", stamp(self.clock.now() + backoff(count))
+        write = ObjectWrite(
+            DELIVERY,
+            delivery_id,
+            {"attemptCount": count, "attempts": attempts},
+            status,
+            mode="update",
+            expect=("pending",),
+            due_at=due if due is not None else "",
+        )
+        try:
+            await self.actors.ask(account_id, ApplyObjects((write,)))
+        except ApiError as exc:
+            log.info("delivery %s: %s", delivery_id, exc.message)
+
+
+@asynccontextmanager
+async def open_dispatcher(store: Store, actors: ActorSystem) -> AsyncIterator[Dispatcher]:
+    """Deliver webhooks for the duration of the block; woken by every committed write."""
+    dispatcher = Dispatcher(store, actors)
+    actors.subscribe(dispatcher.notify)
+    stop = trio.Event()
+    async with trio.open_nursery() as nursery:
+        await nursery.start(partial(dispatcher.run, stop))
+        try:
+            yield dispatcher
+        finally:
+            stop.set()

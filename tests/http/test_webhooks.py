@@ -1,0 +1,183 @@
+"""Signed webhooks delivered to a real receiving server on a loopback port."""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import itertools
+from collections.abc import AsyncIterator
+from dataclasses import replace
+from functools import partial
+from typing import Any
+
+import httpx
+import orjson
+import pytest
+import trio
+from hypercorn.config import Config
+from hypercorn.trio import serve
+from trio.testing import MockClock
+
+from fieldhouse.actors.agent_ops import ApplyObjects, ObjectWrite
+from fieldhouse.config import Settings
+from fieldhouse.runtime import open_runtime
+from tests.conftest import Workspace, make_workspace
+from tests.http.test_auth import assert_envelope
+
+RECORDS = "/v1/modules/contacts/records"
+BODY = {"displayName": "Ada", "fields": {"first-name": "Ada"}}
+
+
+@pytest.fixture
+def clock() -> MockClock:
+    """Jumps over the backoff waits, but only once nothing ran for a real 50 ms (loopback I/O
+    and store threads count as running)."""
+    return MockClock(autojump_threshold=0.05)
+
+
+class Receiver:
+    """An ASGI app that records each POST and answers 500 to the first ``fail`` of them."""
+
+    def __init__(self, fail: int = 0) -> None:
+        self.fail = fail
+        self.got: list[tuple[float, dict[str, str], bytes]] = []
+        self.changed = trio.Event()
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] == "lifespan":
+            while True:
+                message = await receive()
+                await send({"type": message["type"] + ".complete"})
+                if message["type"] == "lifespan.shutdown":
+                    return
+        body = b""
+        while True:
+            message = await receive()
+            body += message.get("body", b"")
+            if not message.get("more_body"):
+                break
+        headers = {k.decode().lower(): v.decode() for k, v in scope["headers"]}
+        self.got.append((trio.current_time(), headers, body))
+        self.changed.set()
+        self.changed = trio.Event()
+        status = 500 if len(self.got) <= self.fail else 204
+        await send({"type": "http.response.start", "status": status, "headers": []})
+        await send({"type": "http.response.body", "body": b""})
+
+    async def wait_for(self, count: int) -> None:
+        with trio.fail_after(600):  # mock seconds
+            while len(self.got) < count:
+                await self.changed.wait()
+
+
+async def start_receiver(nursery: trio.Nursery, receiver: Receiver) -> str:
+    config = Config()
+    config.bind = ["127.0.0.1:0"]
+    config.accesslog = None
+    binds: list[str] = await nursery.start(partial(serve, receiver, config))  # type: ignore[arg-type]
+    return binds[0]
+
+
+def verify(secret: str, headers: dict[str, str], body: bytes) -> None:
+    parts = dict(p.split("=", 1) for p in headers["fieldhouse-signature"].split(","))
+    expected = hmac.new(secret.encode(), f"{parts['t']}.".encode() + body, hashlib.sha256)
+    assert hmac.compare_digest(parts["v1"], expected.hexdigest())
+
+
+async def register(
+    client: httpx.AsyncClient, ws: Workspace, url: str, **extra: Any
+) -> dict[str, Any]:
+    resp = await client.post("/v1/webhooks", headers=ws.headers, json={"url": url, **extra})
+    assert resp.status_code == 201, resp.text
+    hook: dict[str, Any] = resp.json()["webhook"]
+    assert hook["secret"].startswith("whsec_")
+    return hook
+
+
+@pytest.fixture
+async def receiver_url(nursery: trio.Nursery) -> AsyncIterator[tuple[Receiver, str]]:
+    receiver = Receiver(fail=2)
+    yield receiver, await start_receiver(nursery, receiver)
+
+
+async def test_signed_delivery_with_backoff_and_replay(
+    client: httpx.AsyncClient, ws: Workspace, receiver_url: tuple[Receiver, str]
+) -> None:
+    receiver, url = receiver_url
+    hook = await register(client, ws, url + "/hook")
+    listed = (await client.get("/v1/webhooks", headers=ws.headers)).json()["webhooks"]
+    assert [h["id"] for h in listed] == [hook["id"]] and "secret" not in listed[0]
+    made = (await client.post(RECORDS, headers=ws.headers, json=BODY)).json()["record"]
+    await receiver.wait_for(3)
+    times = [t for t, _, _ in receiver.got]
+    assert [round(b - a) for a, b in itertools.pairwise(times)] == [2, 4]
+    bodies = {body for _, _, body in receiver.got}
+    assert len(bodies) == 1  # every retry sends the same event
+    _, headers, body = receiver.got[-1]
+    verify(hook["secret"], headers, body)
+    event = orjson.loads(body)
+    assert event["activityType"] == "record_created" and event["recordId"] == made["recordId"]
+    assert event["workspaceId"] == ws.account_id and headers["fieldhouse-webhook-id"] == hook["id"]
+    deliveries_url = f"/v1/webhooks/{hook['id']}/deliveries"
+    with trio.fail_after(60):
+        while True:
+            log = (await client.get(deliveries_url, headers=ws.headers)).json()["deliveries"]
+            if log[0]["status"] == "delivered":
+                break
+            await trio.sleep(1)  # mock time: the dispatcher records the outcome meanwhile
+    assert [a.get("statusCode") for a in log[0]["attempts"]] == [500, 500, 204]
+    replay = await client.post(f"{deliveries_url}/{log[0]['id']}/replay", headers=ws.headers)
+    assert replay.status_code == 200 and replay.json()["delivery"]["status"] == "pending"
+    await receiver.wait_for(4)
+    assert (
+        receiver.got[-1][2] == body
+        and receiver.got[-1][1]["fieldhouse-delivery-id"] == (log[0]["id"])
+    )
+    assert (
+        await client.delete(f"/v1/webhooks/{hook['id']}", headers=ws.headers)
+    ).status_code == 204
+    await client.post(RECORDS, headers=ws.headers, json=BODY)
+    assert_envelope(await client.get(deliveries_url, headers=ws.headers), 404, "not_found")
+
+
+async def test_webhook_rules(client: httpx.AsyncClient, ws: Workspace, other_ws: Workspace) -> None:
+    bad = await client.post("/v1/webhooks", headers=ws.headers, json={"url": "not a url"})
+    assert_envelope(bad, 400, "validation_error")
+    hook = await register(client, ws, "http://127.0.0.1:9/")
+    theirs = await client.get(f"/v1/webhooks/{hook['id']}/deliveries", headers=other_ws.headers)
+    assert_envelope(theirs, 404, "not_found")
+    assert (await client.get("/v1/webhooks", headers=other_ws.headers)).json()["webhooks"] == []
+
+
+async def test_deliveries_survive_a_restart(settings: Settings, nursery: trio.Nursery) -> None:
+    receiver = Receiver()
+    async with open_runtime(settings) as rt:
+        ws = await make_workspace(rt)
+        transport = httpx.ASGITransport(app=rt.app)  # type: ignore[arg-type]
+        async with httpx.AsyncClient(transport=transport, base_url="http://fh.test") as client:
+            # nothing listens on the port yet: the delivery waits in the outbox
+            hook = await register(client, ws, "http://127.0.0.1:1/hook")
+            await client.post(RECORDS, headers=ws.headers, json=BODY)
+            url = f"/v1/webhooks/{hook['id']}/deliveries"
+            with trio.fail_after(60):
+                while True:
+                    if (await client.get(url, headers=ws.headers)).json()["deliveries"]:
+                        break
+                    await trio.sleep(1)  # mock time: the dispatcher makes its attempt
+    address = await start_receiver(nursery, receiver)
+    async with open_runtime(replace(settings)) as rt:
+        # re-point the stored webhook at the receiver that now listens
+        rows = await rt.store.list_objects(ws.account_id, "webhook")
+        write = ObjectWrite(
+            "webhook",
+            rows[0].object_id,
+            {"url": address + "/hook"},
+            "active",
+            mode="update",
+            expect=("active",),
+        )
+        await rt.actors.ask(ws.account_id, ApplyObjects((write,)))
+        await receiver.wait_for(1)
+    event = orjson.loads(receiver.got[0][2])
+    assert event["activityType"] == "record_created"
+    verify(hook["secret"], receiver.got[0][1], receiver.got[0][2])
