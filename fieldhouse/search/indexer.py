@@ -1,10 +1,10 @@
 """The indexer: one trio task that keeps every workspace's index in step with the store.
 
-Events arrive from the ActorSystem subscriber through a bounded memory channel (the subscriber
-never blocks an actor: when the channel is full it marks the workspace dirty instead). The task
-drains the channel in batches, reads the changed records from the store, embeds and indexes
-them in a worker thread, and records the highest sequence number it has applied; a dirty or
-newly opened workspace is re-synced by comparing the index with the store.
+Events arrive from the ActorSystem subscriber in an unbounded queue of changes (the subscriber
+never blocks an actor, and no change is ever dropped, so a burst of writes never costs a re-read
+of the whole workspace). The task drains the queue in batches, reads the changed records from
+the store, embeds and indexes them in a worker thread, and records the highest sequence number
+it has applied; a newly opened workspace is synced by comparing the index with the store.
 
 When the store is shared between server processes, writes made through another process raise
 no event here, so a poller follows each workspace's activity sequence in the store: every
@@ -39,7 +39,8 @@ from fieldhouse.storage.base import Store
 
 log = logging.getLogger("fieldhouse.search")
 
-MAX_BATCH_EVENTS = 512
+#: changes per batch: a burst is indexed in batches of this size, each searchable when done
+MAX_BATCH_EVENTS = 256
 BATCH_WINDOW = 0.05  # seconds the indexer waits for more changes when it has only a few
 EMBED_CHUNK = 64  # texts per forward pass (and per call into the embedding thread)
 PAGE = 500
@@ -143,40 +144,24 @@ class Indexer:
             self._fetched[account] = cursor
 
     async def _drain(self, *, forever: bool = False) -> None:
-        receive = self.service.receive
         while True:
             while self.service.dirty:
                 account = self.service.dirty.pop()
                 await self._guarded(account, self.sync, account)
-            if forever:
-                try:
-                    first = await receive.receive()
-                except trio.EndOfChannel:
+            if not self.service.pending:
+                if not forever:
                     return
-            else:
-                try:
-                    first = receive.receive_nowait()
-                except (trio.WouldBlock, trio.EndOfChannel):
-                    return
-            events: list[ChangeEvent] = list(first)
-            self._take_ready(events)
-            if forever and len(events) < EMBED_CHUNK:
-                # a moment for more changes to arrive: one forward pass and one whoosh commit
-                # for many records cost far less than one each (freshness waits this long)
-                await trio.sleep(BATCH_WINDOW)
-                self._take_ready(events)
+                await self.service.wait_pending()
+                if len(self.service.pending) < EMBED_CHUNK:
+                    # a moment for more changes to arrive: one forward pass and one commit
+                    # for many records cost far less than one each (freshness waits this long)
+                    await trio.sleep(BATCH_WINDOW)
+            events = self.service.take_pending(MAX_BATCH_EVENTS)
             by_account: dict[str, list[ChangeEvent]] = {}
             for event in events:
                 by_account.setdefault(event.account_id, []).append(event)
             for account, changes in by_account.items():
                 await self._guarded(account, self._apply_events, account, changes)
-
-    def _take_ready(self, events: list[ChangeEvent]) -> None:
-        while len(events) < MAX_BATCH_EVENTS:
-            try:
-                events.extend(self.service.receive.receive_nowait())
-            except (trio.WouldBlock, trio.EndOfChannel):
-                return
 
     async def _guarded(self, account: str, fn: Any, *args: Any) -> None:
         """Run one workspace's step; a failure makes that workspace unavailable (search then
@@ -202,15 +187,11 @@ class Indexer:
         if ids:
             rows = await records_by_id(self.store, account, ids)
             live = {r.record_id for r in rows}
-            # a change only polled (not a local event) may already be indexed: this process
-            # made it, or a sync read it
-            local = {e.record_id for e in events if not isinstance(e, PolledChange)}
-            polled = [i for i in ids if i not in local]
-            if polled:
-                have: dict[str, str] = await self._thread(index.current, polled)
-                rows = [
-                    r for r in rows if r.record_id in local or have.get(r.record_id) != r.updated_at
-                ]
+            # a change may already be indexed at the version read here: a sync read it, or
+            # (polled) this process made it, or an earlier batch held a later event of it;
+            # such a record is not embedded again
+            have: dict[str, str] = await self._thread(index.current, [r.record_id for r in rows])
+            rows = [r for r in rows if have.get(r.record_id) != r.updated_at]
             await self.index_rows(account, rows, [i for i in ids if i not in live])
         polled_seqs = [e.seq for e in events if isinstance(e, PolledChange) and e.seq is not None]
         if polled_seqs:  # polled entries arrive in order, with none left out
@@ -377,12 +358,7 @@ async def rebuild_indexes(
 @asynccontextmanager
 async def open_search_service(settings: Settings, store: Store) -> AsyncIterator[SearchService]:
     """The service with its indexer running; indexes are saved and closed on exit."""
-    service = SearchService(
-        search_root(settings),
-        store,
-        make_embedder(settings.embedder),
-        queue_size=settings.search_queue_size,
-    )
+    service = SearchService(search_root(settings), store, make_embedder(settings.embedder))
     try:
         async with trio.open_nursery() as nursery:
             # worker processes of one server share the store: follow what the others write

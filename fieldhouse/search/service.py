@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections import OrderedDict
+from collections import OrderedDict, deque
 from collections.abc import Collection, Sequence
 from pathlib import Path
 from typing import Protocol
@@ -40,16 +40,14 @@ class ChangeEvent(Protocol):
 
 
 class SearchService:
-    def __init__(
-        self, root: Path, store: Store, embedder: Embedder, *, queue_size: int = 1024
-    ) -> None:
+    def __init__(self, root: Path, store: Store, embedder: Embedder) -> None:
         self.root = root
         self.store = store
         self.embedder = embedder
         self.indexes: dict[str, WorkspaceIndex] = {}
         #: accounts whose index is being (re)built: unavailable until done
         self.building: set[str] = set()
-        #: accounts whose events were dropped (full queue): the indexer re-syncs them
+        #: accounts the indexer must compare with the store whole (a poller's first sight)
         self.dirty: set[str] = set()
         self.published: dict[str, int] = {}
         self.indexed: dict[str, int] = {}
@@ -57,7 +55,12 @@ class SearchService:
         self.write_limiter = trio.CapacityLimiter(1)
         #: the indexer's embedding runs here, below request handling in priority
         self.background = LowPriorityThread()
-        self._send, self.receive = trio.open_memory_channel[Sequence[ChangeEvent]](queue_size)
+        #: changes not yet taken by the indexer. Unbounded on purpose: an entry is a few ids,
+        #: and dropping one would cost a re-read of the whole workspace (the indexer takes
+        #: them in batches, so a backlog costs fewer, larger batches, not more work)
+        self.pending: deque[ChangeEvent] = deque()
+        self._arrived = trio.Event()
+        self._closed = False
         self._progress = trio.Event()
         self._qcache: OrderedDict[str, Matrix] = OrderedDict()
         self._qlock = threading.Lock()
@@ -68,19 +71,28 @@ class SearchService:
     # --- freshness ---
 
     def notify(self, events: Sequence[ChangeEvent]) -> None:
-        """ActorSystem subscriber: never blocks; a full queue marks the workspace dirty."""
-        accounts: set[str] = set()
+        """ActorSystem subscriber: never blocks, never drops a change."""
+        if self._closed:
+            return  # shutting down; the next start catches up from the store
         for event in events:
-            accounts.add(event.account_id)
             if event.seq is not None:
                 seen = self.published.get(event.account_id, 0)
                 self.published[event.account_id] = max(seen, event.seq)
-        try:
-            self._send.send_nowait(events)
-        except trio.WouldBlock:
-            self.dirty |= accounts
-        except (trio.ClosedResourceError, trio.BrokenResourceError):
-            pass  # shutting down; the next start re-syncs from the store
+        self.pending.extend(events)
+        self._arrived.set()
+
+    async def wait_pending(self) -> None:
+        """Return once :attr:`pending` holds a change (at once when it does already)."""
+        while not self.pending:
+            await self._arrived.wait()
+            self._arrived = trio.Event()
+
+    def take_pending(self, most: int) -> list[ChangeEvent]:
+        """Up to ``most`` changes, oldest first."""
+        taken: list[ChangeEvent] = []
+        while self.pending and len(taken) < most:
+            taken.append(self.pending.popleft())
+        return taken
 
     def progressed(self) -> None:
         """Wake everyone waiting in :meth:`wait_fresh`."""
@@ -170,7 +182,8 @@ class SearchService:
             return None
 
     async def aclose(self) -> None:
-        self._send.close()
+        self._closed = True
+        self.pending.clear()
         indexes, self.indexes = self.indexes, {}
 
         def close_all() -> None:
