@@ -40,6 +40,16 @@ def test_paraphrases_are_closer(
     assert float(a @ b) > float(a @ c) + 0.2
 
 
+def test_onnx_and_numpy_give_the_same_vectors(embedder: MiniLMEmbedder) -> None:
+    texts = ["Renew the office printer lease", "x", "a longer text about invoices " * 40]
+    onnx = embedder.embed(texts)
+    plain = MiniLMEmbedder(backend="numpy").embed(texts)
+    assert embedder.backend == "onnx"
+    assert np.all(np.einsum("ij,ij->i", onnx, plain) >= 0.9999)
+    with pytest.raises(ValueError, match="unknown MiniLM backend"):
+        MiniLMEmbedder(backend="torch")
+
+
 def test_make_embedder() -> None:
     assert isinstance(make_embedder("minilm"), MiniLMEmbedder)
     none = make_embedder("none")
