@@ -26,7 +26,10 @@ Matrix = npt.NDArray[np.float32]
 #: tokens read per text (the model allows 256): a record's title and first fields carry its
 #: meaning, and attention costs grow with the square of the length
 MAX_TOKENS = 128
-BATCH = 64  # texts per forward pass
+#: a longer text is read in up to this many windows of MAX_TOKENS, whose vectors are averaged
+#: (weighted by their tokens): one vector per record, from all of an abstract-length body
+MAX_WINDOWS = 4
+BATCH = 64  # windows per forward pass
 
 
 class Embedder(Protocol):
@@ -127,7 +130,7 @@ def _load(path: Path) -> tuple[_Weights, Any]:
     )
     tokenizer = Tokenizer.from_file(str(path / "tokenizer.json"))
     tokenizer.no_padding()
-    tokenizer.enable_truncation(MAX_TOKENS)
+    tokenizer.enable_truncation(MAX_TOKENS * MAX_WINDOWS)
     return weights, tokenizer
 
 
@@ -318,7 +321,7 @@ class MiniLMEmbedder:
     both give the same vectors (cosine >= 0.9999)."""
 
     # the token budget is part of the name: vectors made with another budget are re-embedded
-    name = f"all-MiniLM-L6-v2/{MAX_TOKENS}"
+    name = f"all-MiniLM-L6-v2/{MAX_TOKENS}x{MAX_WINDOWS}"
     dim = 384
 
     def __init__(self, path: Path | None = None, *, backend: str = "onnx") -> None:
@@ -341,20 +344,41 @@ class MiniLMEmbedder:
         model, tokenizer = self._model()
         forward = _forward_onnx if self.backend == "onnx" else _forward
         encoded = tokenizer.encode_batch([t or " " for t in texts])
-        out = np.zeros((len(texts), self.dim), np.float32)
+        windows: list[list[int]] = []
+        owner: list[int] = []
+        for i, enc in enumerate(encoded):
+            for window in _windows(enc.ids):
+                windows.append(window)
+                owner.append(i)
+        vecs = np.zeros((len(windows), self.dim), np.float32)
         # similar lengths together, so little of each batch is padding
-        order = sorted(range(len(texts)), key=lambda i: len(encoded[i].ids))
+        order = sorted(range(len(windows)), key=lambda i: len(windows[i]))
         for start in range(0, len(order), BATCH):
             chunk = order[start : start + BATCH]
-            length = max(len(encoded[i].ids) for i in chunk)
+            length = max(len(windows[i]) for i in chunk)
             ids = np.zeros((len(chunk), length), np.int64)
             mask = np.zeros((len(chunk), length), np.float32)
             for row, i in enumerate(chunk):
-                n = len(encoded[i].ids)
-                ids[row, :n] = encoded[i].ids
+                n = len(windows[i])
+                ids[row, :n] = windows[i]
                 mask[row, :n] = 1.0
-            out[chunk] = forward(model, ids, mask)
-        return out
+            vecs[chunk] = forward(model, ids, mask)
+        if len(windows) == len(texts):
+            return vecs  # one window each: owner is 0, 1, 2, ...
+        weights = np.array([len(w) for w in windows], np.float32)
+        out = np.zeros((len(texts), self.dim), np.float32)
+        np.add.at(out, np.array(owner), vecs * weights[:, None])
+        return normalise(out)
+
+
+def _windows(ids: Sequence[int]) -> list[list[int]]:
+    """A text's token ids ([CLS] ... [SEP]) as windows of at most MAX_TOKENS, each with its
+    own [CLS] and [SEP]; a short text is one window, unchanged."""
+    if len(ids) <= MAX_TOKENS:
+        return [list(ids)]
+    first, inner, last = ids[0], ids[1:-1], ids[-1]
+    step = MAX_TOKENS - 2
+    return [[first, *inner[i : i + step], last] for i in range(0, len(inner), step)]
 
 
 class NoEmbedder:

@@ -56,3 +56,13 @@ def test_make_embedder() -> None:
     assert isinstance(none, NoEmbedder) and none.embed(["x"]).shape == (1, 0)
     with pytest.raises(ValueError, match="unknown embedder"):
         make_embedder("word2vec")
+
+
+def test_long_text_is_read_past_the_first_window(embedder: MiniLMEmbedder) -> None:
+    head = "Notes on invoices, tax filings and quarterly accounts. " * 14  # ~150 tokens
+    tail = "Our puppy loves chasing tennis balls on the beach every morning. " * 3
+    long, only_head, only_tail = embedder.embed([head + tail, head, tail])
+    # one window of 128 tokens would see the head alone; the windows see the tail too
+    assert float(long @ only_tail) > float(only_head @ only_tail) + 0.1
+    # a short text is one window, as before: its vector does not depend on the long one
+    assert np.allclose(embedder.embed([tail])[0], only_tail, atol=1e-5)
