@@ -24,7 +24,6 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
 import trio
 
 from fieldhouse.config import Settings
@@ -144,11 +143,15 @@ class Indexer:
             self._fetched[account] = cursor
 
     async def _drain(self, *, forever: bool = False) -> None:
+        """Words first, vectors after: each turn indexes the waiting changes by their words
+        (searchable at once), then embeds one chunk of one workspace's queued records, so a
+        burst of writes is searchable after one chunk's embedding, not after all of them."""
+        turn = 0
         while True:
             while self.service.dirty:
                 account = self.service.dirty.pop()
                 await self._guarded(account, self.sync, account)
-            if not self.service.pending:
+            if not self.service.pending and not self.service.to_embed:
                 if not forever:
                     return
                 await self.service.wait_pending()
@@ -162,6 +165,12 @@ class Indexer:
                 by_account.setdefault(event.account_id, []).append(event)
             for account, changes in by_account.items():
                 await self._guarded(account, self._apply_events, account, changes)
+            if self.service.to_embed:
+                accounts = sorted(self.service.to_embed)
+                account = accounts[turn % len(accounts)]
+                turn += 1
+                await self._guarded(account, self.embed_some, account)
+                await self._maybe_save(account)
 
     async def _guarded(self, account: str, fn: Any, *args: Any) -> None:
         """Run one workspace's step; a failure makes that workspace unavailable (search then
@@ -172,6 +181,7 @@ class Indexer:
             log.exception("search index of workspace %s failed; it is unavailable", account)
             index = self.service.indexes.pop(account, None)
             self.service.building.discard(account)
+            self.service.to_embed.pop(account, None)
             if index is not None:
                 with trio.CancelScope(shield=True):
                     await self._thread(index.close)
@@ -191,6 +201,9 @@ class Indexer:
             # (polled) this process made it, or an earlier batch held a later event of it;
             # such a record is not embedded again
             have: dict[str, str] = await self._thread(index.current, [r.record_id for r in rows])
+            queued = self.service.to_embed.get(account, {})
+            for rid, doc in queued.items():
+                have.setdefault(rid, doc.stamp)  # indexed by its words, its vector to come
             rows = [r for r in rows if have.get(r.record_id) != r.updated_at]
             await self.index_rows(account, rows, [i for i in ids if i not in live])
         polled_seqs = [e.seq for e in events if isinstance(e, PolledChange) and e.seq is not None]
@@ -271,6 +284,7 @@ class Indexer:
                 todo = []
         gone = [rid for rid in have if rid not in seen]
         done += await self.index_rows(account, todo, gone)
+        await self.embed_all(account)
         if done >= OPTIMIZE_AFTER:
             await self._thread(index.optimize)
         index.seq = max(index.seq, head)
@@ -291,8 +305,13 @@ class Indexer:
     async def index_rows(
         self, account: str, rows: Sequence[RecordRow], deletes: Collection[str]
     ) -> int:
-        """Embed and index ``rows``, drop ``deletes``; return the number of rows indexed."""
+        """Index ``rows`` by their words (searchable at once) and queue them for embedding,
+        drop ``deletes``; return the number of rows indexed. A record queued twice before its
+        turn is embedded once, at its latest version."""
         index = self.service.indexes[account]
+        backlog = self.service.to_embed.get(account, {})
+        for rid in deletes:
+            backlog.pop(rid, None)
         if not rows:
             if deletes:
                 await self._thread(index.apply, [], None, list(deletes))
@@ -301,19 +320,40 @@ class Indexer:
         named = await self.store.list_labels(account)
         labels = {str(x["id"]): str(x.get("name", "")) for x in named}
         docs = [record_doc(r, schemas.get(r.module_id), labels) for r in rows]
-        embedder = self.service.embedder
         for start in range(0, len(docs), EMBED_CHUNK * 8):
             part = docs[start : start + EMBED_CHUNK * 8]
-            vecs = None
-            if embedder.dim:
-                chunks = []
-                for i in range(0, len(part), EMBED_CHUNK):
-                    texts = [d.embed_text for d in part[i : i + EMBED_CHUNK]]
-                    # the lower-priority thread; between chunks the event loop runs requests
-                    chunks.append(await self.service.background.run(embedder.embed, texts))
-                vecs = np.concatenate(chunks)
-            await self._thread(index.apply, part, vecs, list(deletes) if start == 0 else [])
+            await self._thread(index.apply, part, None, list(deletes) if start == 0 else [])
+        if self.service.embedder.dim:
+            backlog = self.service.to_embed.setdefault(account, {})
+            for doc in docs:
+                backlog.pop(doc.record_id, None)  # to the end: the latest version
+                backlog[doc.record_id] = doc
         return len(docs)
+
+    async def embed_some(self, account: str, most: int = EMBED_CHUNK) -> None:
+        """Embed up to ``most`` of the workspace's queued records and add their vectors."""
+        backlog = self.service.to_embed.get(account)
+        index = self.service.indexes.get(account)
+        if not backlog or index is None:
+            self.service.to_embed.pop(account, None)
+            return
+        # they stay queued until their vectors are in: the workspace is not fresh before
+        docs = [backlog[rid] for rid in list(backlog)[:most]]
+        texts = [d.embed_text for d in docs]
+        # the lower-priority thread; between chunks the event loop runs requests
+        vecs = await self.service.background.run(self.service.embedder.embed, texts)
+        # a record changed or deleted meanwhile is skipped (a newer version is queued)
+        await self._thread(index.add_vectors, docs, vecs)
+        for doc in docs:
+            if backlog.get(doc.record_id) is doc:
+                del backlog[doc.record_id]
+        if not backlog:
+            self.service.to_embed.pop(account, None)
+        self.service.progressed()
+
+    async def embed_all(self, account: str) -> None:
+        while self.service.to_embed.get(account):
+            await self.embed_some(account)
 
     async def _module_schemas(self, account: str) -> dict[str, ModuleSchema]:
         """Module id -> schema, reloaded when the workspace's schema version moves."""

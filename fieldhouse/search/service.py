@@ -19,6 +19,7 @@ import trio
 
 from fieldhouse.config import Settings
 from fieldhouse.search.background import LowPriorityThread
+from fieldhouse.search.documents import Doc
 from fieldhouse.search.embedder import Embedder, Matrix
 from fieldhouse.search.engine import Mode, SearchResult, WorkspaceIndex
 from fieldhouse.storage.base import Store
@@ -50,6 +51,9 @@ class SearchService:
         #: accounts the indexer must compare with the store whole (a poller's first sight)
         self.dirty: set[str] = set()
         self.published: dict[str, int] = {}
+        #: records indexed by their words and waiting for their vectors, per workspace (the
+        #: latest version of each, in arrival order)
+        self.to_embed: dict[str, dict[str, Doc]] = {}
         self.indexed: dict[str, int] = {}
         self.query_limiter = trio.CapacityLimiter(4)
         self.write_limiter = trio.CapacityLimiter(1)
@@ -102,19 +106,24 @@ class SearchService:
     def available(self, account_id: str) -> bool:
         return account_id in self.indexes and account_id not in self.building
 
-    def caught_up(self, account_id: str, seq: int | None = None) -> bool:
+    def caught_up(self, account_id: str, seq: int | None = None, *, vectors: bool = True) -> bool:
+        """Every change published so far (or up to ``seq``) is searchable by its words and,
+        with ``vectors``, has its vector too."""
         target = self.published.get(account_id, 0) if seq is None else seq
         return (
             self.available(account_id)
             and account_id not in self.dirty
             and self.indexed.get(account_id, 0) >= target
+            and not (vectors and self.to_embed.get(account_id))
         )
 
-    async def wait_fresh(self, account_id: str, within: float, seq: int | None = None) -> bool:
+    async def wait_fresh(
+        self, account_id: str, within: float, seq: int | None = None, *, vectors: bool = True
+    ) -> bool:
         """Wait until the index holds every change published so far (or ``seq``)."""
         target = self.published.get(account_id, 0) if seq is None else seq
         with trio.move_on_after(within):
-            while not self.caught_up(account_id, target):
+            while not self.caught_up(account_id, target, vectors=vectors):
                 await self._progress.wait()
             return True
         return False
@@ -169,7 +178,7 @@ class SearchService:
         """Candidate record ids of a module for a substring search (a superset: the caller
         still checks each), read after the index caught up with the writes so far; None
         when the index cannot answer or narrow it down."""
-        if not await self.wait_fresh(account_id, within):
+        if not await self.wait_fresh(account_id, within, vectors=False):
             return None
         index = self.indexes[account_id]
         try:
