@@ -33,8 +33,6 @@ class Settings:
     search_enabled: bool = True
     #: sentence embedder: ``minilm`` (all-MiniLM-L6-v2, numpy) or ``none`` (keyword only)
     embedder: str = "minilm"
-    #: event batches waiting for the indexer; when full, a workspace is re-synced instead
-    search_queue_size: int = 1024
     #: where queued agent e-mails are delivered (smtp://[user:pass@]host:port[?from=addr],
     #: smtps:// for TLS); None keeps them queued in the outbox
     smtp_url: str | None = None

@@ -35,7 +35,8 @@ TEXT_TYPES: frozenset[str] = frozenset(
 _SKIP_KEYS = frozenset({"recordId", "userId", "avatar", "id"})
 _SPACE = re.compile(r"\s+")
 MAX_BODY_CHARS = 20_000
-EMBED_BODY_CHARS = 1000  # a margin over what 128 tokens hold: no tokenizing text thrown away
+#: a margin over what the embedder reads (4 windows of 128 tokens, about 2,000 characters)
+EMBED_BODY_CHARS = 3000
 
 
 @dataclass(frozen=True)
@@ -53,8 +54,8 @@ class Doc:
 
     @property
     def embed_text(self) -> str:
-        """What the embedder reads: the title first, then labels and the body's start, since
-        the embedder keeps only the first 128 tokens (about 500 characters)."""
+        """What the embedder reads: the title first, then labels and the body's start (the
+        embedder reads up to 512 tokens, about 2,000 characters, in windows of 128)."""
         parts = [self.title, self.labels, self.body[:EMBED_BODY_CHARS]]
         return ". ".join(p for p in parts if p)
 

@@ -130,6 +130,25 @@ class WorkspaceIndex:
                 vecs,
             )
 
+    def add_vectors(self, docs: Sequence[Doc], vecs: Matrix) -> None:
+        """The vectors of ``docs`` whose indexed words are still of the same version (a
+        record changed or deleted since is skipped: its newer version comes later)."""
+        if not self.vectors.dim or not docs:
+            return
+        stored = self.keyword.stored([d.record_id for d in docs])
+        keep = [
+            i
+            for i, d in enumerate(docs)
+            if str(stored.get(d.record_id, {}).get("stamp")) == d.stamp
+        ]
+        if keep:
+            self.vectors.upsert(
+                [docs[i].record_id for i in keep],
+                [docs[i].module_id for i in keep],
+                [docs[i].stamp for i in keep],
+                vecs[keep],
+            )
+
     def optimize(self) -> None:
         self.keyword.optimize()
 

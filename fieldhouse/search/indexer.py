@@ -1,10 +1,10 @@
 """The indexer: one trio task that keeps every workspace's index in step with the store.
 
-Events arrive from the ActorSystem subscriber through a bounded memory channel (the subscriber
-never blocks an actor: when the channel is full it marks the workspace dirty instead). The task
-drains the channel in batches, reads the changed records from the store, embeds and indexes
-them in a worker thread, and records the highest sequence number it has applied; a dirty or
-newly opened workspace is re-synced by comparing the index with the store.
+Events arrive from the ActorSystem subscriber in an unbounded queue of changes (the subscriber
+never blocks an actor, and no change is ever dropped, so a burst of writes never costs a re-read
+of the whole workspace). The task drains the queue in batches, reads the changed records from
+the store, embeds and indexes them in a worker thread, and records the highest sequence number
+it has applied; a newly opened workspace is synced by comparing the index with the store.
 
 When the store is shared between server processes, writes made through another process raise
 no event here, so a poller follows each workspace's activity sequence in the store: every
@@ -24,7 +24,6 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
 import trio
 
 from fieldhouse.config import Settings
@@ -39,7 +38,8 @@ from fieldhouse.storage.base import Store
 
 log = logging.getLogger("fieldhouse.search")
 
-MAX_BATCH_EVENTS = 512
+#: changes per batch: a burst is indexed in batches of this size, each searchable when done
+MAX_BATCH_EVENTS = 256
 BATCH_WINDOW = 0.05  # seconds the indexer waits for more changes when it has only a few
 EMBED_CHUNK = 64  # texts per forward pass (and per call into the embedding thread)
 PAGE = 500
@@ -143,40 +143,34 @@ class Indexer:
             self._fetched[account] = cursor
 
     async def _drain(self, *, forever: bool = False) -> None:
-        receive = self.service.receive
+        """Words first, vectors after: each turn indexes the waiting changes by their words
+        (searchable at once), then embeds one chunk of one workspace's queued records, so a
+        burst of writes is searchable after one chunk's embedding, not after all of them."""
+        turn = 0
         while True:
             while self.service.dirty:
                 account = self.service.dirty.pop()
                 await self._guarded(account, self.sync, account)
-            if forever:
-                try:
-                    first = await receive.receive()
-                except trio.EndOfChannel:
+            if not self.service.pending and not self.service.to_embed:
+                if not forever:
                     return
-            else:
-                try:
-                    first = receive.receive_nowait()
-                except (trio.WouldBlock, trio.EndOfChannel):
-                    return
-            events: list[ChangeEvent] = list(first)
-            self._take_ready(events)
-            if forever and len(events) < EMBED_CHUNK:
-                # a moment for more changes to arrive: one forward pass and one whoosh commit
-                # for many records cost far less than one each (freshness waits this long)
-                await trio.sleep(BATCH_WINDOW)
-                self._take_ready(events)
+                await self.service.wait_pending()
+                if len(self.service.pending) < EMBED_CHUNK:
+                    # a moment for more changes to arrive: one forward pass and one commit
+                    # for many records cost far less than one each (freshness waits this long)
+                    await trio.sleep(BATCH_WINDOW)
+            events = self.service.take_pending(MAX_BATCH_EVENTS)
             by_account: dict[str, list[ChangeEvent]] = {}
             for event in events:
                 by_account.setdefault(event.account_id, []).append(event)
             for account, changes in by_account.items():
                 await self._guarded(account, self._apply_events, account, changes)
-
-    def _take_ready(self, events: list[ChangeEvent]) -> None:
-        while len(events) < MAX_BATCH_EVENTS:
-            try:
-                events.extend(self.service.receive.receive_nowait())
-            except (trio.WouldBlock, trio.EndOfChannel):
-                return
+            if self.service.to_embed:
+                accounts = sorted(self.service.to_embed)
+                account = accounts[turn % len(accounts)]
+                turn += 1
+                await self._guarded(account, self.embed_some, account)
+                await self._maybe_save(account)
 
     async def _guarded(self, account: str, fn: Any, *args: Any) -> None:
         """Run one workspace's step; a failure makes that workspace unavailable (search then
@@ -187,6 +181,7 @@ class Indexer:
             log.exception("search index of workspace %s failed; it is unavailable", account)
             index = self.service.indexes.pop(account, None)
             self.service.building.discard(account)
+            self.service.to_embed.pop(account, None)
             if index is not None:
                 with trio.CancelScope(shield=True):
                     await self._thread(index.close)
@@ -202,15 +197,14 @@ class Indexer:
         if ids:
             rows = await records_by_id(self.store, account, ids)
             live = {r.record_id for r in rows}
-            # a change only polled (not a local event) may already be indexed: this process
-            # made it, or a sync read it
-            local = {e.record_id for e in events if not isinstance(e, PolledChange)}
-            polled = [i for i in ids if i not in local]
-            if polled:
-                have: dict[str, str] = await self._thread(index.current, polled)
-                rows = [
-                    r for r in rows if r.record_id in local or have.get(r.record_id) != r.updated_at
-                ]
+            # a change may already be indexed at the version read here: a sync read it, or
+            # (polled) this process made it, or an earlier batch held a later event of it;
+            # such a record is not embedded again
+            have: dict[str, str] = await self._thread(index.current, [r.record_id for r in rows])
+            queued = self.service.to_embed.get(account, {})
+            for rid, doc in queued.items():
+                have.setdefault(rid, doc.stamp)  # indexed by its words, its vector to come
+            rows = [r for r in rows if have.get(r.record_id) != r.updated_at]
             await self.index_rows(account, rows, [i for i in ids if i not in live])
         polled_seqs = [e.seq for e in events if isinstance(e, PolledChange) and e.seq is not None]
         if polled_seqs:  # polled entries arrive in order, with none left out
@@ -290,6 +284,7 @@ class Indexer:
                 todo = []
         gone = [rid for rid in have if rid not in seen]
         done += await self.index_rows(account, todo, gone)
+        await self.embed_all(account)
         if done >= OPTIMIZE_AFTER:
             await self._thread(index.optimize)
         index.seq = max(index.seq, head)
@@ -310,8 +305,13 @@ class Indexer:
     async def index_rows(
         self, account: str, rows: Sequence[RecordRow], deletes: Collection[str]
     ) -> int:
-        """Embed and index ``rows``, drop ``deletes``; return the number of rows indexed."""
+        """Index ``rows`` by their words (searchable at once) and queue them for embedding,
+        drop ``deletes``; return the number of rows indexed. A record queued twice before its
+        turn is embedded once, at its latest version."""
         index = self.service.indexes[account]
+        backlog = self.service.to_embed.get(account, {})
+        for rid in deletes:
+            backlog.pop(rid, None)
         if not rows:
             if deletes:
                 await self._thread(index.apply, [], None, list(deletes))
@@ -320,19 +320,40 @@ class Indexer:
         named = await self.store.list_labels(account)
         labels = {str(x["id"]): str(x.get("name", "")) for x in named}
         docs = [record_doc(r, schemas.get(r.module_id), labels) for r in rows]
-        embedder = self.service.embedder
         for start in range(0, len(docs), EMBED_CHUNK * 8):
             part = docs[start : start + EMBED_CHUNK * 8]
-            vecs = None
-            if embedder.dim:
-                chunks = []
-                for i in range(0, len(part), EMBED_CHUNK):
-                    texts = [d.embed_text for d in part[i : i + EMBED_CHUNK]]
-                    # the lower-priority thread; between chunks the event loop runs requests
-                    chunks.append(await self.service.background.run(embedder.embed, texts))
-                vecs = np.concatenate(chunks)
-            await self._thread(index.apply, part, vecs, list(deletes) if start == 0 else [])
+            await self._thread(index.apply, part, None, list(deletes) if start == 0 else [])
+        if self.service.embedder.dim:
+            backlog = self.service.to_embed.setdefault(account, {})
+            for doc in docs:
+                backlog.pop(doc.record_id, None)  # to the end: the latest version
+                backlog[doc.record_id] = doc
         return len(docs)
+
+    async def embed_some(self, account: str, most: int = EMBED_CHUNK) -> None:
+        """Embed up to ``most`` of the workspace's queued records and add their vectors."""
+        backlog = self.service.to_embed.get(account)
+        index = self.service.indexes.get(account)
+        if not backlog or index is None:
+            self.service.to_embed.pop(account, None)
+            return
+        # they stay queued until their vectors are in: the workspace is not fresh before
+        docs = [backlog[rid] for rid in list(backlog)[:most]]
+        texts = [d.embed_text for d in docs]
+        # the lower-priority thread; between chunks the event loop runs requests
+        vecs = await self.service.background.run(self.service.embedder.embed, texts)
+        # a record changed or deleted meanwhile is skipped (a newer version is queued)
+        await self._thread(index.add_vectors, docs, vecs)
+        for doc in docs:
+            if backlog.get(doc.record_id) is doc:
+                del backlog[doc.record_id]
+        if not backlog:
+            self.service.to_embed.pop(account, None)
+        self.service.progressed()
+
+    async def embed_all(self, account: str) -> None:
+        while self.service.to_embed.get(account):
+            await self.embed_some(account)
 
     async def _module_schemas(self, account: str) -> dict[str, ModuleSchema]:
         """Module id -> schema, reloaded when the workspace's schema version moves."""
@@ -377,12 +398,7 @@ async def rebuild_indexes(
 @asynccontextmanager
 async def open_search_service(settings: Settings, store: Store) -> AsyncIterator[SearchService]:
     """The service with its indexer running; indexes are saved and closed on exit."""
-    service = SearchService(
-        search_root(settings),
-        store,
-        make_embedder(settings.embedder),
-        queue_size=settings.search_queue_size,
-    )
+    service = SearchService(search_root(settings), store, make_embedder(settings.embedder))
     try:
         async with trio.open_nursery() as nursery:
             # worker processes of one server share the store: follow what the others write

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections import OrderedDict
+from collections import OrderedDict, deque
 from collections.abc import Collection, Sequence
 from pathlib import Path
 from typing import Protocol
@@ -19,6 +19,7 @@ import trio
 
 from fieldhouse.config import Settings
 from fieldhouse.search.background import LowPriorityThread
+from fieldhouse.search.documents import Doc
 from fieldhouse.search.embedder import Embedder, Matrix
 from fieldhouse.search.engine import Mode, SearchResult, WorkspaceIndex
 from fieldhouse.storage.base import Store
@@ -40,24 +41,30 @@ class ChangeEvent(Protocol):
 
 
 class SearchService:
-    def __init__(
-        self, root: Path, store: Store, embedder: Embedder, *, queue_size: int = 1024
-    ) -> None:
+    def __init__(self, root: Path, store: Store, embedder: Embedder) -> None:
         self.root = root
         self.store = store
         self.embedder = embedder
         self.indexes: dict[str, WorkspaceIndex] = {}
         #: accounts whose index is being (re)built: unavailable until done
         self.building: set[str] = set()
-        #: accounts whose events were dropped (full queue): the indexer re-syncs them
+        #: accounts the indexer must compare with the store whole (a poller's first sight)
         self.dirty: set[str] = set()
         self.published: dict[str, int] = {}
+        #: records indexed by their words and waiting for their vectors, per workspace (the
+        #: latest version of each, in arrival order)
+        self.to_embed: dict[str, dict[str, Doc]] = {}
         self.indexed: dict[str, int] = {}
         self.query_limiter = trio.CapacityLimiter(4)
         self.write_limiter = trio.CapacityLimiter(1)
         #: the indexer's embedding runs here, below request handling in priority
         self.background = LowPriorityThread()
-        self._send, self.receive = trio.open_memory_channel[Sequence[ChangeEvent]](queue_size)
+        #: changes not yet taken by the indexer. Unbounded on purpose: an entry is a few ids,
+        #: and dropping one would cost a re-read of the whole workspace (the indexer takes
+        #: them in batches, so a backlog costs fewer, larger batches, not more work)
+        self.pending: deque[ChangeEvent] = deque()
+        self._arrived = trio.Event()
+        self._closed = False
         self._progress = trio.Event()
         self._qcache: OrderedDict[str, Matrix] = OrderedDict()
         self._qlock = threading.Lock()
@@ -68,19 +75,28 @@ class SearchService:
     # --- freshness ---
 
     def notify(self, events: Sequence[ChangeEvent]) -> None:
-        """ActorSystem subscriber: never blocks; a full queue marks the workspace dirty."""
-        accounts: set[str] = set()
+        """ActorSystem subscriber: never blocks, never drops a change."""
+        if self._closed:
+            return  # shutting down; the next start catches up from the store
         for event in events:
-            accounts.add(event.account_id)
             if event.seq is not None:
                 seen = self.published.get(event.account_id, 0)
                 self.published[event.account_id] = max(seen, event.seq)
-        try:
-            self._send.send_nowait(events)
-        except trio.WouldBlock:
-            self.dirty |= accounts
-        except (trio.ClosedResourceError, trio.BrokenResourceError):
-            pass  # shutting down; the next start re-syncs from the store
+        self.pending.extend(events)
+        self._arrived.set()
+
+    async def wait_pending(self) -> None:
+        """Return once :attr:`pending` holds a change (at once when it does already)."""
+        while not self.pending:
+            await self._arrived.wait()
+            self._arrived = trio.Event()
+
+    def take_pending(self, most: int) -> list[ChangeEvent]:
+        """Up to ``most`` changes, oldest first."""
+        taken: list[ChangeEvent] = []
+        while self.pending and len(taken) < most:
+            taken.append(self.pending.popleft())
+        return taken
 
     def progressed(self) -> None:
         """Wake everyone waiting in :meth:`wait_fresh`."""
@@ -90,19 +106,24 @@ class SearchService:
     def available(self, account_id: str) -> bool:
         return account_id in self.indexes and account_id not in self.building
 
-    def caught_up(self, account_id: str, seq: int | None = None) -> bool:
+    def caught_up(self, account_id: str, seq: int | None = None, *, vectors: bool = True) -> bool:
+        """Every change published so far (or up to ``seq``) is searchable by its words and,
+        with ``vectors``, has its vector too."""
         target = self.published.get(account_id, 0) if seq is None else seq
         return (
             self.available(account_id)
             and account_id not in self.dirty
             and self.indexed.get(account_id, 0) >= target
+            and not (vectors and self.to_embed.get(account_id))
         )
 
-    async def wait_fresh(self, account_id: str, within: float, seq: int | None = None) -> bool:
+    async def wait_fresh(
+        self, account_id: str, within: float, seq: int | None = None, *, vectors: bool = True
+    ) -> bool:
         """Wait until the index holds every change published so far (or ``seq``)."""
         target = self.published.get(account_id, 0) if seq is None else seq
         with trio.move_on_after(within):
-            while not self.caught_up(account_id, target):
+            while not self.caught_up(account_id, target, vectors=vectors):
                 await self._progress.wait()
             return True
         return False
@@ -157,7 +178,7 @@ class SearchService:
         """Candidate record ids of a module for a substring search (a superset: the caller
         still checks each), read after the index caught up with the writes so far; None
         when the index cannot answer or narrow it down."""
-        if not await self.wait_fresh(account_id, within):
+        if not await self.wait_fresh(account_id, within, vectors=False):
             return None
         index = self.indexes[account_id]
         try:
@@ -170,7 +191,8 @@ class SearchService:
             return None
 
     async def aclose(self) -> None:
-        self._send.close()
+        self._closed = True
+        self.pending.clear()
         indexes, self.indexes = self.indexes, {}
 
         def close_all() -> None:

@@ -40,9 +40,29 @@ def test_paraphrases_are_closer(
     assert float(a @ b) > float(a @ c) + 0.2
 
 
+def test_onnx_and_numpy_give_the_same_vectors(embedder: MiniLMEmbedder) -> None:
+    texts = ["Renew the office printer lease", "x", "a longer text about invoices " * 40]
+    onnx = embedder.embed(texts)
+    plain = MiniLMEmbedder(backend="numpy").embed(texts)
+    assert embedder.backend == "onnx"
+    assert np.all(np.einsum("ij,ij->i", onnx, plain) >= 0.9999)
+    with pytest.raises(ValueError, match="unknown MiniLM backend"):
+        MiniLMEmbedder(backend="torch")
+
+
 def test_make_embedder() -> None:
     assert isinstance(make_embedder("minilm"), MiniLMEmbedder)
     none = make_embedder("none")
     assert isinstance(none, NoEmbedder) and none.embed(["x"]).shape == (1, 0)
     with pytest.raises(ValueError, match="unknown embedder"):
         make_embedder("word2vec")
+
+
+def test_long_text_is_read_past_the_first_window(embedder: MiniLMEmbedder) -> None:
+    head = "Notes on invoices, tax filings and quarterly accounts. " * 14  # ~150 tokens
+    tail = "Our puppy loves chasing tennis balls on the beach every morning. " * 3
+    long, only_head, only_tail = embedder.embed([head + tail, head, tail])
+    # one window of 128 tokens would see the head alone; the windows see the tail too
+    assert float(long @ only_tail) > float(only_head @ only_tail) + 0.1
+    # a short text is one window, as before: its vector does not depend on the long one
+    assert np.allclose(embedder.embed([tail])[0], only_tail, atol=1e-5)

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from pathlib import Path
 
 import pytest
+import trio
 
 from fieldhouse.actors.record_ops import CreateRecord, DeleteRecords
 from fieldhouse.config import Settings
@@ -104,14 +104,35 @@ async def test_missing_or_corrupt_index_is_rebuilt(settings: Settings, damage: s
         assert await titles(rt, ws.account_id, "coffee") == ["Order more coffee beans"]
 
 
-async def test_full_queue_marks_dirty_and_resyncs(tmp_path: Path) -> None:
-    settings = Settings(data_dir=tmp_path / "data", search_queue_size=1)
+async def test_burst_of_creates_is_indexed_once_without_a_resync(
+    settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    Counting.calls = 0
+    monkeypatch.setattr("fieldhouse.search.indexer.make_embedder", lambda _: Counting())
+    resyncs: list[str] = []
+    real_sync = Indexer.sync
+
+    async def sync(self: Indexer, account: str) -> int:
+        resyncs.append(account)
+        return await real_sync(self, account)
+
+    monkeypatch.setattr(Indexer, "sync", sync)
+    n = 300  # more changes than one indexer batch: the burst queues up behind it
     async with open_runtime(settings) as rt:
         ws = await make_workspace(rt)
-        for i in range(6):  # more batches than the queue holds: some are dropped
-            await add_task(rt, ws.account_id, f"Water plant number {i}")
-        got = await titles(rt, ws.account_id, "water plant")
-        assert sorted(got) == [f"Water plant number {i}" for i in range(6)]
+        assert await svc(rt).wait_fresh(ws.account_id, WAIT)  # its (empty) index is built
+        before = list(resyncs)
+        async with trio.open_nursery() as nursery:
+            for i in range(n):
+                nursery.start_soon(add_task, rt, ws.account_id, f"Water plant number {i}")
+        assert await svc(rt).wait_fresh(ws.account_id, WAIT)
+        found = await svc(rt).search(
+            ws.account_id, "water plant", None, limit=5, min_similarity=0.3, mode="keyword"
+        )
+        assert found is not None and found.total == n
+        assert (await titles(rt, ws.account_id, "plant number 123"))[0] == "Water plant number 123"
+        assert Counting.calls == n + 1  # every record embedded once, plus the one query
+        assert resyncs == before  # no workspace was compared with the store again
 
 
 async def test_workspaces_are_isolated(settings: Settings) -> None:

@@ -1,0 +1,158 @@
+"""Freshness under load: ``python -m benchmarks.search_freshness [--seconds 20] [--writers 16]``.
+
+Creates records at full speed through the actors (the path every API write takes) in one
+process with the real indexer, for a fixed time, and probes how long each sampled record takes
+to be found by a keyword search for its own unique word. Prints the create rate, the probe
+latencies (p50 / p99 / max), how many records the embedder read (each once: no re-embedding),
+and whether any workspace was re-synced whole. SQLite in a temporary data directory.
+"""
+
+from __future__ import annotations
+
+import argparse
+import tempfile
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+import trio
+
+from fieldhouse.actors.bootstrap import init_workspace
+from fieldhouse.actors.record_ops import CreateRecord
+from fieldhouse.config import Settings
+from fieldhouse.runtime import open_runtime
+from fieldhouse.search import indexer as indexer_module
+from fieldhouse.search.embedder import Matrix, MiniLMEmbedder
+
+PROBE_EVERY = 10  # every n-th record is probed
+PROBE_INTERVAL = 0.05
+GIVE_UP = 120.0
+
+
+class CountingEmbedder(MiniLMEmbedder):
+    texts = 0
+
+    def embed(self, texts: Sequence[str]) -> Matrix:
+        CountingEmbedder.texts += len(texts)
+        return super().embed(texts)
+
+
+async def run(seconds: float, writers: int) -> None:
+    embedder = CountingEmbedder()
+    embedder.embed(["warm up"])  # load the model before the clock starts
+    CountingEmbedder.texts = 0
+    indexer_module.make_embedder = lambda _: embedder  # type: ignore[assignment]
+    resyncs = 0
+    real_sync = indexer_module.Indexer.sync
+
+    async def counting_sync(self: indexer_module.Indexer, account: str) -> int:
+        nonlocal resyncs
+        resyncs += 1
+        return await real_sync(self, account)
+
+    indexer_module.Indexer.sync = counting_sync  # type: ignore[method-assign]
+    with tempfile.TemporaryDirectory() as tmp:
+        settings = Settings(data_dir=Path(tmp) / "data")
+        async with open_runtime(settings) as rt:
+            made, _ = await init_workspace(rt.actors, "Bench", None)
+            account = made.account_id
+            assert rt.search is not None
+            await rt.search.wait_fresh(account, 30)
+            schemas = await rt.actors.schemas.get(account)
+            tasks = schemas.get("tasks")
+            assert tasks is not None
+            module = tasks.module.module_id
+            syncs_before = resyncs
+            lags: list[float] = []
+            missing = 0
+            created = 0
+            stop_at = trio.current_time() + seconds
+
+            pending: dict[str, float] = {}  # probed word -> when its record was created
+            writing = True
+
+            async def prober() -> None:
+                """One OR-query over every sampled word not yet found, every PROBE_INTERVAL:
+                the probing itself must not load the server."""
+                nonlocal missing
+                assert rt.search is not None
+                while writing or pending:
+                    await trio.sleep(PROBE_INTERVAL)
+                    if not pending:
+                        continue
+                    words = list(pending)[:200]
+                    found = await rt.search.search(
+                        account,
+                        " ".join(words),
+                        None,
+                        limit=len(words),
+                        min_similarity=0.9,
+                        mode="keyword",
+                    )
+                    now = trio.current_time()
+                    for hit in found.hits if found is not None else []:
+                        for word in hit.title.split():
+                            if word in pending:
+                                lags.append(now - pending.pop(word))
+                    for word, made_at in list(pending.items()):
+                        if now - made_at > GIVE_UP:
+                            missing += 1
+                            del pending[word]
+
+            async def writer(w: int) -> None:
+                nonlocal created
+                n = 0
+                while trio.current_time() < stop_at:
+                    word = f"zq{w}x{n}"
+                    title = f"Follow up {word} with the supplier about the delivery"
+                    await rt.actors.ask(
+                        account,
+                        CreateRecord(
+                            module, title, {"title": title, "status": "todo"}, None, "Bench"
+                        ),
+                    )
+                    created += 1
+                    if n % PROBE_EVERY == 0:
+                        pending[word] = trio.current_time()
+                    n += 1
+
+            started = time.perf_counter()
+            cpu0 = time.process_time()
+            async with trio.open_nursery() as probes:
+                probes.start_soon(prober)
+                async with trio.open_nursery() as writers_nursery:
+                    for w in range(writers):
+                        writers_nursery.start_soon(writer, w)
+                elapsed = time.perf_counter() - started
+                writing = False
+            cpu = time.process_time() - cpu0
+            lags.sort()
+            print(
+                f"{created} records created in {elapsed:.1f} s by {writers} concurrent writers "
+                f"({created / elapsed:.0f}/s), process CPU {cpu:.1f} s"
+            )
+            if lags:
+                p50 = lags[len(lags) // 2]
+                p99 = lags[min(len(lags) - 1, int(len(lags) * 0.99))]
+                print(
+                    f"searchable after (every {PROBE_EVERY}th record, {len(lags)} probes): "
+                    f"p50 {p50:.2f} s  p99 {p99:.2f} s  max {lags[-1]:.2f} s; "
+                    f"not found within {GIVE_UP:.0f} s: {missing}"
+                )
+            print(
+                f"texts embedded: {CountingEmbedder.texts} for {created} records "
+                f"(probes are keyword searches: no query embeddings); "
+                f"whole-workspace syncs during the run: {resyncs - syncs_before}"
+            )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--seconds", type=float, default=20.0)
+    parser.add_argument("--writers", type=int, default=16)
+    args = parser.parse_args()
+    trio.run(run, args.seconds, args.writers)
+
+
+if __name__ == "__main__":
+    main()
