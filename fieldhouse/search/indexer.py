@@ -176,7 +176,8 @@ class Indexer:
         """Run one workspace's step; a failure makes that workspace unavailable (search then
         answers with the fallback) until its next event retries, and never stops the task."""
         try:
-            await fn(*args)
+            async with self.service.steps.setdefault(account, trio.Lock()):
+                await fn(*args)
         except Exception:
             log.exception("search index of workspace %s failed; it is unavailable", account)
             index = self.service.indexes.pop(account, None)
@@ -230,13 +231,21 @@ class Indexer:
                 log.warning("search index of %s unusable (%s); rebuilding", account, exc)
             else:
                 log.info("search: building the index of workspace %s", account)
-            await self.rebuild(account)
+            await self._rebuild(account)
             return
         self.service.indexes[account] = index
         await self.sync(account)
 
     async def rebuild(self, account: str) -> int:
         """Throw the index away and index every live record again; unavailable meanwhile."""
+        self.service.building.add(account)  # unavailable from now, not when its turn comes
+        try:
+            async with self.service.steps.setdefault(account, trio.Lock()):
+                return await self._rebuild(account)
+        finally:
+            self.service.building.discard(account)
+
+    async def _rebuild(self, account: str) -> int:
         self.service.building.add(account)
         try:
             old = self.service.indexes.pop(account, None)

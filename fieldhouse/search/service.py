@@ -57,6 +57,8 @@ class SearchService:
         self.indexed: dict[str, int] = {}
         self.query_limiter = trio.CapacityLimiter(4)
         self.write_limiter = trio.CapacityLimiter(1)
+        #: one step at a time per workspace index (a rebuild replaces the index under a step)
+        self.steps: dict[str, trio.Lock] = {}
         #: the indexer's embedding runs here, below request handling in priority
         self.background = LowPriorityThread()
         #: changes not yet taken by the indexer. Unbounded on purpose: an entry is a few ids,
