@@ -6,9 +6,10 @@ cannot drift from what the server accepts.
 
 from __future__ import annotations
 
+import difflib
 import functools
 import re
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -34,6 +35,28 @@ class ExtraParam:
     description: str
     style: str | None = None
     explode: bool | None = None
+    required: bool = False
+
+    def accepts(self, key: str) -> bool:
+        """Whether the raw query key ``key`` is this parameter (``name[...]`` for deepObject)."""
+        if self.style == "deepObject":
+            return key.startswith(self.name + "[") and key.endswith("]")
+        return key == self.name
+
+
+def model_params(model: type[BaseModel]) -> tuple[ExtraParam, ...]:
+    """The query parameters a query model declares, in the same shape as the extra ones."""
+    schema = model.model_json_schema(ref_template="#/components/schemas/{model}")
+    required = set(schema.get("required", []))
+    return tuple(
+        ExtraParam(
+            name,
+            {k: v for k, v in prop.items() if k not in ("title", "description")},
+            str(prop.get("description", "")),
+            required=name in required,
+        )
+        for name, prop in schema.get("properties", {}).items()
+    )
 
 
 @dataclass(frozen=True)
@@ -53,6 +76,21 @@ class Endpoint:
     description: str = ""
     #: served but left out of the document (an alias of a documented path)
     hidden: bool = False
+
+    @property
+    def query_params(self) -> tuple[ExtraParam, ...]:
+        """Every query parameter the operation takes: the one list both /openapi.json and
+        the unknown-parameter check read."""
+        declared = model_params(self.query) if self.query is not None else ()
+        return (*declared, *self.extra_params)
+
+    @property
+    def served_paths(self) -> tuple[str, ...]:
+        """The paths it answers on: its own, and for one outside /v1 the same under /v1 too,
+        so one base URL (the document's server, /v1) reaches every operation."""
+        if self.path.startswith("/v1/"):
+            return (self.path,)
+        return (self.path, "/v1" + self.path)
 
 
 class Routes:
@@ -107,14 +145,15 @@ class Routes:
     def install(self, app: Quart, svc: Services) -> None:
         """Serve every endpoint of the group; each handler gets ``svc`` as its first argument."""
         for spec, fn in self.entries:
-            rule = PATH_PARAM.sub(r"<\1>", spec.path)
-            app.add_url_rule(
-                rule,
-                spec.operation_id,
-                _wrap(spec, fn, svc),
-                methods=[spec.method],
-                strict_slashes=False,
-            )
+            view = _wrap(spec, fn, svc)
+            for index, path in enumerate(spec.served_paths):
+                app.add_url_rule(
+                    PATH_PARAM.sub(r"<\1>", path),
+                    spec.operation_id if index == 0 else f"{spec.operation_id}@{path}",
+                    view,
+                    methods=[spec.method],
+                    strict_slashes=False,
+                )
 
 
 def _wrap(spec: Endpoint, fn: Handler, svc: Services) -> Handler:
@@ -123,7 +162,7 @@ def _wrap(spec: Endpoint, fn: Handler, svc: Services) -> Handler:
         kwargs: dict[str, Any] = {"svc": svc, **path_args}
         if spec.scope is not None:
             kwargs["principal"] = require_principal(spec.scope, admin_only=spec.admin_only)
-        issues: list[Issue] = []
+        issues: list[Issue] = unknown_query_params(spec, request.args.keys())
         if spec.query is not None:
             try:
                 kwargs["query"] = validate_model(spec.query, dict(request.args.items()))
@@ -145,6 +184,29 @@ def _wrap(spec: Endpoint, fn: Handler, svc: Services) -> Handler:
         return json_response(payload, status)
 
     return handler
+
+
+def unknown_query_params(spec: Endpoint, keys: Iterable[str]) -> list[Issue]:
+    """One issue per query parameter the operation does not declare (a misspelt ``pagesize``
+    or a generated client's ``first-name`` must not be silently ignored)."""
+    params = spec.query_params
+    names = [p.name for p in params]
+    issues: list[Issue] = []
+    for key in dict.fromkeys(keys):
+        if any(p.accepts(key) for p in params):
+            continue
+        message = f"Unknown query parameter {key!r}"
+        close = [n for n in names if n.lower() == key.lower()] or difflib.get_close_matches(
+            key, names, n=1
+        )
+        if close:
+            message += f"; did you mean {close[0]!r}?"
+        elif names:
+            message += f"; this operation takes {', '.join(names)}"
+        else:
+            message += "; this operation takes no query parameters"
+        issues.append(Issue("unrecognized_keys", (key,), message, {"keys": [key]}))
+    return issues
 
 
 def require_principal(scope: str, *, admin_only: bool = False) -> Principal:

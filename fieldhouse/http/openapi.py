@@ -44,10 +44,10 @@ def build_openapi(endpoints: Sequence[Endpoint]) -> dict[str, Any]:
     paths: dict[str, dict[str, Any]] = {}
     for ep in endpoints:
         path = ep.path.removeprefix("/v1") if ep.path.startswith("/v1/") else ep.path
-        item = paths.setdefault(path, {})
-        if not ep.path.startswith("/v1/"):
-            item["servers"] = [{"url": "/", "description": "application host (outside /v1)"}]
-        item[ep.method.lower()] = _operation(ep)
+        # an /api/... path (the SPEC's template endpoints, outside the versioned base) is also
+        # served under /v1, so the document's one server reaches it: generators ignore
+        # path-level servers
+        paths.setdefault(path, {})[ep.method.lower()] = _operation(ep)
     return {
         "openapi": "3.1.0",
         "info": {
@@ -112,31 +112,19 @@ def _parameters(ep: Endpoint) -> list[dict[str, Any]]:
         elif name in ("recordId", "moduleId", "fieldId"):
             schema["format"] = "uuid"
         params.append({"name": name, "in": "path", "required": True, "schema": schema})
-    if ep.query is not None:
-        query_schema = ep.query.model_json_schema(ref_template=REF)
-        required = set(query_schema.get("required", []))
-        for name, prop in query_schema.get("properties", {}).items():
-            entry: dict[str, Any] = {
-                "name": name,
-                "in": "query",
-                "required": name in required,
-                "schema": {k: v for k, v in prop.items() if k not in ("title", "description")},
-            }
-            if "description" in prop:
-                entry["description"] = prop["description"]
-            params.append(entry)
-    for extra in ep.extra_params:
-        entry = {
-            "name": extra.name,
+    for param in ep.query_params:
+        entry: dict[str, Any] = {
+            "name": param.name,
             "in": "query",
-            "required": False,
-            "schema": dict(extra.schema),
-            "description": extra.description,
+            "required": param.required,
+            "schema": dict(param.schema),
         }
-        if extra.style is not None:
-            entry["style"] = extra.style
-        if extra.explode is not None:
-            entry["explode"] = extra.explode
+        if param.description:
+            entry["description"] = param.description
+        if param.style is not None:
+            entry["style"] = param.style
+        if param.explode is not None:
+            entry["explode"] = param.explode
         params.append(entry)
     return params
 
