@@ -16,6 +16,7 @@ from typing import Any
 from pydantic import BaseModel
 from quart import Quart, Response, g, request
 
+from fieldhouse.http.body import read_body
 from fieldhouse.http.json import json_response
 from fieldhouse.http.validation import parse_json_body, validate_model
 from fieldhouse.model.errors import Forbidden, Issue, Unauthorized, ValidationFailed
@@ -169,8 +170,7 @@ def _wrap(spec: Endpoint, fn: Handler, svc: Services) -> Handler:
             except ValidationFailed as exc:
                 issues.extend(exc.issues)
         if spec.body is not None:
-            raw = await request.get_data(cache=False)
-            data = parse_json_body(raw if isinstance(raw, bytes) else raw.encode())
+            data = parse_json_body(await read_body(svc.settings.max_body_bytes))
             try:
                 kwargs["body"] = validate_model(spec.body, data)
             except ValidationFailed as exc:
