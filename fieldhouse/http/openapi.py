@@ -133,6 +133,8 @@ def _responses(ep: Endpoint) -> dict[str, Any]:
     rate_headers = {name: {"$ref": f"#/components/headers/{name}"} for name in _RATE_HEADERS}
     out: dict[str, Any] = {}
     for status, model in ep.responses.items():
+        if status >= 400:  # a declared error answer: the envelope, like every other error
+            continue
         entry: dict[str, Any] = {"description": "Success", "headers": rate_headers}
         if ep.stream and status == 200:
             entry["content"] = {
@@ -147,12 +149,20 @@ def _responses(ep: Endpoint) -> dict[str, Any]:
     statuses = [400, 429, 500] if ep.scope is None else [400, 401, 403, 404, 413, 429, 500, 503]
     if ep.body is None and ep.query is None and ep.scope is None:
         statuses = [429, 500]
-    for status in statuses:
+    statuses += [s for s in ep.responses if s >= 400 and s not in statuses]
+    retry_after = {
+        "Retry-After": {
+            "description": "Seconds to wait before retrying",
+            "schema": {"type": "integer", "minimum": 1},
+        }
+    }
+    for status in sorted(statuses):
+        headers = {**rate_headers, **retry_after} if status in (429, 503) else rate_headers
         out.setdefault(
             str(status),
             {
-                "description": _ERROR_STATUSES[status],
-                "headers": rate_headers,
+                "description": _ERROR_STATUSES.get(status, "Error"),
+                "headers": headers,
                 "content": {"application/json": {"schema": _ref(ErrorEnvelope)}},
             },
         )

@@ -44,3 +44,19 @@ async def test_every_route_is_documented(client: httpx.AsyncClient, runtime: Run
     assert me["x-required-scope"] == "workspace:read"
     assert "401" in me["responses"] and "429" in me["responses"]
     assert doc["paths"]["/openapi.json"]["get"]["security"] == []
+
+
+async def test_error_answers_are_declared_as_errors_with_retry_after(
+    client: httpx.AsyncClient,
+) -> None:
+    doc = (await client.get("/v1/openapi.json")).json()
+    chat = doc["paths"]["/agents/messages"]["post"]["responses"]
+    assert chat["404"]["description"] != "Success"
+    assert chat["404"]["content"]["application/json"]["schema"]["$ref"].endswith("ErrorEnvelope")
+    operations = [op for item in doc["paths"].values() for op in item.values()]
+    for op in operations:
+        for status, response in op["responses"].items():
+            if status in ("429", "503"):
+                assert "Retry-After" in response["headers"], op["operationId"]
+            if int(status) >= 400:
+                assert response["description"] != "Success", op["operationId"]
