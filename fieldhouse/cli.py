@@ -370,6 +370,9 @@ def run_server(settings: Settings, demo: bool) -> int:
     with data_dir_lock(settings):
         trio.run(_prepare, settings, demo)
         if settings.workers <= 1:
+            # a taken port is reported here, plainly: hypercorn's own bind failure inside
+            # trio arrives as an exception group and leaks its unbound socket
+            listening_socket(settings).close()
             trio.run(run_worker, settings)
             return 0
         sock = listening_socket(settings)
