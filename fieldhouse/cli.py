@@ -3,29 +3,35 @@
 from __future__ import annotations
 
 import argparse
+import errno
 import json
 import logging
+import re
 import sys
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from contextlib import AsyncExitStack, asynccontextmanager
 from functools import partial
 from pathlib import Path
 from typing import Any
 
 import trio
 
+from fieldhouse import __version__
 from fieldhouse.actors import admin_ops as ops
 from fieldhouse.actors.bootstrap import create_workspace, init_workspace
 from fieldhouse.actors.run_ops import CreateAgent
 from fieldhouse.actors.system import ActorSystem, open_actor_system
-from fieldhouse.config import Settings, settings_from_env
+from fieldhouse.config import Settings, SettingsError, settings_from_env
 from fieldhouse.coordination import open_coordination
 from fieldhouse.http.auth import issue_token, jwt_secret
-from fieldhouse.model.errors import ApiError, NotFound
+from fieldhouse.model.errors import ApiError, BadRequest, NotFound
+from fieldhouse.model.templates import BUILTIN_TEMPLATES
 from fieldhouse.storage import open_database
 from fieldhouse.storage.open import UnsupportedDatabase
 from fieldhouse.supervisor import AlreadyServing, data_dir_lock, listening_socket, supervise
 from fieldhouse.transfer import export_records, import_records
 
+log = logging.getLogger("fieldhouse.cli")
 Command = Callable[[argparse.Namespace, ActorSystem], Awaitable[dict[str, Any]]]
 
 
@@ -33,98 +39,142 @@ def _csv(text: str) -> list[str]:
     return [part.strip() for part in text.split(",") if part.strip()]
 
 
-def build_parser() -> argparse.ArgumentParser:
-    common = argparse.ArgumentParser(add_help=False)
-    common.add_argument(
+def _global_options(parser: argparse.ArgumentParser, *, default: Any) -> None:
+    """--database-url and --data-dir: accepted before the subcommand and after it. After it
+    their default is SUPPRESS, so a subcommand that does not repeat them keeps the value given
+    before it (argparse would otherwise overwrite it with the subparser's default)."""
+    parser.add_argument(
         "--database-url",
-        help="postgresql://... or sqlite:///path (default: "
-        "SQLite under --data-dir); env FIELDHOUSE_DATABASE_URL",
+        default=default,
+        help="postgresql://... or sqlite:///path (default: SQLite under --data-dir); "
+        "env FIELDHOUSE_DATABASE_URL",
     )
-    common.add_argument(
+    parser.add_argument(
         "--data-dir",
         type=Path,
+        default=default,
         help="embedded store folder (default ./fieldhouse-data); env FIELDHOUSE_DATA_DIR",
     )
+
+
+def build_parser() -> argparse.ArgumentParser:
+    common = argparse.ArgumentParser(add_help=False)
+    _global_options(common, default=argparse.SUPPRESS)
     parser = argparse.ArgumentParser(
-        prog="fieldhouse", parents=[common], description="Fieldhouse workspace data server"
+        prog="fieldhouse",
+        description="Fieldhouse workspace data server. Admin commands print one JSON object "
+        "on stdout; errors print one line on stderr and exit non-zero.",
     )
-    sub = parser.add_subparsers(dest="command", required=True)
+    _global_options(parser, default=None)
+    parser.add_argument("--version", action="version", version=f"fieldhouse {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    p = sub.add_parser("init", parents=[common], help="a workspace with templates and a key")
-    p.add_argument("--name", default="My workspace")
-    p.add_argument("--template", action="append", dest="templates", metavar="SLUG")
+    def group(name: str, text: str) -> argparse._SubParsersAction[argparse.ArgumentParser]:
+        p = sub.add_parser(name, parents=[common], help=text, description=text)
+        return p.add_subparsers(dest="action", required=True, metavar="ACTION")
 
-    ws = sub.add_parser("workspace", parents=[common]).add_subparsers(dest="action", required=True)
-    p = ws.add_parser("create", parents=[common])
-    p.add_argument("--name", required=True)
+    def command(
+        parent: argparse._SubParsersAction[argparse.ArgumentParser], name: str, text: str
+    ) -> argparse.ArgumentParser:
+        return parent.add_parser(name, parents=[common], help=text, description=text)
 
-    us = sub.add_parser("user", parents=[common]).add_subparsers(dest="action", required=True)
-    p = us.add_parser("create", parents=[common])
-    p.add_argument("--workspace", required=True)
-    p.add_argument("--email", required=True)
-    p.add_argument("--display-name", required=True)
-    p.add_argument("--role", required=True)
-    p = us.add_parser("delete", parents=[common], help="soft-delete; their keys stop working")
-    p.add_argument("--workspace", required=True)
-    p.add_argument("user_id", metavar="USER")
+    def workspace_option(p: argparse.ArgumentParser, required: bool = True) -> None:
+        p.add_argument(
+            "--workspace", required=required, metavar="ACCOUNT_ID", help="the workspace's id"
+        )
+
+    p = command(sub, "init", "create a workspace with templates and print its first API key")
+    p.add_argument("--name", default="My workspace", help="workspace name")
+    p.add_argument(
+        "--template",
+        action="append",
+        dest="templates",
+        metavar="SLUG",
+        help="template to install (repeatable; default: every built-in template)",
+    )
 
     for verb, text in (("import", "records from"), ("export", "records to")):
-        p = sub.add_parser(verb, parents=[common], help=f"a module's {text} FILE.csv|.jsonl")
-        p.add_argument("--workspace", required=True)
-        p.add_argument("--module", required=True, metavar="SLUG")
+        p = command(sub, verb, f"a module's {text} FILE.csv|.jsonl")
+        workspace_option(p)
+        p.add_argument("--module", required=True, metavar="SLUG", help="the module's slug")
         p.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
-        p.add_argument("file", type=Path, metavar="FILE")
+        p.add_argument("file", type=Path, metavar="FILE", help="a .csv or .jsonl file")
 
-    rs = sub.add_parser("role", parents=[common]).add_subparsers(dest="action", required=True)
-    p = rs.add_parser("create", parents=[common])
-    p.add_argument("--workspace", required=True)
-    p.add_argument("--slug", required=True)
-    p.add_argument("--can-view", required=True, type=_csv)
-    p.add_argument("--can-edit", default=[], type=_csv)
+    ws = group("workspace", "workspaces")
+    p = command(ws, "create", "create an empty workspace and its owner")
+    p.add_argument("--name", required=True, help="workspace name")
+    command(ws, "list", "list workspaces")
 
-    ks = sub.add_parser("key", parents=[common]).add_subparsers(dest="action", required=True)
-    p = ks.add_parser("create", parents=[common])
-    p.add_argument("--workspace", required=True)
-    p.add_argument("--user")
-    p.add_argument("--scopes", type=_csv)
-    p.add_argument("--name")
-    p = ks.add_parser("revoke", parents=[common])
-    p.add_argument("key_id", metavar="KEY_ID")
+    us = group("user", "users of a workspace")
+    p = command(us, "create", "add a user to a workspace")
+    workspace_option(p)
+    p.add_argument("--email", required=True, help="the user's e-mail address")
+    p.add_argument("--display-name", required=True, help="the user's display name")
+    p.add_argument("--role", required=True, help="role slug (owner, admin, member, ...)")
+    p = command(us, "delete", "soft-delete a user; their keys stop working")
+    workspace_option(p)
+    p.add_argument("user_id", metavar="USER", help="the user's id")
+    p = command(us, "list", "list a workspace's users")
+    workspace_option(p)
 
-    p = sub.add_parser("token", parents=[common], help="a session JWT (HS256)")
-    p.add_argument("--workspace", required=True)
-    p.add_argument("--user", required=True)
+    rs = group("role", "custom roles")
+    p = command(rs, "create", "create a role that may view and edit given modules")
+    workspace_option(p)
+    p.add_argument("--slug", required=True, help="role slug")
+    p.add_argument(
+        "--can-view", required=True, type=_csv, help="comma-separated module slugs it may see"
+    )
+    p.add_argument(
+        "--can-edit", default=[], type=_csv, help="comma-separated module slugs it may change"
+    )
 
-    ts = sub.add_parser("template", parents=[common]).add_subparsers(dest="action", required=True)
-    p = ts.add_parser("install", parents=[common])
-    p.add_argument("--workspace", required=True)
-    p.add_argument("slug", metavar="SLUG")
+    ks = group("key", "API keys")
+    p = command(ks, "create", "create an API key and print its secret (shown once)")
+    workspace_option(p)
+    p.add_argument("--user", metavar="USER_ID", help="the key's user (default: the owner)")
+    p.add_argument(
+        "--scopes", type=_csv, help="comma-separated scopes (default: the user's role decides)"
+    )
+    p.add_argument("--name", help="a name to recognise the key by")
+    p = command(ks, "revoke", "revoke an API key")
+    p.add_argument("key_id", metavar="KEY_ID", help="the key's id")
+    p = command(ks, "list", "list a workspace's API keys (never their secrets or hashes)")
+    workspace_option(p)
 
-    ls = sub.add_parser("label", parents=[common]).add_subparsers(dest="action", required=True)
-    p = ls.add_parser("create", parents=[common])
-    p.add_argument("--workspace", required=True)
-    p.add_argument("--name", required=True)
-    p.add_argument("--color")
+    p = command(sub, "token", "issue a session JWT (HS256) for a user")
+    workspace_option(p)
+    p.add_argument("--user", required=True, metavar="USER_ID", help="the user's id")
 
-    ty = sub.add_parser("type", parents=[common]).add_subparsers(dest="action", required=True)
-    p = ty.add_parser("create", parents=[common])
-    p.add_argument("--workspace", required=True)
-    p.add_argument("--name", required=True)
-    p.add_argument("--module")
+    ts = group("template", "module templates")
+    p = command(ts, "install", "install a built-in template into a workspace")
+    workspace_option(p)
+    p.add_argument("slug", metavar="SLUG", help="template slug (contacts, companies, ...)")
 
-    se = sub.add_parser("search", parents=[common]).add_subparsers(dest="action", required=True)
-    p = se.add_parser("rebuild", parents=[common], help="rebuild search indexes from the store")
-    p.add_argument("--workspace", help="one workspace (default: every workspace)")
+    ls = group("label", "record labels")
+    p = command(ls, "create", "create a label")
+    workspace_option(p)
+    p.add_argument("--name", required=True, help="label name")
+    p.add_argument("--color", help="label colour")
 
-    ag = sub.add_parser("agent", parents=[common]).add_subparsers(dest="action", required=True)
-    p = ag.add_parser("create", parents=[common], help="a named agent with its own system prompt")
-    p.add_argument("--workspace", required=True)
-    p.add_argument("--name", required=True)
-    p.add_argument("--prompt", required=True)
+    ty = group("type", "record types")
+    p = command(ty, "create", "create a record type")
+    workspace_option(p)
+    p.add_argument("--name", required=True, help="type name")
+    p.add_argument("--module", metavar="SLUG", help="limit the type to one module")
 
-    p = sub.add_parser("serve", parents=[common], help="serve the HTTP API")
-    p.add_argument("--host")
-    p.add_argument("--port", type=int)
+    se = group("search", "search indexes")
+    p = command(se, "rebuild", "rebuild search indexes from the store")
+    workspace_option(p, required=False)
+
+    ag = group("agent", "agents")
+    p = command(ag, "create", "create a named agent with its own system prompt")
+    workspace_option(p)
+    p.add_argument("--name", required=True, help="agent name")
+    p.add_argument("--prompt", required=True, help="its system prompt")
+
+    p = command(sub, "serve", "serve the HTTP API")
+    p.add_argument("--host", help="address to listen on (default 127.0.0.1); env FIELDHOUSE_HOST")
+    p.add_argument("--port", type=int, help="port to listen on (default 8080); env FIELDHOUSE_PORT")
     p.add_argument("--rate-limit", type=int, help="requests per key per minute (default 600)")
     p.add_argument(
         "--workers",
@@ -142,8 +192,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 def settings_from_args(args: argparse.Namespace) -> Settings:
     return settings_from_env().with_overrides(
-        database_url=args.database_url,
-        data_dir=args.data_dir,
+        database_url=getattr(args, "database_url", None),
+        data_dir=getattr(args, "data_dir", None),
         host=getattr(args, "host", None),
         port=getattr(args, "port", None),
         rate_limit=getattr(args, "rate_limit", None),
@@ -168,12 +218,27 @@ async def cmd_init(args: argparse.Namespace, system: ActorSystem) -> dict[str, A
 
 
 async def cmd_workspace(args: argparse.Namespace, system: ActorSystem) -> dict[str, Any]:
+    if args.action == "list":
+        accounts = await system.store.list_accounts()
+        return {
+            "workspaces": [
+                {
+                    "accountId": a.account_id,
+                    "name": a.name,
+                    "slug": a.slug,
+                    "createdAt": a.created_at,
+                }
+                for a in accounts
+            ]
+        }
     workspace = await create_workspace(system, args.name)
     return {"accountId": workspace.account_id, "userId": workspace.user_id}
 
 
 async def cmd_user(args: argparse.Namespace, system: ActorSystem) -> dict[str, Any]:
     account = await _workspace(system, args.workspace)
+    if args.action == "list":
+        return {"users": await system.store.list_users(account)}
     if args.action == "delete":
         await system.ask(account, ops.DeleteUser(args.user_id))
         return {"userId": args.user_id, "deleted": True}
@@ -183,6 +248,17 @@ async def cmd_user(args: argparse.Namespace, system: ActorSystem) -> dict[str, A
 
 async def cmd_role(args: argparse.Namespace, system: ActorSystem) -> dict[str, Any]:
     account = await _workspace(system, args.workspace)
+    _, schemas = await system.store.load_schemas(account)
+    # a module of the workspace, or of a built-in template it may install later
+    modules = {schema.module.slug for schema in schemas.values()}
+    modules |= {template.module_slug for template in BUILTIN_TEMPLATES}
+    for option, slugs in (("--can-view", args.can_view), ("--can-edit", args.can_edit)):
+        unknown = sorted(set(slugs) - modules)
+        if unknown:
+            raise BadRequest(
+                f"{option}: no module {', '.join(map(repr, unknown))} in workspace {account} "
+                f"or its templates; known: {', '.join(sorted(modules))}"
+            )
     slug = await system.ask(
         account, ops.CreateRole(args.slug, frozenset(args.can_view), frozenset(args.can_edit))
     )
@@ -197,6 +273,8 @@ async def cmd_key(args: argparse.Namespace, system: ActorSystem) -> dict[str, An
         await system.ask(key.account_id, ops.RevokeApiKey(args.key_id))
         return {"apiKeyId": args.key_id, "revoked": True}
     account = await _workspace(system, args.workspace)
+    if args.action == "list":
+        return {"apiKeys": await system.store.list_api_keys(account)}
     user_id = args.user or await system.store.owner_user_id(account)
     user = None if user_id is None else await system.store.get_user(account, user_id)
     if user_id is None or user is None or user.deleted:
@@ -282,14 +360,31 @@ COMMANDS: dict[str, Command] = {
 }
 
 
+class CliError(Exception):
+    """Wrong input the command cannot go on with: one line on stderr, exit status 2."""
+
+
+@asynccontextmanager
+async def open_system(settings: Settings) -> AsyncIterator[ActorSystem]:
+    """The store and the actors; a database that cannot be opened is one CliError."""
+    async with AsyncExitStack() as stack:
+        try:
+            store = await stack.enter_async_context(open_database(settings.resolved_database_url))
+        except (ApiError, UnsupportedDatabase):
+            raise
+        except Exception as exc:
+            where = _redact(settings.resolved_database_url)
+            raise CliError(f"cannot open the database {where}: {_text(exc)}") from exc
+        coordination = await stack.enter_async_context(open_coordination(settings))
+        yield await stack.enter_async_context(
+            open_actor_system(store, settings, on_change=coordination.bump)
+        )
+
+
 async def run_admin(
     settings: Settings, command: Command, args: argparse.Namespace
 ) -> dict[str, Any]:
-    async with (
-        open_database(settings.resolved_database_url) as store,
-        open_coordination(settings) as coordination,
-        open_actor_system(store, settings, on_change=coordination.bump) as system,
-    ):
+    async with open_system(settings) as system:
         return await command(args, system)
 
 
@@ -303,6 +398,9 @@ def run_server(settings: Settings, demo: bool) -> int:
     with data_dir_lock(settings):
         trio.run(_prepare, settings, demo)
         if settings.workers <= 1:
+            # a taken port is reported here, plainly: hypercorn's own bind failure inside
+            # trio arrives as an exception group and leaks its unbound socket
+            listening_socket(settings).close()
             trio.run(run_worker, settings)
             return 0
         sock = listening_socket(settings)
@@ -314,10 +412,7 @@ def run_server(settings: Settings, demo: bool) -> int:
 
 
 async def _prepare(settings: Settings, demo: bool) -> None:
-    async with (
-        open_database(settings.resolved_database_url) as store,
-        open_actor_system(store, settings) as system,
-    ):
+    async with open_system(settings) as system:
         if demo:
             await _demo(system, settings)
 
@@ -343,7 +438,10 @@ async def _demo(system: ActorSystem, settings: Settings) -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    settings = settings_from_args(args)
+    try:
+        settings = settings_from_args(args)
+    except SettingsError as exc:
+        return _fail("bad_request", str(exc), 2)
     logging.basicConfig(
         level=settings.log_level,
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
@@ -353,13 +451,46 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "serve":
             return run_server(settings, args.demo)
         result = trio.run(partial(run_admin, settings, COMMANDS[args.command], args))
-    except ApiError as exc:
-        print(json.dumps(exc.to_json()), file=sys.stderr)
-        return 1
-    except (UnsupportedDatabase, AlreadyServing) as exc:
-        print(json.dumps({"error": {"code": "bad_request", "message": str(exc)}}), file=sys.stderr)
-        return 2
     except KeyboardInterrupt:
         return 130
+    except Exception as raised:
+        return _report(_leaf(raised), settings)
     print(json.dumps(result))
     return 0
+
+
+def _report(exc: BaseException, settings: Settings) -> int:
+    """One line on stderr for what went wrong, and the exit status."""
+    if isinstance(exc, ApiError):
+        print(json.dumps(exc.to_json()), file=sys.stderr)
+        return 1
+    if isinstance(exc, (UnsupportedDatabase, AlreadyServing, CliError)):
+        return _fail("bad_request", str(exc), 2)
+    if isinstance(exc, OSError) and exc.errno == errno.EADDRINUSE:
+        where = f"{settings.host}:{settings.port}"
+        return _fail("bad_request", f"cannot listen on {where}: the address is in use", 2)
+    if isinstance(exc, OSError):
+        return _fail("bad_request", _text(exc), 2)
+    log.debug("failed", exc_info=exc)
+    return _fail("internal_error", _text(exc), 1)
+
+
+def _fail(code: str, message: str, status: int) -> int:
+    print(json.dumps({"error": {"code": code, "message": message}}), file=sys.stderr)
+    return status
+
+
+def _leaf(exc: BaseException) -> BaseException:
+    """The first real error inside (nested) exception groups, which trio's nurseries make."""
+    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
+        exc = exc.exceptions[0]
+    return exc
+
+
+def _text(exc: BaseException) -> str:
+    return str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+
+
+def _redact(url: str) -> str:
+    """The URL without its password."""
+    return re.sub(r"(://[^:/@]+):[^@/]*@", r"\1:***@", url)

@@ -82,12 +82,10 @@ def settings_from_env(env: Mapping[str, str] | None = None) -> Settings:
         database_url=env.get("FIELDHOUSE_DATABASE_URL") or None,
         data_dir=Path(env["FIELDHOUSE_DATA_DIR"]) if env.get("FIELDHOUSE_DATA_DIR") else None,
         host=env.get("FIELDHOUSE_HOST") or None,
-        port=int(env["FIELDHOUSE_PORT"]) if env.get("FIELDHOUSE_PORT") else None,
+        port=_int(env, "FIELDHOUSE_PORT"),
         workers=_int(env, "FIELDHOUSE_WORKERS"),
-        rate_limit=int(env["FIELDHOUSE_RATE_LIMIT"]) if env.get("FIELDHOUSE_RATE_LIMIT") else None,
-        max_body_bytes=(
-            int(env["FIELDHOUSE_MAX_BODY_BYTES"]) if env.get("FIELDHOUSE_MAX_BODY_BYTES") else None
-        ),
+        rate_limit=_int(env, "FIELDHOUSE_RATE_LIMIT"),
+        max_body_bytes=_int(env, "FIELDHOUSE_MAX_BODY_BYTES"),
         jwt_secret=env.get("FIELDHOUSE_JWT_SECRET") or None,
         log_level=env.get("FIELDHOUSE_LOG_LEVEL") or None,
         search_enabled=(
@@ -106,9 +104,23 @@ def settings_from_env(env: Mapping[str, str] | None = None) -> Settings:
     )
 
 
+class SettingsError(ValueError):
+    """A FIELDHOUSE_* variable that cannot be read; the message names it and its value."""
+
+
 def _int(env: Mapping[str, str], name: str) -> int | None:
-    return int(env[name]) if env.get(name) else None
+    if not env.get(name):
+        return None
+    try:
+        return int(env[name])
+    except ValueError:
+        raise SettingsError(f"{name} must be an integer, not {env[name]!r}") from None
 
 
 def _float(env: Mapping[str, str], name: str) -> float | None:
-    return float(env[name]) if env.get(name) else None
+    if not env.get(name):
+        return None
+    try:
+        return float(env[name])
+    except ValueError:
+        raise SettingsError(f"{name} must be a number, not {env[name]!r}") from None

@@ -80,9 +80,13 @@ def data_dir_lock(settings: Settings) -> Iterator[None]:
 def listening_socket(settings: Settings) -> socket.socket:
     family = socket.AF_INET6 if ":" in settings.host else socket.AF_INET
     sock = socket.socket(family, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind((settings.host, settings.port))
-    sock.listen(BACKLOG)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((settings.host, settings.port))
+        sock.listen(BACKLOG)
+    except OSError:
+        sock.close()  # the port is taken (or the host unknown): the caller reports it
+        raise
     sock.set_inheritable(True)
     return sock
 

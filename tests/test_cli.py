@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import argparse
 import json
+import socket
 import sqlite3
 from pathlib import Path
 
 import pytest
 
-from fieldhouse.cli import main
+from fieldhouse import __version__
+from fieldhouse.cli import build_parser, main
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> dict[str, object]:
@@ -134,3 +137,108 @@ def test_errors_are_json_on_stderr(tmp_path: Path, capsys: pytest.CaptureFixture
         == 1
     )
     assert "Unknown role" in capsys.readouterr().err
+
+
+def test_global_options_are_honoured_before_or_after_the_subcommand(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("FIELDHOUSE_DATA_DIR", raising=False)
+    monkeypatch.delenv("FIELDHOUSE_DATABASE_URL", raising=False)
+    before, after = tmp_path / "before", tmp_path / "after"
+    made = run(capsys, "--data-dir", str(before), "init", "--name", "Before")
+    run(capsys, "init", "--data-dir", str(after), "--name", "After")
+    run(capsys, "--data-dir", str(before), "workspace", "create", "--name", "Second")
+    assert (before / "fieldhouse.sqlite3").exists() and (after / "fieldhouse.sqlite3").exists()
+    assert not (tmp_path / "fieldhouse-data").exists()
+    listed = run(capsys, "--data-dir", str(before), "workspace", "list")
+    assert [w["name"] for w in listed["workspaces"]] == ["Before", "Second"]  # type: ignore[index]
+    assert listed["workspaces"][0]["accountId"] == made["accountId"]  # type: ignore[index]
+    listed = run(capsys, "workspace", "list", "--data-dir", str(after))
+    assert [w["name"] for w in listed["workspaces"]] == ["After"]  # type: ignore[index]
+
+
+def test_every_command_and_option_has_help_and_there_is_a_version(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    missing: list[str] = []
+
+    def walk(parser: argparse.ArgumentParser, where: str) -> None:
+        for action in parser._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                helps = {c.dest: c.help for c in action._choices_actions}
+                for name, child in action.choices.items():
+                    if not helps.get(name):
+                        missing.append(f"{where} {name}")
+                    walk(child, f"{where} {name}")
+            elif not action.help:
+                missing.append(f"{where} {'/'.join(action.option_strings) or action.dest}")
+
+    walk(build_parser(), "fieldhouse")
+    assert missing == []
+    with pytest.raises(SystemExit) as info:
+        main(["--version"])
+    assert info.value.code == 0
+    assert capsys.readouterr().out.strip() == f"fieldhouse {__version__}"
+
+
+def one_error_line(capsys: pytest.CaptureFixture[str]) -> str:
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1, err
+    assert "Traceback" not in err[0]
+    return str(json.loads(err[0])["error"]["message"])
+
+
+def test_wrong_input_is_one_line_and_a_failing_status(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    d = ["--data-dir", str(tmp_path)]
+    monkeypatch.setenv("FIELDHOUSE_PORT", "abc")
+    assert main([*d, "workspace", "list"]) == 2
+    assert one_error_line(capsys) == "FIELDHOUSE_PORT must be an integer, not 'abc'"
+    monkeypatch.delenv("FIELDHOUSE_PORT")
+
+    unreachable = "postgresql://postgres:hunter2@127.0.0.1:1/nowhere"
+    assert main(["--database-url", unreachable, "workspace", "list"]) == 2
+    message = one_error_line(capsys)
+    assert message.startswith("cannot open the database postgresql://postgres:***@127.0.0.1:1")
+    assert "hunter2" not in message
+
+    account = str(run(capsys, *d, "init", "--template", "deals")["accountId"])
+    role = ["role", "create", "--workspace", account, "--slug", "sales", "--can-view"]
+    assert main([*d, *role, "deals,nope"]) == 1
+    assert "--can-view: no module 'nope'" in one_error_line(capsys)
+
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        for workers in ("1", "2"):
+            serve = ["serve", "--port", str(port), "--workers", workers]
+            assert main([*d, *serve]) == 2
+            err = capsys.readouterr().err.strip().splitlines()
+            assert "Traceback" not in "\n".join(err)
+            message = json.loads(err[-1])["error"]["message"]
+            assert message == f"cannot listen on 127.0.0.1:{port}: the address is in use"
+
+
+def test_list_users_and_keys_without_secrets_or_hashes(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    d = ["--data-dir", str(tmp_path)]
+    made = run(capsys, *d, "init")
+    account = str(made["accountId"])
+    extra = run(capsys, *d, "key", "create", "--workspace", account, "--scopes", "records:read")
+    users = run(capsys, *d, "user", "list", "--workspace", account)
+    assert [(u["userId"], u["role"]) for u in users["users"]] == [  # type: ignore[attr-defined]
+        (made["userId"], "owner")
+    ]
+    keys = run(capsys, *d, "key", "list", "--workspace", account)["apiKeys"]
+    assert [k["apiKeyId"] for k in keys] == [made["apiKeyId"], extra["apiKeyId"]]  # type: ignore[attr-defined]
+    assert keys[1]["scopes"] == ["records:read"]  # type: ignore[index]
+    assert str(extra["apiKey"]).startswith(keys[1]["prefix"])  # type: ignore[index]
+    with sqlite3.connect(tmp_path / "fieldhouse.sqlite3") as db:
+        hashes = [row[0] for row in db.execute("SELECT key_hash FROM api_keys")]
+    printed = json.dumps(keys)
+    for secret in (made["apiKey"], extra["apiKey"], *hashes):
+        assert str(secret) not in printed

@@ -58,6 +58,11 @@ class CreateField(Message[FieldDef]):
     data_type: str
     config: Mapping[str, Any]
     is_required: bool = False
+    #: the API name (PascalCase); None: derived from the slug
+    name: str | None = None
+    privacy_level: str = "account"
+    #: None: after the module's last field
+    sort_order: int | None = None
 
     async def apply(self, ctx: WriteContext) -> FieldDef:
         return await create_field(ctx, self)
@@ -229,13 +234,18 @@ async def create_field(ctx: WriteContext, msg: CreateField) -> FieldDef:
     field = FieldDef(
         field_id=new_id(),
         module_id=schema.module.module_id,
-        name=name_from_slug(slug),
+        name=msg.name or name_from_slug(slug),
         slug=slug,
         label=msg.label,
         data_type=msg.data_type,
         config=config,
         is_required=msg.is_required,
-        sort_order=max((f.sort_order for f in schema.fields), default=-1) + 1,
+        privacy_level=msg.privacy_level,
+        sort_order=(
+            msg.sort_order
+            if msg.sort_order is not None
+            else max((f.sort_order for f in schema.fields), default=-1) + 1
+        ),
         vendor_managed=False,
         created_at=ctx.now,
         updated_at=ctx.now,

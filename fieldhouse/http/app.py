@@ -10,6 +10,7 @@ from quart import Response, g, request
 from quart_trio import QuartTrio
 from werkzeug.exceptions import HTTPException
 
+from fieldhouse.http.body import discard_body, too_large
 from fieldhouse.http.endpoint import Routes
 from fieldhouse.http.json import json_response
 from fieldhouse.http.openapi import build_openapi
@@ -39,7 +40,8 @@ _API_PREFIXES = ("/v1/", "/api/")
 def create_app(svc: Services) -> QuartTrio:
     """The web application over ``svc``: every route, the request pipeline, the envelope."""
     app = QuartTrio("fieldhouse")
-    app.config["MAX_CONTENT_LENGTH"] = svc.settings.max_body_bytes
+    # the limit is kept by fieldhouse.http.body, which also drains refused bodies
+    app.config["MAX_CONTENT_LENGTH"] = None
     app.config["JSON_SORT_KEYS"] = False
     document: dict[str, Any] = {}
     groups = [*ROUTES, _document_routes(document)]
@@ -55,9 +57,17 @@ def create_app(svc: Services) -> QuartTrio:
 
     app.before_request(before)
     app.after_request(_after)
-    app.register_error_handler(ApiError, _api_error)
+
+    async def api_error(error: ApiError) -> Response:
+        return await _api_error(svc, error)
+
+    app.register_error_handler(ApiError, api_error)
     app.register_error_handler(HTTPException, http_error)
-    app.register_error_handler(Exception, _unexpected)
+
+    async def unexpected(error: Exception) -> Response:
+        return await _unexpected(svc, error)
+
+    app.register_error_handler(Exception, unexpected)
     return app
 
 
@@ -96,11 +106,6 @@ async def _before(svc: Services) -> None:
     path = request.path
     if not (path.startswith(_API_PREFIXES) or path in ("/v1", "/api")):
         return
-    length = request.content_length
-    if length is not None and length > svc.settings.max_body_bytes:
-        raise PayloadTooLarge(
-            f"Request body is {length} bytes; the limit is {svc.settings.max_body_bytes}"
-        )
     header = request.headers.get("Authorization")
     if header and not path.endswith("/openapi.json"):
         try:
@@ -120,6 +125,10 @@ async def _before(svc: Services) -> None:
             f"{state.retry_after} s",
             headers={"Retry-After": str(state.retry_after)},
         )
+    # after the count, so a 413 carries the rate-limit headers like every other answer
+    length = request.content_length
+    if length is not None and length > svc.settings.max_body_bytes:
+        raise too_large(svc.settings.max_body_bytes)
 
 
 async def _after(response: Response) -> Response:
@@ -133,19 +142,18 @@ async def _after(response: Response) -> Response:
     return response
 
 
-async def _api_error(error: ApiError) -> Response:
-    if error.status != 413 and request.method not in ("GET", "HEAD"):
-        # a request refused before its body was read (401, 403, 404, 429, 503, ...): drain the
-        # body so the keep-alive connection stays in step (a no-op once it has been read)
-        await request.get_data(cache=False)
-    return json_response(error.to_json(), error.status, error.headers)
+async def _api_error(svc: Services, error: ApiError) -> Response:
+    headers = dict(error.headers)
+    # a request refused before its body was read, or part way through it (413): read the
+    # rest and drop it so the keep-alive connection stays in step (a no-op once it has been
+    # read); one too long to be worth reading ends the connection, and says so
+    if not await discard_body(svc.settings.max_body_bytes):
+        headers["Connection"] = "close"
+    return json_response(error.to_json(), error.status, headers)
 
 
 async def _http_error(svc: Services, error: HTTPException) -> Response:
     status = error.code or 500
-    if status in (404, 405) and request.content_length:
-        # drain the unread body so the keep-alive connection stays in step
-        await request.get_data(cache=False)
     kind = _STATUS_ERRORS.get(status)
     if status == 404:
         message = f"No route for {request.method} {request.path}"
@@ -154,8 +162,9 @@ async def _http_error(svc: Services, error: HTTPException) -> Response:
         message = f"Method {request.method} is not allowed on {request.path}"
         if allowed:
             message += f"; allowed: {', '.join(allowed)}"
-        err: ApiError = MethodNotAllowed(message, headers={"Allow": ", ".join(allowed)})
-        return json_response(err.to_json(), err.status, err.headers)
+        return await _api_error(
+            svc, MethodNotAllowed(message, headers={"Allow": ", ".join(allowed)})
+        )
     elif status == 413:
         message = f"Request body exceeds the limit of {svc.settings.max_body_bytes} bytes"
     else:
@@ -164,17 +173,18 @@ async def _http_error(svc: Services, error: HTTPException) -> Response:
         err = ApiError(message, code=_default_code(status))
         body = err.to_json()
         body["error"]["statusCode"] = status
-        return json_response(body, status)
-    return await _api_error(kind(message))
+        headers = {} if await discard_body(svc.settings.max_body_bytes) else {"Connection": "close"}
+        return json_response(body, status, headers)
+    return await _api_error(svc, kind(message))
 
 
-async def _unexpected(error: Exception) -> Response:
+async def _unexpected(svc: Services, error: Exception) -> Response:
     request_id = getattr(g, "request_id", "-")
     log.error("request %s failed: %s %s", request_id, request.method, request.path, exc_info=error)
     err = InternalError(
         "Internal error; quote the request id when reporting it", data={"requestId": request_id}
     )
-    return await _api_error(err)
+    return await _api_error(svc, err)
 
 
 def _default_code(status: int) -> str:

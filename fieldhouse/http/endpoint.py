@@ -6,9 +6,10 @@ cannot drift from what the server accepts.
 
 from __future__ import annotations
 
+import difflib
 import functools
 import re
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
@@ -16,6 +17,7 @@ from typing import Any
 from pydantic import BaseModel
 from quart import Quart, Response, g, request
 
+from fieldhouse.http.body import read_body
 from fieldhouse.http.idempotency import HEADER, METHODS, fingerprint, idempotent
 from fieldhouse.http.json import json_response
 from fieldhouse.http.validation import parse_json_body, validate_model
@@ -36,6 +38,28 @@ class ExtraParam:
     description: str
     style: str | None = None
     explode: bool | None = None
+    required: bool = False
+
+    def accepts(self, key: str) -> bool:
+        """Whether the raw query key ``key`` is this parameter (``name[...]`` for deepObject)."""
+        if self.style == "deepObject":
+            return key.startswith(self.name + "[") and key.endswith("]")
+        return key == self.name
+
+
+def model_params(model: type[BaseModel]) -> tuple[ExtraParam, ...]:
+    """The query parameters a query model declares, in the same shape as the extra ones."""
+    schema = model.model_json_schema(ref_template="#/components/schemas/{model}")
+    required = set(schema.get("required", []))
+    return tuple(
+        ExtraParam(
+            name,
+            {k: v for k, v in prop.items() if k not in ("title", "description")},
+            str(prop.get("description", "")),
+            required=name in required,
+        )
+        for name, prop in schema.get("properties", {}).items()
+    )
 
 
 @dataclass(frozen=True)
@@ -55,6 +79,21 @@ class Endpoint:
     description: str = ""
     #: served but left out of the document (an alias of a documented path)
     hidden: bool = False
+
+    @property
+    def query_params(self) -> tuple[ExtraParam, ...]:
+        """Every query parameter the operation takes: the one list both /openapi.json and
+        the unknown-parameter check read."""
+        declared = model_params(self.query) if self.query is not None else ()
+        return (*declared, *self.extra_params)
+
+    @property
+    def served_paths(self) -> tuple[str, ...]:
+        """The paths it answers on: its own, and for one outside /v1 the same under /v1 too,
+        so one base URL (the document's server, /v1) reaches every operation."""
+        if self.path.startswith("/v1/"):
+            return (self.path,)
+        return (self.path, "/v1" + self.path)
 
 
 class Routes:
@@ -109,14 +148,15 @@ class Routes:
     def install(self, app: Quart, svc: Services) -> None:
         """Serve every endpoint of the group; each handler gets ``svc`` as its first argument."""
         for spec, fn in self.entries:
-            rule = PATH_PARAM.sub(r"<\1>", spec.path)
-            app.add_url_rule(
-                rule,
-                spec.operation_id,
-                _wrap(spec, fn, svc),
-                methods=[spec.method],
-                strict_slashes=False,
-            )
+            view = _wrap(spec, fn, svc)
+            for index, path in enumerate(spec.served_paths):
+                app.add_url_rule(
+                    PATH_PARAM.sub(r"<\1>", path),
+                    spec.operation_id if index == 0 else f"{spec.operation_id}@{path}",
+                    view,
+                    methods=[spec.method],
+                    strict_slashes=False,
+                )
 
 
 def _wrap(spec: Endpoint, fn: Handler, svc: Services) -> Handler:
@@ -132,17 +172,19 @@ def _wrap(spec: Endpoint, fn: Handler, svc: Services) -> Handler:
             )
         key = request.headers.get(HEADER) if keyed else None
         if key is None or principal is None:
-            return await _call(spec, fn, kwargs, None)
-        raw = await request.get_data(cache=False)
-        body = raw if isinstance(raw, bytes) else raw.encode()
+            return await _call(svc, spec, fn, kwargs, None)
+        body = await read_body(svc.settings.max_body_bytes)
         print_ = fingerprint(spec.method, request.path, request.query_string, body)
-        return await idempotent(svc, principal, key, print_, partial(_call, spec, fn, kwargs, body))
+        call = partial(_call, svc, spec, fn, kwargs, body)
+        return await idempotent(svc, principal, key, print_, call)
 
     return handler
 
 
-async def _call(spec: Endpoint, fn: Handler, kwargs: dict[str, Any], raw: bytes | None) -> Response:
-    issues: list[Issue] = []
+async def _call(
+    svc: Services, spec: Endpoint, fn: Handler, kwargs: dict[str, Any], raw: bytes | None
+) -> Response:
+    issues: list[Issue] = unknown_query_params(spec, request.args.keys())
     if spec.query is not None:
         try:
             kwargs["query"] = validate_model(spec.query, dict(request.args.items()))
@@ -150,8 +192,7 @@ async def _call(spec: Endpoint, fn: Handler, kwargs: dict[str, Any], raw: bytes 
             issues.extend(exc.issues)
     if spec.body is not None:
         if raw is None:
-            read = await request.get_data(cache=False)
-            raw = read if isinstance(read, bytes) else read.encode()
+            raw = await read_body(svc.settings.max_body_bytes)
         data = parse_json_body(raw)
         try:
             kwargs["body"] = validate_model(spec.body, data)
@@ -164,6 +205,29 @@ async def _call(spec: Endpoint, fn: Handler, kwargs: dict[str, Any], raw: bytes 
         return result
     payload, status = result if isinstance(result, tuple) else (result, 200)
     return json_response(payload, status)
+
+
+def unknown_query_params(spec: Endpoint, keys: Iterable[str]) -> list[Issue]:
+    """One issue per query parameter the operation does not declare (a misspelt ``pagesize``
+    or a generated client's ``first-name`` must not be silently ignored)."""
+    params = spec.query_params
+    names = [p.name for p in params]
+    issues: list[Issue] = []
+    for key in dict.fromkeys(keys):
+        if any(p.accepts(key) for p in params):
+            continue
+        message = f"Unknown query parameter {key!r}"
+        close = [n for n in names if n.lower() == key.lower()] or difflib.get_close_matches(
+            key, names, n=1
+        )
+        if close:
+            message += f"; did you mean {close[0]!r}?"
+        elif names:
+            message += f"; this operation takes {', '.join(names)}"
+        else:
+            message += "; this operation takes no query parameters"
+        issues.append(Issue("unrecognized_keys", (key,), message, {"keys": [key]}))
+    return issues
 
 
 def require_principal(scope: str, *, admin_only: bool = False) -> Principal:

@@ -44,10 +44,10 @@ def build_openapi(endpoints: Sequence[Endpoint]) -> dict[str, Any]:
     paths: dict[str, dict[str, Any]] = {}
     for ep in endpoints:
         path = ep.path.removeprefix("/v1") if ep.path.startswith("/v1/") else ep.path
-        item = paths.setdefault(path, {})
-        if not ep.path.startswith("/v1/"):
-            item["servers"] = [{"url": "/", "description": "application host (outside /v1)"}]
-        item[ep.method.lower()] = _operation(ep)
+        # an /api/... path (the SPEC's template endpoints, outside the versioned base) is also
+        # served under /v1, so the document's one server reaches it: generators ignore
+        # path-level servers
+        paths.setdefault(path, {})[ep.method.lower()] = _operation(ep)
     return {
         "openapi": "3.1.0",
         "info": {
@@ -113,31 +113,19 @@ def _parameters(ep: Endpoint) -> list[dict[str, Any]]:
         elif name in ("recordId", "moduleId", "fieldId"):
             schema["format"] = "uuid"
         params.append({"name": name, "in": "path", "required": True, "schema": schema})
-    if ep.query is not None:
-        query_schema = ep.query.model_json_schema(ref_template=REF)
-        required = set(query_schema.get("required", []))
-        for name, prop in query_schema.get("properties", {}).items():
-            entry: dict[str, Any] = {
-                "name": name,
-                "in": "query",
-                "required": name in required,
-                "schema": {k: v for k, v in prop.items() if k not in ("title", "description")},
-            }
-            if "description" in prop:
-                entry["description"] = prop["description"]
-            params.append(entry)
-    for extra in ep.extra_params:
-        entry = {
-            "name": extra.name,
+    for param in ep.query_params:
+        entry: dict[str, Any] = {
+            "name": param.name,
             "in": "query",
-            "required": False,
-            "schema": dict(extra.schema),
-            "description": extra.description,
+            "required": param.required,
+            "schema": dict(param.schema),
         }
-        if extra.style is not None:
-            entry["style"] = extra.style
-        if extra.explode is not None:
-            entry["explode"] = extra.explode
+        if param.description:
+            entry["description"] = param.description
+        if param.style is not None:
+            entry["style"] = param.style
+        if param.explode is not None:
+            entry["explode"] = param.explode
         params.append(entry)
     return params
 
@@ -146,6 +134,8 @@ def _responses(ep: Endpoint) -> dict[str, Any]:
     rate_headers = {name: {"$ref": f"#/components/headers/{name}"} for name in _RATE_HEADERS}
     out: dict[str, Any] = {}
     for status, model in ep.responses.items():
+        if status >= 400:  # a declared error answer: the envelope, like every other error
+            continue
         entry: dict[str, Any] = {"description": "Success", "headers": rate_headers}
         if ep.stream and status == 200:
             entry["content"] = {
@@ -160,12 +150,20 @@ def _responses(ep: Endpoint) -> dict[str, Any]:
     statuses = [400, 429, 500] if ep.scope is None else [400, 401, 403, 404, 413, 429, 500, 503]
     if ep.body is None and ep.query is None and ep.scope is None:
         statuses = [429, 500]
-    for status in statuses:
+    statuses += [s for s in ep.responses if s >= 400 and s not in statuses]
+    retry_after = {
+        "Retry-After": {
+            "description": "Seconds to wait before retrying",
+            "schema": {"type": "integer", "minimum": 1},
+        }
+    }
+    for status in sorted(statuses):
+        headers = {**rate_headers, **retry_after} if status in (429, 503) else rate_headers
         out.setdefault(
             str(status),
             {
-                "description": _ERROR_STATUSES[status],
-                "headers": rate_headers,
+                "description": _ERROR_STATUSES.get(status, "Error"),
+                "headers": headers,
                 "content": {"application/json": {"schema": _ref(ErrorEnvelope)}},
             },
         )

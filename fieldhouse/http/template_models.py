@@ -44,11 +44,25 @@ _SLUG = re.compile(SLUG_PATTERN)
 
 
 class FieldCreateBody(Strict):
+    """The SPEC's field definition structure, less what the server assigns (fieldId,
+    moduleId, isSystem, the timestamps)."""
+
+    name: str | None = Field(
+        default=None,
+        min_length=1,
+        max_length=64,
+        pattern=r"^[A-Z][A-Za-z0-9]*$",
+        description="API name, PascalCase (default: from the slug)",
+    )
     label: str = Field(min_length=1, max_length=100)
     slug: str | None = Field(default=None, min_length=1, max_length=64)
     dataType: DataType
     config: dict[str, Any] = Field(default_factory=dict)
     isRequired: bool = False
+    privacyLevel: Literal["account", "role", "private"] = "account"
+    sortOrder: int | None = Field(
+        default=None, ge=0, le=1_000_000, description="default: after the last field"
+    )
 
     @field_validator("label")
     @classmethod

@@ -3,13 +3,14 @@
 ``parse_list_query`` reads the raw query pairs of ``GET /modules/{slug}/records`` (SPEC section
 7) against the module schema and returns a :class:`ListQuery`, or raises one
 ``ValidationFailed`` carrying every problem as a zod-style issue. The only other error is the
-SPEC's exact ``advancedFilter must be valid JSON`` (a ``BadRequest`` with code
-``validation_error``). Nothing here knows SQL: ``storage.sqlquery`` compiles the result.
+SPEC's exact ``advancedFilter must be valid JSON`` (a ``ValidationFailed`` with that message
+and one issue). Nothing here knows SQL: ``storage.sqlquery`` compiles the result.
 
-Conventions: when a scalar parameter is repeated the last one wins; unknown parameters are
-ignored; empty ``search``, ``fields`` and ``advancedFilter`` (or ``advancedFilter=null``) count
-as absent. Without ``sortField`` the order is ``created_at`` then ``id``, both in
-``sortDirection`` (default ``desc``); with a ``sortField`` the default direction is ``asc``.
+Conventions: when a scalar parameter is repeated the last one wins; unknown parameters never
+get here (the endpoint refuses them); empty ``search``, ``fields`` and ``advancedFilter`` (or
+``advancedFilter=null``) count as absent. Without ``sortField`` the order is ``created_at``
+then ``id``, both in ``sortDirection`` (default ``desc``); with a ``sortField`` the default
+direction is ``asc``.
 """
 
 from __future__ import annotations

@@ -3,7 +3,8 @@
 ``parse_advanced`` turns the raw JSON text into a :class:`Group` of :class:`Condition` leaves
 whose operands are already typed for their field (``listquery_values``), or records zod-style
 issues under ``("advancedFilter", "root", "conditions", i, ...)``. Invalid JSON is the one
-exception: it raises the SPEC's exact ``BadRequest("advancedFilter must be valid JSON")``.
+exception: it raises at once, with the SPEC's exact message ``advancedFilter must be valid JSON``
+and one issue at ``("advancedFilter",)``.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from fieldhouse.model.errors import BadRequest, Issue
+from fieldhouse.model.errors import Issue, ValidationFailed
 from fieldhouse.model.listquery_kinds import (
     ALLOWED_OPS,
     LIST_OPS,
@@ -60,7 +61,9 @@ def parse_advanced(raw: str | None, schema: ModuleSchema, issues: list[Issue]) -
         issues.append(_too_deep(("advancedFilter",)))
         return None
     except ValueError as exc:
-        raise BadRequest("advancedFilter must be valid JSON", code="validation_error") from exc
+        message = "advancedFilter must be valid JSON"
+        issue = Issue("custom", ("advancedFilter",), message, {"validation": "json"})
+        raise ValidationFailed([issue], message) from exc
     if doc is None:
         return None
     base: Path = ("advancedFilter",)

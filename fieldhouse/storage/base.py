@@ -264,6 +264,14 @@ class Store(abc.ABC):
     async def get_user(self, account_id: str, user_id: str) -> UserRow | None: ...
 
     @abc.abstractmethod
+    async def list_users(self, account_id: str) -> list[dict[str, Any]]:
+        """The workspace's users, oldest first (``fieldhouse user list``)."""
+
+    @abc.abstractmethod
+    async def list_api_keys(self, account_id: str) -> list[dict[str, Any]]:
+        """The workspace's API keys, oldest first, without secrets or hashes."""
+
+    @abc.abstractmethod
     async def owner_user_id(self, account_id: str) -> str | None:
         """The workspace's first owner."""
 

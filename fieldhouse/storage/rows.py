@@ -187,6 +187,36 @@ def user_from_row(r: ColumnRow, prefix: str = "") -> UserRow:
     )
 
 
+#: the columns an API key listing reads: never the hash
+KEY_LISTING = "id, user_id, name, prefix, scopes, created_at, revoked_at"
+USER_LISTING = "id, email, display_name, role_slug, created_at, deleted_at"
+
+
+def key_listing(r: ColumnRow) -> dict[str, Any]:
+    """An API key as ``fieldhouse key list`` shows it: no secret, no hash."""
+    scopes = loads(r["scopes"])
+    return {
+        "apiKeyId": r["id"],
+        "userId": r["user_id"],
+        "name": r["name"],
+        "prefix": r["prefix"],
+        "scopes": None if scopes is None else list(scopes),
+        "createdAt": r["created_at"],
+        "revoked": r["revoked_at"] is not None,
+    }
+
+
+def user_listing(r: ColumnRow) -> dict[str, Any]:
+    return {
+        "userId": r["id"],
+        "email": r["email"],
+        "displayName": r["display_name"],
+        "role": r["role_slug"],
+        "createdAt": r["created_at"],
+        "deleted": r["deleted_at"] is not None,
+    }
+
+
 def key_from_row(r: ColumnRow) -> ApiKeyRow:
     scopes = loads(r["scopes"])
     return ApiKeyRow(

@@ -144,6 +144,12 @@ class SQLiteStore(Store):
     async def find_key(self, key_id: str) -> ApiKeyRow | None:
         return await self._r(ops.find_key, key_id)
 
+    async def list_users(self, account_id: str) -> list[dict[str, Any]]:
+        return await self._r(ops.list_users, account_id)
+
+    async def list_api_keys(self, account_id: str) -> list[dict[str, Any]]:
+        return await self._r(ops.list_api_keys, account_id)
+
     async def get_user(self, account_id: str, user_id: str) -> UserRow | None:
         return await self._r(ops.get_user, account_id, user_id)
 

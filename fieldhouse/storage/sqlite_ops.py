@@ -10,13 +10,17 @@ from fieldhouse.model.principal import Role
 from fieldhouse.model.schema import FieldDef, ModuleDef, ModuleSchema, ReferenceDef, ViewDef
 from fieldhouse.storage.base import AccountRow, ApiKeyRow, KeyLookup, UserRow
 from fieldhouse.storage.rows import (
+    KEY_LISTING,
+    USER_LISTING,
     account_from_row,
     assemble_schemas,
     dumps,
     key_from_row,
+    key_listing,
     loads,
     thaw_json,
     user_from_row,
+    user_listing,
 )
 
 Conn = sqlite3.Connection
@@ -166,6 +170,16 @@ def revoke_api_key(c: Conn, account_id: str, key_id: str, at: str) -> bool:
         (at, account_id, key_id),
     )
     return cur.rowcount == 1
+
+
+def list_users(c: Conn, account_id: str) -> list[dict[str, Any]]:
+    sql = f"SELECT {USER_LISTING} FROM users WHERE account_id = ? ORDER BY created_at, id"
+    return [user_listing(r) for r in c.execute(sql, (account_id,))]
+
+
+def list_api_keys(c: Conn, account_id: str) -> list[dict[str, Any]]:
+    sql = f"SELECT {KEY_LISTING} FROM api_keys WHERE account_id = ? ORDER BY created_at, id"
+    return [key_listing(r) for r in c.execute(sql, (account_id,))]
 
 
 def find_key(c: Conn, key_id: str) -> ApiKeyRow | None:

@@ -134,7 +134,8 @@ async def test_no_other_route_runs_an_external_tool(
     forged = {**MAIL, "approved": True, "approvalId": approval_id, "tool": "email.send"}
     fill = {"approvalId": approval_id, "moduleSlug": "contacts", "workspaceSlug": "acme"}
     for rule in runtime.app.url_map.iter_rules():
-        if rule.endpoint in ("static", "approve"):
+        # approve@/v1/api/...: the same operation served under /v1 too
+        if rule.endpoint.split("@")[0] in ("static", "approve"):
             continue
         path = rule.rule
         for name in rule.arguments:

@@ -197,6 +197,14 @@ async def test_invalid_advanced_filters(client: httpx.AsyncClient, ws: Workspace
     resp = await client.get(URL, headers=ws.headers, params={"advancedFilter": "{root:"})
     error = assert_envelope(resp, 400, "validation_error")
     assert error["message"] == "advancedFilter must be valid JSON"
+    assert error["issues"] == [
+        {
+            "code": "custom",
+            "path": ["advancedFilter"],
+            "message": "advancedFilter must be valid JSON",
+            "validation": "json",
+        }
+    ]
     root = ["advancedFilter", "root"]
     first = [*root, "conditions", 0]
     for tree, path in (

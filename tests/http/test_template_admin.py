@@ -482,3 +482,34 @@ async def test_has_customizations_follows_the_vendor_sets(
     assert (body["fieldsRemoved"], body["fieldsAdded"]) == (1, 0)
     assert (await fields_of(client, ws, "tasks"))[first["slug"]]["label"] == first["label"]
     assert "mine" in await fields_of(client, ws, "tasks")
+
+
+async def test_create_field_takes_the_spec_field_definition_structure(
+    client: httpx.AsyncClient, ws: Workspace
+) -> None:
+    mid = await module_id(client, ws, "deals")
+    definition = {
+        "name": "RenewalNotes",
+        "slug": "renewal-notes",
+        "label": "Renewal notes",
+        "dataType": "textarea",
+        "config": {},
+        "isRequired": False,
+        "privacyLevel": "role",
+        "sortOrder": 3,
+    }
+    resp = await add_field(client, ws, mid, definition)
+    assert resp.status_code == 201, resp.text
+    made = resp.json()
+    assert {k: made[k] for k in definition} == definition
+    assert (await fields_of(client, ws, "deals"))["renewal-notes"] == made
+    # the same rules as the rest of the structure: PascalCase name, the privacy enum
+    bad = await add_field(
+        client,
+        ws,
+        mid,
+        {**definition, "slug": "other", "name": "not-pascal", "privacyLevel": "public"},
+    )
+    error = assert_envelope(bad, 400, "validation_error")
+    paths = {tuple(i["path"]) for i in error["issues"]}  # type: ignore[attr-defined]
+    assert paths == {("name",), ("privacyLevel",)}

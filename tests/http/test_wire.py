@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from dataclasses import replace
 from functools import partial
 
 import httpx
 import trio
 
+from fieldhouse.config import Settings
+from fieldhouse.http.body import drain_limit
 from fieldhouse.http.server import serve_app
-from fieldhouse.runtime import Runtime
+from fieldhouse.runtime import Runtime, open_runtime
 from tests.conftest import make_workspace
 
 
@@ -34,3 +38,68 @@ async def test_served_over_tcp(runtime: Runtime) -> None:
             doc = await client.get("/openapi.json")
             assert doc.json()["info"]["version"] == "1.1.0"
         stop.set()
+
+
+async def test_refused_bodies_keep_the_connection_in_step(runtime: Runtime) -> None:
+    """A 413 (declared Content-Length or a chunked body over the limit) carries the rate-limit
+    headers like every /v1 response, and the same keep-alive connection serves the next
+    request: the refused body is read and discarded, not left to break the connection."""
+    ws = await make_workspace(runtime)
+    limit = runtime.settings.max_body_bytes
+    big = b'{"name": "' + b"x" * (limit + 10) + b'"}'
+
+    async def chunked() -> AsyncIterator[bytes]:
+        for start in range(0, len(big), 65536):
+            yield big[start : start + 65536]
+
+    stop = trio.Event()
+    connections: set[int] = set()
+
+    async def seen(response: httpx.Response) -> None:
+        stream = response.extensions["network_stream"]
+        connections.add(id(stream.get_extra_info("socket")))
+
+    async with trio.open_nursery() as nursery:
+        binds = await nursery.start(partial(serve_app, runtime, shutdown_trigger=stop.wait))
+        limits = httpx.Limits(max_connections=1, max_keepalive_connections=1)
+        async with httpx.AsyncClient(
+            base_url=binds[0], limits=limits, event_hooks={"response": [seen]}
+        ) as client:
+            for i in range(20):
+                body = big if i % 2 == 0 else chunked()
+                resp = await client.post("/v1/api/labels", headers=ws.headers, content=body)
+                assert resp.status_code == 413, resp.text
+                assert resp.json()["error"]["code"] == "payload_too_large"
+                assert resp.headers["X-RateLimit-Limit"] == str(runtime.settings.rate_limit)
+                assert "X-RateLimit-Remaining" in resp.headers
+                assert "X-RateLimit-Reset" in resp.headers
+                assert resp.headers.get("Connection", "").lower() != "close"
+                me = await client.get("/v1/me", headers=ws.headers)
+                assert me.status_code == 200
+        stop.set()
+    assert len(connections) == 1
+
+
+async def test_a_body_too_long_to_drain_is_refused_with_connection_close(
+    settings: Settings,
+) -> None:
+    """Past DRAIN_FACTOR times the limit the body is not read: the 413 says Connection: close
+    (the client opens a new connection for its next request instead of failing on it)."""
+    small = replace(settings, max_body_bytes=1000)
+    async with open_runtime(small) as runtime:
+        ws = await make_workspace(runtime)
+        stop = trio.Event()
+        async with trio.open_nursery() as nursery:
+            binds = await nursery.start(partial(serve_app, runtime, shutdown_trigger=stop.wait))
+            async with httpx.AsyncClient(base_url=binds[0]) as client:
+                within = b"x" * (drain_limit(1000) - 1)
+                kept = await client.post("/v1/api/labels", headers=ws.headers, content=within)
+                assert kept.status_code == 413
+                assert kept.headers.get("Connection", "").lower() != "close"
+                beyond = b"x" * (drain_limit(1000) + 1)
+                closed = await client.post("/v1/api/labels", headers=ws.headers, content=beyond)
+                assert closed.status_code == 413
+                assert closed.headers["Connection"].lower() == "close"
+                assert "X-RateLimit-Limit" in closed.headers
+                assert (await client.get("/v1/me", headers=ws.headers)).status_code == 200
+            stop.set()

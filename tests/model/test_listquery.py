@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from fieldhouse.model.errors import BadRequest, Issue, ValidationFailed
+from fieldhouse.model.errors import Issue, ValidationFailed
 from fieldhouse.model.listquery import Condition, Group, ListQuery, parse_list_query
 from fieldhouse.model.schema import FieldDef, ModuleDef, ModuleSchema
 
@@ -217,12 +217,16 @@ def test_fields_param() -> None:
 
 
 @pytest.mark.parametrize("raw", ["{", "{'root': 1}", "nope", '{"root": }', "[1,]"])
-def test_invalid_json_is_a_bad_request_with_the_exact_message(raw: str) -> None:
-    with pytest.raises(BadRequest) as info:
+def test_invalid_json_is_a_validation_error_with_the_exact_message_and_an_issue(raw: str) -> None:
+    with pytest.raises(ValidationFailed) as info:
         parse({"advancedFilter": raw, "page": "0"})
     assert info.value.message == "advancedFilter must be valid JSON"
     assert info.value.code == "validation_error" and info.value.status == 400
-    assert info.value.to_json()["error"]["message"] == "advancedFilter must be valid JSON"
+    error = info.value.to_json()["error"]
+    assert error["message"] == "advancedFilter must be valid JSON"
+    assert [(i["path"], i["message"]) for i in error["issues"]] == [
+        (["advancedFilter"], "advancedFilter must be valid JSON")
+    ]
 
 
 def test_absent_filters() -> None:

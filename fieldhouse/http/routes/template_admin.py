@@ -87,6 +87,9 @@ async def create_field(
             body.dataType,
             body.config,
             body.isRequired,
+            name=body.name,
+            privacy_level=body.privacyLevel,
+            sort_order=body.sortOrder,
             actor_user_id=principal.user_id,
         ),
     )

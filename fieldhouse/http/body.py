@@ -1,0 +1,67 @@
+"""Reading request bodies under the size limit, and discarding refused ones.
+
+Quart's own limit (``MAX_CONTENT_LENGTH``) stops reading at the limit and leaves the rest of
+the body on the connection; hypercorn then closes that keep-alive connection without saying
+so, and the client's next request on it fails. Here the error path reads a refused body (too
+large, or never read because the request failed first) to its end and drops it, so the
+connection stays in step; one longer than :func:`drain_limit` is not read, and the answer
+says ``Connection: close``.
+"""
+
+from __future__ import annotations
+
+import trio
+from quart import request
+from werkzeug.exceptions import RequestTimeout
+
+from fieldhouse.model.errors import PayloadTooLarge
+
+#: how many times the body limit a refused body may be before it is not worth reading
+DRAIN_FACTOR = 16
+
+
+def drain_limit(max_body_bytes: int) -> int:
+    return DRAIN_FACTOR * max_body_bytes
+
+
+def _has_body() -> bool:
+    chunked = "chunked" in request.headers.get("Transfer-Encoding", "").lower()
+    return chunked or bool(request.content_length)
+
+
+async def read_body(max_body_bytes: int) -> bytes:
+    """The whole body; PayloadTooLarge as soon as it passes ``max_body_bytes``."""
+    data = bytearray()
+    with trio.move_on_after(request.body_timeout or float("inf")):
+        async for chunk in request.body:
+            data.extend(chunk)
+            if len(data) > max_body_bytes:
+                raise too_large(max_body_bytes)
+        return bytes(data)
+    raise RequestTimeout()
+
+
+async def discard_body(max_body_bytes: int) -> bool:
+    """Read and drop what is left of the body (nothing once it has been read); False when it
+    is too long to be worth reading, and the response must close the connection."""
+    if not _has_body():
+        return True
+    cap = drain_limit(max_body_bytes)
+    length = request.content_length
+    if length is not None and length > cap:
+        return False
+    seen = 0
+    with trio.move_on_after(request.body_timeout or float("inf")):
+        async for chunk in request.body:
+            seen += len(chunk)
+            if seen > cap:
+                return False
+        return True
+    return False
+
+
+def too_large(max_body_bytes: int) -> PayloadTooLarge:
+    length = request.content_length
+    if length is None:
+        return PayloadTooLarge(f"Request body exceeds the limit of {max_body_bytes} bytes")
+    return PayloadTooLarge(f"Request body is {length} bytes; the limit is {max_body_bytes}")
