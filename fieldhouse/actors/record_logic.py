@@ -87,7 +87,25 @@ async def verify_links(
         for uid in users.user_ids:
             if uid not in known:
                 issues.append(_link_issue(users.field_slug, f"User {uid} does not exist"))
+            else:
+                await _fill_user(ctx, values, users.field_slug, uid)
     return issues
+
+
+async def _fill_user(ctx: WriteContext, values: dict[str, Any], slug: str, user_id: str) -> None:
+    """The user's own name (and, for person values, email) in the items naming them."""
+    user = await ctx.find_user(user_id) if ctx.find_user is not None else None
+    if user is None:
+        return
+    value = values.get(slug)
+    for item in value if isinstance(value, list) else [value]:
+        if not isinstance(item, dict):
+            continue
+        if item.get("userId") == user_id:
+            item["displayName"] = user.display_name
+            item["email"] = user.email
+        elif item.get("recordId") == user_id:  # a reference to a user
+            item["displayName"] = user.display_name
 
 
 def _link_issue(slug: str, message: str) -> Issue:
@@ -200,10 +218,12 @@ async def write_links(
 
 
 async def propagate(ctx: WriteContext, changed_ids: set[str], *, deleted: bool = False) -> None:
-    """Recompute rollups (and formulas) of live records that link to changed records.
+    """Bring live records that link to changed records up to date.
 
-    With ``deleted`` the changed records are gone: links to them are also dropped from the
-    linking records' reference and parent_record values, so no read shows them again.
+    Reference values carry the target's display name: a renamed target's new name is written
+    into them, so no read shows a name that no longer exists. Rollups (and formulas) over the
+    links are recomputed. With ``deleted`` the changed records are gone: links to them are also
+    dropped from the linking records' reference and parent_record values.
     """
     sources = await ctx.txn.linking_sources(changed_ids)
     by_source: dict[str, set[str]] = {}
@@ -211,27 +231,50 @@ async def propagate(ctx: WriteContext, changed_ids: set[str], *, deleted: bool =
         by_source.setdefault(source_id, set()).add(slug)
     if not by_source:
         return
+    names = {} if deleted else await _display_names(ctx, changed_ids)
     for row in await ctx.txn.get_records(list(by_source)):
         schema = module_by_id(ctx, row.module_id)
         slugs = by_source[row.record_id]
         values = dict(row.fields)
         unlinked: set[str] = set()
         for f in schema.fields:
-            if deleted and f.slug in slugs and _drop_targets(f, values, changed_ids):
+            if f.slug not in slugs:
+                continue
+            if deleted and _drop_targets(f, values, changed_ids):
                 unlinked.add(f.slug)
+            elif names:
+                _rename_targets(values, f.slug, names)
         uses = {
             f.slug
             for f in schema.fields
             if isinstance(type_of(f), RollupType)
             and (f.config.get("rollup") or {}).get("linkedFieldSlug") in slugs
         }
-        if not uses and not unlinked:
-            continue
-        await compute_derived(ctx, schema, values)
+        if uses or unlinked:
+            await compute_derived(ctx, schema, values)
         if values != row.fields:
             await ctx.txn.update_record(_with_fields(row, values))
         if unlinked:
             await write_links(ctx, schema, row.record_id, values, only=unlinked)
+
+
+async def _display_names(ctx: WriteContext, ids: set[str]) -> dict[str, str]:
+    return {r.record_id: r.display_name for r in await ctx.txn.get_records(list(ids))}
+
+
+def _rename_targets(values: dict[str, Any], slug: str, names: Mapping[str, str]) -> None:
+    """Write the current display names of ``names``' records into a reference value."""
+    value = values.get(slug)
+    items = value if isinstance(value, list) else [value]
+    if not any(isinstance(i, Mapping) and i.get("recordId") in names for i in items):
+        return
+    renamed = [
+        {**i, "displayName": names[i["recordId"]]}
+        if isinstance(i, Mapping) and i.get("recordId") in names
+        else i
+        for i in items
+    ]
+    values[slug] = renamed if isinstance(value, list) else renamed[0]
 
 
 def _drop_targets(field: FieldDef, values: dict[str, Any], gone: set[str]) -> bool:

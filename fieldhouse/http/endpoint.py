@@ -17,7 +17,13 @@ from quart import Quart, Response, g, request
 
 from fieldhouse.http.json import json_response
 from fieldhouse.http.validation import parse_json_body, validate_model
-from fieldhouse.model.errors import Forbidden, Issue, Unauthorized, ValidationFailed
+from fieldhouse.model.errors import (
+    Forbidden,
+    Issue,
+    Unauthorized,
+    UnsupportedMediaType,
+    ValidationFailed,
+)
 from fieldhouse.model.principal import Principal
 from fieldhouse.services import Services
 
@@ -117,6 +123,14 @@ class Routes:
             )
 
 
+def _require_json(mimetype: str) -> None:
+    """A body sent as another media type is refused, not parsed as JSON anyway."""
+    if mimetype and mimetype != "application/json" and not mimetype.endswith("+json"):
+        raise UnsupportedMediaType(
+            f"Content-Type {mimetype!r} is not supported: send the body as application/json"
+        )
+
+
 def _wrap(spec: Endpoint, fn: Handler, svc: Services) -> Handler:
     @functools.wraps(fn)
     async def handler(**path_args: str) -> Response:
@@ -130,6 +144,7 @@ def _wrap(spec: Endpoint, fn: Handler, svc: Services) -> Handler:
             except ValidationFailed as exc:
                 issues.extend(exc.issues)
         if spec.body is not None:
+            _require_json(request.mimetype)
             raw = await request.get_data(cache=False)
             data = parse_json_body(raw if isinstance(raw, bytes) else raw.encode())
             try:
