@@ -9,6 +9,7 @@ import httpx
 from hypothesis import Phase, given, settings
 from hypothesis import strategies as st
 
+from fieldhouse.model.schema import DATA_TYPES
 from fieldhouse.runtime import Runtime
 from tests.conftest import Workspace, add_user
 from tests.http.test_auth import assert_envelope
@@ -179,3 +180,11 @@ async def test_any_value_is_stored_and_read_back_or_refused(
         got = await client.get(records_url(module, created["recordId"]), headers=ws.headers)
         assert got.status_code == 200
         assert got.json()["record"]["fields"].get(slug) == created["fields"].get(slug), value
+
+
+async def test_openapi_describes_every_field_types_value(client: httpx.AsyncClient) -> None:
+    schemas = (await client.get("/openapi.json")).json()["components"]["schemas"]
+    for name in DATA_TYPES:
+        assert schemas[f"FieldValue_{name}"]["description"].startswith("A record value")
+    assert schemas["FieldValue_number"]["maximum"] == 2**53 - 1
+    assert "CHF" in schemas["FieldValue_currency"]["properties"]["currency"]["enum"]
