@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from fieldhouse.model.clock import new_id, now_iso
 from fieldhouse.model.schema import ModuleSchema
-from fieldhouse.storage.base import WriteTxn
+from fieldhouse.storage.base import UserRow, WriteTxn
+
+#: Looks a user of the workspace up by id (outside the write transaction: users are not
+#: written by record messages).
+FindUser = Callable[[str], Awaitable[UserRow | None]]
 
 
 @dataclass(frozen=True)
@@ -32,6 +36,7 @@ class WriteContext:
     schema_changed: bool = False
     #: a key or user lost its access: every process's credential cache must forget it
     access_changed: bool = False
+    find_user: FindUser | None = None
 
     async def activity(
         self,

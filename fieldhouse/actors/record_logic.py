@@ -11,13 +11,12 @@ from typing import Any
 
 from fieldhouse.actors.context import WriteContext
 from fieldhouse.model.errors import Issue, NotFound
+from fieldhouse.model.fields import AutonumberType, FormulaType, RollupType, type_of
 from fieldhouse.model.formula import compute_formula
 from fieldhouse.model.records import RecordRow
 from fieldhouse.model.rollup import compute_rollup
 from fieldhouse.model.schema import FieldDef, ModuleSchema
 from fieldhouse.model.values import ValueCheck
-
-LINK_TYPES = frozenset({"reference", "parent_record"})
 
 
 def module_by_id(ctx: WriteContext, module_id: str) -> ModuleSchema:
@@ -27,34 +26,27 @@ def module_by_id(ctx: WriteContext, module_id: str) -> ModuleSchema:
     raise NotFound("Module not found")
 
 
+def links_records(field: FieldDef) -> bool:
+    """Whether the field's values point at records kept in the links table."""
+    kind = type_of(field)
+    return kind is not None and kind.links_records
+
+
 def link_targets(field: FieldDef, value: Any) -> list[str]:
     """Record ids a reference or parent_record value points at."""
-    if value is None:
-        return []
-    if field.data_type == "parent_record":
-        return [value] if isinstance(value, str) else []
-    if field.data_type == "reference":
-        items = value if isinstance(value, list) else [value]
-        return [i["recordId"] for i in items if isinstance(i, Mapping) and "recordId" in i]
-    return []
+    kind = type_of(field)
+    return [] if kind is None or value is None else kind.link_targets(field, value)
 
 
 def apply_defaults(schema: ModuleSchema, values: dict[str, Any]) -> None:
     """Configured defaults for fields a create left out."""
     for f in schema.fields:
-        if f.slug in values:
+        kind = type_of(f)
+        if f.slug in values or kind is None:
             continue
-        config = f.config
-        if f.data_type == "boolean" and isinstance(config.get("default"), bool):
-            values[f.slug] = config["default"]
-        elif f.data_type == "select":
-            default = (config.get("select") or {}).get("defaultOptionSlug")
-            if isinstance(default, str) and default:
-                values[f.slug] = default
-        elif f.data_type == "multi_select":
-            defaults = (config.get("multiSelect") or {}).get("defaultOptionSlugs")
-            if defaults:
-                values[f.slug] = [str(d) for d in defaults]
+        default = kind.default(f)
+        if default is not None:
+            values[f.slug] = default
 
 
 async def verify_links(
@@ -95,7 +87,25 @@ async def verify_links(
         for uid in users.user_ids:
             if uid not in known:
                 issues.append(_link_issue(users.field_slug, f"User {uid} does not exist"))
+            else:
+                await _fill_user(ctx, values, users.field_slug, uid)
     return issues
+
+
+async def _fill_user(ctx: WriteContext, values: dict[str, Any], slug: str, user_id: str) -> None:
+    """The user's own name (and, for person values, email) in the items naming them."""
+    user = await ctx.find_user(user_id) if ctx.find_user is not None else None
+    if user is None:
+        return
+    value = values.get(slug)
+    for item in value if isinstance(value, list) else [value]:
+        if not isinstance(item, dict):
+            continue
+        if item.get("userId") == user_id:
+            item["displayName"] = user.display_name
+            item["email"] = user.email
+        elif item.get("recordId") == user_id:  # a reference to a user
+            item["displayName"] = user.display_name
 
 
 def _link_issue(slug: str, message: str) -> Issue:
@@ -172,34 +182,17 @@ async def assign_autonumbers(
     ctx: WriteContext, schema: ModuleSchema, values: dict[str, Any]
 ) -> None:
     for f in schema.fields:
-        if f.data_type != "autonumber":
-            continue
-        config = f.config.get("autonumber") or {}
-        prefix, suffix = str(config.get("prefix") or ""), str(config.get("suffix") or "")
-        sequence: str | None = None
-        type_slug = config.get("typeFieldSlug")
-        by_type = config.get("sequenceByType") or {}
-        if type_slug and isinstance(values.get(type_slug), str) and values[type_slug] in by_type:
-            rule = by_type[values[type_slug]]
-            sequence = str(rule.get("sequenceName") or values[type_slug])
-            prefix = str(rule.get("prefix") or prefix)
-        number = await ctx.txn.take_autonumber(f.field_id, sequence)
-        padding = int(config.get("padding") or config.get("padLength") or 0)
-        digits = str(number).zfill(padding)
-        kind = config.get("formatType") or ("prefix" if prefix else "none")
-        values[f.slug] = {
-            "none": digits,
-            "prefix": prefix + digits,
-            "suffix": digits + suffix,
-            "both": prefix + digits + suffix,
-        }.get(str(kind), digits)
+        kind = type_of(f)
+        if isinstance(kind, AutonumberType):
+            number = await ctx.txn.take_autonumber(f.field_id, kind.sequence(f, values))
+            values[f.slug] = kind.render(f, values, number)
 
 
 async def compute_derived(ctx: WriteContext, schema: ModuleSchema, values: dict[str, Any]) -> None:
     """Rollups (from linked records), then formulas in field order."""
     fields_by_slug = {f.slug: f for f in schema.fields}
     for f in schema.fields:
-        if f.data_type != "rollup":
+        if not isinstance(type_of(f), RollupType):
             continue
         config = f.config.get("rollup") or {}
         linked_field = fields_by_slug.get(str(config.get("linkedFieldSlug")))
@@ -208,7 +201,7 @@ async def compute_derived(ctx: WriteContext, schema: ModuleSchema, values: dict[
         values[f.slug] = compute_rollup(f.config, [r.fields for r in linked])
     now = datetime.now(UTC)
     for f in schema.fields:
-        if f.data_type == "formula":
+        if isinstance(type_of(f), FormulaType):
             values[f.slug] = compute_formula(f.config, values, now=now)
 
 
@@ -220,15 +213,17 @@ async def write_links(
     only: set[str] | None = None,
 ) -> None:
     for f in schema.fields:
-        if f.data_type in LINK_TYPES and (only is None or f.slug in only):
+        if links_records(f) and (only is None or f.slug in only):
             await ctx.txn.set_links(record_id, f.slug, link_targets(f, values.get(f.slug)))
 
 
 async def propagate(ctx: WriteContext, changed_ids: set[str], *, deleted: bool = False) -> None:
-    """Recompute rollups (and formulas) of live records that link to changed records.
+    """Bring live records that link to changed records up to date.
 
-    With ``deleted`` the changed records are gone: links to them are also dropped from the
-    linking records' reference and parent_record values, so no read shows them again.
+    Reference values carry the target's display name: a renamed target's new name is written
+    into them, so no read shows a name that no longer exists. Rollups (and formulas) over the
+    links are recomputed. With ``deleted`` the changed records are gone: links to them are also
+    dropped from the linking records' reference and parent_record values.
     """
     sources = await ctx.txn.linking_sources(changed_ids)
     by_source: dict[str, set[str]] = {}
@@ -236,49 +231,65 @@ async def propagate(ctx: WriteContext, changed_ids: set[str], *, deleted: bool =
         by_source.setdefault(source_id, set()).add(slug)
     if not by_source:
         return
+    names = {} if deleted else await _display_names(ctx, changed_ids)
     for row in await ctx.txn.get_records(list(by_source)):
         schema = module_by_id(ctx, row.module_id)
         slugs = by_source[row.record_id]
         values = dict(row.fields)
         unlinked: set[str] = set()
         for f in schema.fields:
-            if deleted and f.slug in slugs and _drop_targets(f, values, changed_ids):
+            if f.slug not in slugs:
+                continue
+            if deleted and _drop_targets(f, values, changed_ids):
                 unlinked.add(f.slug)
+            elif names:
+                _rename_targets(values, f.slug, names)
         uses = {
             f.slug
             for f in schema.fields
-            if f.data_type == "rollup"
+            if isinstance(type_of(f), RollupType)
             and (f.config.get("rollup") or {}).get("linkedFieldSlug") in slugs
         }
-        if not uses and not unlinked:
-            continue
-        await compute_derived(ctx, schema, values)
+        if uses or unlinked:
+            await compute_derived(ctx, schema, values)
         if values != row.fields:
             await ctx.txn.update_record(_with_fields(row, values))
         if unlinked:
             await write_links(ctx, schema, row.record_id, values, only=unlinked)
 
 
+async def _display_names(ctx: WriteContext, ids: set[str]) -> dict[str, str]:
+    return {r.record_id: r.display_name for r in await ctx.txn.get_records(list(ids))}
+
+
+def _rename_targets(values: dict[str, Any], slug: str, names: Mapping[str, str]) -> None:
+    """Write the current display names of ``names``' records into a reference value."""
+    value = values.get(slug)
+    items = value if isinstance(value, list) else [value]
+    if not any(isinstance(i, Mapping) and i.get("recordId") in names for i in items):
+        return
+    renamed = [
+        {**i, "displayName": names[i["recordId"]]}
+        if isinstance(i, Mapping) and i.get("recordId") in names
+        else i
+        for i in items
+    ]
+    values[slug] = renamed if isinstance(value, list) else renamed[0]
+
+
 def _drop_targets(field: FieldDef, values: dict[str, Any], gone: set[str]) -> bool:
     """Remove links to ``gone`` records from a reference or parent_record value in place."""
+    kind = type_of(field)
     value = values.get(field.slug)
-    if field.data_type == "parent_record":
-        if value in gone:
+    if kind is None or value is None:
+        return False
+    changed, kept = kind.without_targets(field, value, gone)
+    if changed:
+        if kept is None:
             del values[field.slug]
-            return True
-        return False
-    if field.data_type != "reference" or value is None:
-        return False
-    if isinstance(value, list):
-        kept = [i for i in value if not (isinstance(i, Mapping) and i.get("recordId") in gone)]
-        if len(kept) == len(value):
-            return False
-        values[field.slug] = kept
-        return True
-    if isinstance(value, Mapping) and value.get("recordId") in gone:
-        del values[field.slug]
-        return True
-    return False
+        else:
+            values[field.slug] = kept
+    return changed
 
 
 def _with_fields(row: RecordRow, values: dict[str, Any]) -> RecordRow:

@@ -9,10 +9,10 @@ from typing import Any
 from fieldhouse.actors.context import WriteContext
 from fieldhouse.actors.messages import Message
 from fieldhouse.actors.record_logic import (
-    LINK_TYPES,
     apply_defaults,
     assign_autonumbers,
     compute_derived,
+    links_records,
     module_by_id,
     propagate,
     verify_links,
@@ -160,7 +160,7 @@ async def update_record(ctx: WriteContext, msg: UpdateRecord) -> RecordRow:
         updated_by_name=msg.actor_name,
     )
     await ctx.txn.update_record(row)
-    link_slugs = {f.slug for f in schema.fields if f.data_type in LINK_TYPES and f.slug in changes}
+    link_slugs = {f.slug for f in schema.fields if links_records(f) and f.slug in changes}
     if link_slugs:
         await write_links(ctx, schema, row.record_id, merged, only=link_slugs)
     await ctx.activity(

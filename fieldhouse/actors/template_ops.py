@@ -24,6 +24,7 @@ from fieldhouse.model.field_config import (
     name_from_slug,
     slug_from_label,
 )
+from fieldhouse.model.fields import AutonumberType, FormulaType, type_of
 from fieldhouse.model.schema import FieldDef, ModuleSchema, ReferenceDef
 from fieldhouse.model.template_diff import plan_reset, schema_from_template
 from fieldhouse.model.templates import get_template
@@ -251,7 +252,7 @@ async def create_field(ctx: WriteContext, msg: CreateField) -> FieldDef:
         updated_at=ctx.now,
     )
     await ctx.txn.upsert_fields([field])
-    if field.data_type in ("formula", "rollup"):
+    if _derived(field):
         await _recompute(ctx, replace(schema, fields=(*schema.fields, field)))
     await ctx.activity(
         "field_created",
@@ -270,7 +271,7 @@ async def update_field(ctx: WriteContext, msg: UpdateField) -> tuple[FieldDef, i
     """
     schema, _ = await _module(ctx, msg.module_id)
     old = _field(schema, msg.field_id)
-    if msg.backfill_existing and old.data_type != "autonumber":
+    if msg.backfill_existing and not isinstance(type_of(old), AutonumberType):
         raise ValidationFailed(
             [
                 Issue(
@@ -310,7 +311,7 @@ async def update_field(ctx: WriteContext, msg: UpdateField) -> tuple[FieldDef, i
     )
     if changed:
         await ctx.txn.upsert_fields([new])
-        if new.data_type in ("formula", "rollup") and "config" in changed:
+        if _derived(new) and "config" in changed:
             await _recompute(ctx, with_new)
         await ctx.activity(
             "field_updated",
@@ -378,12 +379,18 @@ async def _recompute(ctx: WriteContext, schema: ModuleSchema) -> None:
             await ctx.txn.update_record(replace(row, fields=values))
 
 
+def _derived(field: FieldDef) -> bool:
+    kind = type_of(field)
+    return kind is not None and kind.derived
+
+
 async def _backfill(ctx: WriteContext, schema: ModuleSchema, field: FieldDef) -> int:
     """Number the live records lacking a value, oldest first. A system change: the records'
     updated* metadata stays as it was (like recomputed formulas)."""
     only = replace(schema, fields=(field,))
     uses = any(
-        f.data_type == "formula" and field.slug in formula_refs(f.config) for f in schema.fields
+        isinstance(type_of(f), FormulaType) and field.slug in formula_refs(f.config)
+        for f in schema.fields
     )
     rows = await ctx.txn.records_lacking_field(schema.module.module_id, field.slug)
     for row in rows:

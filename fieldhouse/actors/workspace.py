@@ -16,7 +16,7 @@ from fieldhouse.actors.context import Event, WriteContext
 from fieldhouse.actors.messages import Message
 from fieldhouse.model.errors import ApiError, InternalError
 from fieldhouse.model.schema import ModuleSchema
-from fieldhouse.storage.base import Store
+from fieldhouse.storage.base import Store, UserRow
 
 log = logging.getLogger("fieldhouse.actors")
 
@@ -76,6 +76,9 @@ class WorkspaceActor:
                     break
             await self._run_batch(batch)
 
+    async def _find_user(self, user_id: str) -> UserRow | None:
+        return await self.store.get_user(self.account_id, user_id)
+
     async def _run_batch(self, batch: list[Message[Any]]) -> None:
         outcomes: list[tuple[bool, Any]] = []
         try:
@@ -83,7 +86,7 @@ class WorkspaceActor:
                 version = await txn.schema_version()
                 if self._schemas is None or version != self._schema_version:
                     self._schemas = await txn.module_schemas()
-                ctx = WriteContext(txn, self.account_id, self._schemas)
+                ctx = WriteContext(txn, self.account_id, self._schemas, find_user=self._find_user)
                 solo = len(batch) == 1
                 for message in batch:
                     outcomes.append(await self._apply(ctx, message, solo=solo))

@@ -21,7 +21,13 @@ from fieldhouse.http.body import read_body
 from fieldhouse.http.idempotency import HEADER, METHODS, fingerprint, idempotent
 from fieldhouse.http.json import json_response
 from fieldhouse.http.validation import parse_json_body, validate_model
-from fieldhouse.model.errors import Forbidden, Issue, Unauthorized, ValidationFailed
+from fieldhouse.model.errors import (
+    Forbidden,
+    Issue,
+    Unauthorized,
+    UnsupportedMediaType,
+    ValidationFailed,
+)
 from fieldhouse.model.principal import Principal
 from fieldhouse.services import Services
 
@@ -159,6 +165,14 @@ class Routes:
                 )
 
 
+def _require_json(mimetype: str) -> None:
+    """A body sent as another media type is refused, not parsed as JSON anyway."""
+    if mimetype and mimetype != "application/json" and not mimetype.endswith("+json"):
+        raise UnsupportedMediaType(
+            f"Content-Type {mimetype!r} is not supported: send the body as application/json"
+        )
+
+
 def _wrap(spec: Endpoint, fn: Handler, svc: Services) -> Handler:
     keyed = spec.method in METHODS and spec.path.startswith("/v1/")
 
@@ -191,6 +205,7 @@ async def _call(
         except ValidationFailed as exc:
             issues.extend(exc.issues)
     if spec.body is not None:
+        _require_json(request.mimetype)
         if raw is None:
             raw = await read_body(svc.settings.max_body_bytes)
         data = parse_json_body(raw)

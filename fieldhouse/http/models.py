@@ -6,9 +6,36 @@ properties"); response models allow extra ones (SPEC: clients ignore unknown pro
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field
+from pydantic_core import PydanticCustomError
+
+
+def _not_bool(value: Any) -> Any:
+    """JSON ``true`` is not the number 1: refuse what pydantic's lax mode would coerce."""
+    if isinstance(value, bool):
+        raise PydanticCustomError("int_type", "Input should be a number, not a boolean")
+    return value
+
+
+def _not_blank(value: str) -> str:
+    """A string of only whitespace does not meet a length's lower bound: it has no character."""
+    if not value.strip():
+        raise PydanticCustomError(
+            "string_too_short",
+            "String should have at least {min_length} character other than whitespace",
+            {"min_length": 1},
+        )
+    return value
+
+
+#: An integer body property (``true`` is refused, not taken as 1).
+JsonInt = Annotated[int, BeforeValidator(_not_bool)]
+#: A number body property (``true`` is refused).
+JsonNumber = Annotated[float, BeforeValidator(_not_bool)]
+#: A string with at least one character that is not whitespace.
+NonBlank = Annotated[str, AfterValidator(_not_blank)]
 
 
 class Strict(BaseModel):

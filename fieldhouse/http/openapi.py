@@ -11,6 +11,7 @@ from pydantic.json_schema import models_json_schema
 from fieldhouse import API_VERSION
 from fieldhouse.http.endpoint import PATH_PARAM, Endpoint
 from fieldhouse.http.models import ErrorEnvelope
+from fieldhouse.model.fields import FIELD_TYPES
 
 REF = "#/components/schemas/{model}"
 _ERROR_STATUSES = {
@@ -40,6 +41,7 @@ def build_openapi(endpoints: Sequence[Endpoint]) -> dict[str, Any]:
     ordered = sorted(models, key=lambda m: m.__name__)
     _, defs = models_json_schema([(m, "validation") for m in ordered], ref_template=REF)
     schemas: dict[str, Any] = dict(defs.get("$defs", {}))
+    schemas.update(field_value_schemas())
 
     paths: dict[str, dict[str, Any]] = {}
     for ep in endpoints:
@@ -74,6 +76,18 @@ def build_openapi(endpoints: Sequence[Endpoint]) -> dict[str, Any]:
                 for name, text in _RATE_HEADERS.items()
             },
         },
+    }
+
+
+def field_value_schemas() -> dict[str, Any]:
+    """``FieldValue_<dataType>``: the shape of a record's value for each field type, as read."""
+    return {
+        f"FieldValue_{name}": {
+            **kind.value_schema(),
+            "description": f"A record value of a {name} field"
+            + (" (computed by the server, read-only)" if kind.read_only else ""),
+        }
+        for name, kind in FIELD_TYPES.items()
     }
 
 

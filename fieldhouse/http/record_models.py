@@ -7,17 +7,17 @@ from uuid import UUID
 
 from pydantic import Field, field_validator
 
-from fieldhouse.http.models import Open, Strict
+from fieldhouse.http.models import NonBlank, Open, Strict
 
 
 class RecordCreateBody(Strict):
-    displayName: str = Field(min_length=1, max_length=500)
+    displayName: NonBlank = Field(min_length=1, max_length=500)
     fields: dict[str, Any] = Field(default_factory=dict)
     ownerUserId: UUID | None = None
 
 
 class RecordUpdateBody(Strict):
-    displayName: str | None = Field(default=None, min_length=1, max_length=500)
+    displayName: NonBlank | None = Field(default=None, min_length=1, max_length=500)
     fields: dict[str, Any] | None = None
 
     @field_validator("displayName", "fields", mode="before")

@@ -12,8 +12,16 @@ from collections.abc import Mapping
 from typing import Any
 
 from fieldhouse.model.errors import Issue
-from fieldhouse.model.formula import FormulaError, parse_formula, validate_formula_config
-from fieldhouse.model.rollup import validate_rollup_config
+from fieldhouse.model.fields import ConfigContext, field_type, type_of
+from fieldhouse.model.fields.computed import (
+    AUTONUMBER_FORMATS,
+    AUTONUMBER_RUNTIME_KEYS,
+    MAX_PADDING,
+    AutonumberType,
+    FormulaType,
+    RollupType,
+)
+from fieldhouse.model.formula import FormulaError, parse_formula
 from fieldhouse.model.schema import FieldDef, ModuleSchema
 
 __all__ = [
@@ -29,11 +37,6 @@ __all__ = [
 ]
 
 SLUG_PATTERN = r"^[a-z][a-z0-9]*(-[a-z0-9]+)*$"
-AUTONUMBER_FORMATS: tuple[str, ...] = ("none", "prefix", "suffix", "both")
-#: Counters the server keeps inside ``config.autonumber``; clients never set them.
-AUTONUMBER_RUNTIME_KEYS: tuple[str, ...] = ("nextValue", "sequenceCounters")
-MAX_PADDING = 20
-_LINK_TYPES = frozenset({"reference", "parent_record"})
 
 
 def slug_from_label(label: str) -> str:
@@ -59,107 +62,21 @@ def check_field_config(
 ) -> tuple[dict[str, Any], list[Issue]]:
     """The config to store for a field of ``data_type`` in ``schema``, and its problems.
 
-    ``stored`` is the field's current config when it is being changed: the auto-number counters
-    in it survive whatever the client sends (a client never moves a counter).
+    The field type checks its own config. ``stored`` is the field's current config when it is
+    being changed: the auto-number counters in it survive whatever the client sends (a client
+    never moves a counter).
     """
     out: dict[str, Any] = copy.deepcopy(dict(config))
-    issues: list[Issue] = []
-    others = {f.slug for f in schema.fields if f.slug != self_slug}
-    if data_type == "formula":
-        out, issues = validate_formula_config(out, others, self_slug=self_slug)
-    elif data_type == "rollup":
-        links = {f.slug for f in schema.fields if f.data_type in _LINK_TYPES}
-        issues = validate_rollup_config(out, linked_field_slugs=links - {self_slug})
-    elif data_type in ("select", "multi_select"):
-        issues = _check_options(out.get("options"))
-    elif data_type == "autonumber":
-        issues = _check_autonumber(out, others, stored)
-    return out, issues
+    kind = field_type(data_type)
+    if kind is None:
+        return out, []
+    linking = frozenset(f.slug for f in schema.fields if f.slug != self_slug and _links_records(f))
+    return kind.check_config(out, ConfigContext(schema, self_slug, stored, linking))
 
 
-def _check_options(options: Any) -> list[Issue]:
-    path: tuple[str | int, ...] = ("config", "options")
-    if not isinstance(options, list) or not options:
-        return [Issue("invalid_type", path, "options must be a non-empty list of options")]
-    issues: list[Issue] = []
-    seen: set[str] = set()
-    for index, item in enumerate(options):
-        value = item.get("value") if isinstance(item, Mapping) else item
-        if not isinstance(value, str) or not value:
-            message = "each option must be a non-empty string or an object with a string value"
-            issues.append(Issue("invalid_type", (*path, index), message))
-        elif value in seen:
-            issues.append(Issue("duplicate", (*path, index), f"option {value!r} is listed twice"))
-        else:
-            seen.add(value)
-    return issues
-
-
-def _check_autonumber(
-    out: dict[str, Any], others: set[str], stored: Mapping[str, Any] | None
-) -> list[Issue]:
-    base: tuple[str, ...] = ("config", "autonumber")
-    raw = out.get("autonumber", {})
-    if not isinstance(raw, Mapping):
-        return [Issue("invalid_type", base, "autonumber settings must be an object")]
-    auto = dict(raw)
-    issues: list[Issue] = []
-    fmt = auto.setdefault("formatType", "none")
-    if fmt not in AUTONUMBER_FORMATS:
-        message = f"formatType must be one of {', '.join(AUTONUMBER_FORMATS)}"
-        extra = {"options": list(AUTONUMBER_FORMATS)}
-        issues.append(Issue("invalid_enum_value", (*base, "formatType"), message, extra))
-    for key, low, high in (("padding", 0, MAX_PADDING), ("padLength", 0, MAX_PADDING)):
-        issues.extend(_int_between(auto.get(key), (*base, key), low, high))
-    issues.extend(_int_between(auto.get("startFrom"), (*base, "startFrom"), 0, None))
-    for key in ("prefix", "suffix"):
-        if auto.get(key) is not None and not isinstance(auto.get(key), str):
-            issues.append(Issue("invalid_type", (*base, key), f"{key} must be a string"))
-    type_slug = auto.get("typeFieldSlug")
-    if type_slug is not None and type_slug not in others:
-        message = f"typeFieldSlug {type_slug!r} is not a field of this module"
-        issues.append(Issue("unknown_field", (*base, "typeFieldSlug"), message))
-    by_type = auto.get("sequenceByType")
-    if by_type is not None and not isinstance(by_type, Mapping):
-        issues.append(
-            Issue("invalid_type", (*base, "sequenceByType"), "sequenceByType must be an object")
-        )
-    previous = (stored or {}).get("autonumber")
-    for key in AUTONUMBER_RUNTIME_KEYS:
-        auto.pop(key, None)
-        if isinstance(previous, Mapping) and key in previous:
-            auto[key] = copy.deepcopy(previous[key])
-    out["autonumber"] = auto
-    return issues
-
-
-def _int_between(
-    value: Any, path: tuple[str | int, ...], low: int, high: int | None
-) -> list[Issue]:
-    if value is None:
-        return []
-    name = str(path[-1])
-    if isinstance(value, bool) or not isinstance(value, int):
-        return [Issue("invalid_type", path, f"{name} must be an integer")]
-    if value < low:
-        return [
-            Issue(
-                "too_small",
-                path,
-                f"{name} must be at least {low}",
-                {"minimum": low, "inclusive": True, "type": "number"},
-            )
-        ]
-    if high is not None and value > high:
-        return [
-            Issue(
-                "too_big",
-                path,
-                f"{name} must be at most {high}",
-                {"maximum": high, "inclusive": True, "type": "number"},
-            )
-        ]
-    return []
+def _links_records(f: FieldDef) -> bool:
+    kind = type_of(f)
+    return kind is not None and kind.links_records
 
 
 def dependent_fields(
@@ -171,14 +88,15 @@ def dependent_fields(
     for f in schema.fields:
         if f.field_id == field.field_id:
             continue
-        cfg = f.config
+        cfg, kind = f.config, type_of(f)
         uses = (
-            (f.data_type == "formula" and slug in formula_refs(cfg))
+            (isinstance(kind, FormulaType) and slug in formula_refs(cfg))
             or (
-                f.data_type == "rollup" and (cfg.get("rollup") or {}).get("linkedFieldSlug") == slug
+                isinstance(kind, RollupType)
+                and (cfg.get("rollup") or {}).get("linkedFieldSlug") == slug
             )
             or (
-                f.data_type == "autonumber"
+                isinstance(kind, AutonumberType)
                 and (cfg.get("autonumber") or {}).get("typeFieldSlug") == slug
             )
             or ((cfg.get("reference") or {}).get("dependency") or {}).get("dependsOnFieldSlug")
@@ -187,9 +105,9 @@ def dependent_fields(
         if uses:
             out.append(f"{schema.module.slug}.{f.slug}")
     for other in schemas.values():
-        links = {f.slug: f for f in other.fields if f.data_type == "reference"}
+        links = {f.slug: f for f in other.fields if _links_records(f)}
         for f in other.fields:
-            rollup = f.config.get("rollup") or {} if f.data_type == "rollup" else {}
+            rollup = f.config.get("rollup") or {} if isinstance(type_of(f), RollupType) else {}
             linked = links.get(str(rollup.get("linkedFieldSlug")))
             if linked is None or rollup.get("aggregateFieldSlug") != slug:
                 continue

@@ -8,39 +8,43 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import Any
 
-DATA_TYPES: tuple[str, ...] = (
-    "text",
-    "textarea",
-    "rich_text",
-    "email",
-    "url",
-    "phone",
-    "address",
-    "number",
-    "currency",
-    "date",
-    "time",
-    "date_range",
-    "duration",
-    "select",
-    "multi_select",
-    "boolean",
-    "reference",
-    "person",
-    "parent_record",
-    "formula",
-    "rollup",
-    "autonumber",
-    "image",
-    "rating",
-    "progress",
-    "social_profile",
-)
 
-#: Kinds whose values the server computes; a client may never supply them.
-READ_ONLY_TYPES: frozenset[str] = frozenset({"autonumber", "formula", "rollup"})
+class DataType(StrEnum):
+    """SPEC "Field types": the 26 dataType identifiers. Each has one ``FieldType`` object
+    (``fieldhouse.model.fields``) that knows how its values behave."""
+
+    TEXT = "text"
+    TEXTAREA = "textarea"
+    RICH_TEXT = "rich_text"
+    EMAIL = "email"
+    URL = "url"
+    PHONE = "phone"
+    ADDRESS = "address"
+    NUMBER = "number"
+    CURRENCY = "currency"
+    DATE = "date"
+    TIME = "time"
+    DATE_RANGE = "date_range"
+    DURATION = "duration"
+    SELECT = "select"
+    MULTI_SELECT = "multi_select"
+    BOOLEAN = "boolean"
+    REFERENCE = "reference"
+    PERSON = "person"
+    PARENT_RECORD = "parent_record"
+    FORMULA = "formula"
+    ROLLUP = "rollup"
+    AUTONUMBER = "autonumber"
+    IMAGE = "image"
+    RATING = "rating"
+    PROGRESS = "progress"
+    SOCIAL_PROFILE = "social_profile"
+
+
+DATA_TYPES: tuple[str, ...] = tuple(t.value for t in DataType)
 
 PRIVACY_LEVELS: tuple[str, ...] = ("account", "role", "private")
 

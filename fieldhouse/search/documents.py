@@ -2,39 +2,20 @@
 
 from __future__ import annotations
 
-import html
 import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-import nh3
-
+from fieldhouse.model.fields import FIELD_TYPES, FieldType
+from fieldhouse.model.fields.text import strip_html
 from fieldhouse.model.records import RecordRow
 from fieldhouse.model.schema import ModuleSchema
 
-#: values that read as words; numbers, dates and ids would only add noise
-TEXT_TYPES: frozenset[str] = frozenset(
-    {
-        "text",
-        "textarea",
-        "rich_text",
-        "email",
-        "url",
-        "phone",
-        "address",
-        "select",
-        "multi_select",
-        "autonumber",
-        "social_profile",
-        "reference",
-        "person",
-        "parent_record",
-    }
-)
-_SKIP_KEYS = frozenset({"recordId", "userId", "avatar", "id"})
 _SPACE = re.compile(r"\s+")
 MAX_BODY_CHARS = 20_000
+#: without a schema every string value counts, as a text field's would
+_PLAIN = FIELD_TYPES["text"]
 #: a margin over what the embedder reads (4 windows of 128 tokens, about 2,000 characters)
 EMBED_BODY_CHARS = 3000
 
@@ -60,35 +41,18 @@ class Doc:
         return ". ".join(p for p in parts if p)
 
 
-def strip_html(text: str) -> str:
-    """Rich text as plain words (tags dropped, entities decoded)."""
-    return html.unescape(nh3.clean(text, tags=set(), clean_content_tags={"script", "style"}))
-
-
-def _strings(value: Any) -> Iterator[str]:
-    if isinstance(value, str):
-        yield value
-    elif isinstance(value, Mapping):
-        for key, item in value.items():
-            if key not in _SKIP_KEYS:
-                yield from _strings(item)
-    elif isinstance(value, list | tuple):
-        for item in value:
-            yield from _strings(item)
-
-
 def record_doc(row: RecordRow, schema: ModuleSchema | None, labels: Mapping[str, str]) -> Doc:
     """The searchable text of ``row``; without a schema every string value counts."""
+    pairs: list[tuple[FieldType | None, object]]
     if schema is not None:  # schema order: the same text whatever order the store keeps
-        pairs = [(f.data_type, row.fields.get(f.slug)) for f in schema.fields]
+        pairs = [(FIELD_TYPES.get(f.data_type), row.fields.get(f.slug)) for f in schema.fields]
     else:
-        pairs = [("text", row.fields[k]) for k in sorted(row.fields)]
+        pairs = [(_PLAIN, row.fields[k]) for k in sorted(row.fields)]
     parts: list[str] = []
     for kind, value in pairs:
-        if kind not in TEXT_TYPES:
+        if kind is None:
             continue
-        for text in _strings(value):
-            plain = strip_html(text) if kind == "rich_text" else text
+        for plain in kind.search_text(value):
             if plain != row.display_name:  # the title is indexed on its own
                 parts.append(plain)
     if row.description_html:

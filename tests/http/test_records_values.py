@@ -13,12 +13,15 @@ import httpx
 import pytest
 
 from fieldhouse.model.schema import DATA_TYPES
+from fieldhouse.runtime import Runtime
 from tests.conftest import Workspace
 from tests.http.test_auth import assert_envelope
 from tests.http.test_records_crud import BASE_FIELDS, create, records_url
 
 #: Stand-ins resolved per test: another record's id, the owner's user id, a random uuid.
 COMPANY, DEAL, OWNER, RANDOM = "<company>", "<deal>", "<owner>", "<random>"
+#: The owner's name and email: a person value carries the user's own, whatever was supplied.
+OWNER_NAME, OWNER_EMAIL = "<owner name>", "<owner email>"
 
 
 @dataclass(frozen=True)
@@ -227,7 +230,7 @@ CASES = (
         "deals",
         "owner",
         OWNER,
-        {"userId": OWNER, "displayName": "", "email": None, "avatar": None},
+        {"userId": OWNER, "displayName": OWNER_NAME, "email": OWNER_EMAIL, "avatar": None},
         (
             (RANDOM, "invalid_reference", ()),
             ({"userId": OWNER, "role": "x"}, "unrecognized_keys", ("role",)),
@@ -308,13 +311,17 @@ def _resolve(value: Any, names: dict[str, str]) -> Any:
     return value
 
 
-async def _names(client: httpx.AsyncClient, ws: Workspace) -> dict[str, str]:
+async def _names(client: httpx.AsyncClient, ws: Workspace, runtime: Runtime) -> dict[str, str]:
     company = await create(client, ws, "companies", name="Acme Inc")
     deal = await create(client, ws, "deals")
+    owner = await runtime.store.get_user(ws.account_id, ws.owner_id)
+    assert owner is not None
     return {
         COMPANY: company["recordId"],
         DEAL: deal["recordId"],
         OWNER: ws.owner_id,
+        OWNER_NAME: owner.display_name,
+        OWNER_EMAIL: owner.email,
         RANDOM: str(uuid.uuid4()),
     }
 
@@ -354,8 +361,10 @@ MODULES = ("contacts", "companies", "deals", "tasks")
 
 
 @pytest.mark.parametrize("module", MODULES)
-async def test_values_by_data_type(client: httpx.AsyncClient, ws: Workspace, module: str) -> None:
-    names = await _names(client, ws)
+async def test_values_by_data_type(
+    client: httpx.AsyncClient, ws: Workspace, runtime: Runtime, module: str
+) -> None:
+    names = await _names(client, ws, runtime)
     for case in CASES:
         if case.module == module:
             await _check(client, ws, case, names)

@@ -262,7 +262,7 @@ VALID: dict[str, tuple[Any, Any]] = {
     "rich": ("<p>Hi<script>x</script></p>", "<p>Hi</p>"),
     "email": ("Jo@Example.com", "Jo@example.com"),
     "url": (["https://a.io"], None),
-    "phone": ("+4420794600", "+4420794600"),
+    "phone": ("+442071838750", "+442071838750"),
     "address": ({"city": "Oslo"}, None),
     "number": (12.5, 12.5),
     "currency": ({"amount": 9.99}, {"amount": 9.99, "currency": "USD"}),

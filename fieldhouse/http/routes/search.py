@@ -7,7 +7,7 @@ from typing import Annotated, Any
 from pydantic import Field, StringConstraints
 
 from fieldhouse.http.endpoint import Routes
-from fieldhouse.http.models import Open, Strict
+from fieldhouse.http.models import JsonInt, JsonNumber, NonBlank, Open, Strict
 from fieldhouse.http.routes.common import workspace_schemas
 from fieldhouse.model.principal import Principal
 from fieldhouse.services import Services
@@ -19,12 +19,12 @@ SOURCE_TYPES = (MODULE_RECORD,)
 
 
 class SearchBody(Strict):
-    query: str = Field(min_length=1, max_length=1000)
+    query: NonBlank = Field(min_length=1, max_length=1000)
     types: list[Annotated[str, StringConstraints(max_length=64)]] | None = Field(
         default=None, max_length=20
     )
-    limit: int = Field(default=25, ge=1, le=50)
-    minSimilarity: float = Field(default=0.3, ge=0, le=1)
+    limit: JsonInt = Field(default=25, ge=1, le=50)
+    minSimilarity: JsonNumber = Field(default=0.3, ge=0, le=1)
 
 
 class SearchResultItem(Open):

@@ -7,8 +7,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from fieldhouse.model.errors import Issue
-from fieldhouse.model.schema import FieldDef
-from fieldhouse.model.values._base import (
+from fieldhouse.model.fields._base import (
     Result,
     cfg_bool,
     cfg_str_list,
@@ -19,7 +18,9 @@ from fieldhouse.model.values._base import (
     sub,
     unknown_keys,
 )
-from fieldhouse.model.values.contact import check_url, url_host
+from fieldhouse.model.fields.base import FieldType
+from fieldhouse.model.fields.contact import check_url, url_host
+from fieldhouse.model.schema import DataType, FieldDef
 
 PLATFORMS: tuple[str, ...] = (
     "linkedin",
@@ -116,3 +117,24 @@ def normalise_social_profile(field: FieldDef, value: Any) -> Result:
             key=lambda p: p["url"],
         )
     return check_profile(value, allowed)
+
+
+class SocialProfileType(FieldType):
+    """Profile URLs: searchable, but only emptiness and substring filters."""
+
+    data_type = DataType.SOCIAL_PROFILE
+    searchable = True
+
+    def normalise(self, field: FieldDef, value: Any) -> Result:
+        return normalise_social_profile(field, value)
+
+    def value_schema(self) -> dict[str, Any]:
+        item = {
+            "type": "object",
+            "required": ["url", "platform"],
+            "properties": {
+                "url": {"type": "string", "format": "uri"},
+                "platform": {"type": "string", "enum": list(PLATFORMS)},
+            },
+        }
+        return {"oneOf": [item, {"type": "array", "items": item}]}

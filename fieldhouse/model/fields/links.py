@@ -6,8 +6,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from fieldhouse.model.errors import Issue
-from fieldhouse.model.schema import FieldDef
-from fieldhouse.model.values._base import (
+from fieldhouse.model.fields._base import (
     MAX_LIST_ITEMS,
     Path,
     Result,
@@ -24,6 +23,15 @@ from fieldhouse.model.values._base import (
     too_big_string,
     unknown_keys,
 )
+from fieldhouse.model.fields.base import (
+    FieldType,
+    LinkCheck,
+    ParentCheck,
+    ReferenceCheck,
+    UserCheck,
+)
+from fieldhouse.model.fields.kind import FilterKind
+from fieldhouse.model.schema import DataType, FieldDef
 
 DISPLAY_NAME_MAX_LENGTH = 500
 USER_ID_MAX_LENGTH = 128
@@ -155,3 +163,128 @@ def normalise_parent_record(field: FieldDef, value: Any) -> Result:
     if not isinstance(value, str):
         return None, [invalid_type("uuid string or object", value)]
     return check_uuid(value)
+
+
+# --- field types ------------------------------------------------------------------------------
+
+_NAME = ("displayName",)
+
+
+def _items(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else [value]
+
+
+def _one_or_many(item: dict[str, Any]) -> dict[str, Any]:
+    return {"oneOf": [item, {"type": "array", "items": item}]}
+
+
+class ReferenceType(FieldType):
+    """Links to records (or users): filters compare the id, substrings and sorts the name."""
+
+    data_type = DataType.REFERENCE
+    searchable = True
+    links_records = True
+
+    def normalise(self, field: FieldDef, value: Any) -> Result:
+        return normalise_reference(field, value)
+
+    def filter_kind(self, field: FieldDef) -> FilterKind:
+        _, multi, _ = reference_settings(field)
+        return FilterKind("ref", field.slug, multi=multi, value_key=("recordId",), label_key=_NAME)
+
+    def link_checks(self, field: FieldDef, value: Any) -> list[LinkCheck]:
+        if value is None or value == []:
+            return []
+        target_type, _, allowed = reference_settings(field)
+        ids = tuple(str(item["recordId"]) for item in _items(value))
+        if target_type == "module":
+            return [ReferenceCheck(field.slug, ids, allowed)]
+        if target_type == "user":
+            return [UserCheck(field.slug, ids)]
+        return []
+
+    def link_targets(self, field: FieldDef, value: Any) -> list[str]:
+        if value is None:
+            return []
+        return [i["recordId"] for i in _items(value) if isinstance(i, Mapping) and "recordId" in i]
+
+    def without_targets(self, field: FieldDef, value: Any, gone: set[str]) -> tuple[bool, Any]:
+        if isinstance(value, list):
+            kept = [i for i in value if not (isinstance(i, Mapping) and i.get("recordId") in gone)]
+            return len(kept) != len(value), kept
+        if isinstance(value, Mapping) and value.get("recordId") in gone:
+            return True, None
+        return False, value
+
+    def value_schema(self) -> dict[str, Any]:
+        return _one_or_many(
+            {
+                "type": "object",
+                "required": ["recordId", "displayName"],
+                "properties": {
+                    "recordId": {"type": "string", "format": "uuid"},
+                    "displayName": {"type": "string"},
+                },
+            }
+        )
+
+
+class PersonType(FieldType):
+    """Users of the workspace: filters compare the user id, substrings and sorts the name."""
+
+    data_type = DataType.PERSON
+    searchable = True
+
+    def normalise(self, field: FieldDef, value: Any) -> Result:
+        return normalise_person(field, value)
+
+    def filter_kind(self, field: FieldDef) -> FilterKind:
+        multi = cfg_bool(sub(field.config, "person"), "allowMultiple", False)
+        return FilterKind("ref", field.slug, multi=multi, value_key=("userId",), label_key=_NAME)
+
+    def link_checks(self, field: FieldDef, value: Any) -> list[LinkCheck]:
+        if value is None or value == []:
+            return []
+        return [UserCheck(field.slug, tuple(str(item["userId"]) for item in _items(value)))]
+
+    def value_schema(self) -> dict[str, Any]:
+        return _one_or_many(
+            {
+                "type": "object",
+                "required": ["userId", "displayName", "email", "avatar"],
+                "properties": {
+                    "userId": {"type": "string"},
+                    "displayName": {"type": "string"},
+                    "email": {"type": ["string", "null"]},
+                    "avatar": {"type": ["string", "null"]},
+                },
+            }
+        )
+
+
+class ParentRecordType(FieldType):
+    """The parent's record id, in the same module."""
+
+    data_type = DataType.PARENT_RECORD
+    searchable = True
+    links_records = True
+
+    def normalise(self, field: FieldDef, value: Any) -> Result:
+        return normalise_parent_record(field, value)
+
+    def filter_kind(self, field: FieldDef) -> FilterKind:
+        return FilterKind("exact", field.slug)
+
+    def link_checks(self, field: FieldDef, value: Any) -> list[LinkCheck]:
+        if value is None:
+            return []
+        return [ParentCheck(field.slug, str(value), parent_max_depth(field))]
+
+    def link_targets(self, field: FieldDef, value: Any) -> list[str]:
+        return [value] if isinstance(value, str) else []
+
+    def without_targets(self, field: FieldDef, value: Any, gone: set[str]) -> tuple[bool, Any]:
+        return (True, None) if value in gone else (False, value)
+
+    def value_schema(self) -> dict[str, Any]:
+        return {"type": "string", "format": "uuid"}

@@ -1,15 +1,16 @@
-"""text, textarea and rich_text values."""
+"""text, textarea and rich_text: strings, the last one sanitised HTML."""
 
 from __future__ import annotations
 
+import html
 import re
+from collections.abc import Iterator
 from typing import Any
 
 import nh3
 
 from fieldhouse.model.errors import Issue
-from fieldhouse.model.schema import FieldDef
-from fieldhouse.model.values._base import (
+from fieldhouse.model.fields._base import (
     Result,
     cfg_bool,
     cfg_int,
@@ -19,6 +20,9 @@ from fieldhouse.model.values._base import (
     sub,
     too_big_string,
 )
+from fieldhouse.model.fields.base import FieldType, strings_of
+from fieldhouse.model.fields.kind import FilterKind
+from fieldhouse.model.schema import DataType, FieldDef
 
 TEXT_MAX_LENGTH = 255
 TEXTAREA_MAX_LENGTH = 5000
@@ -86,3 +90,50 @@ def rich_text_is_blank(html: str) -> bool:
         return False
     text = nh3.clean(html, tags=set())
     return text.replace("&nbsp;", " ").strip() == ""
+
+
+def strip_html(text: str) -> str:
+    """Rich text as plain words (tags dropped, entities decoded)."""
+    return html.unescape(nh3.clean(text, tags=set(), clean_content_tags={"script", "style"}))
+
+
+class TextType(FieldType):
+    data_type = DataType.TEXT
+    searchable = True
+
+    def normalise(self, field: FieldDef, value: Any) -> Result:
+        return normalise_text(field, value)
+
+    def filter_kind(self, field: FieldDef) -> FilterKind:
+        return FilterKind("text", field.slug)
+
+    def value_schema(self) -> dict[str, Any]:
+        return {"type": "string", "maxLength": 1_000_000}
+
+
+class TextareaType(TextType):
+    data_type = DataType.TEXTAREA
+
+    def normalise(self, field: FieldDef, value: Any) -> Result:
+        return normalise_textarea(field, value)
+
+
+class RichTextType(TextType):
+    data_type = DataType.RICH_TEXT
+
+    def normalise(self, field: FieldDef, value: Any) -> Result:
+        return normalise_rich_text(field, value)
+
+    def is_blank(self, value: Any) -> bool:
+        return rich_text_is_blank(value) if isinstance(value, str) else super().is_blank(value)
+
+    def search_text(self, value: Any) -> Iterator[str]:
+        for text in strings_of(value):
+            yield strip_html(text)
+
+    def value_schema(self) -> dict[str, Any]:
+        return {
+            "type": "string",
+            "maxLength": RICH_TEXT_MAX_LENGTH,
+            "description": "HTML, sanitised",
+        }

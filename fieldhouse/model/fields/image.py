@@ -8,8 +8,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from fieldhouse.model.errors import Issue
-from fieldhouse.model.schema import FieldDef
-from fieldhouse.model.values._base import (
+from fieldhouse.model.fields._base import (
     Path,
     Result,
     cfg_bool,
@@ -29,7 +28,9 @@ from fieldhouse.model.values._base import (
     too_small_number,
     unknown_keys,
 )
-from fieldhouse.model.values.contact import url_host
+from fieldhouse.model.fields.base import FieldType
+from fieldhouse.model.fields.contact import url_host
+from fieldhouse.model.schema import DataType, FieldDef
 
 FORMATS: tuple[str, ...] = ("jpg", "png", "gif", "webp")
 DEFAULT_MAX_IMAGES = 10
@@ -171,3 +172,25 @@ def normalise_image(field: FieldDef, value: Any) -> Result:
     if isinstance(value, list | tuple):
         return None, [invalid_type("object or URL string", value)]
     return check_image(value, max_size_kb)
+
+
+class ImageType(FieldType):
+    """Image references: only emptiness and substring filters; nothing to search."""
+
+    data_type = DataType.IMAGE
+
+    def normalise(self, field: FieldDef, value: Any) -> Result:
+        return normalise_image(field, value)
+
+    def value_schema(self) -> dict[str, Any]:
+        item = {
+            "type": "object",
+            "required": ["url", "name", "sizeKB", "format"],
+            "properties": {
+                "url": {"type": "string"},
+                "name": {"type": ["string", "null"]},
+                "sizeKB": {"type": ["number", "null"]},
+                "format": {"type": "string", "enum": list(FORMATS)},
+            },
+        }
+        return {"oneOf": [item, {"type": "array", "items": item}]}

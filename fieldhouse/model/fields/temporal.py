@@ -8,8 +8,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from fieldhouse.model.errors import Issue
-from fieldhouse.model.schema import FieldDef
-from fieldhouse.model.values._base import (
+from fieldhouse.model.fields._base import (
     Path,
     Result,
     cfg_bool,
@@ -21,9 +20,14 @@ from fieldhouse.model.values._base import (
     sub,
     unknown_keys,
 )
+from fieldhouse.model.fields.base import FieldType
+from fieldhouse.model.fields.kind import FilterKind
+from fieldhouse.model.schema import DataType, FieldDef
 
 _DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
-_TIME = re.compile(r"(?P<h>[01][0-9]|2[0-3]):(?P<m>[0-5][0-9])(?::(?P<s>[0-5][0-9]))?")
+_TIME = re.compile(
+    r"(?P<h>[01][0-9]|2[0-3]):(?P<m>[0-5][0-9])(?::(?P<s>[0-5][0-9])(?:\.(?P<f>[0-9]{1,6}))?)?"
+)
 _DATETIME = re.compile(
     r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}(?::[0-9]{2}(?:\.[0-9]{1,6})?)?"
     r"(?:Z|[+-][0-9]{2}:[0-9]{2})"
@@ -114,17 +118,20 @@ def normalise_date(field: FieldDef, value: Any) -> Result:
 
 
 def normalise_time(field: FieldDef, value: Any) -> Result:
-    """24-hour ``HH:MM`` or ``HH:MM:SS``, normalised to ``HH:MM:SS``."""
+    """ISO 8601 24-hour ``HH:MM``, ``HH:MM:SS`` or ``HH:MM:SS.fff`` (up to microseconds),
+    normalised to ``HH:MM:SS`` and the fraction as given (``09:30`` -> ``09:30:00``)."""
     if not isinstance(value, str):
         return None, [invalid_type("string", value)]
     match = _TIME.fullmatch(value)
     if match is None:
         return None, [
             invalid_string(
-                "iso_time", f"Invalid time {show(value)}: expected 24-hour HH:MM or HH:MM:SS"
+                "iso_time",
+                f"Invalid time {show(value)}: expected 24-hour HH:MM, HH:MM:SS or HH:MM:SS.fff",
             )
         ]
-    return f"{match.group('h')}:{match.group('m')}:{match.group('s') or '00'}", []
+    fraction = f".{match.group('f')}" if match.group("f") else ""
+    return f"{match.group('h')}:{match.group('m')}:{match.group('s') or '00'}{fraction}", []
 
 
 def normalise_date_range(field: FieldDef, value: Any) -> Result:
@@ -154,3 +161,55 @@ def normalise_date_range(field: FieldDef, value: Any) -> Result:
     if include_time:
         return {"start": format_utc(start), "end": format_utc(end)}, []
     return {"start": start.isoformat(), "end": end.isoformat()}, []
+
+
+# --- field types ------------------------------------------------------------------------------
+
+
+class DateType(FieldType):
+    data_type = DataType.DATE
+
+    def normalise(self, field: FieldDef, value: Any) -> Result:
+        return normalise_date(field, value)
+
+    def filter_kind(self, field: FieldDef) -> FilterKind:
+        return FilterKind("date", field.slug)
+
+    def value_schema(self) -> dict[str, Any]:
+        return {"type": "string", "format": "date"}
+
+
+class TimeType(FieldType):
+    data_type = DataType.TIME
+
+    def normalise(self, field: FieldDef, value: Any) -> Result:
+        return normalise_time(field, value)
+
+    def filter_kind(self, field: FieldDef) -> FilterKind:
+        return FilterKind("time", field.slug)
+
+    def value_schema(self) -> dict[str, Any]:
+        return {
+            "type": "string",
+            "pattern": "^([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,6})?$",
+        }
+
+
+class DateRangeType(FieldType):
+    """``{start, end}``: filters and sorts read the start."""
+
+    data_type = DataType.DATE_RANGE
+
+    def normalise(self, field: FieldDef, value: Any) -> Result:
+        return normalise_date_range(field, value)
+
+    def filter_kind(self, field: FieldDef) -> FilterKind:
+        return FilterKind("date", field.slug, value_key=("start",))
+
+    def value_schema(self) -> dict[str, Any]:
+        end = {"type": "string", "description": "a date, or a UTC date-time with includeTime"}
+        return {
+            "type": "object",
+            "required": ["start", "end"],
+            "properties": {"start": end, "end": end},
+        }

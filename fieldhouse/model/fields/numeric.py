@@ -1,4 +1,4 @@
-"""number, currency, rating, progress and duration values."""
+"""number, currency, rating, progress and duration: numbers, bounded to +-(2^53 - 1)."""
 
 from __future__ import annotations
 
@@ -6,9 +6,11 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+import pycountry
+
 from fieldhouse.model.errors import Issue
-from fieldhouse.model.schema import FieldDef
-from fieldhouse.model.values._base import (
+from fieldhouse.model.fields._base import (
+    MAX_SAFE_NUMBER,
     Result,
     cfg_bool,
     cfg_int,
@@ -29,15 +31,27 @@ from fieldhouse.model.values._base import (
     too_small_number,
     unknown_keys,
 )
+from fieldhouse.model.fields.base import FieldType
+from fieldhouse.model.fields.kind import FilterKind
+from fieldhouse.model.schema import DataType, FieldDef
+
+#: ISO 4217 alphabetic codes of the currencies in use (pycountry's copy of the standard).
+CURRENCY_CODES: frozenset[str] = frozenset(c.alpha_3 for c in pycountry.currencies)
 
 _CURRENCY_KEYS = frozenset({"amount", "currency"})
-_ISO_CURRENCY = re.compile(r"[A-Z]{3}")
 _HMS = re.compile(r"(?P<h>[0-9]+):(?P<m>[0-5][0-9])(?::(?P<s>[0-5][0-9]))?")
 _UNITS = re.compile(
     r"\s*(?:(?P<h>[0-9]+(?:\.[0-9]+)?)\s*h)?\s*(?:(?P<m>[0-9]+(?:\.[0-9]+)?)\s*m)?"
     r"\s*(?:(?P<s>[0-9]+(?:\.[0-9]+)?)\s*s)?\s*",
     re.IGNORECASE,
 )
+_ISO_DURATION = re.compile(
+    r"P(?:(?P<w>[0-9]+(?:[.,][0-9]+)?)W)?(?:(?P<d>[0-9]+(?:[.,][0-9]+)?)D)?"
+    r"(?:T(?:(?P<h>[0-9]+(?:[.,][0-9]+)?)H)?(?:(?P<m>[0-9]+(?:[.,][0-9]+)?)M)?"
+    r"(?:(?P<s>[0-9]+(?:[.,][0-9]+)?)S)?)?",
+    re.IGNORECASE,
+)
+_ISO_SCALES = (("w", 604_800), ("d", 86_400), ("h", 3600), ("m", 60), ("s", 1))
 _MAX_DIGITS = 15
 
 
@@ -112,11 +126,12 @@ def normalise_currency(field: FieldDef, value: Any) -> Result:
     if code is not None:
         if not isinstance(code, str):
             issues.append(invalid_type("string", code, ("currency",)))
-        elif _ISO_CURRENCY.fullmatch(code.upper()) is None:
+        elif code.upper() not in CURRENCY_CODES:
             issues.append(
                 invalid_string(
                     "regex",
-                    f"Invalid currency code {show(code)}: expected a 3-letter ISO 4217 code",
+                    f"Invalid currency code {show(code)}: expected an ISO 4217 currency code "
+                    "such as USD, EUR or JPY",
                     ("currency",),
                 )
             )
@@ -171,9 +186,14 @@ def normalise_progress(field: FieldDef, value: Any) -> Result:
 
 
 def parse_duration(text: str) -> float | None:
-    """Seconds for ``H:MM``, ``H:MM:SS``, ``1h 30m 15s`` or ``1.5h``; None when unparseable."""
+    """Seconds for ``H:MM``, ``H:MM:SS``, ``1h 30m 15s``, ``1.5h`` or ISO 8601 ``PT1H30M``
+    (weeks, days, hours, minutes, seconds; no years or months, whose length varies); None when
+    unparseable."""
     if len(text) > 64:
         return None
+    iso = _ISO_DURATION.fullmatch(text.strip())
+    if iso is not None:
+        return _iso_seconds(text.strip(), iso)
     clock = _HMS.fullmatch(text.strip())
     if clock is not None:
         if len(clock.group("h")) > _MAX_DIGITS:
@@ -194,6 +214,20 @@ def parse_duration(text: str) -> float | None:
     return total
 
 
+def _iso_seconds(text: str, match: re.Match[str]) -> float | None:
+    parts = {g: match.group(g) for g, _ in _ISO_SCALES}
+    if not any(parts.values()) or text.upper().endswith("T"):
+        return None
+    total = 0.0
+    for group, scale in _ISO_SCALES:
+        part = parts[group]
+        if part:
+            if len(part) > _MAX_DIGITS:
+                return None
+            total += float(part.replace(",", ".")) * scale
+    return total
+
+
 def normalise_duration(field: FieldDef, value: Any) -> Result:
     """Non-negative seconds, from a number of seconds or a duration string."""
     if isinstance(value, str):
@@ -203,9 +237,11 @@ def normalise_duration(field: FieldDef, value: Any) -> Result:
                 issue(
                     "custom",
                     f"Invalid duration {show(value)}: expected seconds as a number, or a string "
-                    "such as 1:30, 1:30:00, 1h 30m or 1.5h",
+                    "such as 1:30, 1:30:00, 1h 30m, 1.5h or PT1H30M",
                 )
             ]
+        if seconds > MAX_SAFE_NUMBER:
+            return None, [too_big_number(MAX_SAFE_NUMBER, seconds)]
         return integral(seconds), []
     if not isinstance(value, int | float) or isinstance(value, bool):
         return None, [invalid_type("number or duration string", value)]
@@ -215,3 +251,79 @@ def normalise_duration(field: FieldDef, value: Any) -> Result:
     if number < 0:
         return None, [too_small_number(0, number)]
     return integral(number), []
+
+
+# --- field types ------------------------------------------------------------------------------
+
+_NUMBER: dict[str, Any] = {
+    "type": "number",
+    "minimum": -MAX_SAFE_NUMBER,
+    "maximum": MAX_SAFE_NUMBER,
+}
+
+
+class NumberType(FieldType):
+    data_type = DataType.NUMBER
+
+    def normalise(self, field: FieldDef, value: Any) -> Result:
+        return normalise_number(field, value)
+
+    def filter_kind(self, field: FieldDef) -> FilterKind:
+        return FilterKind("number", field.slug)
+
+    def value_schema(self) -> dict[str, Any]:
+        return dict(_NUMBER)
+
+
+class CurrencyType(NumberType):
+    """``{amount, currency}``: filters and sorts read the amount."""
+
+    data_type = DataType.CURRENCY
+
+    def normalise(self, field: FieldDef, value: Any) -> Result:
+        return normalise_currency(field, value)
+
+    def filter_kind(self, field: FieldDef) -> FilterKind:
+        return FilterKind("number", field.slug, value_key=("amount",))
+
+    def value_schema(self) -> dict[str, Any]:
+        return {
+            "type": "object",
+            "required": ["amount", "currency"],
+            "properties": {
+                "amount": dict(_NUMBER),
+                "currency": {"type": "string", "enum": sorted(CURRENCY_CODES)},
+            },
+        }
+
+
+class RatingType(NumberType):
+    data_type = DataType.RATING
+
+    def normalise(self, field: FieldDef, value: Any) -> Result:
+        return normalise_rating(field, value)
+
+    def value_schema(self) -> dict[str, Any]:
+        return {"type": "number", "minimum": 0, "maximum": 10}
+
+
+class ProgressType(NumberType):
+    data_type = DataType.PROGRESS
+
+    def normalise(self, field: FieldDef, value: Any) -> Result:
+        return normalise_progress(field, value)
+
+    def value_schema(self) -> dict[str, Any]:
+        return {"type": "number", "minimum": 0, "maximum": 100}
+
+
+class DurationType(NumberType):
+    """Stored as seconds; written as seconds or a duration string."""
+
+    data_type = DataType.DURATION
+
+    def normalise(self, field: FieldDef, value: Any) -> Result:
+        return normalise_duration(field, value)
+
+    def value_schema(self) -> dict[str, Any]:
+        return {"type": "number", "minimum": 0, "maximum": MAX_SAFE_NUMBER}

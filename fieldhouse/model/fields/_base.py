@@ -22,6 +22,9 @@ ItemNormaliser = Callable[[Any], Result]
 
 #: Hard cap on list-valued fields where the config gives no bound of its own.
 MAX_LIST_ITEMS = 500
+#: The largest magnitude any number in a field value may have: 2^53 - 1, the largest integer a
+#: JSON number holds exactly in every client (JavaScript's Number.MAX_SAFE_INTEGER).
+MAX_SAFE_NUMBER = 2**53 - 1
 
 
 # --- describing values ------------------------------------------------------------------------
@@ -204,13 +207,27 @@ def prefix(issues: Sequence[Issue], *head: str | int) -> list[Issue]:
 
 
 def finite_number(value: Any, path: Path = ()) -> tuple[int | float | None, list[Issue]]:
-    """``value`` when it is a finite JSON number, else None and one issue."""
+    """``value`` when it is a finite JSON number within +-:data:`MAX_SAFE_NUMBER`, else None
+    and one issue."""
     if not is_number(value):
         return None, [invalid_type("number", value, path)]
     if not is_finite_number(value):
         return None, [invalid_type("finite number", value, path)]
     number: int | float = value
+    if abs(number) > MAX_SAFE_NUMBER:
+        # a huge Python int has no short decimal form; its float (or infinity) reads well
+        shown = number if isinstance(number, float) else _as_float(number)
+        if number > 0:
+            return None, [too_big_number(MAX_SAFE_NUMBER, shown, path)]
+        return None, [too_small_number(-MAX_SAFE_NUMBER, shown, path)]
     return number, []
+
+
+def _as_float(number: int) -> float:
+    try:
+        return float(number)
+    except OverflowError:
+        return math.inf if number > 0 else -math.inf
 
 
 def optional_string(

@@ -12,9 +12,10 @@ import urllib.parse
 from collections.abc import Mapping
 from typing import Any
 
+import phonenumbers
+
 from fieldhouse.model.errors import Issue
-from fieldhouse.model.schema import FieldDef
-from fieldhouse.model.values._base import (
+from fieldhouse.model.fields._base import (
     ItemNormaliser,
     Result,
     cfg_bool,
@@ -34,6 +35,9 @@ from fieldhouse.model.values._base import (
     too_small_number,
     unknown_keys,
 )
+from fieldhouse.model.fields.base import FieldType
+from fieldhouse.model.fields.kind import FilterKind
+from fieldhouse.model.schema import DataType, FieldDef
 
 EMAIL_MAX_LENGTH = 254
 URL_MAX_LENGTH = 2048
@@ -106,16 +110,20 @@ def url_host(value: str) -> str | None:
 
 
 def check_phone(value: Any, *, e164: bool) -> Result:
-    """A phone number: strict E.164 when enabled, else 3-32 of digits, spaces and ``+-().``."""
+    """A phone number: strict E.164 when enabled, else 3-32 of digits, spaces and ``+-().``.
+
+    A number in international form (``+`` and a country code) must be one the phonenumbers
+    library finds possible for that country; with E.164 it must be a valid, assigned number.
+    """
     if not isinstance(value, str):
         return None, [invalid_type("string", value)]
     if e164:
-        if _E164.fullmatch(value) is None:
+        if _E164.fullmatch(value) is None or not _known_number(value, strict=True):
             return None, [
                 invalid_string(
                     "e164",
-                    f"Invalid phone number {show(value)}: expected E.164 format such as "
-                    "+14155550123 (a '+', then 2 to 15 digits, the first not 0)",
+                    f"Invalid phone number {show(value)}: expected a valid number in E.164 "
+                    "format such as +14155550123 (a '+', the country code, then the number)",
                 )
             ]
         return value, []
@@ -127,7 +135,26 @@ def check_phone(value: Any, *, e164: bool) -> Result:
                 "spaces and + - ( ) . including at least one digit",
             )
         ]
+    if value.lstrip().startswith("+") and not _known_number(value, strict=False):
+        return None, [
+            invalid_string(
+                "regex",
+                f"Invalid phone number {show(value)}: no country uses this international "
+                "number (check the country code and the number of digits)",
+            )
+        ]
     return value, []
+
+
+def _known_number(value: str, *, strict: bool) -> bool:
+    """Whether an international number exists (strict) or could exist for its country code."""
+    try:
+        parsed = phonenumbers.parse(value, None)
+    except phonenumbers.NumberParseException:
+        return False
+    if strict:
+        return bool(phonenumbers.is_valid_number(parsed))
+    return bool(phonenumbers.is_possible_number(parsed))
 
 
 def check_address(value: Any) -> Result:
@@ -239,3 +266,85 @@ def normalise_phone(field: FieldDef, value: Any) -> Result:
 
 def normalise_address(field: FieldDef, value: Any) -> Result:
     return _single_or_multi(field, value, check_address)
+
+
+# --- field types ------------------------------------------------------------------------------
+
+_ENTRY_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "required": ["id", "value", "label", "isPrimary"],
+    "properties": {
+        "id": {"type": "string"},
+        "label": {"type": ["string", "null"]},
+        "isPrimary": {"type": "boolean"},
+    },
+}
+
+
+def _single_or_entries(item: dict[str, Any]) -> dict[str, Any]:
+    entry = {**_ENTRY_SCHEMA, "properties": {**_ENTRY_SCHEMA["properties"], "value": item}}
+    return {"oneOf": [item, {"type": "array", "items": entry}]}
+
+
+class _ContactType(FieldType):
+    """A single value, or a list of entries when ``<type>.allowMultiple``."""
+
+    searchable = True
+
+    def filter_kind(self, field: FieldDef) -> FilterKind:
+        if cfg_bool(sub(field.config, self.data_type), "allowMultiple", False):
+            return FilterKind("text", field.slug, multi=True, value_key=("value",))
+        return FilterKind("text", field.slug)
+
+
+class EmailType(_ContactType):
+    data_type = DataType.EMAIL
+
+    def normalise(self, field: FieldDef, value: Any) -> Result:
+        return normalise_email(field, value)
+
+    def value_schema(self) -> dict[str, Any]:
+        return _single_or_entries({"type": "string", "maxLength": EMAIL_MAX_LENGTH})
+
+
+class UrlType(_ContactType):
+    data_type = DataType.URL
+
+    def normalise(self, field: FieldDef, value: Any) -> Result:
+        return normalise_url(field, value)
+
+    def value_schema(self) -> dict[str, Any]:
+        return _single_or_entries({"type": "string", "format": "uri"})
+
+
+class PhoneType(_ContactType):
+    data_type = DataType.PHONE
+
+    def normalise(self, field: FieldDef, value: Any) -> Result:
+        return normalise_phone(field, value)
+
+    def value_schema(self) -> dict[str, Any]:
+        return _single_or_entries({"type": "string", "maxLength": 32})
+
+
+_ADDRESS_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        **{k: {"type": "string"} for k in _ADDRESS_TEXT_KEYS},
+        "lat": {"type": ["number", "null"], "minimum": -90, "maximum": 90},
+        "lng": {"type": ["number", "null"], "minimum": -180, "maximum": 180},
+    },
+}
+
+
+class AddressType(FieldType):
+    """Structured addresses: searchable words, but only emptiness and substring filters."""
+
+    data_type = DataType.ADDRESS
+    searchable = True
+
+    def normalise(self, field: FieldDef, value: Any) -> Result:
+        return normalise_address(field, value)
+
+    def value_schema(self) -> dict[str, Any]:
+        return _single_or_entries(_ADDRESS_SCHEMA)

@@ -1,0 +1,120 @@
+"""Field types as objects: one :class:`FieldType` per ``dataType``, and the registry of them.
+
+Adding a type is one new module with a ``FieldType`` subclass, a ``DataType`` member and a line
+in :data:`FIELD_TYPES` (a test checks every ``DataType`` has exactly one).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from types import MappingProxyType
+
+from fieldhouse.model.fields.base import (
+    ConfigContext,
+    FieldType,
+    LinkCheck,
+    ParentCheck,
+    ReferenceCheck,
+    UserCheck,
+    is_empty,
+)
+from fieldhouse.model.fields.choice import BooleanType, MultiSelectType, SelectType
+from fieldhouse.model.fields.computed import AutonumberType, FormulaType, RollupType
+from fieldhouse.model.fields.contact import AddressType, EmailType, PhoneType, UrlType
+from fieldhouse.model.fields.image import ImageType
+from fieldhouse.model.fields.kind import FilterKind
+from fieldhouse.model.fields.links import ParentRecordType, PersonType, ReferenceType
+from fieldhouse.model.fields.numeric import (
+    CurrencyType,
+    DurationType,
+    NumberType,
+    ProgressType,
+    RatingType,
+)
+from fieldhouse.model.fields.social import SocialProfileType
+from fieldhouse.model.fields.temporal import DateRangeType, DateType, TimeType
+from fieldhouse.model.fields.text import RichTextType, TextareaType, TextType
+from fieldhouse.model.schema import DataType, FieldDef
+
+__all__ = [
+    "FIELD_TYPES",
+    "AddressType",
+    "AutonumberType",
+    "BooleanType",
+    "ConfigContext",
+    "CurrencyType",
+    "DataType",
+    "DateRangeType",
+    "DateType",
+    "DurationType",
+    "EmailType",
+    "FieldType",
+    "FilterKind",
+    "FormulaType",
+    "ImageType",
+    "LinkCheck",
+    "MultiSelectType",
+    "NumberType",
+    "ParentCheck",
+    "ParentRecordType",
+    "PersonType",
+    "PhoneType",
+    "ProgressType",
+    "RatingType",
+    "ReferenceCheck",
+    "ReferenceType",
+    "RichTextType",
+    "RollupType",
+    "SelectType",
+    "SocialProfileType",
+    "TextType",
+    "TextareaType",
+    "TimeType",
+    "UrlType",
+    "UserCheck",
+    "field_type",
+    "is_empty",
+    "type_of",
+]
+
+_ALL: tuple[FieldType, ...] = (
+    TextType(),
+    TextareaType(),
+    RichTextType(),
+    EmailType(),
+    UrlType(),
+    PhoneType(),
+    AddressType(),
+    NumberType(),
+    CurrencyType(),
+    DateType(),
+    TimeType(),
+    DateRangeType(),
+    DurationType(),
+    SelectType(),
+    MultiSelectType(),
+    BooleanType(),
+    ReferenceType(),
+    PersonType(),
+    ParentRecordType(),
+    FormulaType(),
+    RollupType(),
+    AutonumberType(),
+    ImageType(),
+    RatingType(),
+    ProgressType(),
+    SocialProfileType(),
+)
+
+#: The registry: every data type's one FieldType.
+FIELD_TYPES: Mapping[str, FieldType] = MappingProxyType({t.data_type.value: t for t in _ALL})
+
+
+def field_type(data_type: str) -> FieldType | None:
+    """The FieldType of a ``dataType`` identifier, or None for one this server does not know."""
+    return FIELD_TYPES.get(data_type)
+
+
+def type_of(field: FieldDef) -> FieldType | None:
+    """The FieldType of a field definition (None when its stored type is unknown)."""
+    return FIELD_TYPES.get(field.data_type)

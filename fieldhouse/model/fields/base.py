@@ -1,0 +1,174 @@
+"""The field-type protocol: everything the server knows about one ``dataType``, in one object.
+
+A :class:`FieldType` answers for its type: how a value is validated and normalised, whether a
+normalised value counts as blank, how a field definition's ``config`` is checked, how filters and
+sorts read the stored value (its :class:`FilterKind`, which also fixes the allowed operators),
+which words of a value search indexes, the OpenAPI schema of a value, a configured default, and
+the records or users a value links to. Callers ask ``field_type(f.data_type)`` instead of testing
+type names (see ``fieldhouse.model.fields`` for the registry).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from fieldhouse.model.errors import Issue
+from fieldhouse.model.fields._base import Result
+from fieldhouse.model.fields.kind import ALLOWED_OPS, FilterKind
+from fieldhouse.model.schema import DataType, FieldDef, ModuleSchema
+
+
+@dataclass(frozen=True)
+class ReferenceCheck:
+    """Records the caller must find (not deleted) in the same workspace."""
+
+    field_slug: str
+    record_ids: tuple[str, ...]
+    allowed_module_slugs: tuple[str, ...]  # empty = any module
+
+
+@dataclass(frozen=True)
+class ParentCheck:
+    """A parent the caller must find in the same module, within max_depth and without a cycle."""
+
+    field_slug: str
+    record_id: str
+    max_depth: int
+
+
+@dataclass(frozen=True)
+class UserCheck:
+    """Users the caller must find in the workspace."""
+
+    field_slug: str
+    user_ids: tuple[str, ...]
+
+
+LinkCheck = ReferenceCheck | ParentCheck | UserCheck
+
+
+@dataclass(frozen=True)
+class ConfigContext:
+    """What a config check may look at besides the config: the module and the field's place."""
+
+    schema: ModuleSchema
+    self_slug: str
+    #: the field's stored config when it is being changed, None on create
+    stored: Mapping[str, Any] | None
+    #: slugs of the module's other fields whose values link records (rollup sources)
+    linking_slugs: frozenset[str]
+
+    @property
+    def other_slugs(self) -> set[str]:
+        return {f.slug for f in self.schema.fields if f.slug != self.self_slug}
+
+
+#: Mapping keys inside values that are ids, never words (search skips them).
+_ID_KEYS = frozenset({"recordId", "userId", "avatar", "id"})
+
+
+def strings_of(value: Any) -> Iterator[str]:
+    """Every string inside a JSON value, skipping id-like members."""
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, Mapping):
+        for key, item in value.items():
+            if key not in _ID_KEYS:
+                yield from strings_of(item)
+    elif isinstance(value, list | tuple):
+        for item in value:
+            yield from strings_of(item)
+
+
+def is_empty(value: Any) -> bool:
+    """True for null, a blank string, an empty list, or an object whose members are all empty.
+
+    ``False`` and ``0`` are values, not emptiness.
+    """
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if item is None:
+            continue
+        if isinstance(item, str):
+            if item.strip():
+                return False
+        elif isinstance(item, list | tuple | set | frozenset):
+            if item:
+                return False
+        elif isinstance(item, Mapping):
+            stack.extend(item.values())
+        else:
+            return False
+    return True
+
+
+class FieldType:
+    """One ``dataType``. Subclasses set :attr:`data_type` and override what differs."""
+
+    data_type: ClassVar[DataType]
+    #: The server computes the value (formula, rollup, autonumber); a client never sets it.
+    read_only: ClassVar[bool] = False
+    #: The value is computed from other values (formula, rollup): a config change recomputes it.
+    derived: ClassVar[bool] = False
+    #: Values are words worth indexing for search (names, text, choices); numbers and dates not.
+    searchable: ClassVar[bool] = False
+    #: Values point at other records, kept in the links table (reference, parent_record).
+    links_records: ClassVar[bool] = False
+
+    # --- values -------------------------------------------------------------------------------
+
+    def normalise(self, field: FieldDef, value: Any) -> Result:
+        """Validate and normalise one non-null value; issue paths are relative to the value."""
+        raise NotImplementedError(self.data_type)
+
+    def is_blank(self, value: Any) -> bool:
+        """Whether a normalised value is empty for ``isRequired``."""
+        return is_empty(value)
+
+    def default(self, field: FieldDef) -> Any:
+        """The value a create that leaves the field out gets, or None for none."""
+        return None
+
+    def value_schema(self) -> dict[str, Any]:
+        """The JSON schema (OpenAPI 3.1) of a stored value, as records return it."""
+        return {}
+
+    # --- definitions --------------------------------------------------------------------------
+
+    def check_config(
+        self, config: dict[str, Any], ctx: ConfigContext
+    ) -> tuple[dict[str, Any], list[Issue]]:
+        """The config to store for a field definition of this type, and its problems."""
+        return config, []
+
+    # --- lists and search ---------------------------------------------------------------------
+
+    def filter_kind(self, field: FieldDef) -> FilterKind:
+        """How filters and sorts read the field's stored value (the storage kind)."""
+        return FilterKind("opaque", field.slug)
+
+    def operators(self, field: FieldDef) -> frozenset[str]:
+        """The filter operators a condition on this field may use."""
+        return ALLOWED_OPS[self.filter_kind(field).base]
+
+    def search_text(self, value: Any) -> Iterator[str]:
+        """The words of a value for the search index (nothing unless :attr:`searchable`)."""
+        if self.searchable:
+            yield from strings_of(value)
+
+    # --- links --------------------------------------------------------------------------------
+
+    def link_checks(self, field: FieldDef, value: Any) -> list[LinkCheck]:
+        """Records or users a normalised value names, for the caller to verify in storage."""
+        return []
+
+    def link_targets(self, field: FieldDef, value: Any) -> list[str]:
+        """Record ids a stored value points at (kept in the links table)."""
+        return []
+
+    def without_targets(self, field: FieldDef, value: Any, gone: set[str]) -> tuple[bool, Any]:
+        """``(changed, value)`` with links to the ``gone`` records removed (None: no value)."""
+        return False, value
