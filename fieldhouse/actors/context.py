@@ -8,7 +8,7 @@ from typing import Any
 
 from fieldhouse.model.clock import new_id, now_iso
 from fieldhouse.model.schema import ModuleSchema
-from fieldhouse.storage.base import WriteTxn
+from fieldhouse.storage.store import WriteTxn
 
 
 @dataclass(frozen=True)

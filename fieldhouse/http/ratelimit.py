@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol
 
-from fieldhouse.storage.base import Store
+from fieldhouse.storage.store import Store
 
 WINDOW_SECONDS = 60
 Clock = Callable[[], float]

@@ -1,4 +1,4 @@
-"""Row <-> domain value conversion shared by both backends."""
+"""Rows (``sqlite3.Row`` or ``asyncpg.Record``) to domain values, and JSON both ways."""
 
 from __future__ import annotations
 
@@ -10,7 +10,6 @@ import orjson
 from fieldhouse.model.records import RecordRow
 from fieldhouse.model.schema import FieldDef, ModuleDef, ModuleSchema, ReferenceDef, ViewDef
 from fieldhouse.storage.base import AccountRow, ApiKeyRow, UserRow
-from fieldhouse.storage.objects import ObjectRow
 
 
 def dumps(value: Any) -> str:
@@ -197,17 +196,4 @@ def key_from_row(r: ColumnRow) -> ApiKeyRow:
         key_hash=r["key_hash"],
         scopes=None if scopes is None else tuple(scopes),
         revoked=r["revoked_at"] is not None,
-    )
-
-
-def object_from_row(r: ColumnRow) -> ObjectRow:
-    return ObjectRow(
-        r["account_id"],
-        r["kind"],
-        r["id"],
-        loads(r["data"]),
-        r["status"],
-        r["due_at"],
-        r["created_at"],
-        r["updated_at"],
     )
