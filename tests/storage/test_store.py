@@ -1,0 +1,103 @@
+"""The Store's list queries, accounts, keys and rate limits, on both backends."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+
+import pytest
+
+from fieldhouse.model.listquery import parse_list_query
+from fieldhouse.model.principal import Role
+from fieldhouse.storage import ApiKeyRow, Store, UserRow
+from fieldhouse.storage.base import ConflictError
+from tests.storage.conftest import AT, A, B, record
+
+
+async def _seed(store: Store) -> None:
+    async with store.write(A) as txn:
+        for n, (title, amount) in enumerate([("Apple", 5), ("banana", 30), ("Cherry", 7)], 1):
+            await txn.insert_record(record(A, f"r0{n}", title, title=title, amount=amount))
+        await txn.insert_record(record(A, "r04", "gone", title="Apple", amount=1))
+        await txn.soft_delete(f"mod-1-{A}", ["r04"], AT, None)
+    async with store.write(B) as txn:
+        await txn.insert_record(record(B, "r05", "Apple", title="Apple", amount=5))
+
+
+async def _ids(
+    store: Store, args: dict[str, str], search_ids: Sequence[str] | None = None
+) -> tuple[list[str], int]:
+    _, schemas = await store.load_schemas(A)
+    schema = schemas["deals"]
+    query = parse_list_query(args, schema)
+    rows, total = await store.list_records(A, schema, query, search_ids=search_ids)
+    return [r.record_id for r in rows], total
+
+
+async def test_list_records_takes_the_parsed_query(store: Store) -> None:
+    await _seed(store)
+    assert await _ids(store, {}) == (["r03", "r02", "r01"], 3)
+    assert await _ids(store, {"sortField": "title"}) == (["r01", "r02", "r03"], 3)
+    assert await _ids(store, {"sortField": "amount", "sortDirection": "desc"}) == (
+        ["r02", "r03", "r01"],
+        3,
+    )
+    assert await _ids(store, {"filter[title]": "Apple,Cherry"}) == (["r03", "r01"], 2)
+    assert await _ids(store, {"search": "an", "pageSize": "1"}) == (["r02"], 1)
+    assert await _ids(store, {"pageSize": "2", "page": "2"}) == (["r01"], 3)
+
+
+async def test_search_ids_restrict_the_search_to_the_index_candidates(store: Store) -> None:
+    await _seed(store)
+    assert await _ids(store, {"search": "e"}) == (["r03", "r01"], 2)
+    assert await _ids(store, {"search": "e"}, search_ids=["r01", "r02"]) == (["r01"], 1)
+    assert await _ids(store, {"search": "e"}, search_ids=[]) == ([], 0)
+
+
+async def test_indexing_a_list_query_keeps_its_answers(store: Store) -> None:
+    await _seed(store)
+    args = {"filter[title]": "Apple", "sortField": "amount"}
+    before = await _ids(store, args)
+    _, schemas = await store.load_schemas(A)
+    await store.index_list_query(schemas["deals"], parse_list_query(args, schemas["deals"]))
+    assert await _ids(store, args) == before == (["r01"], 1)
+
+
+async def test_accounts_users_and_keys(store: Store) -> None:
+    with pytest.raises(ConflictError):
+        await store.create_account("acct-c", "Again", "a", AT)  # the slug of A
+    assert [a.account_id for a in await store.list_accounts()] == [A, B]
+    assert await store.set_meta_if_absent("k", "first") == "first"
+    assert await store.set_meta_if_absent("k", "second") == "first"
+    assert await store.get_meta("k") == "first"
+    user = UserRow("u1", A, "o@example.com", "Owner", "owner", False)
+    key = ApiKeyRow("k1", A, "u1", "main", "hash", ("records:read",), False)
+    async with store.write(A) as txn:
+        await txn.insert_user(user, AT)
+        await txn.insert_role(Role("owner", frozenset({"*"}), frozenset()), AT)
+        await txn.insert_api_key(key, "fh_", AT)
+        await txn.insert_label("l1", "Hot", None, AT)
+        assert await txn.existing_ids("labels", ["l1", "l2"]) == {"l1"}
+        assert await txn.bump_schema_version() == 1
+    found = await store.lookup_key("hash")
+    assert found is not None and found.key == key and found.user == user
+    assert found.schema_version == 1
+    assert await store.owner_user_id(A) == "u1" and await store.owner_user_id(B) is None
+    assert (await store.get_role(A, "owner")) == Role("owner", frozenset({"*"}), frozenset())
+    async with store.write(A) as txn:
+        assert await txn.revoke_api_key("k1", AT)
+        assert not await txn.revoke_api_key("k1", AT)
+        assert await txn.delete_user("u1", AT)
+    assert await store.find_key("k1") == replace(key, revoked=True)
+    assert [label["name"] for label in await store.list_labels(A)] == ["Hot"]
+    assert await store.list_labels(B) == []
+
+
+async def test_rate_limits_are_counted_in_a_shared_store_only(store: Store) -> None:
+    if not store.shared_between_processes:
+        with pytest.raises(NotImplementedError):
+            await store.hit_rate_limit("ip", 100)
+        return
+    assert [await store.hit_rate_limit("ip", 100) for _ in range(3)] == [1, 2, 3]
+    assert await store.hit_rate_limit("ip", 160) == 1
+    assert await store.hit_rate_limit("other", 160) == 1
