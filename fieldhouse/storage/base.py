@@ -89,23 +89,23 @@ class Stmt:
 Op = Generator[Stmt, Any, T]
 
 
-def rows(sql: str, *params: Any) -> Stmt:
+def rows(sql: str, params: Sequence[Any] = ()) -> Stmt:
     return Stmt(sql, params, "rows")
 
 
-def row(sql: str, *params: Any) -> Stmt:
+def row(sql: str, params: Sequence[Any] = ()) -> Stmt:
     return Stmt(sql, params, "row")
 
 
-def value(sql: str, *params: Any) -> Stmt:
+def value(sql: str, params: Sequence[Any] = ()) -> Stmt:
     return Stmt(sql, params, "value")
 
 
-def count(sql: str, *params: Any) -> Stmt:
+def count(sql: str, params: Sequence[Any] = ()) -> Stmt:
     return Stmt(sql, params, "count")
 
 
-def execute(sql: str, *params: Any) -> Stmt:
+def execute(sql: str, params: Sequence[Any] = ()) -> Stmt:
     return Stmt(sql, params, "none")
 
 

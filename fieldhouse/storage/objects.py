@@ -42,23 +42,23 @@ def put_object(o: ObjectRow) -> Op[None]:
         " VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (account_id, kind, id) DO UPDATE SET"
         " data = excluded.data, status = excluded.status, due_at = excluded.due_at,"
         " updated_at = excluded.updated_at",
-        o.account_id,
-        o.kind,
-        o.object_id,
-        dumps(o.data),
-        o.status,
-        o.due_at,
-        o.created_at,
-        o.updated_at,
+        (
+            o.account_id,
+            o.kind,
+            o.object_id,
+            dumps(o.data),
+            o.status,
+            o.due_at,
+            o.created_at,
+            o.updated_at,
+        ),
     )
 
 
 def get_object(account_id: str, kind: str, object_id: str) -> Op[ObjectRow | None]:
     r = yield row(
         "SELECT * FROM objects WHERE account_id = ? AND kind = ? AND id = ?",
-        account_id,
-        kind,
-        object_id,
+        (account_id, kind, object_id),
     )
     return object_from_row(r) if r else None
 
@@ -70,12 +70,7 @@ def transition(
     n = yield count(
         "UPDATE objects SET status = ?, updated_at = ?"
         " WHERE account_id = ? AND kind = ? AND id = ? AND status = ?",
-        status,
-        at,
-        account_id,
-        kind,
-        object_id,
-        expected,
+        (status, at, account_id, kind, object_id, expected),
     )
     return bool(n == 1)
 
@@ -87,7 +82,7 @@ def list_objects(account_id: str, kind: str, status: str | None, limit: int) -> 
     if status is not None:
         sql += " AND status = ?"
         args.append(status)
-    found = yield rows(sql + " ORDER BY created_at DESC, id DESC LIMIT ?", *args, limit)
+    found = yield rows(sql + " ORDER BY created_at DESC, id DESC LIMIT ?", (*args, limit))
     return [object_from_row(r) for r in found]
 
 
@@ -96,9 +91,6 @@ def due_objects(kind: str, status: str, before: str, limit: int) -> Op[list[Obje
     found = yield rows(
         "SELECT * FROM objects WHERE kind = ? AND status = ? AND due_at IS NOT NULL"
         " AND due_at <= ? ORDER BY due_at LIMIT ?",
-        kind,
-        status,
-        before,
-        limit,
+        (kind, status, before, limit),
     )
     return [object_from_row(r) for r in found]

@@ -8,60 +8,57 @@ from typing import Any
 from fieldhouse.model.records import RecordRow
 from fieldhouse.storage import accounts
 from fieldhouse.storage.base import Op, count, execute, executemany, rows, value
-from fieldhouse.storage.rows import dumps, loads, record_from_row
+from fieldhouse.storage.rows import ColumnRow, dumps, loads
 from fieldhouse.storage.sqldialect import Dialect
 from fieldhouse.storage.sqlquery import CompiledList
 
-_COLUMNS = (
-    "id, account_id, module_id, display_name, fields, label_ids, type_ids, privacy_level,"
-    " description_html, owner_user_id, created_at, updated_at, created_by, updated_by,"
-    " created_by_name, updated_by_name, deleted_at"
+#: records column -> RecordRow attribute: the one list a new records column is added to
+#: (beside its migration); the JSON columns travel as JSON text
+_ATTRS = {
+    "id": "record_id",
+    **{c: c for c in ("account_id", "module_id", "display_name", "fields", "label_ids")},
+    **{c: c for c in ("type_ids", "privacy_level", "description_html", "owner_user_id")},
+    **{c: c for c in ("created_at", "updated_at", "created_by", "updated_by")},
+    **{c: c for c in ("created_by_name", "updated_by_name", "deleted_at")},
+}
+_JSON = frozenset({"fields", "label_ids", "type_ids"})
+#: what an update changes
+_UPDATED = (
+    *("display_name", "fields", "label_ids", "type_ids"),
+    *("updated_at", "updated_by", "updated_by_name"),
 )
+_COLUMNS = ", ".join(_ATTRS)
 _SELECT = f"SELECT {_COLUMNS} FROM records"
 _LIVE = "account_id = ? AND deleted_at IS NULL"
 
 
+def _column(r: RecordRow, column: str) -> Any:
+    v = getattr(r, _ATTRS[column])
+    return dumps(v) if column in _JSON else v
+
+
+def record_from_row(r: ColumnRow) -> RecordRow:
+    return RecordRow(**{a: loads(r[c]) if c in _JSON else r[c] for c, a in _ATTRS.items()})
+
+
 def insert_record(r: RecordRow) -> Op[None]:
+    marks = ", ".join("?" * len(_ATTRS))
     yield execute(
-        f"INSERT INTO records ({_COLUMNS}) VALUES ({', '.join('?' * 17)})",
-        r.record_id,
-        r.account_id,
-        r.module_id,
-        r.display_name,
-        dumps(r.fields),
-        dumps(r.label_ids),
-        dumps(r.type_ids),
-        r.privacy_level,
-        r.description_html,
-        r.owner_user_id,
-        r.created_at,
-        r.updated_at,
-        r.created_by,
-        r.updated_by,
-        r.created_by_name,
-        r.updated_by_name,
-        r.deleted_at,
+        f"INSERT INTO records ({_COLUMNS}) VALUES ({marks})", [_column(r, c) for c in _ATTRS]
     )
 
 
 def update_record(r: RecordRow) -> Op[None]:
+    """Store a live record's new name, values, labels, types and who changed it when."""
+    sets = ", ".join(f"{c} = ?" for c in _UPDATED)
+    values = [_column(r, c) for c in _UPDATED]
     yield execute(
-        "UPDATE records SET display_name = ?, fields = ?, label_ids = ?, type_ids = ?,"
-        f" updated_at = ?, updated_by = ?, updated_by_name = ? WHERE {_LIVE} AND id = ?",
-        r.display_name,
-        dumps(r.fields),
-        dumps(r.label_ids),
-        dumps(r.type_ids),
-        r.updated_at,
-        r.updated_by,
-        r.updated_by_name,
-        r.account_id,
-        r.record_id,
+        f"UPDATE records SET {sets} WHERE {_LIVE} AND id = ?", (*values, r.account_id, r.record_id)
     )
 
 
-def _records(sql: str, *params: Any) -> Op[list[RecordRow]]:
-    found = yield rows(sql, *params)
+def _records(sql: str, params: Sequence[Any]) -> Op[list[RecordRow]]:
+    found = yield rows(sql, params)
     return [record_from_row(r) for r in found]
 
 
@@ -73,15 +70,15 @@ def get_records(
         return []
     if module_id is None:
         sql = f"{_SELECT} WHERE {_LIVE} AND id = ANY(?) ORDER BY id"
-        return (yield from _records(sql, account_id, list(ids)))
+        return (yield from _records(sql, (account_id, list(ids))))
     sql = f"{_SELECT} WHERE {_LIVE} AND id = ANY(?) AND module_id = ? ORDER BY id"
-    return (yield from _records(sql, account_id, list(ids), module_id))
+    return (yield from _records(sql, (account_id, list(ids), module_id)))
 
 
 def records_after(account_id: str, last_id: str, limit: int) -> Op[list[RecordRow]]:
     """Live records of every module with an id above ``last_id``, by id (keyset paging)."""
     sql = f"{_SELECT} WHERE {_LIVE} AND id > ? ORDER BY id LIMIT ?"
-    return (yield from _records(sql, account_id, last_id, limit))
+    return (yield from _records(sql, (account_id, last_id, limit)))
 
 
 def list_records(
@@ -89,9 +86,9 @@ def list_records(
 ) -> Op[tuple[list[RecordRow], int]]:
     """A page of a compiled list query (it scopes the account) and the query's total."""
     where, params = compiled.where, compiled.params
-    total = yield value(f"SELECT count(*) FROM records r WHERE {where}", *params)
+    total = yield value(f"SELECT count(*) FROM records r WHERE {where}", params)
     sql = f"{_SELECT} r WHERE {where} ORDER BY {compiled.order_by} LIMIT ? OFFSET ?"
-    page = yield from _records(sql, *params, limit, offset)
+    page = yield from _records(sql, (*params, limit, offset))
     return page, int(total)
 
 
@@ -103,7 +100,7 @@ def picker(account_id: str, module_id: str, search: str | None, limit: int) -> O
         escaped = search.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
         sql += " AND lower(display_name) LIKE lower(?) ESCAPE '\\'"
         args.append(f"%{escaped}%")
-    return (yield from _records(sql + " ORDER BY lower(display_name), id LIMIT ?", *args, limit))
+    return (yield from _records(sql + " ORDER BY lower(display_name), id LIMIT ?", (*args, limit)))
 
 
 def soft_delete(
@@ -115,12 +112,7 @@ def soft_delete(
     found = yield rows(
         "UPDATE records SET deleted_at = ?, updated_at = ?, updated_by = ?"
         f" WHERE {_LIVE} AND module_id = ? AND id = ANY(?) RETURNING id",
-        at,
-        at,
-        by,
-        account_id,
-        module_id,
-        list(ids),
+        (at, at, by, account_id, module_id, list(ids)),
     )
     return [r[0] for r in found]
 
@@ -128,9 +120,7 @@ def soft_delete(
 def set_links(account_id: str, source_id: str, field_slug: str, targets: Sequence[str]) -> Op[None]:
     yield execute(
         "DELETE FROM record_links WHERE account_id = ? AND source_record_id = ? AND field_slug = ?",
-        account_id,
-        source_id,
-        field_slug,
+        (account_id, source_id, field_slug),
     )
     if targets:
         yield executemany(
@@ -146,9 +136,7 @@ def linked_targets(account_id: str, source_id: str, field_slug: str) -> Op[list[
         " ON t.account_id = l.account_id AND t.id = l.target_record_id AND t.deleted_at IS NULL"
         " WHERE l.account_id = ? AND l.source_record_id = ? AND l.field_slug = ?"
         " ORDER BY l.position",
-        account_id,
-        source_id,
-        field_slug,
+        (account_id, source_id, field_slug),
     )
     return [r[0] for r in found]
 
@@ -161,8 +149,7 @@ def linking_sources(account_id: str, target_ids: Collection[str]) -> Op[list[tup
         "SELECT DISTINCT l.source_record_id, l.field_slug FROM record_links l JOIN records s"
         " ON s.account_id = l.account_id AND s.id = l.source_record_id AND s.deleted_at IS NULL"
         " WHERE l.account_id = ? AND l.target_record_id = ANY(?)",
-        account_id,
-        list(target_ids),
+        (account_id, list(target_ids)),
     )
     return [(r[0], r[1]) for r in found]
 
@@ -175,8 +162,7 @@ def record_modules(account_id: str, ids: Collection[str]) -> Op[dict[str, tuple[
         "SELECT r.id, m.slug, r.display_name FROM records r"
         " JOIN modules m ON m.account_id = r.account_id AND m.id = r.module_id"
         " WHERE r.account_id = ? AND r.id = ANY(?) AND r.deleted_at IS NULL",
-        account_id,
-        list(ids),
+        (account_id, list(ids)),
     )
     return {r[0]: (r[1], r[2]) for r in found}
 
@@ -189,7 +175,7 @@ def records_lacking_field(
     sql = f"{_SELECT} WHERE {_LIVE} AND module_id = ?"
     if field_slug is not None:
         sql += f" AND {d.json_text('fields', (field_slug,))} IS NULL"
-    return (yield from _records(sql + " ORDER BY created_at, id", account_id, module_id))
+    return (yield from _records(sql + " ORDER BY created_at, id", (account_id, module_id)))
 
 
 def remove_field_values(d: Dialect, account_id: str, module_id: str, field_slug: str) -> Op[int]:
@@ -197,16 +183,12 @@ def remove_field_values(d: Dialect, account_id: str, module_id: str, field_slug:
     changed = yield count(
         f"UPDATE records SET fields = {d.json_remove('fields', field_slug)}"
         f" WHERE {_LIVE} AND module_id = ? AND {d.json_present('fields', field_slug)}",
-        account_id,
-        module_id,
+        (account_id, module_id),
     )
     yield execute(
         "DELETE FROM record_links WHERE account_id = ? AND field_slug = ? AND source_record_id"
         " IN (SELECT id FROM records WHERE account_id = ? AND module_id = ?)",
-        account_id,
-        field_slug,
-        account_id,
-        module_id,
+        (account_id, field_slug, account_id, module_id),
     )
     return int(changed)
 
@@ -220,15 +202,17 @@ def append_activity(account_id: str, e: Mapping[str, Any]) -> Op[int]:
     yield execute(
         "INSERT INTO activity (account_id, seq, id, activity_type, module_id, record_id,"
         " user_id, created_at, data) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        account_id,
-        seq,
-        e["id"],
-        e["activityType"],
-        e.get("moduleId"),
-        e.get("recordId"),
-        e.get("userId"),
-        e["createdDateTime"],
-        dumps(e.get("data") or {}),
+        (
+            account_id,
+            seq,
+            e["id"],
+            e["activityType"],
+            e.get("moduleId"),
+            e.get("recordId"),
+            e.get("userId"),
+            e["createdDateTime"],
+            dumps(e.get("data") or {}),
+        ),
     )
     return seq
 
@@ -265,7 +249,7 @@ def list_activity(
     if types:
         sql += " AND activity_type = ANY(?)"
         args.append(list(types))
-    found = yield rows(sql + " ORDER BY seq DESC LIMIT ?", *args, limit)
+    found = yield rows(sql + " ORDER BY seq DESC LIMIT ?", (*args, limit))
     return [_entry(r, True) for r in found]
 
 
@@ -274,8 +258,6 @@ def activity_since(account_id: str, seq: int, limit: int) -> Op[list[dict[str, A
     found = yield rows(
         "SELECT id, seq, activity_type, module_id, record_id FROM activity"
         " WHERE account_id = ? AND seq > ? ORDER BY seq LIMIT ?",
-        account_id,
-        seq,
-        limit,
+        (account_id, seq, limit),
     )
     return [_entry(r, False) for r in found]

@@ -7,7 +7,6 @@ from typing import Any, Protocol
 
 import orjson
 
-from fieldhouse.model.records import RecordRow
 from fieldhouse.model.schema import FieldDef, ModuleDef, ModuleSchema, ReferenceDef, ViewDef
 from fieldhouse.storage.base import AccountRow, ApiKeyRow, UserRow
 
@@ -145,29 +144,6 @@ class ColumnRow(Protocol):
     """What both drivers' rows offer: values by column name."""
 
     def __getitem__(self, key: str, /) -> Any: ...
-
-
-def record_from_row(r: ColumnRow) -> RecordRow:
-    """A records row (sqlite3.Row or asyncpg.Record: both index by column name)."""
-    return RecordRow(
-        record_id=r["id"],
-        account_id=r["account_id"],
-        module_id=r["module_id"],
-        display_name=r["display_name"],
-        fields=loads(r["fields"]),
-        created_at=r["created_at"],
-        updated_at=r["updated_at"],
-        created_by=r["created_by"],
-        updated_by=r["updated_by"],
-        created_by_name=r["created_by_name"],
-        updated_by_name=r["updated_by_name"],
-        label_ids=loads(r["label_ids"]),
-        type_ids=loads(r["type_ids"]),
-        privacy_level=r["privacy_level"],
-        description_html=r["description_html"],
-        owner_user_id=r["owner_user_id"],
-        deleted_at=r["deleted_at"],
-    )
 
 
 def account_from_row(r: ColumnRow) -> AccountRow:

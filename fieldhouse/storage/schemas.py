@@ -17,15 +17,17 @@ def insert_module(m: ModuleDef) -> Op[None]:
     yield execute(
         "INSERT INTO modules (id, account_id, name, slug, is_active, template_slug,"
         " template_version, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        m.module_id,
-        m.account_id,
-        m.name,
-        m.slug,
-        m.is_active,
-        m.template_slug,
-        m.template_version,
-        m.created_at,
-        m.updated_at,
+        (
+            m.module_id,
+            m.account_id,
+            m.name,
+            m.slug,
+            m.is_active,
+            m.template_slug,
+            m.template_version,
+            m.created_at,
+            m.updated_at,
+        ),
     )
 
 
@@ -164,9 +166,7 @@ def delete_parts(table: str, account_id: str, module_id: str, ids: Sequence[str]
     column = _PARTS[table]
     yield execute(
         f"DELETE FROM {table} WHERE account_id = ? AND {column} = ? AND id = ANY(?)",
-        account_id,
-        module_id,
-        list(ids),
+        (account_id, module_id, list(ids)),
     )
 
 
@@ -175,11 +175,11 @@ def load_schemas(account_id: str) -> Op[tuple[int, dict[str, ModuleSchema]]]:
     version = yield from accounts.schema_version(account_id)
     modules = yield rows(
         "SELECT * FROM modules WHERE account_id = ? AND is_active ORDER BY created_at, slug",
-        account_id,
+        (account_id,),
     )
     parts = []
     for table in _PARTS:
-        parts.append((yield rows(f"SELECT * FROM {table} WHERE account_id = ?", account_id)))
+        parts.append((yield rows(f"SELECT * FROM {table} WHERE account_id = ?", (account_id,))))
     return version, assemble_schemas(modules, *parts)
 
 
@@ -191,8 +191,7 @@ def take_autonumber(account_id: str, field_id: str, sequence: str | None) -> Op[
     """
     raw = yield value(
         "SELECT config FROM fields WHERE account_id = ? AND id = ? FOR UPDATE",
-        account_id,
-        field_id,
+        (account_id, field_id),
     )
     if raw is None:
         raise LookupError(f"field {field_id} does not exist")
@@ -200,8 +199,6 @@ def take_autonumber(account_id: str, field_id: str, sequence: str | None) -> Op[
     number = advance_autonumber(config, sequence)
     yield execute(
         "UPDATE fields SET config = ? WHERE account_id = ? AND id = ?",
-        dumps(config),
-        account_id,
-        field_id,
+        (dumps(config), account_id, field_id),
     )
     return number
