@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from fieldhouse.storage.base import ApiKeyRow, UserRow
-from fieldhouse.storage.open import open_database, open_store
+from fieldhouse.storage.open import open_database
 from fieldhouse.storage.store import Store, WriteTxn
 
-__all__ = ["ApiKeyRow", "Store", "UserRow", "WriteTxn", "open_database", "open_store"]
+__all__ = ["ApiKeyRow", "Store", "UserRow", "WriteTxn", "open_database"]

@@ -23,7 +23,7 @@ def is_postgres(url: str) -> bool:
     return urlparse(url).scheme in ("postgres", "postgresql")
 
 
-async def open_store(url: str) -> Store:
+async def _open_store(url: str) -> Store:
     """``sqlite:////abs/path.sqlite3`` (embedded) or ``postgresql://...``.
 
     A PostgreSQL store must be opened inside ``trio_asyncio.open_loop()``; prefer
@@ -46,7 +46,7 @@ async def open_database(url: str) -> AsyncIterator[Store]:
         async with AsyncExitStack() as stack:
             if is_postgres(url):
                 await stack.enter_async_context(trio_asyncio.open_loop())
-            store = await open_store(url)
+            store = await _open_store(url)
             try:
                 yield store
             finally:
