@@ -101,13 +101,14 @@ SQLITE: tuple[str, ...] = (
     CREATE INDEX objects_due ON objects (kind, status, due_at) WHERE due_at IS NOT NULL
     """,
     # 3: the statements are written once for both engines: upserts name (account_id, id) as
-    # PostgreSQL keys them, and links keep their position as a column
+    # PostgreSQL keys them, and links keep their position as a column (read in its order)
     """
     CREATE UNIQUE INDEX fields_account_id ON fields (account_id, id);
     CREATE UNIQUE INDEX views_account_id ON views (account_id, id);
     CREATE UNIQUE INDEX module_references_account_id ON module_references (account_id, id);
     ALTER TABLE record_links ADD COLUMN position INTEGER NOT NULL DEFAULT 0;
-    UPDATE record_links SET position = rowid
+    UPDATE record_links SET position = rowid;
+    CREATE INDEX record_links_source ON record_links (source_record_id, field_slug, position)
     """,
 )
 

@@ -146,9 +146,10 @@ def linking_sources(account_id: str, target_ids: Collection[str]) -> Op[list[tup
     if not target_ids:
         return []
     found = yield rows(
-        "SELECT DISTINCT l.source_record_id, l.field_slug FROM record_links l JOIN records s"
-        " ON s.account_id = l.account_id AND s.id = l.source_record_id AND s.deleted_at IS NULL"
-        " WHERE l.account_id = ? AND l.target_record_id = ANY(?)",
+        "SELECT DISTINCT l.source_record_id, l.field_slug FROM record_links l"
+        " WHERE l.account_id = ? AND l.target_record_id = ANY(?) AND EXISTS (SELECT 1 FROM"
+        " records s WHERE s.account_id = l.account_id AND s.id = l.source_record_id"
+        " AND s.deleted_at IS NULL)",
         (account_id, list(target_ids)),
     )
     return [(r[0], r[1]) for r in found]

@@ -1,13 +1,14 @@
 """SQL dialects: what differs between SQLite and PostgreSQL in the text of a statement.
 
 Every statement of the store is written once, with ``?`` placeholders and ``col = ANY(?)`` for
-"one of a list"; :meth:`Dialect.native` turns that text into the engine's own (``$n`` on
-PostgreSQL; ``IN (SELECT value FROM json_each(?))`` on SQLite, whose driver binds the list as
-JSON). Beside that a dialect gives the few JSON primitives statements and the list-query
-compiler (``sqlquery``) need: a value as text or as a number, an emptiness test, a row source
-over an array's elements or over every leaf, removing a key. Everything else (LIKE with ESCAPE,
-``lower()``, ``IS NOT TRUE``, ``NULLS LAST``, ``ON CONFLICT``, ``RETURNING``) is portable
-between SQLite >= 3.35 and PostgreSQL, so a new dialect is one small class.
+"one of a list" (its parameter a list); :meth:`Dialect.statement` turns that text and its
+parameters into the engine's own (``$n`` and an array on PostgreSQL; ``IN (?, ?, ...)`` with
+the list spread out on SQLite). Beside that a dialect gives the few JSON primitives
+statements and the list-query compiler (``sqlquery``) need: a value as text or as a number,
+an emptiness test, a row source over an array's elements or over every leaf, removing a key.
+Everything else (LIKE with ESCAPE, ``lower()``, ``IS NOT TRUE``, ``NULLS LAST``, ``ON
+CONFLICT``, ``RETURNING``) is portable between SQLite >= 3.35 and PostgreSQL, so a new dialect
+is one small class.
 
 JSON paths are tuples of keys and array indexes. Keys are embedded in the SQL text, so every
 dialect must pass them through :func:`check_key`, which rejects anything that is not a plain
@@ -19,14 +20,14 @@ from __future__ import annotations
 
 import re
 from abc import ABC, abstractmethod
+from collections.abc import Sequence
 from functools import lru_cache
-from typing import Literal
+from typing import Any, Literal
 
 JsonPath = tuple[str | int, ...]
 SqlType = Literal["text", "number"]
 
 _SAFE_KEY = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_\-]{0,127}")
-_ANY = re.compile(r"(\S+) = ANY\(\?\)")
 _MARK = re.compile(r"\?")
 
 
@@ -48,7 +49,12 @@ class Dialect(ABC):
 
     @abstractmethod
     def native(self, sql: str) -> str:
-        """The engine's own text for a statement written with ``?`` and ``= ANY(?)``."""
+        """The engine's own text for a statement written with ``?`` (and no list parameter)."""
+
+    def statement(self, sql: str, params: Sequence[Any]) -> tuple[str, Sequence[Any]]:
+        """The engine's own text and parameters for a statement written with ``?``, where
+        ``col = ANY(?)`` takes a list parameter."""
+        return self.native(sql), params
 
     @abstractmethod
     def placeholder(self, sql_type: SqlType) -> str:
@@ -101,7 +107,28 @@ class SQLiteDialect(Dialect):
     name = "sqlite"
 
     def native(self, sql: str) -> str:
-        return _sqlite_native(sql)
+        # SQLite has no row locks (its one writer holds the whole database)
+        return sql.replace(" FOR UPDATE", "")
+
+    def statement(self, sql: str, params: Sequence[Any]) -> tuple[str, Sequence[Any]]:
+        sql = self.native(sql)
+        if not any(isinstance(p, list) for p in params):
+            return sql, params
+        # SQLite binds no arrays: spread each list out (a plain IN list, which its planner
+        # serves from the primary key; an empty one matches nothing)
+        chunks = sql.split("?")
+        text, flat = [chunks[0]], []
+        for param, chunk in zip(params, chunks[1:], strict=True):
+            if isinstance(param, list):
+                if not text[-1].endswith(" = ANY("):
+                    raise ValueError(f"a list parameter outside '= ANY(?)' in {sql!r}")
+                text[-1] = text[-1].removesuffix(" = ANY(") + " IN ("
+                text.append(", ".join("?" * len(param)) + chunk)
+                flat.extend(param)
+            else:
+                text.append("?" + chunk)
+                flat.append(param)
+        return "".join(text), flat
 
     def placeholder(self, sql_type: SqlType) -> str:
         return "?"
@@ -157,13 +184,6 @@ class SQLiteDialect(Dialect):
 
     def json_remove(self, doc: str, key: str) -> str:
         return f"json_remove({doc}, {self.path((key,))})"
-
-
-@lru_cache(maxsize=1024)
-def _sqlite_native(sql: str) -> str:
-    # SQLite has no row locks (its one writer holds the database) and binds no arrays
-    sql = sql.replace(" FOR UPDATE", "")
-    return _ANY.sub(r"\1 IN (SELECT value FROM json_each(?))", sql)
 
 
 @lru_cache(maxsize=1024)

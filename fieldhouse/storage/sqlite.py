@@ -19,7 +19,6 @@ import trio
 
 from fieldhouse.storage.base import ConflictError, Op, Stmt
 from fieldhouse.storage.migrations import migrate_sqlite
-from fieldhouse.storage.rows import dumps
 from fieldhouse.storage.sqldialect import SQLITE
 
 T = TypeVar("T")
@@ -37,16 +36,10 @@ def _connect(path: str, synchronous: str) -> Conn:
     return conn
 
 
-def _bind(params: Any) -> list[Any]:
-    # a list parameter stands for ``= ANY(?)``, which SQLite reads as a JSON array
-    return [dumps(p) if isinstance(p, list) else p for p in params]
-
-
 def _execute(c: Conn, s: Stmt) -> Any:
-    sql = SQLITE.native(s.sql)
     if s.result == "many":
-        return c.executemany(sql, s.params)
-    cur = c.execute(sql, _bind(s.params))
+        return c.executemany(SQLITE.native(s.sql), s.params)
+    cur = c.execute(*SQLITE.statement(s.sql, s.params))
     if s.result == "rows":
         return cur.fetchall()
     if s.result == "count":

@@ -16,11 +16,16 @@ def test_postgres_numbers_the_placeholders_and_binds_lists_as_arrays() -> None:
     assert POSTGRES.native("SELECT 1") == "SELECT 1"
 
 
-def test_sqlite_reads_a_list_as_a_json_array_and_has_no_row_locks() -> None:
-    assert SQLITE.native(STMT) == (
-        "SELECT config FROM fields WHERE account_id = ? AND id IN"
-        " (SELECT value FROM json_each(?)) AND slug = ?"
+def test_sqlite_spreads_a_list_out_and_has_no_row_locks() -> None:
+    sql, params = SQLITE.statement(STMT, ["a", ["x", "y", "z"], "s"])
+    assert sql == "SELECT config FROM fields WHERE account_id = ? AND id IN (?, ?, ?) AND slug = ?"
+    assert params == ["a", "x", "y", "z", "s"]
+    assert SQLITE.statement(STMT, ["a", [], "s"]) == (
+        "SELECT config FROM fields WHERE account_id = ? AND id IN () AND slug = ?",
+        ["a", "s"],
     )
+    with pytest.raises(ValueError):
+        SQLITE.statement("SELECT ? IN ?", [["x"], ["y"]])
 
 
 @pytest.mark.parametrize("dialect", [SQLITE, POSTGRES], ids=["sqlite", "postgres"])
