@@ -8,58 +8,39 @@ from typing import Any
 from fieldhouse.model.records import RecordRow
 from fieldhouse.storage import accounts
 from fieldhouse.storage.base import Op, count, execute, executemany, rows, value
-from fieldhouse.storage.rows import ColumnRow, dumps, loads
+from fieldhouse.storage.rows import RECORDS, dumps, loads
 from fieldhouse.storage.sqldialect import Dialect
 from fieldhouse.storage.sqlquery import CompiledList
 
-#: records column -> RecordRow attribute: the one list a new records column is added to
-#: (beside its migration); the JSON columns travel as JSON text
-_ATTRS = {
-    "id": "record_id",
-    **{c: c for c in ("account_id", "module_id", "display_name", "fields", "label_ids")},
-    **{c: c for c in ("type_ids", "privacy_level", "description_html", "owner_user_id")},
-    **{c: c for c in ("created_at", "updated_at", "created_by", "updated_by")},
-    **{c: c for c in ("created_by_name", "updated_by_name", "deleted_at")},
-}
-_JSON = frozenset({"fields", "label_ids", "type_ids"})
-#: what an update changes
-_UPDATED = (
-    *("display_name", "fields", "label_ids", "type_ids"),
-    *("updated_at", "updated_by", "updated_by_name"),
-)
-_COLUMNS = ", ".join(_ATTRS)
-_SELECT = f"SELECT {_COLUMNS} FROM records"
+_SELECT = f"SELECT {RECORDS.names} FROM records"
 _LIVE = "account_id = ? AND deleted_at IS NULL"
-
-
-def _column(r: RecordRow, column: str) -> Any:
-    v = getattr(r, _ATTRS[column])
-    return dumps(v) if column in _JSON else v
-
-
-def record_from_row(r: ColumnRow) -> RecordRow:
-    return RecordRow(**{a: loads(r[c]) if c in _JSON else r[c] for c, a in _ATTRS.items()})
+_INSERT = RECORDS.insert()
+#: what an update changes
+_CHANGED = [
+    "display_name",
+    "fields",
+    "label_ids",
+    "type_ids",
+    "updated_at",
+    "updated_by",
+    "updated_by_name",
+]
+_UPDATE = f"UPDATE records SET {' = ?, '.join(_CHANGED)} = ? WHERE {_LIVE} AND id = ?"
 
 
 def insert_record(r: RecordRow) -> Op[None]:
-    marks = ", ".join("?" * len(_ATTRS))
-    yield execute(
-        f"INSERT INTO records ({_COLUMNS}) VALUES ({marks})", [_column(r, c) for c in _ATTRS]
-    )
+    yield execute(_INSERT, RECORDS.values(r))
 
 
 def update_record(r: RecordRow) -> Op[None]:
     """Store a live record's new name, values, labels, types and who changed it when."""
-    sets = ", ".join(f"{c} = ?" for c in _UPDATED)
-    values = [_column(r, c) for c in _UPDATED]
-    yield execute(
-        f"UPDATE records SET {sets} WHERE {_LIVE} AND id = ?", (*values, r.account_id, r.record_id)
-    )
+    values = dict(zip(RECORDS.columns, RECORDS.values(r), strict=True))
+    yield execute(_UPDATE, (*(values[c] for c in _CHANGED), r.account_id, r.record_id))
 
 
 def _records(sql: str, params: Sequence[Any]) -> Op[list[RecordRow]]:
     found = yield rows(sql, params)
-    return [record_from_row(r) for r in found]
+    return [RECORDS.read(r) for r in found]
 
 
 def get_records(

@@ -719,7 +719,9 @@ def _where(value: str, dialect: Dialect = SQLITE) -> tuple[str, list[Any]]:
     return c.where, c.params
 
 
-@settings(max_examples=300, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(value=st.text())
 def test_arbitrary_values_never_change_sql_or_error(db: Backend, value: str) -> None:
     # PostgreSQL text cannot hold NUL at all (the server rejects it before any SQL runs)
@@ -732,7 +734,9 @@ def test_arbitrary_values_never_change_sql_or_error(db: Backend, value: str) -> 
     assert isinstance(rows, list)
 
 
-@settings(max_examples=200, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(value=_TEXT.filter(bool))
 def test_a_stored_value_matches_itself(db: Backend, value: str) -> None:
     with db.savepoint():
