@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 import pytest
+import trio
 
 from fieldhouse.storage import Store
 from tests.storage.conftest import AT, MOD, A, B, record
@@ -107,3 +108,15 @@ async def test_activity_is_numbered_per_workspace(store: Store) -> None:
     assert none == []
     typed = await store.list_activity(A, module_ids=None, record_id="r", types=["t"], limit=2)
     assert [e["seq"] for e in typed] == [3, 2]
+
+
+async def test_a_cancelled_transaction_rolls_back_and_frees_the_workspace(store: Store) -> None:
+    with trio.CancelScope() as scope:
+        async with store.write(A) as txn:
+            await txn.insert_record(record(A, "r01", "cancelled"))
+            scope.cancel()
+            await trio.lowlevel.checkpoint()
+    assert scope.cancelled_caught
+    async with store.write(A) as txn:
+        await txn.insert_record(record(A, "r02", "kept"))
+    assert [r.record_id for r in await store.get_records(A, ["r01", "r02"])] == ["r02"]
