@@ -17,7 +17,7 @@ from fieldhouse.config import Settings
 from fieldhouse.http.auth import Authenticator
 from fieldhouse.http.ratelimit import Limiter
 from fieldhouse.search.service import SearchService
-from fieldhouse.storage.base import Store
+from fieldhouse.storage.store import Store
 
 
 @dataclass(frozen=True)

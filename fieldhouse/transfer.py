@@ -10,6 +10,7 @@ from __future__ import annotations
 import csv
 import json
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +21,6 @@ from fieldhouse.actors.system import ActorSystem
 from fieldhouse.model.errors import BadRequest, NotFound
 from fieldhouse.model.listquery import parse_list_query
 from fieldhouse.model.schema import ModuleSchema
-from fieldhouse.storage.sqlquery import compile_list
 
 CHUNK = 1000
 #: computed by the server: an export carries them, an import leaves them out
@@ -155,9 +155,6 @@ async def export_records(
     schema = await module_schema(system, account_id, slug)
     store = system.store
     query = parse_list_query([("sortField", "created_at"), ("sortDirection", "asc")], schema)
-    compiled = compile_list(
-        query, schema, store.dialect, account_id=account_id, module_id=schema.module.module_id
-    )
     slugs = [f.slug for f in schema.fields]
     written = 0
     with (
@@ -169,9 +166,9 @@ async def export_records(
             writer.writerow(["recordId", "displayName", *slugs])
         task = bar.add_task(f"exporting {slug}", total=None)
         while True:
-            rows, total = await store.list_records(
-                compiled.where, compiled.params, compiled.order_by, CHUNK, written
-            )
+            assert written % CHUNK == 0  # every page before this one was full
+            page = replace(query, page=written // CHUNK + 1, page_size=CHUNK)
+            rows, total = await store.list_records(account_id, schema, page)
             bar.update(task, total=total)
             for r in rows:
                 if writer is None:

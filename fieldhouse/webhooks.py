@@ -38,7 +38,7 @@ from fieldhouse.actors.agent_ops import ApplyObjects, ObjectWrite
 from fieldhouse.actors.context import Event
 from fieldhouse.actors.system import ActorSystem
 from fieldhouse.model.errors import ApiError
-from fieldhouse.storage.base import Store
+from fieldhouse.storage.store import Store
 
 log = logging.getLogger("fieldhouse.webhooks")
 

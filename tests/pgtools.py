@@ -19,7 +19,7 @@ from urllib.parse import urlsplit
 import asyncpg
 import pytest
 
-from fieldhouse.storage.postgres_schema import migrate
+from fieldhouse.storage.migrations import migrate_postgres
 
 DEFAULT_URL = "postgresql://postgres@127.0.0.1:5432/test"
 
@@ -45,7 +45,7 @@ async def _admin(*statements: str) -> None:
 async def _migrate(name: str) -> None:
     conn = await asyncpg.connect(database_url(name), timeout=10)
     try:
-        await migrate(conn)  # type: ignore[arg-type]  # a plain connection serves as well
+        await migrate_postgres(conn)  # type: ignore[arg-type]  # a plain connection serves as well
     finally:
         await conn.close()
 

@@ -8,7 +8,8 @@ from typing import Any
 
 from fieldhouse.model.clock import new_id, now_iso
 from fieldhouse.model.schema import ModuleSchema
-from fieldhouse.storage.base import UserRow, WriteTxn
+from fieldhouse.storage.base import UserRow
+from fieldhouse.storage.store import WriteTxn
 
 #: Looks a user of the workspace up by id (outside the write transaction: users are not
 #: written by record messages).

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from pyrsistent import PMap, pmap
 
 from fieldhouse.model.schema import ModuleSchema
-from fieldhouse.storage.base import Store
+from fieldhouse.storage.store import Store
 
 
 @dataclass(frozen=True)

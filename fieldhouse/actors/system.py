@@ -18,7 +18,7 @@ from fieldhouse.actors.workspace import ActorCrashed, OnChange, WorkspaceActor, 
 from fieldhouse.config import Settings
 from fieldhouse.model.errors import ServiceUnavailable
 from fieldhouse.model.schema import ModuleSchema
-from fieldhouse.storage.base import Store
+from fieldhouse.storage.store import Store
 
 log = logging.getLogger("fieldhouse.actors")
 

@@ -16,7 +16,8 @@ from fieldhouse.actors.context import Event, WriteContext
 from fieldhouse.actors.messages import Message
 from fieldhouse.model.errors import ApiError, InternalError
 from fieldhouse.model.schema import ModuleSchema
-from fieldhouse.storage.base import Store, UserRow
+from fieldhouse.storage.base import UserRow
+from fieldhouse.storage.store import Store
 
 log = logging.getLogger("fieldhouse.actors")
 

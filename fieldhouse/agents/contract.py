@@ -14,7 +14,7 @@ if TYPE_CHECKING:
     from fieldhouse.actors.system import ActorSystem
     from fieldhouse.config import Settings
     from fieldhouse.model.principal import Principal
-    from fieldhouse.storage.base import Store
+    from fieldhouse.storage.store import Store
 
 OutcomeStatus = Literal["ok", "pending_approval", "rejected", "error"]
 

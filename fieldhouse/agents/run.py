@@ -22,7 +22,7 @@ from fieldhouse.config import Settings
 from fieldhouse.model.clock import new_id, now_iso
 from fieldhouse.model.errors import NotFound
 from fieldhouse.model.principal import Principal
-from fieldhouse.storage.base import Store
+from fieldhouse.storage.store import Store
 
 log = logging.getLogger("fieldhouse.agents")
 

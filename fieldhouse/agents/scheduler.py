@@ -24,8 +24,8 @@ from fieldhouse.agents.tools.social import POST
 from fieldhouse.config import Settings
 from fieldhouse.model.clock import now_iso
 from fieldhouse.model.errors import ApiError
-from fieldhouse.storage.base import Store
 from fieldhouse.storage.objects import ObjectRow
+from fieldhouse.storage.store import Store
 
 log = logging.getLogger("fieldhouse.agents.scheduler")
 

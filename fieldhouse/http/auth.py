@@ -12,7 +12,8 @@ import jwt
 from fieldhouse.model.errors import Unauthorized
 from fieldhouse.model.keys import KEY_PREFIX, hash_api_key, hashes_match, looks_like_key
 from fieldhouse.model.principal import Principal, Role, builtin_role
-from fieldhouse.storage.base import Store, UserRow
+from fieldhouse.storage.base import UserRow
+from fieldhouse.storage.store import Store
 
 INVALID_KEY = "Invalid API key: it is unknown, revoked, or malformed"
 JWT_ISSUER = "fieldhouse"

@@ -34,7 +34,7 @@ from fieldhouse.search.embedder import make_embedder
 from fieldhouse.search.engine import WorkspaceIndex
 from fieldhouse.search.keyword import IndexCorrupt
 from fieldhouse.search.service import ChangeEvent, SearchService, search_root
-from fieldhouse.storage.base import Store
+from fieldhouse.storage.store import Store
 
 log = logging.getLogger("fieldhouse.search")
 
@@ -61,24 +61,13 @@ class PolledChange:
 
 async def live_records(store: Store, account_id: str) -> AsyncIterator[list[RecordRow]]:
     """Every live record of a workspace, in pages (keyset on id)."""
-    ph = store.dialect.placeholder
-    where = f"r.account_id = {ph(1, 'text')} AND r.deleted_at IS NULL AND r.id > {ph(2, 'text')}"
     last = ""
     while True:
-        rows, _ = await store.list_records(where, [account_id, last], "r.id ASC", PAGE, 0)
+        rows = await store.records_after(account_id, last, PAGE)
         if not rows:
             return
         yield rows
         last = rows[-1].record_id
-
-
-async def records_by_id(store: Store, account_id: str, ids: Sequence[str]) -> list[RecordRow]:
-    """The live records among ``ids`` (deleted and unknown ids are absent)."""
-    ph = store.dialect.placeholder
-    marks = ", ".join(ph(i + 2, "text") for i in range(len(ids)))
-    where = f"r.account_id = {ph(1, 'text')} AND r.deleted_at IS NULL AND r.id IN ({marks})"
-    rows, _ = await store.list_records(where, [account_id, *ids], "r.id ASC", len(ids), 0)
-    return rows
 
 
 class Indexer:
@@ -196,7 +185,7 @@ class Indexer:
             return
         index = self.service.indexes[account]
         if ids:
-            rows = await records_by_id(self.store, account, ids)
+            rows = await self.store.get_records(account, ids)
             live = {r.record_id for r in rows}
             # a change may already be indexed at the version read here: a sync read it, or
             # (polled) this process made it, or an earlier batch held a later event of it;

@@ -22,7 +22,7 @@ from fieldhouse.search.background import LowPriorityThread
 from fieldhouse.search.documents import Doc
 from fieldhouse.search.embedder import Embedder, Matrix
 from fieldhouse.search.engine import Mode, SearchResult, WorkspaceIndex
-from fieldhouse.storage.base import Store
+from fieldhouse.storage.store import Store
 
 log = logging.getLogger("fieldhouse.search")
 

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from fieldhouse.storage.base import ApiKeyRow, Store, UserRow, WriteTxn
-from fieldhouse.storage.open import open_database, open_store
+from fieldhouse.storage.base import ApiKeyRow, UserRow
+from fieldhouse.storage.open import open_database
+from fieldhouse.storage.store import Store, WriteTxn
 
-__all__ = ["ApiKeyRow", "Store", "UserRow", "WriteTxn", "open_database", "open_store"]
+__all__ = ["ApiKeyRow", "Store", "UserRow", "WriteTxn", "open_database"]

@@ -1,24 +1,24 @@
-"""The Store interface, shared by the SQLite and PostgreSQL backends.
+"""What the storage layer is made of: its errors, its rows, statements and the driver protocol.
 
-Reads take the account id explicitly, so no query can cross workspaces. Writes happen only in a
-:class:`WriteTxn`, opened by the workspace actor with :meth:`Store.write`; everything written in
-one is committed together or not at all.
+Every operation of the store is written once, as a generator of :class:`Stmt` (an
+:data:`Op`): it yields a statement, receives that statement's result, and returns its value.
+A :class:`Driver` runs a whole operation in one go, on the engine's side: SQLite runs it in
+a worker thread, PostgreSQL on the asyncio side of trio-asyncio, so an operation of several
+statements costs one hop however many statements it has. The drivers own what really differs:
+connections, placeholders (through their :class:`~fieldhouse.storage.sqldialect.Dialect`),
+locking and transactions.
 """
 
 from __future__ import annotations
 
-import abc
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Generator, Sequence
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal, Protocol, TypeVar
 
-from fieldhouse.model.principal import Role
-from fieldhouse.model.records import RecordRow
-from fieldhouse.model.schema import FieldDef, ModuleDef, ModuleSchema, ReferenceDef, ViewDef
-from fieldhouse.storage.facets import Facet
-from fieldhouse.storage.objects import ObjectRow
 from fieldhouse.storage.sqldialect import Dialect
+
+T = TypeVar("T")
 
 
 class StorageError(Exception):
@@ -70,298 +70,82 @@ class KeyLookup:
     schema_version: int
 
 
-class WriteTxn(abc.ABC):
-    """One write transaction of one workspace. Only the workspace actor holds one."""
+#: what a statement answers: every row, the first row (or None), the first column of the
+#: first row (or None), how many rows it changed, nothing; ``many`` runs it once per
+#: parameter tuple in ``params``
+Result = Literal["rows", "row", "value", "count", "none", "many"]
 
-    account_id: str
 
-    @abc.abstractmethod
+@dataclass(frozen=True, slots=True)
+class Stmt:
+    """One statement, written with ``?`` placeholders (see ``sqldialect``)."""
+
+    sql: str
+    params: Sequence[Any]
+    result: Result
+
+
+#: an operation: yields statements, is sent each one's result, returns its value
+Op = Generator[Stmt, Any, T]
+
+
+def rows(sql: str, params: Sequence[Any] = ()) -> Stmt:
+    return Stmt(sql, params, "rows")
+
+
+def row(sql: str, params: Sequence[Any] = ()) -> Stmt:
+    return Stmt(sql, params, "row")
+
+
+def value(sql: str, params: Sequence[Any] = ()) -> Stmt:
+    return Stmt(sql, params, "value")
+
+
+def count(sql: str, params: Sequence[Any] = ()) -> Stmt:
+    return Stmt(sql, params, "count")
+
+
+def execute(sql: str, params: Sequence[Any] = ()) -> Stmt:
+    return Stmt(sql, params, "none")
+
+
+def executemany(sql: str, params: Sequence[Sequence[Any]]) -> Stmt:
+    return Stmt(sql, params, "many")
+
+
+class Txn(Protocol):
+    """A driver's open write transaction."""
+
+    async def run(self, op: Op[T]) -> T: ...
+
     def savepoint(self) -> AbstractAsyncContextManager[None]:
         """Nested scope: an exception inside rolls back only what the scope wrote."""
+        ...
 
-    @abc.abstractmethod
-    async def bump_schema_version(self) -> int: ...
 
-    @abc.abstractmethod
-    async def schema_version(self) -> int: ...
+class Driver(Protocol):
+    """One database engine: connections, placeholders, locking and transactions."""
 
-    @abc.abstractmethod
-    async def insert_user(self, user: UserRow, created_at: str) -> None: ...
+    dialect: Dialect
+    #: several server processes may share this database
+    shared_between_processes: bool
 
-    @abc.abstractmethod
-    async def insert_role(self, role: Role, created_at: str) -> None: ...
+    async def read(self, op: Op[T], *, snapshot: bool = False) -> T:
+        """Run a reading operation; with ``snapshot`` all its statements see one state."""
+        ...
 
-    @abc.abstractmethod
-    async def get_role(self, slug: str) -> Role | None: ...
+    async def write(self, op: Op[T]) -> T:
+        """Run a writing operation outside any workspace (accounts, meta, rate limits),
+        committed on its own."""
+        ...
 
-    @abc.abstractmethod
-    async def insert_api_key(self, key: ApiKeyRow, prefix: str, created_at: str) -> None: ...
+    def transaction(self, account_id: str) -> AbstractAsyncContextManager[Txn]:
+        """A write transaction of one workspace, serialised with the workspace's others,
+        committed when the block exits cleanly and rolled back otherwise."""
+        ...
 
-    @abc.abstractmethod
-    async def revoke_api_key(self, key_id: str, revoked_at: str) -> bool: ...
+    async def create_index(self, expression: str) -> None:
+        """An index over ``records`` on one list-query expression (best effort)."""
+        ...
 
-    @abc.abstractmethod
-    async def delete_user(self, user_id: str, deleted_at: str) -> bool:
-        """Soft-delete a live user (their keys and session tokens stop working)."""
-
-    @abc.abstractmethod
-    async def insert_module(self, module: ModuleDef) -> None: ...
-
-    @abc.abstractmethod
-    async def upsert_fields(self, fields: Sequence[FieldDef]) -> None: ...
-
-    @abc.abstractmethod
-    async def delete_fields(self, module_id: str, field_ids: Sequence[str]) -> None: ...
-
-    @abc.abstractmethod
-    async def upsert_views(self, views: Sequence[ViewDef]) -> None: ...
-
-    @abc.abstractmethod
-    async def delete_views(self, module_id: str, view_ids: Sequence[str]) -> None: ...
-
-    @abc.abstractmethod
-    async def upsert_references(self, refs: Sequence[ReferenceDef]) -> None: ...
-
-    @abc.abstractmethod
-    async def delete_references(self, module_id: str, ref_ids: Sequence[str]) -> None: ...
-
-    @abc.abstractmethod
-    async def module_schemas(self) -> dict[str, ModuleSchema]:
-        """The workspace's module schemas as this transaction sees them, keyed by slug."""
-
-    @abc.abstractmethod
-    async def insert_label(
-        self, label_id: str, name: str, color: str | None, created_at: str
-    ) -> None: ...
-
-    @abc.abstractmethod
-    async def insert_type(
-        self, type_id: str, name: str, color: str | None, module_id: str | None, created_at: str
-    ) -> None: ...
-
-    # --- records ---
-
-    @abc.abstractmethod
-    async def insert_record(self, row: RecordRow) -> None: ...
-
-    @abc.abstractmethod
-    async def update_record(self, row: RecordRow) -> None: ...
-
-    @abc.abstractmethod
-    async def get_records(
-        self, ids: Collection[str], module_id: str | None = None
-    ) -> list[RecordRow]:
-        """Live records among ids (missing and deleted ones are simply absent)."""
-
-    @abc.abstractmethod
-    async def records_by_value(
-        self, module_id: str, field_slug: str, values: Collection[str]
-    ) -> list[RecordRow]:
-        """Live records of a module whose text field ``field_slug`` holds one of ``values``
-        (upsert by a unique field; see storage/by_value.py)."""
-
-    @abc.abstractmethod
-    async def soft_delete(
-        self, module_id: str, ids: Sequence[str], at: str, by: str | None
-    ) -> list[str]:
-        """Mark live records deleted; return the ids that were live."""
-
-    @abc.abstractmethod
-    async def set_links(self, source_id: str, field_slug: str, targets: Sequence[str]) -> None: ...
-
-    @abc.abstractmethod
-    async def linked_targets(self, source_id: str, field_slug: str) -> list[str]: ...
-
-    @abc.abstractmethod
-    async def linking_sources(self, target_ids: Collection[str]) -> list[tuple[str, str]]: ...
-
-    @abc.abstractmethod
-    async def take_autonumber(self, field_id: str, sequence: str | None) -> int: ...
-
-    @abc.abstractmethod
-    async def existing_ids(self, table: str, ids: Collection[str]) -> set[str]:
-        """Which of ids exist in labels, types or (live) users of this workspace."""
-
-    @abc.abstractmethod
-    async def record_modules(self, ids: Collection[str]) -> dict[str, tuple[str, str]]:
-        """record id -> (module slug, display name) for live records among ids."""
-
-    @abc.abstractmethod
-    async def append_activity(self, entry: Mapping[str, Any]) -> int:
-        """Take the workspace's next activity sequence number and store the entry under it
-        (``entry`` has every key but ``seq``); return the number."""
-
-    # --- template maintenance (field definitions and their stored values) ---
-
-    @abc.abstractmethod
-    async def records_lacking_field(
-        self, module_id: str, field_slug: str | None
-    ) -> list[RecordRow]:
-        """Live records of a module with no value (absent or null) under field_slug (every live
-        record when None), oldest first (createdDateTime, then record id)."""
-
-    @abc.abstractmethod
-    async def remove_field_values(self, module_id: str, field_slug: str) -> int:
-        """Drop field_slug from the fields of the module's live records and forget the record
-        links stored under it; return how many records held a value."""
-
-    # --- workspace objects (see storage/objects.py) ---
-
-    @abc.abstractmethod
-    async def put_object(self, row: ObjectRow) -> None:
-        """Insert or replace one object of this workspace."""
-
-    @abc.abstractmethod
-    async def get_object(self, kind: str, object_id: str) -> ObjectRow | None: ...
-
-    @abc.abstractmethod
-    async def transition_object(
-        self, kind: str, object_id: str, expected: str, status: str, at: str
-    ) -> bool:
-        """Move an object from status ``expected`` to ``status``; False if it was not there."""
-
-
-class Store(abc.ABC):
-    """A Fieldhouse database. Open with :func:`fieldhouse.storage.open_database`."""
-
-    #: several server processes may share this store; rate limits are then counted in it
-    shared_between_processes: bool = False
-
-    async def hit_rate_limit(self, bucket: str, window_start: int) -> int:
-        """Count one request in a bucket's rate-limit window and return the window's count.
-
-        Only stores shared between processes implement it; the others count in memory.
-        """
-        raise NotImplementedError(f"{type(self).__name__} counts rate limits in memory")
-
-    @abc.abstractmethod
-    def write(self, account_id: str) -> AbstractAsyncContextManager[WriteTxn]:
-        """A write transaction of one workspace, committed when the block exits cleanly."""
-
-    @abc.abstractmethod
-    async def create_account(self, account_id: str, name: str, slug: str, at: str) -> None: ...
-
-    @abc.abstractmethod
-    async def get_account(self, account_id: str) -> AccountRow | None: ...
-
-    @abc.abstractmethod
-    async def list_accounts(self) -> list[AccountRow]: ...
-
-    @abc.abstractmethod
-    async def get_meta(self, key: str) -> str | None: ...
-
-    @abc.abstractmethod
-    async def set_meta_if_absent(self, key: str, value: str) -> str:
-        """Store value under key unless one is there; return the value that is stored."""
-
-    @abc.abstractmethod
-    async def lookup_key(self, key_hash: str) -> KeyLookup | None: ...
-
-    @abc.abstractmethod
-    async def find_key(self, key_id: str) -> ApiKeyRow | None: ...
-
-    @abc.abstractmethod
-    async def get_user(self, account_id: str, user_id: str) -> UserRow | None: ...
-
-    @abc.abstractmethod
-    async def list_users(self, account_id: str) -> list[dict[str, Any]]:
-        """The workspace's users, oldest first (``fieldhouse user list``)."""
-
-    @abc.abstractmethod
-    async def list_api_keys(self, account_id: str) -> list[dict[str, Any]]:
-        """The workspace's API keys, oldest first, without secrets or hashes."""
-
-    @abc.abstractmethod
-    async def owner_user_id(self, account_id: str) -> str | None:
-        """The workspace's first owner."""
-
-    @abc.abstractmethod
-    async def schema_version(self, account_id: str) -> int: ...
-
-    @abc.abstractmethod
-    async def get_role(self, account_id: str, slug: str) -> Role | None: ...
-
-    @abc.abstractmethod
-    async def load_schemas(self, account_id: str) -> tuple[int, dict[str, ModuleSchema]]:
-        """The schema version and every module schema of a workspace, read consistently."""
-
-    @abc.abstractmethod
-    async def list_labels(self, account_id: str) -> list[dict[str, Any]]: ...
-
-    @abc.abstractmethod
-    async def list_types(self, account_id: str) -> list[dict[str, Any]]: ...
-
-    @abc.abstractmethod
-    async def get_record(self, account_id: str, module_id: str, record_id: str) -> RecordRow | None:
-        """A live record of a module, or None."""
-
-    @abc.abstractmethod
-    async def list_records(
-        self,
-        where: str,
-        params: Sequence[Any],
-        order_by: str,
-        limit: int,
-        offset: int,
-        facet: Facet | None = None,
-    ) -> tuple[list[RecordRow], int]:
-        """A page of records for a compiled list query (it scopes the account) and the total;
-        ``facet``, when given, names kept counts that give the same total without counting."""
-
-    @abc.abstractmethod
-    async def linked_targets(
-        self, account_id: str, source_id: str, field_slug: str
-    ) -> list[str]: ...
-
-    @abc.abstractmethod
-    async def picker(
-        self, account_id: str, module_id: str, search: str | None, limit: int
-    ) -> list[RecordRow]: ...
-
-    @abc.abstractmethod
-    async def list_activity(
-        self,
-        account_id: str,
-        *,
-        module_ids: Collection[str] | None,
-        record_id: str | None,
-        types: Collection[str],
-        limit: int,
-        after_seq: int | None = None,
-    ) -> list[dict[str, Any]]:
-        """Newest first; with ``after_seq``, the entries above it oldest first (the change
-        feed resumes from the last sequence number it saw)."""
-
-    async def ensure_indexes(self, expressions: Sequence[str]) -> None:
-        """Make expression indexes for list-query expressions that run slowly (optional)."""
-        return None
-
-    @property
-    @abc.abstractmethod
-    def dialect(self) -> Dialect:
-        """The SQL dialect list queries compile to."""
-
-    @abc.abstractmethod
     async def aclose(self) -> None: ...
-
-    # --- workspace objects (see storage/objects.py) ---
-
-    @abc.abstractmethod
-    async def get_object(self, account_id: str, kind: str, object_id: str) -> ObjectRow | None: ...
-
-    @abc.abstractmethod
-    async def list_objects(
-        self, account_id: str, kind: str, *, status: str | None = None, limit: int = 100
-    ) -> list[ObjectRow]:
-        """Newest first."""
-
-    @abc.abstractmethod
-    async def due_objects(
-        self, kind: str, status: str, before: str, limit: int = 100
-    ) -> list[ObjectRow]:
-        """Objects of every workspace whose due_at has come, oldest first (for schedulers)."""
-
-    @abc.abstractmethod
-    async def activity_since(self, account_id: str, seq: int, limit: int) -> list[dict[str, Any]]:
-        """Activity entries of a workspace with a sequence number above ``seq``, oldest first
-        (at most ``limit``): how a process learns of writes made through another one."""

@@ -16,11 +16,11 @@ counted, and no query asks for them this way).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from fieldhouse.model.listquery import ListQuery
 from fieldhouse.model.listquery_kinds import resolve_key
 from fieldhouse.model.schema import ModuleSchema
+from fieldhouse.storage.base import Op, execute, row, value
 
 MIGRATION = """
 CREATE TABLE counted_facets (
@@ -99,41 +99,47 @@ def countable(query: ListQuery, schema: ModuleSchema, account_id: str) -> Facet 
     return Facet(account_id, module_id, slug, tuple(sorted(set(values))))
 
 
-async def kept_total(conn: Any, facet: Facet) -> int | None:
+def kept_total(facet: Facet) -> Op[int | None]:
     """The kept total, or None while the facet is not counted yet."""
-    row = await conn.fetchrow(
-        "SELECT EXISTS (SELECT 1 FROM counted_facets WHERE account_id = $1 AND module_id = $2"
-        " AND facet = $3) AS counted,"
-        " (SELECT coalesce(sum(n), 0) FROM record_counts WHERE account_id = $1"
-        " AND module_id = $2 AND facet = $3 AND value = ANY($4::text[])) AS total",
-        facet.account_id,
-        facet.module_id,
-        facet.facet,
-        list(facet.values),
+    found = yield row(
+        "SELECT EXISTS (SELECT 1 FROM counted_facets WHERE account_id = ? AND module_id = ?"
+        " AND facet = ?) AS counted,"
+        " (SELECT coalesce(sum(n), 0) FROM record_counts WHERE account_id = ?"
+        " AND module_id = ? AND facet = ? AND value = ANY(?)) AS total",
+        (
+            facet.account_id,
+            facet.module_id,
+            facet.facet,
+            facet.account_id,
+            facet.module_id,
+            facet.facet,
+            list(facet.values),
+        ),
     )
-    return int(row["total"]) if row["counted"] else None
+    return int(found["total"]) if found and found["counted"] else None
 
 
-async def start_counting(conn: Any, facet: Facet, lock_key: int) -> None:
-    """Register the facet and backfill its counts, under the workspace's write lock."""
-    async with conn.transaction():
-        await conn.execute("SELECT pg_advisory_xact_lock($1)", lock_key)
-        inserted = await conn.fetchval(
-            "INSERT INTO counted_facets (account_id, module_id, facet) VALUES ($1, $2, $3)"
-            " ON CONFLICT DO NOTHING RETURNING 1",
+def start_counting(facet: Facet) -> Op[None]:
+    """Register the facet and backfill its counts; run inside the workspace's write
+    transaction (its lock keeps every write out until the trigger counts them)."""
+    inserted = yield value(
+        "INSERT INTO counted_facets (account_id, module_id, facet) VALUES (?, ?, ?)"
+        " ON CONFLICT DO NOTHING RETURNING 1",
+        (facet.account_id, facet.module_id, facet.facet),
+    )
+    if inserted is None:
+        return  # another process got there first
+    yield execute(
+        "INSERT INTO record_counts (account_id, module_id, facet, value, n)"
+        " SELECT ?, ?, ?, v, count(*) FROM (SELECT fh_facet_value(fields, ?) AS v FROM records"
+        " WHERE account_id = ? AND module_id = ? AND deleted_at IS NULL) AS live"
+        " WHERE v IS NOT NULL GROUP BY v",
+        (
             facet.account_id,
             facet.module_id,
             facet.facet,
-        )
-        if inserted is None:
-            return  # another process got there first
-        await conn.execute(
-            "INSERT INTO record_counts (account_id, module_id, facet, value, n)"
-            " SELECT account_id, module_id, $3, fh_facet_value(fields, $3), count(*)"
-            " FROM records WHERE account_id = $1 AND module_id = $2 AND deleted_at IS NULL"
-            " AND fh_facet_value(fields, $3) IS NOT NULL"
-            " GROUP BY account_id, module_id, fh_facet_value(fields, $3)",
+            facet.facet,
             facet.account_id,
             facet.module_id,
-            facet.facet,
-        )
+        ),
+    )

@@ -1,32 +1,13 @@
 """Workspace objects that are not records: agents, agent runs, approvals, e-mails, reminders,
-outreach sequences, social posts, landing pages. One table, typed by ``kind``.
-
-Both backends implement the same few operations; the SQL of each lives in
-``sqlite_objects.py`` and ``postgres_objects.py``.
-"""
+outreach sequences, social posts, landing pages. One table, typed by ``kind``."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any
 
-OBJECTS_SQLITE = """
-    CREATE TABLE objects (
-        account_id TEXT NOT NULL, kind TEXT NOT NULL, id TEXT NOT NULL, data TEXT NOT NULL,
-        status TEXT, due_at TEXT, created_at TEXT NOT NULL, updated_at TEXT NOT NULL,
-        PRIMARY KEY (account_id, kind, id));
-    CREATE INDEX objects_by_status ON objects (account_id, kind, status, created_at);
-    CREATE INDEX objects_due ON objects (kind, status, due_at) WHERE due_at IS NOT NULL
-"""
-
-OBJECTS_POSTGRES = """
-    CREATE TABLE objects (
-        account_id text NOT NULL, kind text NOT NULL, id text NOT NULL, data jsonb NOT NULL,
-        status text, due_at text COLLATE "C", created_at text COLLATE "C" NOT NULL,
-        updated_at text NOT NULL, PRIMARY KEY (account_id, kind, id));
-    CREATE INDEX objects_by_status ON objects (account_id, kind, status, created_at);
-    CREATE INDEX objects_due ON objects (kind, status, due_at) WHERE due_at IS NOT NULL;
-"""
+from fieldhouse.storage.base import Op, count, execute, row, rows
+from fieldhouse.storage.rows import ColumnRow, dumps, loads
 
 
 @dataclass(frozen=True)
@@ -39,3 +20,77 @@ class ObjectRow:
     due_at: str | None
     created_at: str
     updated_at: str
+
+
+def object_from_row(r: ColumnRow) -> ObjectRow:
+    return ObjectRow(
+        r["account_id"],
+        r["kind"],
+        r["id"],
+        loads(r["data"]),
+        r["status"],
+        r["due_at"],
+        r["created_at"],
+        r["updated_at"],
+    )
+
+
+def put_object(o: ObjectRow) -> Op[None]:
+    """Insert or replace one object of its workspace."""
+    yield execute(
+        "INSERT INTO objects (account_id, kind, id, data, status, due_at, created_at, updated_at)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (account_id, kind, id) DO UPDATE SET"
+        " data = excluded.data, status = excluded.status, due_at = excluded.due_at,"
+        " updated_at = excluded.updated_at",
+        (
+            o.account_id,
+            o.kind,
+            o.object_id,
+            dumps(o.data),
+            o.status,
+            o.due_at,
+            o.created_at,
+            o.updated_at,
+        ),
+    )
+
+
+def get_object(account_id: str, kind: str, object_id: str) -> Op[ObjectRow | None]:
+    r = yield row(
+        "SELECT * FROM objects WHERE account_id = ? AND kind = ? AND id = ?",
+        (account_id, kind, object_id),
+    )
+    return object_from_row(r) if r else None
+
+
+def transition(
+    account_id: str, kind: str, object_id: str, expected: str, status: str, at: str
+) -> Op[bool]:
+    """Move an object from status ``expected`` to ``status``; False if it was not there."""
+    n = yield count(
+        "UPDATE objects SET status = ?, updated_at = ?"
+        " WHERE account_id = ? AND kind = ? AND id = ? AND status = ?",
+        (status, at, account_id, kind, object_id, expected),
+    )
+    return bool(n == 1)
+
+
+def list_objects(account_id: str, kind: str, status: str | None, limit: int) -> Op[list[ObjectRow]]:
+    """Newest first."""
+    sql = "SELECT * FROM objects WHERE account_id = ? AND kind = ?"
+    args: list[Any] = [account_id, kind]
+    if status is not None:
+        sql += " AND status = ?"
+        args.append(status)
+    found = yield rows(sql + " ORDER BY created_at DESC, id DESC LIMIT ?", (*args, limit))
+    return [object_from_row(r) for r in found]
+
+
+def due_objects(kind: str, status: str, before: str, limit: int) -> Op[list[ObjectRow]]:
+    """Objects of every workspace whose due_at has come, oldest first (for schedulers)."""
+    found = yield rows(
+        "SELECT * FROM objects WHERE kind = ? AND status = ? AND due_at IS NOT NULL"
+        " AND due_at <= ? ORDER BY due_at LIMIT ?",
+        (kind, status, before, limit),
+    )
+    return [object_from_row(r) for r in found]

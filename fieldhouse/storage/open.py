@@ -8,8 +8,11 @@ from pathlib import Path
 from urllib.parse import urlparse
 
 import trio
+import trio_asyncio
 
-from fieldhouse.storage.base import Store
+from fieldhouse.storage.postgres import PostgresDriver
+from fieldhouse.storage.sqlite import SQLiteDriver
+from fieldhouse.storage.store import Store
 
 
 class UnsupportedDatabase(ValueError):
@@ -20,7 +23,7 @@ def is_postgres(url: str) -> bool:
     return urlparse(url).scheme in ("postgres", "postgresql")
 
 
-async def open_store(url: str) -> Store:
+async def _open_store(url: str) -> Store:
     """``sqlite:////abs/path.sqlite3`` (embedded) or ``postgresql://...``.
 
     A PostgreSQL store must be opened inside ``trio_asyncio.open_loop()``; prefer
@@ -28,14 +31,10 @@ async def open_store(url: str) -> Store:
     """
     parsed = urlparse(url)
     if parsed.scheme == "sqlite":
-        from fieldhouse.storage.sqlite import SQLiteStore
-
         # SQLAlchemy's convention: sqlite:///relative/path, sqlite:////absolute/path
-        return await SQLiteStore.open(Path(url[len("sqlite:///") :]))
+        return Store(await SQLiteDriver.open(Path(url[len("sqlite:///") :])))
     if is_postgres(url):
-        from fieldhouse.storage.postgres import PostgresStore
-
-        return await PostgresStore.open(url)
+        return Store(await PostgresDriver.open(url))
     raise UnsupportedDatabase(f"unsupported database URL scheme {parsed.scheme!r}")
 
 
@@ -46,10 +45,8 @@ async def open_database(url: str) -> AsyncIterator[Store]:
     try:
         async with AsyncExitStack() as stack:
             if is_postgres(url):
-                import trio_asyncio
-
                 await stack.enter_async_context(trio_asyncio.open_loop())
-            store = await open_store(url)
+            store = await _open_store(url)
             try:
                 yield store
             finally:

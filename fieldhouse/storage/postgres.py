@@ -1,49 +1,33 @@
-"""The PostgreSQL store: asyncpg, driven from trio through trio-asyncio.
+"""The PostgreSQL engine: asyncpg, driven from trio through trio-asyncio.
 
 Every asyncpg object lives inside the trio-asyncio loop that :func:`open_database` opens
 around the store; each call crosses with ``aio_as_trio``, so a trio cancellation cancels the
 asyncio task and asyncpg cancels the query on the server. One call runs one whole operation
-(several statements when it needs them) on one pooled connection.
+(several statements when it needs them) on one pooled connection. JSON travels as text both
+ways (asyncpg's default for ``jsonb``), exactly as it does on SQLite.
 
-Ordering across processes: :meth:`PostgresStore.write` takes the workspace's transaction-level
-advisory lock before anything else, so the write transactions of one workspace run one after
-another whichever process runs them; its counters (activity sequence, schema version,
-auto-number ``nextValue``) are rows updated inside those transactions.
+Ordering across processes: :meth:`PostgresDriver.transaction` takes the workspace's
+transaction-level advisory lock before anything else, so the write transactions of one
+workspace run one after another whichever process runs them; its counters (activity sequence,
+schema version, auto-number ``nextValue``) are rows updated inside those transactions.
 """
 
 from __future__ import annotations
 
+import hashlib
 import logging
-from collections.abc import AsyncIterator, Awaitable, Callable, Collection, Mapping, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
 import asyncpg
 import trio
 import trio_asyncio
+from asyncpg.pool import PoolConnectionProxy
 
-from fieldhouse.model.principal import Role
-from fieldhouse.model.records import RecordRow
-from fieldhouse.model.schema import FieldDef, ModuleDef, ModuleSchema, ReferenceDef, ViewDef
-from fieldhouse.storage import facets
-from fieldhouse.storage import postgres_objects as pobj
-from fieldhouse.storage import postgres_ops as ops
-from fieldhouse.storage import postgres_records as rec
-from fieldhouse.storage.base import (
-    AccountRow,
-    ApiKeyRow,
-    ConflictError,
-    KeyLookup,
-    StorageError,
-    Store,
-    UserRow,
-    WriteTxn,
-)
-from fieldhouse.storage.by_value import postgres_records_by_value
-from fieldhouse.storage.objects import ObjectRow
-from fieldhouse.storage.postgres_ops import Conn
-from fieldhouse.storage.postgres_schema import migrate
-from fieldhouse.storage.sqldialect import POSTGRES, Dialect
+from fieldhouse.storage.base import ConflictError, Op, Stmt, StorageError
+from fieldhouse.storage.migrations import migrate_postgres
+from fieldhouse.storage.sqldialect import POSTGRES
 
 log = logging.getLogger("fieldhouse.storage")
 
@@ -51,8 +35,10 @@ T = TypeVar("T")
 P = ParamSpec("P")
 if TYPE_CHECKING:
     Pool = asyncpg.Pool[asyncpg.Record]
+    Conn = PoolConnectionProxy[asyncpg.Record]
 else:
     Pool = asyncpg.Pool
+    Conn = PoolConnectionProxy
 
 
 class LoopNotOpen(StorageError):
@@ -68,25 +54,54 @@ async def aio(fn: Callable[P, Awaitable[T]], *args: P.args, **kwargs: P.kwargs) 
     return result
 
 
-async def _on_pool(pool: Pool, fn: Callable[..., Awaitable[T]], *args: Any) -> T:
+async def _execute(c: Conn, s: Stmt) -> Any:
+    sql = POSTGRES.native(s.sql)
+    if s.result == "rows":
+        return await c.fetch(sql, *s.params)
+    if s.result == "row":
+        return await c.fetchrow(sql, *s.params)
+    if s.result == "value":
+        return await c.fetchval(sql, *s.params)
+    if s.result == "many":
+        return await c.executemany(sql, s.params)
+    status = await c.execute(sql, *s.params)
+    return int(status.rsplit(" ", 1)[1]) if s.result == "count" else None
+
+
+async def run_op(c: Conn, op: Op[T]) -> T:
+    """Run every statement of ``op`` on ``c`` (on the asyncio side)."""
+    try:
+        stmt = next(op)
+        while True:
+            stmt = op.send(await _execute(c, stmt))
+    except StopIteration as done:
+        result: T = done.value
+        return result
+
+
+async def _on_pool(pool: Pool, op: Op[T], snapshot: bool) -> T:
     async with pool.acquire() as conn:
-        return await fn(conn, *args)
+        if not snapshot:
+            return await run_op(conn, op)
+        # one read-only REPEATABLE READ transaction: all the reads see one snapshot
+        async with conn.transaction(isolation="repeatable_read", readonly=True):
+            return await run_op(conn, op)
 
 
-async def _snapshot(pool: Pool, fn: Callable[..., Awaitable[T]], *args: Any) -> T:
-    """Run fn in one read-only REPEATABLE READ transaction: all its reads see one snapshot."""
-    async with pool.acquire() as conn, conn.transaction(isolation="repeatable_read", readonly=True):
-        return await fn(conn, *args)
+def workspace_lock_key(account_id: str) -> int:
+    """The 64-bit advisory lock key of a workspace (stable across processes and versions)."""
+    digest = hashlib.blake2b(account_id.encode(), digest_size=8).digest()
+    return int.from_bytes(digest, "big", signed=True)
 
 
 async def _begin(conn: Conn, account_id: str) -> None:
     # READ COMMITTED (the default) on purpose: each statement after the lock sees what the
     # previous lock holder committed; a REPEATABLE READ snapshot would predate the lock.
     await conn.execute("BEGIN")
-    await ops.lock_workspace(conn, account_id)
+    await conn.execute("SELECT pg_advisory_xact_lock($1)", workspace_lock_key(account_id))
 
 
-async def _execute(conn: Conn, sql: str) -> None:
+async def _sql(conn: Conn, sql: str) -> None:
     await conn.execute(sql)
 
 
@@ -109,20 +124,43 @@ async def _open_pool(url: str, min_size: int, max_size: int) -> Pool:
         server_settings={"plan_cache_mode": "force_custom_plan"},
     )
     async with pool.acquire() as conn:
-        await migrate(conn)
+        await migrate_postgres(conn)
     return pool
 
 
-class PostgresStore(Store):
+async def _create_index(pool: Pool, expression: str) -> None:
+    """CONCURRENTLY, so writers are not blocked while it builds; another process building the
+    same index at once is harmless."""
+    column_expr = expression.replace("r.fields", "fields")
+    name = "rx_" + hashlib.sha1(column_expr.encode()).hexdigest()[:16]
+    # PostgreSQL walks an index backwards only in the mirrored order, so the compiler's
+    # "DESC NULLS LAST, id DESC" needs its own index beside the ascending one.
+    orders = (
+        (name, f"({column_expr}), id"),
+        (name + "d", f"({column_expr}) DESC NULLS LAST, id DESC"),
+    )
+    try:
+        async with pool.acquire() as conn:
+            for index, columns in orders:
+                await conn.execute(
+                    f"CREATE INDEX CONCURRENTLY IF NOT EXISTS {index} ON records"
+                    f" (account_id, module_id, {columns}) WHERE deleted_at IS NULL"
+                )
+            # statistics for the new expressions, so the planner knows how selective they are
+            await conn.execute("ANALYZE records")
+    except asyncpg.PostgresError as exc:
+        log.warning("expression index %s not made: %s", name, exc)
+
+
+class PostgresDriver:
+    dialect = POSTGRES
     shared_between_processes = True
 
     def __init__(self, pool: Pool) -> None:
         self._pool = pool
-        self._rate_window = -1
-        self._indexed: set[str] = set()
 
     @classmethod
-    async def open(cls, url: str, *, min_size: int = 1, max_size: int = 10) -> PostgresStore:
+    async def open(cls, url: str, *, min_size: int = 1, max_size: int = 10) -> PostgresDriver:
         """Connect a pool and migrate; must run inside ``trio_asyncio.open_loop()``."""
         if trio_asyncio.current_loop.get() is None:
             raise LoopNotOpen(
@@ -134,16 +172,19 @@ class PostgresStore(Store):
     async def aclose(self) -> None:
         await aio(self._pool.close)
 
-    async def _r(self, fn: Callable[..., Awaitable[T]], *args: Any) -> T:
-        return await aio(_on_pool, self._pool, fn, *args)
+    async def read(self, op: Op[T], *, snapshot: bool = False) -> T:
+        return await aio(_on_pool, self._pool, op, snapshot)
+
+    async def write(self, op: Op[T]) -> T:
+        return await aio(_on_pool, self._pool, op, False)
 
     @asynccontextmanager
-    async def write(self, account_id: str) -> AsyncIterator[WriteTxn]:
+    async def transaction(self, account_id: str) -> AsyncIterator[_Txn]:
         conn: Conn = await aio(self._pool.acquire)
         try:
             await aio(_begin, conn, account_id)
             try:
-                yield PostgresTxn(conn, account_id)
+                yield _Txn(conn)
                 await aio(commit, conn)
             except BaseException:
                 # also after a failed COMMIT: the connection must leave the transaction
@@ -161,297 +202,33 @@ class PostgresStore(Store):
         except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError):
             log.warning("rollback failed; the pool will replace the connection", exc_info=True)
 
-    # --- reads and account-level writes ---
-
-    async def create_account(self, account_id: str, name: str, slug: str, at: str) -> None:
-        await self._r(ops.create_account, account_id, name, slug, at)
-
-    async def get_account(self, account_id: str) -> AccountRow | None:
-        return await self._r(ops.get_account, account_id)
-
-    async def list_accounts(self) -> list[AccountRow]:
-        return await self._r(ops.list_accounts)
-
-    async def get_meta(self, key: str) -> str | None:
-        return await self._r(ops.get_meta, key)
-
-    async def set_meta_if_absent(self, key: str, value: str) -> str:
-        return await self._r(ops.set_meta_if_absent, key, value)
-
-    async def lookup_key(self, key_hash: str) -> KeyLookup | None:
-        return await self._r(ops.lookup_key, key_hash)
-
-    async def find_key(self, key_id: str) -> ApiKeyRow | None:
-        return await self._r(ops.find_key, key_id)
-
-    async def list_users(self, account_id: str) -> list[dict[str, Any]]:
-        return await self._r(ops.list_users, account_id)
-
-    async def list_api_keys(self, account_id: str) -> list[dict[str, Any]]:
-        return await self._r(ops.list_api_keys, account_id)
-
-    async def get_user(self, account_id: str, user_id: str) -> UserRow | None:
-        return await self._r(ops.get_user, account_id, user_id)
-
-    async def owner_user_id(self, account_id: str) -> str | None:
-        return await self._r(ops.owner_user_id, account_id)
-
-    async def schema_version(self, account_id: str) -> int:
-        return await self._r(ops.schema_version, account_id)
-
-    async def get_role(self, account_id: str, slug: str) -> Role | None:
-        return await self._r(ops.get_role, account_id, slug)
-
-    async def load_schemas(self, account_id: str) -> tuple[int, dict[str, ModuleSchema]]:
-        return await aio(_snapshot, self._pool, ops.load_schemas, account_id)
-
-    async def get_record(self, account_id: str, module_id: str, record_id: str) -> RecordRow | None:
-        rows = await self._r(rec.get_records, account_id, [record_id], module_id)
-        return rows[0] if rows else None
-
-    async def list_records(
-        self,
-        where: str,
-        params: Sequence[Any],
-        order_by: str,
-        limit: int,
-        offset: int,
-        facet: facets.Facet | None = None,
-    ) -> tuple[list[RecordRow], int]:
-        if facet is not None:
-            found = await aio(
-                _snapshot,
-                self._pool,
-                rec.list_counted,
-                where,
-                params,
-                order_by,
-                limit,
-                offset,
-                facet,
-            )
-            if found is not None:
-                return found
-            key = ops.workspace_lock_key(facet.account_id)
-            await aio(_on_pool, self._pool, facets.start_counting, facet, key)
-        return await aio(
-            _snapshot, self._pool, rec.list_records, where, params, order_by, limit, offset
-        )
-
-    async def linked_targets(self, account_id: str, source_id: str, field_slug: str) -> list[str]:
-        return await self._r(rec.linked_targets, account_id, source_id, field_slug)
-
-    async def picker(
-        self, account_id: str, module_id: str, search: str | None, limit: int
-    ) -> list[RecordRow]:
-        return await self._r(rec.picker, account_id, module_id, search, limit)
-
-    async def list_activity(
-        self,
-        account_id: str,
-        *,
-        module_ids: Collection[str] | None,
-        record_id: str | None,
-        types: Collection[str],
-        limit: int,
-        after_seq: int | None = None,
-    ) -> list[dict[str, Any]]:
-        return await self._r(
-            rec.list_activity, account_id, module_ids, record_id, types, limit, after_seq
-        )
-
-    @property
-    def dialect(self) -> Dialect:
-        return POSTGRES
-
-    async def list_labels(self, account_id: str) -> list[dict[str, Any]]:
-        return await self._r(ops.list_named, "labels", account_id)
-
-    async def list_types(self, account_id: str) -> list[dict[str, Any]]:
-        return await self._r(ops.list_named, "types", account_id)
-
-    async def ensure_indexes(self, expressions: Sequence[str]) -> None:
-        for expr in expressions:
-            if expr not in self._indexed:
-                self._indexed.add(expr)
-                await self._r(rec.create_expression_index, expr)
-
-    # --- shared rate limits ---
-
-    async def hit_rate_limit(self, bucket: str, window_start: int) -> int:
-        """Count a request in the bucket's window, in the database every process shares."""
-        if window_start != self._rate_window:
-            self._rate_window = window_start
-            await self._r(rec.prune_rate_windows, window_start)
-        return await self._r(rec.hit_rate_limit, bucket, window_start)
-
-    # --- workspace objects ---
-
-    async def get_object(self, account_id: str, kind: str, object_id: str) -> ObjectRow | None:
-        return await self._r(pobj.get_object, account_id, kind, object_id)
-
-    async def list_objects(
-        self, account_id: str, kind: str, *, status: str | None = None, limit: int = 100
-    ) -> list[ObjectRow]:
-        return await self._r(pobj.list_objects, account_id, kind, status, limit)
-
-    async def due_objects(
-        self, kind: str, status: str, before: str, limit: int = 100
-    ) -> list[ObjectRow]:
-        return await self._r(pobj.due_objects, kind, status, before, limit)
-
-    # --- activity for other processes ---
-
-    async def activity_since(self, account_id: str, seq: int, limit: int) -> list[dict[str, Any]]:
-        return await self._r(rec.activity_since, account_id, seq, limit)
+    async def create_index(self, expression: str) -> None:
+        await aio(_create_index, self._pool, expression)
 
 
-class PostgresTxn(WriteTxn):
-    def __init__(self, conn: Conn, account_id: str) -> None:
+class _Txn:
+    """The open write transaction: one connection, held until commit or rollback."""
+
+    def __init__(self, conn: Conn) -> None:
         self._conn = conn
-        self.account_id = account_id
         self._depth = 0
 
-    async def _x(self, fn: Callable[..., Awaitable[T]], *args: Any) -> T:
-        return await aio(fn, self._conn, *args)
+    async def run(self, op: Op[T]) -> T:
+        return await aio(run_op, self._conn, op)
 
     @asynccontextmanager
     async def savepoint(self) -> AsyncIterator[None]:
         self._depth += 1
         name = f"sp{self._depth}"
-        await self._x(_execute, f"SAVEPOINT {name}")
+        await aio(_sql, self._conn, f"SAVEPOINT {name}")
         try:
             yield
         except BaseException:
             with trio.CancelScope(shield=True):
-                await self._x(_execute, f"ROLLBACK TO SAVEPOINT {name}")
-                await self._x(_execute, f"RELEASE SAVEPOINT {name}")
+                await aio(_sql, self._conn, f"ROLLBACK TO SAVEPOINT {name}")
+                await aio(_sql, self._conn, f"RELEASE SAVEPOINT {name}")
             raise
         else:
-            await self._x(_execute, f"RELEASE SAVEPOINT {name}")
+            await aio(_sql, self._conn, f"RELEASE SAVEPOINT {name}")
         finally:
             self._depth -= 1
-
-    async def bump_schema_version(self) -> int:
-        return await self._x(ops.bump_counter, "schema_version", self.account_id)
-
-    async def schema_version(self) -> int:
-        return await self._x(ops.schema_version, self.account_id)
-
-    async def insert_user(self, user: UserRow, created_at: str) -> None:
-        await self._x(ops.insert_user, user, created_at)
-
-    async def insert_role(self, role: Role, created_at: str) -> None:
-        await self._x(ops.insert_role, self.account_id, role, created_at)
-
-    async def get_role(self, slug: str) -> Role | None:
-        return await self._x(ops.get_role, self.account_id, slug)
-
-    async def insert_api_key(self, key: ApiKeyRow, prefix: str, created_at: str) -> None:
-        await self._x(ops.insert_api_key, key, prefix, created_at)
-
-    async def revoke_api_key(self, key_id: str, revoked_at: str) -> bool:
-        return await self._x(ops.revoke_api_key, self.account_id, key_id, revoked_at)
-
-    async def delete_user(self, user_id: str, deleted_at: str) -> bool:
-        return await self._x(ops.delete_user, self.account_id, user_id, deleted_at)
-
-    async def insert_module(self, module: ModuleDef) -> None:
-        await self._x(ops.insert_module, module)
-
-    async def upsert_fields(self, fields: Sequence[FieldDef]) -> None:
-        await self._x(ops.upsert_fields, self.account_id, fields)
-
-    async def delete_fields(self, module_id: str, field_ids: Sequence[str]) -> None:
-        await self._x(ops.delete_in, "fields", self.account_id, module_id, field_ids)
-
-    async def upsert_views(self, views: Sequence[ViewDef]) -> None:
-        await self._x(ops.upsert_views, self.account_id, views)
-
-    async def delete_views(self, module_id: str, view_ids: Sequence[str]) -> None:
-        await self._x(ops.delete_in, "views", self.account_id, module_id, view_ids)
-
-    async def upsert_references(self, refs: Sequence[ReferenceDef]) -> None:
-        await self._x(ops.upsert_references, self.account_id, refs)
-
-    async def delete_references(self, module_id: str, ref_ids: Sequence[str]) -> None:
-        await self._x(ops.delete_in, "module_references", self.account_id, module_id, ref_ids)
-
-    async def module_schemas(self) -> dict[str, ModuleSchema]:
-        _, schemas = await self._x(ops.load_schemas, self.account_id)
-        return schemas
-
-    async def insert_label(
-        self, label_id: str, name: str, color: str | None, created_at: str
-    ) -> None:
-        await self._x(ops.insert_label, self.account_id, label_id, name, color, created_at)
-
-    async def insert_type(
-        self, type_id: str, name: str, color: str | None, module_id: str | None, created_at: str
-    ) -> None:
-        await self._x(ops.insert_type, self.account_id, type_id, name, color, module_id, created_at)
-
-    async def append_activity(self, entry: Mapping[str, Any]) -> int:
-        return await self._x(ops.append_activity, self.account_id, entry)
-
-    async def insert_record(self, row: RecordRow) -> None:
-        await self._x(rec.insert_record, row)
-
-    async def update_record(self, row: RecordRow) -> None:
-        await self._x(rec.update_record, row)
-
-    async def get_records(
-        self, ids: Collection[str], module_id: str | None = None
-    ) -> list[RecordRow]:
-        return await self._x(rec.get_records, self.account_id, list(ids), module_id)
-
-    async def records_by_value(
-        self, module_id: str, field_slug: str, values: Collection[str]
-    ) -> list[RecordRow]:
-        return await self._x(
-            postgres_records_by_value, self.account_id, module_id, field_slug, list(values)
-        )
-
-    async def soft_delete(
-        self, module_id: str, ids: Sequence[str], at: str, by: str | None
-    ) -> list[str]:
-        return await self._x(rec.soft_delete, self.account_id, module_id, ids, at, by)
-
-    async def set_links(self, source_id: str, field_slug: str, targets: Sequence[str]) -> None:
-        await self._x(rec.set_links, self.account_id, source_id, field_slug, targets)
-
-    async def linked_targets(self, source_id: str, field_slug: str) -> list[str]:
-        return await self._x(rec.linked_targets, self.account_id, source_id, field_slug)
-
-    async def linking_sources(self, target_ids: Collection[str]) -> list[tuple[str, str]]:
-        return await self._x(rec.linking_sources, self.account_id, list(target_ids))
-
-    async def take_autonumber(self, field_id: str, sequence: str | None) -> int:
-        return await self._x(rec.take_autonumber, self.account_id, field_id, sequence)
-
-    async def existing_ids(self, table: str, ids: Collection[str]) -> set[str]:
-        return await self._x(rec.existing_ids, table, self.account_id, list(ids))
-
-    async def record_modules(self, ids: Collection[str]) -> dict[str, tuple[str, str]]:
-        return await self._x(rec.record_modules, self.account_id, list(ids))
-
-    async def records_lacking_field(
-        self, module_id: str, field_slug: str | None
-    ) -> list[RecordRow]:
-        return await self._x(rec.records_lacking_field, self.account_id, module_id, field_slug)
-
-    async def remove_field_values(self, module_id: str, field_slug: str) -> int:
-        return await self._x(rec.remove_field_values, self.account_id, module_id, field_slug)
-
-    async def put_object(self, row: ObjectRow) -> None:
-        await self._x(pobj.put_object, row)
-
-    async def get_object(self, kind: str, object_id: str) -> ObjectRow | None:
-        return await self._x(pobj.get_object, self.account_id, kind, object_id)
-
-    async def transition_object(
-        self, kind: str, object_id: str, expected: str, status: str, at: str
-    ) -> bool:
-        return await self._x(
-            pobj.transition, self.account_id, kind, object_id, expected, status, at
-        )

@@ -1,104 +1,152 @@
-"""Row <-> domain value conversion shared by both backends."""
+"""Rows (``sqlite3.Row`` or ``asyncpg.Record``) to domain values and back, and JSON both ways.
+
+A :class:`Table` says how one kind of domain value maps to its table's columns; the statements
+of ``schemas`` and ``records`` are built from it, so a new column is one entry here (and its
+migration).
+"""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any, Protocol
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Generic, Protocol, TypeVar
 
 import orjson
 
 from fieldhouse.model.records import RecordRow
 from fieldhouse.model.schema import FieldDef, ModuleDef, ModuleSchema, ReferenceDef, ViewDef
 from fieldhouse.storage.base import AccountRow, ApiKeyRow, UserRow
-from fieldhouse.storage.objects import ObjectRow
+
+R = TypeVar("R")
+
+
+def _thaw(value: Any) -> Any:
+    # frozen (pyrsistent) structures in schema configs: orjson asks for what it cannot write
+    if isinstance(value, Mapping):
+        return dict(value)
+    if type(value).__name__ == "PVector":
+        return list(value)
+    raise TypeError(f"{type(value).__name__} is not JSON")
 
 
 def dumps(value: Any) -> str:
-    return orjson.dumps(value).decode()
+    return orjson.dumps(value, default=_thaw).decode()
 
 
 def loads(text: str | bytes | None) -> Any:
     return None if text is None else orjson.loads(text)
 
 
-def thaw_json(value: Any) -> Any:
-    """A JSON-serialisable copy of a (possibly frozen) structure."""
-    if isinstance(value, Mapping):
-        return {k: thaw_json(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)) or type(value).__name__ == "PVector":
-        return [thaw_json(v) for v in value]
-    return value
+class ColumnRow(Protocol):
+    """What both drivers' rows offer: values by column name."""
+
+    def __getitem__(self, key: str, /) -> Any: ...
 
 
-def module_from_row(r: Mapping[str, Any]) -> ModuleDef:
-    return ModuleDef(
-        module_id=r["id"],
-        account_id=r["account_id"],
-        name=r["name"],
-        slug=r["slug"],
-        is_active=bool(r["is_active"]),
-        template_slug=r["template_slug"],
-        template_version=r["template_version"],
-        created_at=r["created_at"],
-        updated_at=r["updated_at"],
-    )
+@dataclass(frozen=True)
+class Table(Generic[R]):
+    """How a domain value maps to the columns of its table.
+
+    ``columns`` maps each column to the attribute holding it ("" for a column the value does
+    not hold, such as the account of a field: the caller gives it). JSON columns travel as JSON
+    text (None as SQL NULL); boolean columns read back as booleans (SQLite stores 0 and 1).
+    """
+
+    name: str
+    make: Callable[..., R]
+    columns: Mapping[str, str]
+    json: frozenset[str] = frozenset()
+    bools: frozenset[str] = frozenset()
+    names: str = field(init=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "names", ", ".join(self.columns))
+
+    def read(self, r: ColumnRow) -> R:
+        values: dict[str, Any] = {}
+        for column, attr in self.columns.items():
+            if attr:
+                v = r[column]
+                values[attr] = loads(v) if column in self.json else v
+                if column in self.bools:
+                    values[attr] = bool(v)
+        return self.make(**values)
+
+    def values(self, obj: R, **given: Any) -> list[Any]:
+        """The column values of ``obj``, in column order; ``given`` holds the others."""
+        out = []
+        for column, attr in self.columns.items():
+            v = getattr(obj, attr) if attr else given[column]
+            out.append(None if v is None else dumps(v) if column in self.json else v)
+        return out
+
+    def insert(self, upsert_keep: Sequence[str] | None = None) -> str:
+        """INSERT of every column; with ``upsert_keep``, an existing (account_id, id) is
+        updated instead, in every column but those two and ``upsert_keep``."""
+        sql = (
+            f"INSERT INTO {self.name} ({self.names}) VALUES ({', '.join('?' * len(self.columns))})"
+        )
+        if upsert_keep is None:
+            return sql
+        keep = ("id", "account_id", *upsert_keep)
+        sets = ", ".join(f"{c} = excluded.{c}" for c in self.columns if c not in keep)
+        return f"{sql} ON CONFLICT (account_id, id) DO UPDATE SET {sets}"
 
 
-def field_from_row(r: Mapping[str, Any]) -> FieldDef:
-    return FieldDef(
-        field_id=r["id"],
-        module_id=r["module_id"],
-        name=r["name"],
-        slug=r["slug"],
-        label=r["label"],
-        data_type=r["data_type"],
-        config=loads(r["config"]),
-        is_required=bool(r["is_required"]),
-        is_system=bool(r["is_system"]),
-        privacy_level=r["privacy_level"],
-        sort_order=int(r["sort_order"]),
-        vendor_managed=bool(r["vendor_managed"]),
-        created_at=r["created_at"],
-        updated_at=r["updated_at"],
-    )
+def _same(*names: str) -> dict[str, str]:
+    return {n: n for n in names}
 
 
-def view_from_row(r: Mapping[str, Any]) -> ViewDef:
-    return ViewDef(
-        view_id=r["id"],
-        module_id=r["module_id"],
-        name=r["name"],
-        slug=r["slug"],
-        config=loads(r["config"]),
-        vendor_managed=bool(r["vendor_managed"]),
-        sort_order=int(r["sort_order"]),
-    )
-
-
-def reference_from_row(r: Mapping[str, Any]) -> ReferenceDef:
-    filters = loads(r["target_filters"])
-    return ReferenceDef(
-        reference_id=r["id"],
-        source_module_id=r["source_module_id"],
-        slug=r["slug"],
-        source_field_id=r["source_field_id"],
-        source_field_slug=r["source_field_slug"],
-        relationship_type=r["relationship_type"],
-        target_type=r["target_type"],
-        target_module_slug=r["target_module_slug"],
-        target_filters=filters,
-        is_required=bool(r["is_required"]),
-        cascade_delete=bool(r["cascade_delete"]),
-        cascade_update=bool(r["cascade_update"]),
-        vendor_managed=bool(r["vendor_managed"]),
-    )
+MODULES = Table(
+    "modules",
+    ModuleDef,
+    {"id": "module_id", **_same("account_id", "name", "slug", "is_active", "template_slug")}
+    | _same("template_version", "created_at", "updated_at"),
+    bools=frozenset({"is_active"}),
+)
+FIELDS = Table(
+    "fields",
+    FieldDef,
+    {"id": "field_id", "account_id": "", **_same("module_id", "name", "slug", "label")}
+    | _same("data_type", "config", "is_required", "is_system", "privacy_level", "sort_order")
+    | _same("vendor_managed", "created_at", "updated_at"),
+    json=frozenset({"config"}),
+    bools=frozenset({"is_required", "is_system", "vendor_managed"}),
+)
+VIEWS = Table(
+    "views",
+    ViewDef,
+    {"id": "view_id", "account_id": "", **_same("module_id", "name", "slug", "config")}
+    | _same("vendor_managed", "sort_order"),
+    json=frozenset({"config"}),
+    bools=frozenset({"vendor_managed"}),
+)
+REFERENCES = Table(
+    "module_references",
+    ReferenceDef,
+    {"id": "reference_id", "account_id": "", **_same("source_module_id", "slug")}
+    | _same("source_field_id", "source_field_slug", "relationship_type", "target_type")
+    | _same("target_module_slug", "target_filters", "is_required", "cascade_delete")
+    | _same("cascade_update", "vendor_managed"),
+    json=frozenset({"target_filters"}),
+    bools=frozenset({"is_required", "cascade_delete", "cascade_update", "vendor_managed"}),
+)
+RECORDS = Table(
+    "records",
+    RecordRow,
+    {"id": "record_id", **_same("account_id", "module_id", "display_name", "fields")}
+    | _same("label_ids", "type_ids", "privacy_level", "description_html", "owner_user_id")
+    | _same("created_at", "updated_at", "created_by", "updated_by", "created_by_name")
+    | _same("updated_by_name", "deleted_at"),
+    json=frozenset({"fields", "label_ids", "type_ids"}),
+)
 
 
 def assemble_schemas(
-    modules: Sequence[Mapping[str, Any]],
-    fields: Sequence[Mapping[str, Any]],
-    views: Sequence[Mapping[str, Any]],
-    refs: Sequence[Mapping[str, Any]],
+    modules: Sequence[ColumnRow],
+    fields: Sequence[ColumnRow],
+    views: Sequence[ColumnRow],
+    refs: Sequence[ColumnRow],
 ) -> dict[str, ModuleSchema]:
     """Group rows of one workspace into ModuleSchema values keyed by module slug."""
     by_module: dict[str, tuple[list[FieldDef], list[ViewDef], list[ReferenceDef]]] = {
@@ -106,20 +154,20 @@ def assemble_schemas(
     }
     for f in fields:
         if f["module_id"] in by_module:
-            by_module[f["module_id"]][0].append(field_from_row(f))
+            by_module[f["module_id"]][0].append(FIELDS.read(f))
     for v in views:
         if v["module_id"] in by_module:
-            by_module[v["module_id"]][1].append(view_from_row(v))
+            by_module[v["module_id"]][1].append(VIEWS.read(v))
     for ref in refs:
         if ref["source_module_id"] in by_module:
-            by_module[ref["source_module_id"]][2].append(reference_from_row(ref))
+            by_module[ref["source_module_id"]][2].append(REFERENCES.read(ref))
     out: dict[str, ModuleSchema] = {}
     for m in modules:
         fs, vs, rs = by_module[m["id"]]
         fs.sort(key=lambda f: (f.sort_order, f.slug))
         vs.sort(key=lambda v: (v.sort_order, v.slug))
         rs.sort(key=lambda r: r.slug)
-        out[m["slug"]] = ModuleSchema(module_from_row(m), tuple(fs), tuple(vs), tuple(rs))
+        out[m["slug"]] = ModuleSchema(MODULES.read(m), tuple(fs), tuple(vs), tuple(rs))
     return out
 
 
@@ -140,35 +188,6 @@ def advance_autonumber(config: dict[str, Any], sequence: str | None) -> int:
     value = start if current is None else int(current)
     holder[key] = value + 1
     return value
-
-
-class ColumnRow(Protocol):
-    """What both drivers' rows offer: values by column name."""
-
-    def __getitem__(self, key: str, /) -> Any: ...
-
-
-def record_from_row(r: ColumnRow) -> RecordRow:
-    """A records row (sqlite3.Row or asyncpg.Record: both index by column name)."""
-    return RecordRow(
-        record_id=r["id"],
-        account_id=r["account_id"],
-        module_id=r["module_id"],
-        display_name=r["display_name"],
-        fields=loads(r["fields"]),
-        created_at=r["created_at"],
-        updated_at=r["updated_at"],
-        created_by=r["created_by"],
-        updated_by=r["updated_by"],
-        created_by_name=r["created_by_name"],
-        updated_by_name=r["updated_by_name"],
-        label_ids=loads(r["label_ids"]),
-        type_ids=loads(r["type_ids"]),
-        privacy_level=r["privacy_level"],
-        description_html=r["description_html"],
-        owner_user_id=r["owner_user_id"],
-        deleted_at=r["deleted_at"],
-    )
 
 
 def account_from_row(r: ColumnRow) -> AccountRow:
@@ -227,17 +246,4 @@ def key_from_row(r: ColumnRow) -> ApiKeyRow:
         key_hash=r["key_hash"],
         scopes=None if scopes is None else tuple(scopes),
         revoked=r["revoked_at"] is not None,
-    )
-
-
-def object_from_row(r: ColumnRow) -> ObjectRow:
-    return ObjectRow(
-        r["account_id"],
-        r["kind"],
-        r["id"],
-        loads(r["data"]),
-        r["status"],
-        r["due_at"],
-        r["created_at"],
-        r["updated_at"],
     )

@@ -1,9 +1,14 @@
-"""SQL dialects for the list-query compiler: the few JSON and parameter primitives it needs.
+"""SQL dialects: what differs between SQLite and PostgreSQL in the text of a statement.
 
-The compiler (``sqlquery``) only ever asks a dialect for: a parameter placeholder, a JSON value
-as text or as a number, an emptiness test, a row source over a JSON array's elements, and a whole
-document as text. Everything else (LIKE with ESCAPE, ``lower()``, ``IS NOT TRUE``, ``NULLS
-LAST``) is portable between SQLite >= 3.30 and PostgreSQL, so a new dialect is one small class.
+Every statement of the store is written once, with ``?`` placeholders and ``col = ANY(?)`` for
+"one of a list" (its parameter a list); :meth:`Dialect.statement` turns that text and its
+parameters into the engine's own (``$n`` and an array on PostgreSQL; ``IN (?, ?, ...)`` with
+the list spread out on SQLite). Beside that a dialect gives the few JSON primitives
+statements and the list-query compiler (``sqlquery``) need: a value as text or as a number,
+an emptiness test, a row source over an array's elements or over every leaf, removing a key.
+Everything else (LIKE with ESCAPE, ``lower()``, ``IS NOT TRUE``, ``NULLS LAST``, ``ON
+CONFLICT``, ``RETURNING``) is portable between SQLite >= 3.35 and PostgreSQL, so a new dialect
+is one small class.
 
 JSON paths are tuples of keys and array indexes. Keys are embedded in the SQL text, so every
 dialect must pass them through :func:`check_key`, which rejects anything that is not a plain
@@ -15,12 +20,15 @@ from __future__ import annotations
 
 import re
 from abc import ABC, abstractmethod
-from typing import Literal
+from collections.abc import Sequence
+from functools import lru_cache
+from typing import Any, Literal
 
 JsonPath = tuple[str | int, ...]
 SqlType = Literal["text", "number"]
 
 _SAFE_KEY = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_\-]{0,127}")
+_MARK = re.compile(r"\?")
 
 
 def check_key(key: str | int) -> str | int:
@@ -40,8 +48,17 @@ class Dialect(ABC):
     name: str
 
     @abstractmethod
-    def placeholder(self, n: int, sql_type: SqlType) -> str:
-        """The placeholder for the ``n``-th (1-based) parameter, bound as ``sql_type``."""
+    def native(self, sql: str) -> str:
+        """The engine's own text for a statement written with ``?`` (and no list parameter)."""
+
+    def statement(self, sql: str, params: Sequence[Any]) -> tuple[str, Sequence[Any]]:
+        """The engine's own text and parameters for a statement written with ``?``, where
+        ``col = ANY(?)`` takes a list parameter."""
+        return self.native(sql), params
+
+    @abstractmethod
+    def placeholder(self, sql_type: SqlType) -> str:
+        """A ``?`` placeholder for a parameter bound as ``sql_type``."""
 
     @abstractmethod
     def json_text(self, doc: str, path: JsonPath) -> str:
@@ -66,8 +83,17 @@ class Dialect(ABC):
         """
 
     @abstractmethod
-    def doc_text(self, doc: str) -> str:
-        """The whole JSON document as text (used by the interim ``search``)."""
+    def json_leaves(self, doc: str, alias: str) -> tuple[str, str, str]:
+        """``(from_item, guard, text)`` over every string and number nested anywhere in
+        ``doc`` (searching the document's JSON text instead would also match object keys)."""
+
+    @abstractmethod
+    def json_present(self, doc: str, key: str) -> str:
+        """Predicate: the top-level ``key`` is in the document (even with a JSON null)."""
+
+    @abstractmethod
+    def json_remove(self, doc: str, key: str) -> str:
+        """The document without its top-level ``key``."""
 
     def lower(self, expr: str) -> str:
         """``lower()`` of a bound value, folding exactly as ``lower()`` of a :meth:`json_text`
@@ -80,7 +106,31 @@ class SQLiteDialect(Dialect):
 
     name = "sqlite"
 
-    def placeholder(self, n: int, sql_type: SqlType) -> str:
+    def native(self, sql: str) -> str:
+        # SQLite has no row locks (its one writer holds the whole database)
+        return sql.replace(" FOR UPDATE", "")
+
+    def statement(self, sql: str, params: Sequence[Any]) -> tuple[str, Sequence[Any]]:
+        sql = self.native(sql)
+        if not any(isinstance(p, list) for p in params):
+            return sql, params
+        # SQLite binds no arrays: spread each list out (a plain IN list, which its planner
+        # serves from the primary key; an empty one matches nothing)
+        chunks = sql.split("?")
+        text, flat = [chunks[0]], []
+        for param, chunk in zip(params, chunks[1:], strict=True):
+            if isinstance(param, list):
+                if not text[-1].endswith(" = ANY("):
+                    raise ValueError(f"a list parameter outside '= ANY(?)' in {sql!r}")
+                text[-1] = text[-1].removesuffix(" = ANY(") + " IN ("
+                text.append(", ".join("?" * len(param)) + chunk)
+                flat.extend(param)
+            else:
+                text.append("?" + chunk)
+                flat.append(param)
+        return "".join(text), flat
+
+    def placeholder(self, sql_type: SqlType) -> str:
         return "?"
 
     @staticmethod
@@ -122,8 +172,24 @@ class SQLiteDialect(Dialect):
             f"json_quote({alias}.value)",
         )
 
-    def doc_text(self, doc: str) -> str:
-        return doc
+    def json_leaves(self, doc: str, alias: str) -> tuple[str, str, str]:
+        return (
+            f"json_tree({doc}) AS {alias}",
+            f"{alias}.type IN ('text', 'integer', 'real')",
+            f"CAST({alias}.atom AS TEXT)",
+        )
+
+    def json_present(self, doc: str, key: str) -> str:
+        return f"json_type({doc}, {self.path((key,))}) IS NOT NULL"
+
+    def json_remove(self, doc: str, key: str) -> str:
+        return f"json_remove({doc}, {self.path((key,))})"
+
+
+@lru_cache(maxsize=1024)
+def _postgres_native(sql: str) -> str:
+    numbers = iter(range(1, sql.count("?") + 1))
+    return _MARK.sub(lambda _: f"${next(numbers)}", sql)
 
 
 class PostgresDialect(Dialect):
@@ -134,8 +200,11 @@ class PostgresDialect(Dialect):
 
     name = "postgres"
 
-    def placeholder(self, n: int, sql_type: SqlType) -> str:
-        return f"${n}::numeric" if sql_type == "number" else f"${n}::text"
+    def native(self, sql: str) -> str:
+        return _postgres_native(sql)
+
+    def placeholder(self, sql_type: SqlType) -> str:
+        return "?::numeric" if sql_type == "number" else "?::text"
 
     @staticmethod
     def path(path: JsonPath) -> str:
@@ -164,8 +233,18 @@ class PostgresDialect(Dialect):
         source = f"CASE WHEN jsonb_typeof({v}) = 'array' THEN {v} ELSE '[]'::jsonb END"
         return (f"jsonb_array_elements({source}) AS {alias}(value)", "TRUE", f"{alias}.value")
 
-    def doc_text(self, doc: str) -> str:
-        return f"({doc})::text"
+    def json_leaves(self, doc: str, alias: str) -> tuple[str, str, str]:
+        return (
+            f"jsonb_path_query({doc}, 'strict $.**') AS {alias}(value)",
+            f"jsonb_typeof({alias}.value) IN ('string', 'number')",
+            f"(({alias}.value #>> '{{}}') COLLATE \"C\")",  # folds as json_text does
+        )
+
+    def json_present(self, doc: str, key: str) -> str:
+        return f"({doc} #> {self.path((key,))}) IS NOT NULL"
+
+    def json_remove(self, doc: str, key: str) -> str:
+        return f"({doc} #- {self.path((key,))})"
 
     def lower(self, expr: str) -> str:
         # json_text is COLLATE "C", under which lower() folds ASCII only (as SQLite's does); a

@@ -1,7 +1,8 @@
 r"""Compile a :class:`~fieldhouse.model.listquery.ListQuery` to SQL over the records table.
 
-The result is a WHERE clause (alias ``r``), its parameters and an ORDER BY; the caller adds
-``LIMIT``/``OFFSET`` (``query.page_size`` / ``query.offset``). User values only ever travel as
+The result is a WHERE clause (alias ``r``) with ``?`` placeholders, its parameters and an
+ORDER BY; the store adds ``LIMIT``/``OFFSET`` (``query.page_size`` / ``query.offset``) and its
+driver turns the placeholders into the engine's own. User values only ever travel as
 parameters; field slugs are embedded only after the schema confirms them and the dialect's
 ``check_key`` accepts them as JSON path keys.
 
@@ -47,7 +48,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 from fieldhouse.model.listquery import Condition, Group, ListQuery
 from fieldhouse.model.listquery_kinds import FilterKind, resolve_key
@@ -60,6 +61,9 @@ __all__ = ["POSTGRES", "SQLITE", "CompiledList", "Dialect", "compile_list"]
 _LIKE_ESCAPE = "\\"
 _FALSE = "1 = 0"
 _SQL_OPS = {"eq": "=", "gt": ">", "gte": ">=", "lt": "<", "lte": "<=", "before": "<", "after": ">"}
+#: what a field's expression serves: comparing (eq, order, in, between), a simple filter's exact
+#: text, a substring match, or sorting
+Use = Literal["compare", "simple", "match", "sort"]
 
 
 @dataclass(frozen=True)
@@ -76,14 +80,13 @@ def compile_list(
     *,
     account_id: str,
     module_id: str,
-    first_param: int = 1,
     search_ids: Sequence[str] | None = None,
 ) -> CompiledList:
-    """Compile ``query`` for ``dialect``; parameters are numbered from ``first_param``.
+    """Compile ``query`` for ``dialect``.
 
     ``search_ids``, when given, are the search index's candidates for ``query.search`` (every
     record holding all its trigrams): the substring match then only checks those."""
-    c = _Compiler(schema, dialect, first_param)
+    c = _Compiler(schema, dialect)
     parts = [
         f"r.account_id = {c.bind(account_id)}",
         f"r.module_id = {c.bind(module_id)}",
@@ -123,19 +126,16 @@ class _Site:
 
 
 class _Compiler:
-    def __init__(self, schema: ModuleSchema, dialect: Dialect, first_param: int) -> None:
+    def __init__(self, schema: ModuleSchema, dialect: Dialect) -> None:
         self.schema, self.dialect = schema, dialect
         self.params: list[Any] = []
-        self._next = first_param
         self._aliases = 0
 
     # --- building blocks ---
 
     def bind(self, value: Any, sql_type: SqlType = "text") -> str:
-        ph = self.dialect.placeholder(self._next, sql_type)
-        self._next += 1
         self.params.append(value)
-        return ph
+        return self.dialect.placeholder(sql_type)
 
     def binds(self, values: Sequence[Any], sql_type: SqlType = "text", wrap: str = "") -> str:
         return ", ".join(
@@ -179,7 +179,7 @@ class _Compiler:
         """The display name or any string/number value inside ``fields`` (never a key)."""
         name = self.like("r.display_name", text, prefix=True, suffix=True)
         self._aliases += 1
-        source, guard, value = _leaf_values(self.dialect, "r.fields", f"s{self._aliases}")
+        source, guard, value = self.dialect.json_leaves("r.fields", f"s{self._aliases}")
         body = self.like(value, text, prefix=True, suffix=True)
         return f"{name} OR EXISTS (SELECT 1 FROM {source} WHERE {guard} AND {body})"
 
@@ -198,11 +198,14 @@ class _Compiler:
             if not numbers:
                 return _FALSE
             return self.on_value(
-                kind, lambda s: f"{s.number(kind.value_key)} IN ({self.binds(numbers, 'number')})"
+                kind,
+                lambda s: f"{field_sql(kind, s, 'simple')} IN ({self.binds(numbers, 'number')})",
             )
         if kind.base == "boolean":
             values = [v.lower() for v in values]
-        return self.on_value(kind, lambda s: f"{s.text(kind.value_key)} IN ({self.binds(values)})")
+        return self.on_value(
+            kind, lambda s: f"{field_sql(kind, s, 'simple')} IN ({self.binds(values)})"
+        )
 
     def group(self, group: Group) -> str:
         parts = [
@@ -228,24 +231,19 @@ class _Compiler:
         if op in ("contains", "startsWith", "endsWith"):
             value = str(cond.value)
             return self.like(
-                site.text(kind.text_key),
+                field_sql(kind, site, "match"),
                 value,
                 prefix=op != "startsWith",
                 suffix=op != "endsWith",
             )
         values = cond.values if cond.values is not None else (cond.value,)
-        base = kind.base
+        base, expr = kind.base, field_sql(kind, site, "compare")
         if base == "datetime":
-            return self.datetime(site.text(), op, values)
-        if base == "number":
-            expr, sql_type, wrap = site.number(kind.value_key), "number", ""
-        elif base in ("text", "ref"):
-            expr, sql_type, wrap = f"lower({site.text(kind.value_key)})", "text", "lower"
-        else:  # exact, boolean, date, time: exact text (dates and times order as text)
-            expr, sql_type, wrap = site.text(kind.value_key), "text", ""
-            if base == "boolean":
-                values = tuple("true" if v else "false" for v in values)
-        st: SqlType = "number" if sql_type == "number" else "text"
+            return self.datetime(expr, op, values)
+        st: SqlType = "number" if base == "number" else "text"
+        wrap = "lower" if base in ("text", "ref") else ""
+        if base == "boolean":
+            values = tuple("true" if v else "false" for v in values)
         if op == "in":
             return f"{expr} IN ({self.binds(values, st, wrap)})"
         if op == "between":
@@ -280,38 +278,30 @@ class _Compiler:
             return f"r.created_at {d}, r.id {d}"
         kind = self.kind(sort_field)
         if kind.column is not None:
-            expr = "lower(r.display_name)" if kind.column == "display_name" else f"r.{kind.column}"
-            return f"{expr} {d}, r.id {d}"
-        path: JsonPath = (kind.slug, 0) if kind.multi else (kind.slug,)
-        if kind.base == "number":
-            expr = self.dialect.json_number("r.fields", (*path, *kind.value_key))
-        else:
-            key = kind.text_key if kind.base in ("text", "ref") else kind.value_key
-            expr = self.dialect.json_text("r.fields", (*path, *key))
-            if kind.base in ("text", "ref"):
-                expr = f"lower({expr})"
-            expr = f"NULLIF({expr}, '')"
+            site = _Site(self.dialect, "", (), f"r.{kind.column}")
+            return f"{field_sql(kind, site, 'sort')} {d}, r.id {d}"
+        path: JsonPath = (kind.slug, 0) if kind.multi else (kind.slug,)  # by the first element
+        expr = field_sql(kind, _Site(self.dialect, "r.fields", path, None), "sort")
         return f"{expr} {d} NULLS LAST, r.id {d}"
 
 
-def _leaf_values(dialect: Dialect, doc: str, alias: str) -> tuple[str, str, str]:
-    """``(from_item, guard, text)`` over every string and number nested anywhere in ``doc``.
+def field_sql(kind: FilterKind, site: _Site, use: Use) -> str:
+    """The SQL expression of a field's value at ``site`` for one use, keyed by the field's
+    kind: the one place that says how each kind of value is read to filter and to sort.
 
-    Searching the document's JSON text instead would also match object keys (field slugs,
-    ``amount``, ``recordId``) and JSON escapes. (Belongs in ``Dialect`` next to
-    ``json_elements``; kept here until that module is free to change.)
+    Numbers compare and sort numerically (currency by amount); text and references compare
+    case-insensitively (references by id, matched and sorted by display name); everything
+    else as exact text; a simple filter reads the exact text; a sort reads empty text as NULL.
     """
-    if dialect.name == "postgres":
-        return (
-            f"jsonb_path_query({doc}, 'strict $.**') AS {alias}(value)",
-            f"jsonb_typeof({alias}.value) IN ('string', 'number')",
-            f"(({alias}.value #>> '{{}}') COLLATE \"C\")",  # folds as json_text does
-        )
-    return (
-        f"json_tree({doc}) AS {alias}",
-        f"{alias}.type IN ('text', 'integer', 'real')",
-        f"CAST({alias}.atom AS TEXT)",
-    )
+    if use == "match":
+        return site.text(kind.text_key)
+    if kind.base == "number":
+        return site.number(kind.value_key)
+    if use == "simple" or kind.base not in ("text", "ref"):
+        expr = site.text(kind.value_key)
+    else:
+        expr = f"lower({site.text(kind.text_key if use == 'sort' else kind.value_key)})"
+    return f"NULLIF({expr}, '')" if use == "sort" and site.column is None else expr
 
 
 def _lo(v: str) -> str:
@@ -335,21 +325,17 @@ def index_expressions(query: ListQuery, schema: ModuleSchema, dialect: Dialect) 
     SQLite's and PostgreSQL's planners need to use it. Only values of single-valued fields
     qualify; multi-valued fields are matched through json_each and cannot use such an index.
     """
-    c = _Compiler(schema, dialect, 1)
+    c = _Compiler(schema, dialect)
     out: list[str] = []
 
     def site_expr(slug: str, op: str) -> str | None:
         kind = resolve_key(slug, schema, system=False)
         if kind is None or kind.multi or kind.column is not None:
             return None
-        site = _Site(dialect, "r.fields", (kind.slug,), None)
-        if kind.base == "number":
-            return site.number(kind.value_key)
-        if op != "simple" and kind.base in ("text", "ref"):
-            return f"lower({site.text(kind.value_key)})"
         if kind.base == "datetime":
             return None
-        return site.text(kind.value_key)
+        site = _Site(dialect, "r.fields", (kind.slug,), None)
+        return field_sql(kind, site, "simple" if op == "simple" else "compare")
 
     for slug, _ in query.simple_filters:
         out.append(site_expr(slug, "simple") or "")

@@ -87,7 +87,7 @@ async def test_a_crashed_batch_restarts_only_that_actor(
     monkeypatch: pytest.MonkeyPatch,
     backend: str,
 ) -> None:
-    from fieldhouse.storage import postgres, sqlite_ops
+    from fieldhouse.storage import postgres, sqlite
 
     calls = {"n": 0}
 
@@ -97,13 +97,13 @@ async def test_a_crashed_batch_restarts_only_that_actor(
             raise OSError("disk went away")
 
     if backend == "sqlite":
-        real_commit = sqlite_ops.commit
+        real_commit = sqlite.commit
 
         def failing_commit(conn: object) -> None:
             first_fails()
             real_commit(conn)  # type: ignore[arg-type]
 
-        monkeypatch.setattr(sqlite_ops, "commit", failing_commit)
+        monkeypatch.setattr(sqlite, "commit", failing_commit)
     else:
         real_pg_commit = postgres.commit
 

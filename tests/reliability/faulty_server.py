@@ -19,20 +19,19 @@ from fieldhouse.agents.contract import ToolSpec
 from fieldhouse.agents.providers import OfflineProvider
 from fieldhouse.agents.providers.base import Step, TextSink, Turn
 from fieldhouse.cli import main
-from fieldhouse.storage.postgres import PostgresStore
-from fieldhouse.storage.sqlite import SQLiteStore
+from fieldhouse.storage.store import Store
 
 
 async def _broken(*args: Any, **kwargs: Any) -> Any:
     raise RuntimeError("injected failure")
 
 
-SQLiteStore.list_activity = _broken  # type: ignore[method-assign]
-_real_write = SQLiteStore.write
+Store.list_activity = _broken  # type: ignore[method-assign]
+_real_write = Store.write
 
 
 @asynccontextmanager
-async def _slow_write(self: SQLiteStore, account_id: str) -> AsyncIterator[Any]:
+async def _slow_write(self: Store, account_id: str) -> AsyncIterator[Any]:
     print("write held", file=sys.stderr, flush=True)
     await trio.sleep(float(os.environ.get("FIELDHOUSE_TEST_SLOW_WRITES", "0")))
     async with _real_write(self, account_id) as txn:
@@ -40,7 +39,7 @@ async def _slow_write(self: SQLiteStore, account_id: str) -> AsyncIterator[Any]:
 
 
 if os.environ.get("FIELDHOUSE_TEST_SLOW_WRITES"):
-    SQLiteStore.write = _slow_write  # type: ignore[method-assign,assignment]
+    Store.write = _slow_write  # type: ignore[method-assign,assignment]
 
 
 async def _stuck_step(
@@ -53,7 +52,6 @@ async def _stuck_step(
 
 if os.environ.get("FIELDHOUSE_TEST_STUCK_AGENT"):
     OfflineProvider.step = _stuck_step  # type: ignore[method-assign]
-PostgresStore.list_activity = _broken  # type: ignore[method-assign]
 
 if __name__ == "__main__":
     raise SystemExit(main())

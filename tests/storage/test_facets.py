@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import asyncpg
 import httpx
 import pytest
 import trio_asyncio
@@ -28,10 +29,14 @@ async def total(client: httpx.AsyncClient, ws: Workspace, **params: Any) -> int:
 
 
 async def counted(runtime: Runtime) -> set[tuple[str, str]]:
-    pool = runtime.store._pool  # type: ignore[attr-defined]
-    rows = await trio_asyncio.aio_as_trio(pool.fetch)(
-        "SELECT facet, value FROM record_counts WHERE n <> 0"
-    )
+    """The kept counts, read straight from the database."""
+    conn = await trio_asyncio.aio_as_trio(asyncpg.connect)(runtime.settings.database_url)
+    try:
+        rows = await trio_asyncio.aio_as_trio(conn.fetch)(
+            "SELECT facet, value FROM record_counts WHERE n <> 0"
+        )
+    finally:
+        await trio_asyncio.aio_as_trio(conn.close)()
     return {(r["facet"], r["value"]) for r in rows}
 
 

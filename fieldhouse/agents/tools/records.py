@@ -23,7 +23,6 @@ from fieldhouse.model.errors import Forbidden, NotFound
 from fieldhouse.model.listquery import parse_list_query
 from fieldhouse.model.records import RecordRow
 from fieldhouse.model.schema import ModuleSchema
-from fieldhouse.storage.sqlquery import compile_list
 
 Scalar = str | int | float | bool
 
@@ -90,17 +89,7 @@ async def search(args: SearchArgs, ctx: ToolContext, consume: Consume | None) ->
     if args.sortDirection:
         pairs.append(("sortDirection", args.sortDirection))
     query = parse_list_query(pairs, schema)
-    store = ctx.store
-    compiled = compile_list(
-        query,
-        schema,
-        store.dialect,
-        account_id=ctx.principal.account_id,
-        module_id=schema.module.module_id,
-    )
-    rows, total = await store.list_records(
-        compiled.where, compiled.params, compiled.order_by, query.page_size, query.offset
-    )
+    rows, total = await ctx.store.list_records(ctx.principal.account_id, schema, query)
     summary = f"Found {total} {args.module} record(s)."
     await log_read(ctx, "records.search", summary)
     return ok(summary, records=[r.to_json(args.module) for r in rows], total=total)

@@ -26,8 +26,6 @@ from fieldhouse.model.errors import NotFound
 from fieldhouse.model.listquery import parse_list_query
 from fieldhouse.model.principal import Principal
 from fieldhouse.services import Services
-from fieldhouse.storage.facets import countable
-from fieldhouse.storage.sqlquery import compile_list, index_expressions
 
 routes = Routes()
 #: a list query slower than this asks the store for indexes on what it filtered and sorted by
@@ -82,27 +80,12 @@ async def list_records(svc: Services, principal: Principal, moduleSlug: str) -> 
         search_ids = await index.filter_ids(
             principal.account_id, schema.module.module_id, query.search
         )
-    compiled = compile_list(
-        query,
-        schema,
-        store.dialect,
-        account_id=principal.account_id,
-        module_id=schema.module.module_id,
-        search_ids=search_ids,
-    )
     started = trio.current_time()
     rows, total = await store.list_records(
-        compiled.where,
-        compiled.params,
-        compiled.order_by,
-        query.page_size,
-        query.offset,
-        countable(query, schema, principal.account_id),
+        principal.account_id, schema, query, search_ids=search_ids
     )
     if trio.current_time() - started > SLOW_LIST_SECONDS:
-        expressions = index_expressions(query, schema, store.dialect)
-        if expressions:
-            svc.actors.background(partial(store.ensure_indexes, expressions))
+        svc.actors.background(partial(store.index_list_query, schema, query))
     return {
         "records": [r.to_json(schema.module.slug, query.fields) for r in rows],
         "page": query.page,

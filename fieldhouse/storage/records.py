@@ -1,0 +1,275 @@
+"""Operations on records, their links and the activity log."""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Mapping, Sequence
+from typing import Any
+
+from fieldhouse.model.records import RecordRow
+from fieldhouse.storage import accounts
+from fieldhouse.storage.base import Op, count, execute, executemany, rows, value
+from fieldhouse.storage.facets import Facet, kept_total
+from fieldhouse.storage.rows import RECORDS, dumps, loads
+from fieldhouse.storage.sqldialect import Dialect
+from fieldhouse.storage.sqlquery import CompiledList
+
+_SELECT = f"SELECT {RECORDS.names} FROM records"
+_LIVE = "account_id = ? AND deleted_at IS NULL"
+_INSERT = RECORDS.insert()
+#: what an update changes
+_CHANGED = [
+    "display_name",
+    "fields",
+    "label_ids",
+    "type_ids",
+    "updated_at",
+    "updated_by",
+    "updated_by_name",
+]
+_UPDATE = f"UPDATE records SET {' = ?, '.join(_CHANGED)} = ? WHERE {_LIVE} AND id = ?"
+
+
+def insert_record(r: RecordRow) -> Op[None]:
+    yield execute(_INSERT, RECORDS.values(r))
+
+
+def update_record(r: RecordRow) -> Op[None]:
+    """Store a live record's new name, values, labels, types and who changed it when."""
+    values = dict(zip(RECORDS.columns, RECORDS.values(r), strict=True))
+    yield execute(_UPDATE, (*(values[c] for c in _CHANGED), r.account_id, r.record_id))
+
+
+def _records(sql: str, params: Sequence[Any]) -> Op[list[RecordRow]]:
+    found = yield rows(sql, params)
+    return [RECORDS.read(r) for r in found]
+
+
+def get_records(
+    account_id: str, ids: Collection[str], module_id: str | None = None
+) -> Op[list[RecordRow]]:
+    """Live records among ids, by id (missing and deleted ones are simply absent)."""
+    if not ids:
+        return []
+    if module_id is None:
+        sql = f"{_SELECT} WHERE {_LIVE} AND id = ANY(?) ORDER BY id"
+        return (yield from _records(sql, (account_id, list(ids))))
+    sql = f"{_SELECT} WHERE {_LIVE} AND id = ANY(?) AND module_id = ? ORDER BY id"
+    return (yield from _records(sql, (account_id, list(ids), module_id)))
+
+
+def records_after(account_id: str, last_id: str, limit: int) -> Op[list[RecordRow]]:
+    """Live records of every module with an id above ``last_id``, by id (keyset paging)."""
+    sql = f"{_SELECT} WHERE {_LIVE} AND id > ? ORDER BY id LIMIT ?"
+    return (yield from _records(sql, (account_id, last_id, limit)))
+
+
+def list_records(
+    compiled: CompiledList, limit: int, offset: int
+) -> Op[tuple[list[RecordRow], int]]:
+    """A page of a compiled list query (it scopes the account) and the query's total."""
+    where, params = compiled.where, compiled.params
+    total = yield value(f"SELECT count(*) FROM records r WHERE {where}", params)
+    sql = f"{_SELECT} r WHERE {where} ORDER BY {compiled.order_by} LIMIT ? OFFSET ?"
+    page = yield from _records(sql, (*params, limit, offset))
+    return page, int(total)
+
+
+def list_counted(
+    compiled: CompiledList, limit: int, offset: int, facet: Facet
+) -> Op[tuple[list[RecordRow], int] | None]:
+    """As :func:`list_records`, with the total from kept counts; None while not kept yet."""
+    total = yield from kept_total(facet)
+    if total is None:
+        return None
+    sql = f"{_SELECT} r WHERE {compiled.where} ORDER BY {compiled.order_by} LIMIT ? OFFSET ?"
+    page = yield from _records(sql, (*compiled.params, limit, offset))
+    return page, total
+
+
+def records_by_value(
+    d: Dialect, account_id: str, module_id: str, slug: str, values: Collection[str]
+) -> Op[list[RecordRow]]:
+    """Live records of a module whose field ``slug`` holds one of ``values`` as text (upsert
+    by a unique field)."""
+    if not values:
+        return []
+    sql = f"{_SELECT} WHERE {_LIVE} AND module_id = ? AND {d.json_text('fields', (slug,))}"
+    return (yield from _records(sql + " = ANY(?)", (account_id, module_id, list(values))))
+
+
+def picker(account_id: str, module_id: str, search: str | None, limit: int) -> Op[list[RecordRow]]:
+    """Live records of a module by name, those whose name holds ``search`` when given."""
+    sql = f"{_SELECT} WHERE {_LIVE} AND module_id = ?"
+    args: list[Any] = [account_id, module_id]
+    if search:
+        escaped = search.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+        sql += " AND lower(display_name) LIKE lower(?) ESCAPE '\\'"
+        args.append(f"%{escaped}%")
+    return (yield from _records(sql + " ORDER BY lower(display_name), id LIMIT ?", (*args, limit)))
+
+
+def soft_delete(
+    account_id: str, module_id: str, ids: Sequence[str], at: str, by: str | None
+) -> Op[list[str]]:
+    """Mark live records deleted; return the ids that were live."""
+    if not ids:
+        return []
+    found = yield rows(
+        "UPDATE records SET deleted_at = ?, updated_at = ?, updated_by = ?"
+        f" WHERE {_LIVE} AND module_id = ? AND id = ANY(?) RETURNING id",
+        (at, at, by, account_id, module_id, list(ids)),
+    )
+    return [r[0] for r in found]
+
+
+def set_links(account_id: str, source_id: str, field_slug: str, targets: Sequence[str]) -> Op[None]:
+    yield execute(
+        "DELETE FROM record_links WHERE account_id = ? AND source_record_id = ? AND field_slug = ?",
+        (account_id, source_id, field_slug),
+    )
+    if targets:
+        yield executemany(
+            "INSERT INTO record_links (account_id, source_record_id, field_slug,"
+            " target_record_id, position) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
+            [(account_id, source_id, field_slug, t, i) for i, t in enumerate(targets, 1)],
+        )
+
+
+def linked_targets(account_id: str, source_id: str, field_slug: str) -> Op[list[str]]:
+    found = yield rows(
+        "SELECT l.target_record_id FROM record_links l JOIN records t"
+        " ON t.account_id = l.account_id AND t.id = l.target_record_id AND t.deleted_at IS NULL"
+        " WHERE l.account_id = ? AND l.source_record_id = ? AND l.field_slug = ?"
+        " ORDER BY l.position",
+        (account_id, source_id, field_slug),
+    )
+    return [r[0] for r in found]
+
+
+def linking_sources(account_id: str, target_ids: Collection[str]) -> Op[list[tuple[str, str]]]:
+    """(source record id, field slug) of live records that link to any of target_ids."""
+    if not target_ids:
+        return []
+    found = yield rows(
+        "SELECT DISTINCT l.source_record_id, l.field_slug FROM record_links l"
+        " WHERE l.account_id = ? AND l.target_record_id = ANY(?) AND EXISTS (SELECT 1 FROM"
+        " records s WHERE s.account_id = l.account_id AND s.id = l.source_record_id"
+        " AND s.deleted_at IS NULL)",
+        (account_id, list(target_ids)),
+    )
+    return [(r[0], r[1]) for r in found]
+
+
+def record_modules(account_id: str, ids: Collection[str]) -> Op[dict[str, tuple[str, str]]]:
+    """record id -> (module slug, display name) for live records among ids."""
+    if not ids:
+        return {}
+    found = yield rows(
+        "SELECT r.id, m.slug, r.display_name FROM records r"
+        " JOIN modules m ON m.account_id = r.account_id AND m.id = r.module_id"
+        " WHERE r.account_id = ? AND r.id = ANY(?) AND r.deleted_at IS NULL",
+        (account_id, list(ids)),
+    )
+    return {r[0]: (r[1], r[2]) for r in found}
+
+
+def records_lacking_field(
+    d: Dialect, account_id: str, module_id: str, field_slug: str | None
+) -> Op[list[RecordRow]]:
+    """Live records of a module without a (non-null) value under field_slug (all of them when
+    field_slug is None), oldest first."""
+    sql = f"{_SELECT} WHERE {_LIVE} AND module_id = ?"
+    if field_slug is not None:
+        sql += f" AND {d.json_text('fields', (field_slug,))} IS NULL"
+    return (yield from _records(sql + " ORDER BY created_at, id", (account_id, module_id)))
+
+
+def remove_field_values(d: Dialect, account_id: str, module_id: str, field_slug: str) -> Op[int]:
+    """Remove field_slug from the module's live records and their links under it."""
+    changed = yield count(
+        f"UPDATE records SET fields = {d.json_remove('fields', field_slug)}"
+        f" WHERE {_LIVE} AND module_id = ? AND {d.json_present('fields', field_slug)}",
+        (account_id, module_id),
+    )
+    yield execute(
+        "DELETE FROM record_links WHERE account_id = ? AND field_slug = ? AND source_record_id"
+        " IN (SELECT id FROM records WHERE account_id = ? AND module_id = ?)",
+        (account_id, field_slug, account_id, module_id),
+    )
+    return int(changed)
+
+
+# --- activity ---
+
+
+def append_activity(account_id: str, e: Mapping[str, Any]) -> Op[int]:
+    """Take the workspace's next activity sequence number and store the entry under it."""
+    seq = yield from accounts.bump_counter(account_id, "activity_seq")
+    yield execute(
+        "INSERT INTO activity (account_id, seq, id, activity_type, module_id, record_id,"
+        " user_id, created_at, data) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        (
+            account_id,
+            seq,
+            e["id"],
+            e["activityType"],
+            e.get("moduleId"),
+            e.get("recordId"),
+            e.get("userId"),
+            e["createdDateTime"],
+            dumps(e.get("data") or {}),
+        ),
+    )
+    return seq
+
+
+def _entry(r: Any, full: bool) -> dict[str, Any]:
+    entry = {
+        "id": r["id"],
+        "seq": r["seq"],
+        "activityType": r["activity_type"],
+        "moduleId": r["module_id"],
+        "recordId": r["record_id"],
+    }
+    if full:
+        entry.update(userId=r["user_id"], createdDateTime=r["created_at"], data=loads(r["data"]))
+    return entry
+
+
+def list_activity(
+    account_id: str,
+    module_ids: Collection[str] | None,
+    record_id: str | None,
+    types: Collection[str],
+    limit: int,
+    after_seq: int | None = None,
+) -> Op[list[dict[str, Any]]]:
+    """Newest first; oldest first from after_seq on when it is given (the change feed).
+    module_ids None means any module (and workspace-level entries)."""
+    sql = "SELECT * FROM activity WHERE account_id = ?"
+    args: list[Any] = [account_id]
+    if after_seq is not None:
+        sql += " AND seq > ?"
+        args.append(after_seq)
+    if module_ids is not None:
+        sql += " AND module_id = ANY(?)"
+        args.append(list(module_ids))
+    if record_id is not None:
+        sql += " AND record_id = ?"
+        args.append(record_id)
+    if types:
+        sql += " AND activity_type = ANY(?)"
+        args.append(list(types))
+    order = " ORDER BY seq LIMIT ?" if after_seq is not None else " ORDER BY seq DESC LIMIT ?"
+    found = yield rows(sql + order, (*args, limit))
+    return [_entry(r, True) for r in found]
+
+
+def activity_since(account_id: str, seq: int, limit: int) -> Op[list[dict[str, Any]]]:
+    """Entries after ``seq``, oldest first (a range scan of the primary key)."""
+    found = yield rows(
+        "SELECT id, seq, activity_type, module_id, record_id FROM activity"
+        " WHERE account_id = ? AND seq > ? ORDER BY seq LIMIT ?",
+        (account_id, seq, limit),
+    )
+    return [_entry(r, False) for r in found]

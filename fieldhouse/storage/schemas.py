@@ -1,0 +1,87 @@
+"""Operations on module schemas: modules, fields, views, references, auto-number counters."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from fieldhouse.model.schema import FieldDef, ModuleDef, ModuleSchema, ReferenceDef, ViewDef
+from fieldhouse.storage import accounts
+from fieldhouse.storage.base import Op, execute, executemany, rows, value
+from fieldhouse.storage.rows import (
+    FIELDS,
+    MODULES,
+    REFERENCES,
+    VIEWS,
+    advance_autonumber,
+    assemble_schemas,
+    dumps,
+    loads,
+)
+
+#: tables of module parts, and the column naming their module
+_PARTS = {"fields": "module_id", "views": "module_id", "module_references": "source_module_id"}
+
+
+def insert_module(m: ModuleDef) -> Op[None]:
+    yield execute(MODULES.insert(), MODULES.values(m))
+
+
+_UPSERT_FIELD = FIELDS.insert(upsert_keep=("module_id", "created_at"))
+_UPSERT_VIEW = VIEWS.insert(upsert_keep=("module_id",))
+_UPSERT_REFERENCE = REFERENCES.insert(upsert_keep=("source_module_id",))
+
+
+def upsert_fields(account_id: str, fields: Sequence[FieldDef]) -> Op[None]:
+    yield executemany(_UPSERT_FIELD, [FIELDS.values(f, account_id=account_id) for f in fields])
+
+
+def upsert_views(account_id: str, views: Sequence[ViewDef]) -> Op[None]:
+    yield executemany(_UPSERT_VIEW, [VIEWS.values(v, account_id=account_id) for v in views])
+
+
+def upsert_references(account_id: str, refs: Sequence[ReferenceDef]) -> Op[None]:
+    values = [REFERENCES.values(r, account_id=account_id) for r in refs]
+    yield executemany(_UPSERT_REFERENCE, values)
+
+
+def delete_parts(table: str, account_id: str, module_id: str, ids: Sequence[str]) -> Op[None]:
+    """Delete fields, views or references of one module by id."""
+    column = _PARTS[table]
+    yield execute(
+        f"DELETE FROM {table} WHERE account_id = ? AND {column} = ? AND id = ANY(?)",
+        (account_id, module_id, list(ids)),
+    )
+
+
+def load_schemas(account_id: str) -> Op[tuple[int, dict[str, ModuleSchema]]]:
+    """The schema version and every active module's schema, keyed by module slug."""
+    version = yield from accounts.schema_version(account_id)
+    modules = yield rows(
+        "SELECT * FROM modules WHERE account_id = ? AND is_active ORDER BY created_at, slug",
+        (account_id,),
+    )
+    parts = []
+    for table in _PARTS:
+        parts.append((yield rows(f"SELECT * FROM {table} WHERE account_id = ?", (account_id,))))
+    return version, assemble_schemas(modules, *parts)
+
+
+def take_autonumber(account_id: str, field_id: str, sequence: str | None) -> Op[int]:
+    """The field's next number (per sequence when given), advancing the stored counter.
+
+    The caller holds the workspace's write lock, so read-modify-write is safe across
+    processes; ``FOR UPDATE`` keeps it safe on PostgreSQL even for a caller that forgot.
+    """
+    raw = yield value(
+        "SELECT config FROM fields WHERE account_id = ? AND id = ? FOR UPDATE",
+        (account_id, field_id),
+    )
+    if raw is None:
+        raise LookupError(f"field {field_id} does not exist")
+    config = loads(raw) or {}
+    number = advance_autonumber(config, sequence)
+    yield execute(
+        "UPDATE fields SET config = ? WHERE account_id = ? AND id = ?",
+        (dumps(config), account_id, field_id),
+    )
+    return number

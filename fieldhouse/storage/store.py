@@ -1,0 +1,392 @@
+"""The Store, written once over a :class:`~fieldhouse.storage.base.Driver`.
+
+Reads take the account id explicitly, so no query can cross workspaces. Writes happen only in a
+:class:`WriteTxn`, opened by the workspace actor with :meth:`Store.write`; everything written in
+one is committed together or not at all.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Collection, Mapping, Sequence
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from typing import Any, TypeVar
+
+from fieldhouse.model.listquery import ListQuery
+from fieldhouse.model.principal import Role
+from fieldhouse.model.records import RecordRow
+from fieldhouse.model.schema import FieldDef, ModuleDef, ModuleSchema, ReferenceDef, ViewDef
+from fieldhouse.storage import accounts, records, schemas
+from fieldhouse.storage import objects as obj
+from fieldhouse.storage.base import AccountRow, ApiKeyRow, Driver, KeyLookup, Op, Txn, UserRow
+from fieldhouse.storage.facets import countable, start_counting
+from fieldhouse.storage.objects import ObjectRow
+from fieldhouse.storage.sqlquery import compile_list, index_expressions
+
+T = TypeVar("T")
+
+
+class Store:
+    """A Fieldhouse database. Open with :func:`fieldhouse.storage.open_database`."""
+
+    def __init__(self, driver: Driver) -> None:
+        self._db = driver
+        self._indexed: set[str] = set()
+        self._rate_window = -1
+
+    @property
+    def shared_between_processes(self) -> bool:
+        """Several server processes may share this store; rate limits are then counted in it."""
+        return self._db.shared_between_processes
+
+    async def aclose(self) -> None:
+        await self._db.aclose()
+
+    @asynccontextmanager
+    async def write(self, account_id: str) -> AsyncIterator[WriteTxn]:
+        """A write transaction of one workspace, committed when the block exits cleanly."""
+        async with self._db.transaction(account_id) as txn:
+            yield WriteTxn(txn, self._db, account_id)
+
+    async def _read(self, op: Op[T]) -> T:
+        return await self._db.read(op)
+
+    # --- accounts, users, keys ---
+
+    async def create_account(self, account_id: str, name: str, slug: str, at: str) -> None:
+        await self._db.write(accounts.create_account(account_id, name, slug, at))
+
+    async def get_account(self, account_id: str) -> AccountRow | None:
+        return await self._read(accounts.get_account(account_id))
+
+    async def list_accounts(self) -> list[AccountRow]:
+        return await self._read(accounts.list_accounts())
+
+    async def get_meta(self, key: str) -> str | None:
+        return await self._read(accounts.get_meta(key))
+
+    async def set_meta_if_absent(self, key: str, value: str) -> str:
+        """Store value under key unless one is there; return the value that is stored."""
+        return await self._db.write(accounts.set_meta_if_absent(key, value))
+
+    async def lookup_key(self, key_hash: str) -> KeyLookup | None:
+        return await self._read(accounts.lookup_key(key_hash))
+
+    async def find_key(self, key_id: str) -> ApiKeyRow | None:
+        return await self._read(accounts.find_key(key_id))
+
+    async def get_user(self, account_id: str, user_id: str) -> UserRow | None:
+        return await self._read(accounts.get_user(account_id, user_id))
+
+    async def list_users(self, account_id: str) -> list[dict[str, Any]]:
+        """The workspace's users, oldest first (``fieldhouse user list``)."""
+        return await self._read(accounts.list_users(account_id))
+
+    async def list_api_keys(self, account_id: str) -> list[dict[str, Any]]:
+        """The workspace's API keys, oldest first, without secrets or hashes."""
+        return await self._read(accounts.list_api_keys(account_id))
+
+    async def owner_user_id(self, account_id: str) -> str | None:
+        """The workspace's first owner."""
+        return await self._read(accounts.owner_user_id(account_id))
+
+    async def get_role(self, account_id: str, slug: str) -> Role | None:
+        return await self._read(accounts.get_role(account_id, slug))
+
+    async def list_labels(self, account_id: str) -> list[dict[str, Any]]:
+        return await self._read(accounts.list_named("labels", account_id))
+
+    async def list_types(self, account_id: str) -> list[dict[str, Any]]:
+        return await self._read(accounts.list_named("types", account_id))
+
+    async def hit_rate_limit(self, bucket: str, window_start: int) -> int:
+        """Count one request in a bucket's rate-limit window and return the window's count.
+
+        Only stores shared between processes count here; the others count in memory.
+        """
+        if not self.shared_between_processes:
+            raise NotImplementedError("a store of one process counts rate limits in memory")
+        if window_start != self._rate_window:
+            self._rate_window = window_start
+            await self._db.write(accounts.prune_rate_windows(window_start))
+        return await self._db.write(accounts.hit_rate_limit(bucket, window_start))
+
+    # --- schemas ---
+
+    async def schema_version(self, account_id: str) -> int:
+        return await self._read(accounts.schema_version(account_id))
+
+    async def load_schemas(self, account_id: str) -> tuple[int, dict[str, ModuleSchema]]:
+        """The schema version and every module schema of a workspace, read consistently."""
+        return await self._db.read(schemas.load_schemas(account_id), snapshot=True)
+
+    # --- records ---
+
+    async def get_record(self, account_id: str, module_id: str, record_id: str) -> RecordRow | None:
+        """A live record of a module, or None."""
+        found = await self._read(records.get_records(account_id, [record_id], module_id))
+        return found[0] if found else None
+
+    async def get_records(self, account_id: str, ids: Collection[str]) -> list[RecordRow]:
+        """The live records among ``ids``, by id (deleted and unknown ids are absent)."""
+        return await self._read(records.get_records(account_id, ids))
+
+    async def records_after(self, account_id: str, last_id: str, limit: int) -> list[RecordRow]:
+        """Up to ``limit`` live records of the workspace with ids above ``last_id``, by id:
+        ``""`` starts, the last id of a page continues."""
+        return await self._read(records.records_after(account_id, last_id, limit))
+
+    async def list_records(
+        self,
+        account_id: str,
+        schema: ModuleSchema,
+        query: ListQuery,
+        *,
+        search_ids: Sequence[str] | None = None,
+    ) -> tuple[list[RecordRow], int]:
+        """A page of a module's live records for a parsed list query, and the query's total.
+
+        ``search_ids``, when given, are the search index's candidates for ``query.search``:
+        the substring match then only checks those."""
+        compiled = compile_list(
+            query,
+            schema,
+            self._db.dialect,
+            account_id=account_id,
+            module_id=schema.module.module_id,
+            search_ids=search_ids,
+        )
+        facet = None
+        if self._db.dialect.name == "postgres" and search_ids is None:
+            facet = countable(query, schema, account_id)
+        if facet is not None:
+            op = records.list_counted(compiled, query.page_size, query.offset, facet)
+            found = await self._db.read(op, snapshot=True)
+            if found is not None:
+                return found
+            async with self._db.transaction(account_id) as txn:
+                await txn.run(start_counting(facet))
+        op = records.list_records(compiled, query.page_size, query.offset)
+        return await self._db.read(op, snapshot=True)
+
+    async def index_list_query(self, schema: ModuleSchema, query: ListQuery) -> None:
+        """Make expression indexes for what a slow list query filtered and sorted by, so the
+        next one like it avoids a full scan of the module (best effort, made once)."""
+        for expression in index_expressions(query, schema, self._db.dialect):
+            if expression not in self._indexed:
+                self._indexed.add(expression)
+                await self._db.create_index(expression)
+
+    async def linked_targets(self, account_id: str, source_id: str, field_slug: str) -> list[str]:
+        return await self._read(records.linked_targets(account_id, source_id, field_slug))
+
+    async def picker(
+        self, account_id: str, module_id: str, search: str | None, limit: int
+    ) -> list[RecordRow]:
+        return await self._read(records.picker(account_id, module_id, search, limit))
+
+    # --- activity ---
+
+    async def list_activity(
+        self,
+        account_id: str,
+        *,
+        module_ids: Collection[str] | None,
+        record_id: str | None,
+        types: Collection[str],
+        limit: int,
+        after_seq: int | None = None,
+    ) -> list[dict[str, Any]]:
+        """Newest first; with ``after_seq``, the entries above it oldest first (the change
+        feed resumes from the last sequence number it saw). module_ids None means any module
+        (and workspace-level entries)."""
+        op = records.list_activity(account_id, module_ids, record_id, types, limit, after_seq)
+        return await self._read(op)
+
+    async def activity_since(self, account_id: str, seq: int, limit: int) -> list[dict[str, Any]]:
+        """Activity entries of a workspace with a sequence number above ``seq``, oldest first
+        (at most ``limit``): how a process learns of writes made through another one."""
+        return await self._read(records.activity_since(account_id, seq, limit))
+
+    # --- workspace objects ---
+
+    async def get_object(self, account_id: str, kind: str, object_id: str) -> ObjectRow | None:
+        return await self._read(obj.get_object(account_id, kind, object_id))
+
+    async def list_objects(
+        self, account_id: str, kind: str, *, status: str | None = None, limit: int = 100
+    ) -> list[ObjectRow]:
+        """Newest first."""
+        return await self._read(obj.list_objects(account_id, kind, status, limit))
+
+    async def due_objects(
+        self, kind: str, status: str, before: str, limit: int = 100
+    ) -> list[ObjectRow]:
+        """Objects of every workspace whose due_at has come, oldest first (for schedulers)."""
+        return await self._read(obj.due_objects(kind, status, before, limit))
+
+
+class WriteTxn:
+    """One write transaction of one workspace. Only the workspace actor holds one."""
+
+    def __init__(self, txn: Txn, driver: Driver, account_id: str) -> None:
+        self._txn = txn
+        self._dialect = driver.dialect
+        self.account_id = account_id
+
+    def savepoint(self) -> AbstractAsyncContextManager[None]:
+        """Nested scope: an exception inside rolls back only what the scope wrote."""
+        return self._txn.savepoint()
+
+    async def _run(self, op: Op[T]) -> T:
+        return await self._txn.run(op)
+
+    # --- schema, users, roles, keys ---
+
+    async def bump_schema_version(self) -> int:
+        return await self._run(accounts.bump_counter(self.account_id, "schema_version"))
+
+    async def schema_version(self) -> int:
+        return await self._run(accounts.schema_version(self.account_id))
+
+    async def insert_user(self, user: UserRow, created_at: str) -> None:
+        await self._run(accounts.insert_user(user, created_at))
+
+    async def delete_user(self, user_id: str, deleted_at: str) -> bool:
+        """Soft-delete a live user (their keys and session tokens stop working)."""
+        return await self._run(accounts.delete_user(self.account_id, user_id, deleted_at))
+
+    async def insert_role(self, role: Role, created_at: str) -> None:
+        await self._run(accounts.insert_role(self.account_id, role, created_at))
+
+    async def get_role(self, slug: str) -> Role | None:
+        return await self._run(accounts.get_role(self.account_id, slug))
+
+    async def insert_api_key(self, key: ApiKeyRow, prefix: str, created_at: str) -> None:
+        await self._run(accounts.insert_api_key(key, prefix, created_at))
+
+    async def revoke_api_key(self, key_id: str, revoked_at: str) -> bool:
+        return await self._run(accounts.revoke_api_key(self.account_id, key_id, revoked_at))
+
+    async def insert_label(
+        self, label_id: str, name: str, color: str | None, created_at: str
+    ) -> None:
+        op = accounts.insert_label(self.account_id, label_id, name, color, created_at)
+        await self._run(op)
+
+    async def insert_type(
+        self, type_id: str, name: str, color: str | None, module_id: str | None, created_at: str
+    ) -> None:
+        op = accounts.insert_type(self.account_id, type_id, name, color, module_id, created_at)
+        await self._run(op)
+
+    async def existing_ids(self, table: str, ids: Collection[str]) -> set[str]:
+        """Which of ids exist in labels, types or (live) users of this workspace."""
+        return await self._run(accounts.existing_ids(table, self.account_id, ids))
+
+    async def insert_module(self, module: ModuleDef) -> None:
+        await self._run(schemas.insert_module(module))
+
+    async def upsert_fields(self, fields: Sequence[FieldDef]) -> None:
+        await self._run(schemas.upsert_fields(self.account_id, fields))
+
+    async def delete_fields(self, module_id: str, field_ids: Sequence[str]) -> None:
+        await self._run(schemas.delete_parts("fields", self.account_id, module_id, field_ids))
+
+    async def upsert_views(self, views: Sequence[ViewDef]) -> None:
+        await self._run(schemas.upsert_views(self.account_id, views))
+
+    async def delete_views(self, module_id: str, view_ids: Sequence[str]) -> None:
+        await self._run(schemas.delete_parts("views", self.account_id, module_id, view_ids))
+
+    async def upsert_references(self, refs: Sequence[ReferenceDef]) -> None:
+        await self._run(schemas.upsert_references(self.account_id, refs))
+
+    async def delete_references(self, module_id: str, ref_ids: Sequence[str]) -> None:
+        op = schemas.delete_parts("module_references", self.account_id, module_id, ref_ids)
+        await self._run(op)
+
+    async def module_schemas(self) -> dict[str, ModuleSchema]:
+        """The workspace's module schemas as this transaction sees them, keyed by slug."""
+        _, found = await self._run(schemas.load_schemas(self.account_id))
+        return found
+
+    async def take_autonumber(self, field_id: str, sequence: str | None) -> int:
+        return await self._run(schemas.take_autonumber(self.account_id, field_id, sequence))
+
+    # --- records ---
+
+    async def insert_record(self, row: RecordRow) -> None:
+        await self._run(records.insert_record(row))
+
+    async def update_record(self, row: RecordRow) -> None:
+        await self._run(records.update_record(row))
+
+    async def get_records(
+        self, ids: Collection[str], module_id: str | None = None
+    ) -> list[RecordRow]:
+        """Live records among ids (missing and deleted ones are simply absent)."""
+        return await self._run(records.get_records(self.account_id, ids, module_id))
+
+    async def records_by_value(
+        self, module_id: str, field_slug: str, values: Collection[str]
+    ) -> list[RecordRow]:
+        """Live records of a module whose text field ``field_slug`` holds one of ``values``
+        (upsert by a unique field)."""
+        op = records.records_by_value(self._dialect, self.account_id, module_id, field_slug, values)
+        return await self._run(op)
+
+    async def soft_delete(
+        self, module_id: str, ids: Sequence[str], at: str, by: str | None
+    ) -> list[str]:
+        """Mark live records deleted; return the ids that were live."""
+        return await self._run(records.soft_delete(self.account_id, module_id, ids, at, by))
+
+    async def set_links(self, source_id: str, field_slug: str, targets: Sequence[str]) -> None:
+        await self._run(records.set_links(self.account_id, source_id, field_slug, targets))
+
+    async def linked_targets(self, source_id: str, field_slug: str) -> list[str]:
+        return await self._run(records.linked_targets(self.account_id, source_id, field_slug))
+
+    async def linking_sources(self, target_ids: Collection[str]) -> list[tuple[str, str]]:
+        return await self._run(records.linking_sources(self.account_id, target_ids))
+
+    async def record_modules(self, ids: Collection[str]) -> dict[str, tuple[str, str]]:
+        """record id -> (module slug, display name) for live records among ids."""
+        return await self._run(records.record_modules(self.account_id, ids))
+
+    async def append_activity(self, entry: Mapping[str, Any]) -> int:
+        """Take the workspace's next activity sequence number and store the entry under it
+        (``entry`` has every key but ``seq``); return the number."""
+        return await self._run(records.append_activity(self.account_id, entry))
+
+    # --- template maintenance (field definitions and their stored values) ---
+
+    async def records_lacking_field(
+        self, module_id: str, field_slug: str | None
+    ) -> list[RecordRow]:
+        """Live records of a module with no value (absent or null) under field_slug (every live
+        record when None), oldest first (createdDateTime, then record id)."""
+        op = records.records_lacking_field(self._dialect, self.account_id, module_id, field_slug)
+        return await self._run(op)
+
+    async def remove_field_values(self, module_id: str, field_slug: str) -> int:
+        """Drop field_slug from the fields of the module's live records and forget the record
+        links stored under it; return how many records held a value."""
+        op = records.remove_field_values(self._dialect, self.account_id, module_id, field_slug)
+        return await self._run(op)
+
+    # --- workspace objects ---
+
+    async def put_object(self, row: ObjectRow) -> None:
+        """Insert or replace one object of this workspace."""
+        await self._run(obj.put_object(row))
+
+    async def get_object(self, kind: str, object_id: str) -> ObjectRow | None:
+        return await self._run(obj.get_object(self.account_id, kind, object_id))
+
+    async def transition_object(
+        self, kind: str, object_id: str, expected: str, status: str, at: str
+    ) -> bool:
+        """Move an object from status ``expected`` to ``status``; False if it was not there."""
+        op = obj.transition(self.account_id, kind, object_id, expected, status, at)
+        return await self._run(op)

@@ -1,0 +1,122 @@
+"""Record operations through the Store and its write transactions, on both backends."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+import trio
+
+from fieldhouse.storage import Store
+from tests.storage.conftest import AT, MOD, A, B, record
+
+
+class Boom(Exception):
+    pass
+
+
+async def test_written_records_read_back_by_id_within_their_workspace(store: Store) -> None:
+    async with store.write(A) as txn:
+        for rid in ("r03", "r01", "r02"):
+            await txn.insert_record(record(A, rid, rid.upper(), title=rid))
+        await txn.update_record(replace(record(A, "r02", "Two", title="two"), updated_at=AT))
+        assert await txn.soft_delete(f"{MOD}-{A}", ["r03", "nope"], AT, None) == ["r03"]
+    got = await store.get_records(A, ["r03", "r02", "r01", "unknown"])
+    assert [(r.record_id, r.display_name, r.fields) for r in got] == [
+        ("r01", "R01", {"title": "r01"}),
+        ("r02", "Two", {"title": "two"}),
+    ]
+    assert await store.get_records(B, ["r01", "r02"]) == []
+    assert await store.get_record(A, f"{MOD}-{A}", "r01") is not None
+    assert await store.get_record(A, "another-module", "r01") is None
+
+
+async def test_records_after_pages_every_live_record_by_id(store: Store) -> None:
+    async with store.write(A) as txn:
+        for n in range(1, 8):
+            await txn.insert_record(record(A, f"r{n:02}", f"n{n}"))
+        await txn.soft_delete(f"{MOD}-{A}", ["r04"], AT, None)
+    async with store.write(B) as txn:
+        await txn.insert_record(record(B, "r00", "other"))
+    seen, last = [], ""
+    while page := await store.records_after(A, last, 2):
+        seen += [r.record_id for r in page]
+        last = page[-1].record_id
+    assert seen == ["r01", "r02", "r03", "r05", "r06", "r07"]
+
+
+async def test_links_keep_their_order_and_follow_deletes(store: Store) -> None:
+    async with store.write(A) as txn:
+        for rid in ("r01", "r02", "r03", "r04"):
+            await txn.insert_record(record(A, rid, rid))
+        await txn.set_links("r01", "company", ["r04", "r02", "r03"])
+        assert await txn.linked_targets("r01", "company") == ["r04", "r02", "r03"]
+        await txn.set_links("r01", "company", ["r03", "r04"])
+        assert sorted(await txn.linking_sources(["r04"])) == [("r01", "company")]
+        await txn.soft_delete(f"{MOD}-{A}", ["r03"], AT, None)
+    assert await store.linked_targets(A, "r01", "company") == ["r04"]
+    assert await store.linked_targets(B, "r01", "company") == []
+
+
+async def test_field_values_are_found_missing_and_removed(store: Store) -> None:
+    async with store.write(A) as txn:
+        await txn.insert_record(record(A, "r01", "a", title="x", amount=None))
+        await txn.insert_record(record(A, "r02", "b", title="y", amount=3))
+        await txn.insert_record(record(A, "r03", "c"))
+        await txn.set_links("r02", "amount", ["r01"])
+        lacking = await txn.records_lacking_field(f"{MOD}-{A}", "amount")
+        assert [r.record_id for r in lacking] == ["r01", "r03"]
+        assert len(await txn.records_lacking_field(f"{MOD}-{A}", None)) == 3
+        # r01 holds the key (with null), r02 a value, r03 nothing
+        assert await txn.remove_field_values(f"{MOD}-{A}", "amount") == 2
+        assert await txn.linked_targets("r02", "amount") == []
+    got = await store.get_records(A, ["r01", "r02"])
+    assert [r.fields for r in got] == [{"title": "x"}, {"title": "y"}]
+
+
+async def test_a_failed_transaction_writes_nothing_and_a_savepoint_only_its_part(
+    store: Store,
+) -> None:
+    with pytest.raises(Boom):
+        async with store.write(A) as txn:
+            await txn.insert_record(record(A, "r01", "lost"))
+            raise Boom
+    async with store.write(A) as txn:
+        await txn.insert_record(record(A, "r02", "kept"))
+        with pytest.raises(Boom):
+            async with txn.savepoint():
+                await txn.insert_record(record(A, "r03", "undone"))
+                raise Boom
+        await txn.append_activity({"id": "e1", "activityType": "x", "createdDateTime": AT})
+    assert [r.record_id for r in await store.get_records(A, ["r01", "r02", "r03"])] == ["r02"]
+
+
+async def test_activity_is_numbered_per_workspace(store: Store) -> None:
+    async with store.write(A) as txn:
+        for n in (1, 2, 3):
+            entry = {"id": f"e{n}", "activityType": "t", "createdDateTime": AT, "recordId": "r"}
+            assert await txn.append_activity({**entry, "moduleId": f"m{n % 2}"}) == n
+    async with store.write(B) as txn:
+        assert (
+            await txn.append_activity({"id": "b1", "activityType": "t", "createdDateTime": AT}) == 1
+        )
+    since = await store.activity_since(A, 1, 10)
+    assert [e["id"] for e in since] == ["e2", "e3"]
+    listed = await store.list_activity(A, module_ids=["m1"], record_id=None, types=(), limit=10)
+    assert [e["id"] for e in listed] == ["e3", "e1"]
+    none = await store.list_activity(A, module_ids=[], record_id=None, types=(), limit=10)
+    assert none == []
+    typed = await store.list_activity(A, module_ids=None, record_id="r", types=["t"], limit=2)
+    assert [e["seq"] for e in typed] == [3, 2]
+
+
+async def test_a_cancelled_transaction_rolls_back_and_frees_the_workspace(store: Store) -> None:
+    with trio.CancelScope() as scope:
+        async with store.write(A) as txn:
+            await txn.insert_record(record(A, "r01", "cancelled"))
+            scope.cancel()
+            await trio.lowlevel.checkpoint()
+    assert scope.cancelled_caught
+    async with store.write(A) as txn:
+        await txn.insert_record(record(A, "r02", "kept"))
+    assert [r.record_id for r in await store.get_records(A, ["r01", "r02"])] == ["r02"]
