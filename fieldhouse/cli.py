@@ -17,8 +17,9 @@ from fieldhouse.actors import admin_ops as ops
 from fieldhouse.actors.bootstrap import create_workspace, init_workspace
 from fieldhouse.actors.run_ops import CreateAgent
 from fieldhouse.actors.system import ActorSystem, open_actor_system
-from fieldhouse.config import Settings, settings_from_env
+from fieldhouse.config import Settings, SettingsError, settings_from_env
 from fieldhouse.http.auth import issue_token, jwt_secret
+from fieldhouse.logs import configure_logging
 from fieldhouse.model.errors import ApiError, NotFound
 from fieldhouse.storage import open_database
 from fieldhouse.storage.open import UnsupportedDatabase
@@ -317,12 +318,12 @@ async def _demo(system: ActorSystem, settings: Settings) -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    settings = settings_from_args(args)
-    logging.basicConfig(
-        level=settings.log_level,
-        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
-        stream=sys.stderr,
-    )
+    try:
+        settings = settings_from_args(args)
+    except SettingsError as exc:
+        print(json.dumps({"error": {"code": "bad_request", "message": str(exc)}}), file=sys.stderr)
+        return 2
+    configure_logging(settings)
     try:
         if args.command == "serve":
             return run_server(settings, args.demo)

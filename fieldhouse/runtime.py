@@ -20,6 +20,8 @@ from fieldhouse.config import Settings
 from fieldhouse.http.app import create_app
 from fieldhouse.http.auth import Authenticator, jwt_secret
 from fieldhouse.http.ratelimit import make_limiter
+from fieldhouse.http.routes.ops import indexer_lag
+from fieldhouse.metrics import Metrics
 from fieldhouse.search.indexer import open_search_service
 from fieldhouse.search.service import SearchService
 from fieldhouse.services import Services
@@ -68,14 +70,32 @@ async def open_runtime(settings: Settings) -> AsyncIterator[Runtime]:
             if settings.worker_index == 0:  # one scheduler per server is enough
                 await stack.enter_async_context(open_scheduler(store, actors, settings))
             tools = build_executor(settings)
+            metrics = _metrics(settings, actors, search)
+            agents = AgentRuntime(settings, actors, store, make_provider(settings), tools)
+            agents.on_end.append(metrics.agent_run_ended)
             services = Services(
                 settings=settings,
                 store=store,
                 actors=actors,
                 auth=Authenticator(store, secret),
                 limiter=make_limiter(store, settings.rate_limit),
-                agents=AgentRuntime(settings, actors, store, make_provider(settings), tools),
+                agents=agents,
                 tools=tools,
                 search=search,
+                metrics=metrics,
             )
             yield Runtime(services, create_app(services))
+
+
+def _metrics(settings: Settings, actors: ActorSystem, search: SearchService | None) -> Metrics:
+    """This process's metrics, fed by the actors' batches and sampled from their state."""
+    metrics = Metrics(settings.metrics_dir)
+    actors.observe_batches(metrics.observe_batch)
+
+    def sample() -> None:
+        metrics.mailbox_depth.set(actors.mailbox_depth())
+        if search is not None:
+            metrics.indexer_lag.set(indexer_lag(search))
+
+    metrics.add_sampler(sample)
+    return metrics

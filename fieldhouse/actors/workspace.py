@@ -7,6 +7,7 @@ replies go out only after the commit (group commit), and events are published af
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -22,6 +23,7 @@ log = logging.getLogger("fieldhouse.actors")
 
 Publish = Callable[[Sequence[Event]], None]
 OnSchema = Callable[[str, int, dict[str, ModuleSchema]], None]
+OnBatch = Callable[[int, float], None]
 
 
 class _RolledBack(Exception):
@@ -46,6 +48,7 @@ class WorkspaceActor:
         batch_size: int,
         publish: Publish,
         on_schema: OnSchema,
+        on_batch: OnBatch | None = None,
     ) -> None:
         self.store = store
         self.account_id = account_id
@@ -53,6 +56,7 @@ class WorkspaceActor:
         self.batch_size = batch_size
         self._publish = publish
         self._on_schema = on_schema
+        self._on_batch = on_batch
         self._schemas: dict[str, ModuleSchema] | None = None
         self._schema_version = -1
 
@@ -84,7 +88,9 @@ class WorkspaceActor:
                     raise _RolledBack(outcomes[0][1])
                 if ctx.schema_changed:
                     version = await txn.schema_version()
+                commit_from = time.perf_counter()
             # committed
+            commit_seconds = time.perf_counter() - commit_from
         except _RolledBack as undone:
             batch[0].reply.set_error(undone.error)
             return
@@ -107,6 +113,8 @@ class WorkspaceActor:
                 message.reply.set_error(value)
         if ctx.events:
             self._publish(ctx.events)
+        if self._on_batch is not None:
+            self._on_batch(len(batch), commit_seconds)
 
     async def _apply(
         self, ctx: WriteContext, message: Message[Any], *, solo: bool

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import logging
 from typing import Any
-from uuid import uuid4
 
 from quart import Response, g, request
 from quart_trio import QuartTrio
@@ -12,9 +11,11 @@ from werkzeug.exceptions import HTTPException
 
 from fieldhouse.http.endpoint import Routes
 from fieldhouse.http.json import json_response
+from fieldhouse.http.observe import add_cors_headers, finish_request, preflight, start_request
 from fieldhouse.http.openapi import build_openapi
 from fieldhouse.http.ratelimit import RateState
 from fieldhouse.http.routes import ROUTES
+from fieldhouse.http.routes.ops import routes as ops_routes
 from fieldhouse.model.errors import (
     ApiError,
     InternalError,
@@ -42,19 +43,22 @@ def create_app(svc: Services) -> QuartTrio:
     app.config["MAX_CONTENT_LENGTH"] = svc.settings.max_body_bytes
     app.config["JSON_SORT_KEYS"] = False
     document: dict[str, Any] = {}
-    groups = [*ROUTES, _document_routes(document)]
+    groups = [*ROUTES, _document_routes(document), ops_routes]
     document.update(build_openapi([spec for routes in groups for spec, _ in routes.entries]))
     for routes in groups:
         routes.install(app, svc)
 
-    async def before() -> None:
-        await _before(svc)
+    async def before() -> Response | None:
+        return await _before(svc)
+
+    async def after(response: Response) -> Response:
+        return await _after(svc, response)
 
     async def http_error(error: HTTPException) -> Response:
         return await _http_error(svc, error)
 
     app.before_request(before)
-    app.after_request(_after)
+    app.after_request(after)
     app.register_error_handler(ApiError, _api_error)
     app.register_error_handler(HTTPException, http_error)
     app.register_error_handler(Exception, _unexpected)
@@ -91,11 +95,14 @@ def _document_routes(document: dict[str, Any]) -> Routes:
     return routes
 
 
-async def _before(svc: Services) -> None:
-    g.request_id = uuid4().hex
+async def _before(svc: Services) -> Response | None:
+    start_request()
+    answered = preflight(svc.settings.cors_origins)
+    if answered is not None:
+        return answered
     path = request.path
     if not (path.startswith(_API_PREFIXES) or path in ("/v1", "/api")):
-        return
+        return None
     length = request.content_length
     if length is not None and length > svc.settings.max_body_bytes:
         raise PayloadTooLarge(
@@ -120,9 +127,10 @@ async def _before(svc: Services) -> None:
             f"{state.retry_after} s",
             headers={"Retry-After": str(state.retry_after)},
         )
+    return None
 
 
-async def _after(response: Response) -> Response:
+async def _after(svc: Services, response: Response) -> Response:
     rate: RateState | None = getattr(g, "rate", None)
     if rate is not None:
         for name, value in rate.headers().items():
@@ -130,10 +138,13 @@ async def _after(response: Response) -> Response:
     request_id = getattr(g, "request_id", None)
     if request_id:
         response.headers["X-Request-Id"] = request_id
+    add_cors_headers(svc.settings.cors_origins, response)
+    finish_request(svc.metrics, response)
     return response
 
 
 async def _api_error(error: ApiError) -> Response:
+    g.error_code = error.code
     if error.status != 413 and request.method not in ("GET", "HEAD"):
         # a request refused before its body was read (401, 403, 404, 429, 503, ...): drain the
         # body so the keep-alive connection stays in step (a no-op once it has been read)
@@ -155,6 +166,7 @@ async def _http_error(svc: Services, error: HTTPException) -> Response:
         if allowed:
             message += f"; allowed: {', '.join(allowed)}"
         err: ApiError = MethodNotAllowed(message, headers={"Allow": ", ".join(allowed)})
+        g.error_code = err.code
         return json_response(err.to_json(), err.status, err.headers)
     elif status == 413:
         message = f"Request body exceeds the limit of {svc.settings.max_body_bytes} bytes"
@@ -162,6 +174,7 @@ async def _http_error(svc: Services, error: HTTPException) -> Response:
         message = error.description or error.name
     if kind is None:
         err = ApiError(message, code=_default_code(status))
+        g.error_code = err.code
         body = err.to_json()
         body["error"]["statusCode"] = status
         return json_response(body, status)
@@ -170,7 +183,14 @@ async def _http_error(svc: Services, error: HTTPException) -> Response:
 
 async def _unexpected(error: Exception) -> Response:
     request_id = getattr(g, "request_id", "-")
-    log.error("request %s failed: %s %s", request_id, request.method, request.path, exc_info=error)
+    log.error(
+        "request %s failed: %s %s",
+        request_id,
+        request.method,
+        request.path,
+        exc_info=error,
+        extra={"fields": {"requestId": request_id, "path": request.path}},
+    )
     err = InternalError(
         "Internal error; quote the request id when reporting it", data={"requestId": request_id}
     )

@@ -1,0 +1,127 @@
+"""What every request leaves behind: its request id, one access-log line, its metrics, and the
+CORS headers a browser needs. Kept to a few dictionary look-ups per request."""
+
+from __future__ import annotations
+
+import logging
+import re
+import time
+from collections.abc import Sequence
+from uuid import uuid4
+
+from quart import Response, g, request
+
+from fieldhouse.http.json import json_response
+from fieldhouse.metrics import Metrics
+from fieldhouse.model.errors import Forbidden
+from fieldhouse.model.principal import Principal
+
+access_log = logging.getLogger("fieldhouse.access")
+
+#: a client's X-Request-Id is kept when it looks like an id (else a fresh one is made)
+_CLIENT_ID = re.compile(r"[A-Za-z0-9._:\-]{1,128}")
+_RULE_PARAM = re.compile(r"<(?:\w+:)?(\w+)>")
+UNMATCHED = "<unmatched>"
+#: response headers a browser script may read
+EXPOSED = (
+    "X-Request-Id, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Retry-After, "
+    "Location"
+)
+ALLOWED_METHODS = "GET, POST, PUT, PATCH, DELETE, OPTIONS"
+PREFLIGHT_MAX_AGE = "600"
+
+_templates: dict[str, str] = {}
+
+
+def start_request() -> None:
+    """Stamp the request: its start time and id (the client's X-Request-Id when sensible)."""
+    g.started = time.perf_counter()
+    sent = request.headers.get("X-Request-Id")
+    g.request_id = sent if sent and _CLIENT_ID.fullmatch(sent) else uuid4().hex
+
+
+def route_template() -> str:
+    """The matched route in OpenAPI form (``/v1/modules/{moduleSlug}``), for bounded labels."""
+    rule = request.url_rule
+    if rule is None:
+        return UNMATCHED
+    text = rule.rule
+    template = _templates.get(text)
+    if template is None:
+        template = _templates[text] = _RULE_PARAM.sub(r"{\1}", text)
+    return template
+
+
+def finish_request(metrics: Metrics, response: Response) -> None:
+    """Count the request, time it, and write its access-log line."""
+    started: float | None = getattr(g, "started", None)
+    seconds = 0.0 if started is None else time.perf_counter() - started
+    route = route_template()
+    status = response.status_code
+    metrics.observe_request(request.method, route, status, seconds)
+    level = logging.ERROR if status >= 500 else logging.INFO
+    if not access_log.isEnabledFor(level):
+        return
+    principal: Principal | None = getattr(g, "principal", None)
+    fields: dict[str, object] = {
+        "method": request.method,
+        "route": route,
+        "path": request.path,
+        "status": status,
+        "durationMs": round(seconds * 1000, 3),
+        "requestId": getattr(g, "request_id", None),
+        "workspaceId": None if principal is None else principal.account_id,
+        "keyId": None if principal is None else principal.api_key_id,
+    }
+    code = getattr(g, "error_code", None)
+    if code is not None:
+        fields["error"] = code
+    access_log.log(
+        level, "%s %s %d", request.method, request.path, status, extra={"fields": fields}
+    )
+
+
+def _allowed(origin: str, origins: Sequence[str]) -> str | None:
+    """The Access-Control-Allow-Origin value for ``origin``, or None when it is refused."""
+    if "*" in origins:
+        return "*"
+    return origin if origin.rstrip("/") in origins else None
+
+
+def preflight(origins: Sequence[str]) -> Response | None:
+    """The answer to a CORS preflight (None: the request is not one)."""
+    origin = request.headers.get("Origin")
+    wanted = request.headers.get("Access-Control-Request-Method")
+    if request.method != "OPTIONS" or not origin or not wanted:
+        return None
+    allow = _allowed(origin, origins)
+    if allow is None:
+        err = Forbidden(
+            f"Origin {origin} may not call this API; allowed origins are set with "
+            "FIELDHOUSE_CORS_ORIGINS"
+        )
+        g.error_code = err.code
+        return json_response(err.to_json(), err.status, {"Vary": "Origin"})
+    response = Response(b"", status=204)
+    response.headers["Access-Control-Allow-Origin"] = allow
+    response.headers["Access-Control-Allow-Methods"] = ALLOWED_METHODS
+    asked = request.headers.get("Access-Control-Request-Headers")
+    if asked:
+        response.headers["Access-Control-Allow-Headers"] = asked
+    response.headers["Access-Control-Max-Age"] = PREFLIGHT_MAX_AGE
+    response.headers["Vary"] = "Origin"
+    return response
+
+
+def add_cors_headers(origins: Sequence[str], response: Response) -> None:
+    """On a cross-origin request from an allowed origin, let the browser read the answer."""
+    if not origins or "Access-Control-Allow-Origin" in response.headers:
+        return
+    origin = request.headers.get("Origin")
+    if not origin:
+        return
+    allow = _allowed(origin, origins)
+    response.headers.add("Vary", "Origin")
+    if allow is not None:
+        response.headers["Access-Control-Allow-Origin"] = allow
+        response.headers["Access-Control-Expose-Headers"] = EXPOSED
