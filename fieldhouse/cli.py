@@ -17,6 +17,7 @@ from fieldhouse.actors import admin_ops as ops
 from fieldhouse.actors.bootstrap import create_workspace, init_workspace
 from fieldhouse.actors.run_ops import CreateAgent
 from fieldhouse.actors.system import ActorSystem, open_actor_system
+from fieldhouse.backup import BackupError, backup, restore
 from fieldhouse.config import Settings, SettingsError, settings_from_env
 from fieldhouse.http.auth import issue_token, jwt_secret
 from fieldhouse.logs import configure_logging
@@ -114,6 +115,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--name", required=True)
     p.add_argument("--prompt", required=True)
 
+    p = sub.add_parser(
+        "backup", parents=[common], help="copy the SQLite database into DIR (while serving too)"
+    )
+    p.add_argument("dest", metavar="DIR", type=Path)
+    p = sub.add_parser(
+        "restore", parents=[common], help="replace the SQLite database with a backup file"
+    )
+    p.add_argument("source", metavar="FILE", type=Path)
+
     p = sub.add_parser("serve", parents=[common], help="serve the HTTP API")
     p.add_argument("--host")
     p.add_argument("--port", type=int)
@@ -203,7 +213,7 @@ async def cmd_token(args: argparse.Namespace, system: ActorSystem) -> dict[str, 
     user = await system.store.get_user(account, args.user)
     if user is None or user.deleted:
         raise NotFound(f"User {args.user} not found in workspace {account}")
-    secret = await jwt_secret(system.store, system.settings.jwt_secret)
+    secret = await jwt_secret(system.store, system.settings)
     return {"token": issue_token(secret, account, args.user, system.settings.jwt_ttl_seconds)}
 
 
@@ -293,6 +303,7 @@ async def _prepare(settings: Settings, demo: bool) -> None:
         open_database(settings.resolved_database_url) as store,
         open_actor_system(store, settings) as system,
     ):
+        await jwt_secret(store, settings)  # made (or moved out of the database) once, here
         if demo:
             await _demo(system, settings)
 
@@ -327,11 +338,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if args.command == "serve":
             return run_server(settings, args.demo)
-        result = trio.run(partial(run_admin, settings, COMMANDS[args.command], args))
+        if args.command == "backup":
+            result = backup(settings, args.dest)
+        elif args.command == "restore":
+            result = restore(settings, args.source)
+        else:
+            result = trio.run(partial(run_admin, settings, COMMANDS[args.command], args))
     except ApiError as exc:
         print(json.dumps(exc.to_json()), file=sys.stderr)
         return 1
-    except (UnsupportedDatabase, AlreadyServing) as exc:
+    except (UnsupportedDatabase, AlreadyServing, BackupError) as exc:
         print(json.dumps({"error": {"code": "bad_request", "message": str(exc)}}), file=sys.stderr)
         return 2
     except KeyboardInterrupt:

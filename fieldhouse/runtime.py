@@ -59,7 +59,7 @@ class Runtime:
 @asynccontextmanager
 async def open_runtime(settings: Settings) -> AsyncIterator[Runtime]:
     async with open_database(settings.resolved_database_url) as store:
-        secret = await jwt_secret(store, settings.jwt_secret)
+        secret = await jwt_secret(store, settings)
         async with AsyncExitStack() as stack:
             search: SearchService | None = None
             if settings.search_enabled:

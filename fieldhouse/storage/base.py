@@ -247,6 +247,10 @@ class Store(abc.ABC):
         """Store value under key unless one is there; return the value that is stored."""
 
     @abc.abstractmethod
+    async def delete_meta(self, key: str) -> None:
+        """Remove key and its value (overwritten on disk where the backend can)."""
+
+    @abc.abstractmethod
     async def lookup_key(self, key_hash: str) -> KeyLookup | None: ...
 
     @abc.abstractmethod

@@ -176,6 +176,9 @@ class PostgresStore(Store):
     async def set_meta_if_absent(self, key: str, value: str) -> str:
         return await self._r(ops.set_meta_if_absent, key, value)
 
+    async def delete_meta(self, key: str) -> None:
+        await self._r(ops.delete_meta, key)
+
     async def lookup_key(self, key_hash: str) -> KeyLookup | None:
         return await self._r(ops.lookup_key, key_hash)
 

@@ -87,6 +87,10 @@ async def set_meta_if_absent(c: Conn, key: str, value: str) -> str:
     return str(await c.fetchval("SELECT value FROM meta WHERE key = $1", key))
 
 
+async def delete_meta(c: Conn, key: str) -> None:
+    await c.execute("DELETE FROM meta WHERE key = $1", key)
+
+
 async def bump_counter(c: Conn, column: str, account_id: str) -> int:
     assert column in _COUNTERS
     value = await c.fetchval(

@@ -136,6 +136,10 @@ class SQLiteStore(Store):
         async with self._write_lock:
             return await self._w(ops.set_meta_if_absent, key, value)
 
+    async def delete_meta(self, key: str) -> None:
+        async with self._write_lock:
+            await self._w(ops.delete_meta, key)
+
     async def lookup_key(self, key_hash: str) -> KeyLookup | None:
         return await self._r(ops.lookup_key, key_hash)
 

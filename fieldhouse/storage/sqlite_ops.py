@@ -73,6 +73,15 @@ def set_meta_if_absent(c: Conn, key: str, value: str) -> str:
     return str(c.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()[0])
 
 
+def delete_meta(c: Conn, key: str) -> None:
+    # secure_delete overwrites the value's bytes instead of leaving them in a free page
+    c.execute("PRAGMA secure_delete = ON")
+    try:
+        c.execute("DELETE FROM meta WHERE key = ?", (key,))
+    finally:
+        c.execute("PRAGMA secure_delete = OFF")
+
+
 def bump_counter(c: Conn, column: str, account_id: str) -> int:
     assert column in _COUNTERS
     row = c.execute(
