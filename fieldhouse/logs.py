@@ -22,11 +22,19 @@ class JsonFormatter(logging.Formatter):
     def __init__(self, worker: int | None = None) -> None:
         super().__init__()
         self._worker = worker
+        self._second = -1
+        self._second_text = ""
+
+    def _timestamp(self, record: logging.LogRecord) -> str:
+        second = int(record.created)
+        if second != self._second:  # strftime once a second, not once a line
+            self._second_text = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(second))
+            self._second = second
+        return f"{self._second_text}.{int(record.msecs):03d}Z"
 
     def format(self, record: logging.LogRecord) -> str:
         out: dict[str, Any] = {
-            "ts": time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(record.created))
-            + f".{int(record.msecs):03d}Z",
+            "ts": self._timestamp(record),
             "level": record.levelname,
             "logger": record.name,
             "msg": record.getMessage(),
@@ -43,6 +51,16 @@ class JsonFormatter(logging.Formatter):
 
 class TextFormatter(logging.Formatter):
     """The classic line, with a record's fields appended as ``key=value``."""
+
+    _second = -1
+    _second_text = ""
+
+    def formatTime(self, record: logging.LogRecord, datefmt: str | None = None) -> str:
+        second = int(record.created)
+        if second != self._second:  # strftime once a second, not once a line
+            self._second_text = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(second))
+            self._second = second
+        return f"{self._second_text},{int(record.msecs):03d}"
 
     def format(self, record: logging.LogRecord) -> str:
         line = super().format(record)

@@ -12,7 +12,7 @@ import pytest
 
 from fieldhouse.config import Settings
 from fieldhouse.logs import JsonFormatter
-from fieldhouse.runtime import open_runtime
+from fieldhouse.runtime import Runtime, open_runtime
 from tests.conftest import Workspace, make_workspace
 
 ALLOWED = "https://app.example"
@@ -159,3 +159,15 @@ async def test_without_cors_origins_no_origin_is_allowed(
     assert "Access-Control-Allow-Origin" not in answer.headers
     real = await client.get("/v1/me", headers={**ws.headers, "Origin": ALLOWED})
     assert "Access-Control-Allow-Origin" not in real.headers
+
+
+async def test_readyz_says_unavailable_while_stopping(
+    runtime: Runtime, client: httpx.AsyncClient
+) -> None:
+    runtime.shutdown.set()
+    answer = await client.get("/readyz")
+    assert answer.status_code == 503
+    body = answer.json()
+    assert body["status"] == "unavailable"
+    assert body["checks"]["actors"] == "stopping"
+    assert (await client.get("/healthz")).status_code == 200
