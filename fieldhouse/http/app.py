@@ -11,7 +11,7 @@ from werkzeug.exceptions import HTTPException
 
 from fieldhouse.http.endpoint import Routes
 from fieldhouse.http.json import json_response
-from fieldhouse.http.observe import add_cors_headers, finish_request, preflight, start_request
+from fieldhouse.http.observe import finish_request, start_request
 from fieldhouse.http.openapi import build_openapi
 from fieldhouse.http.ratelimit import RateState
 from fieldhouse.http.routes import ROUTES
@@ -96,8 +96,7 @@ def _document_routes(document: dict[str, Any]) -> Routes:
 
 
 async def _before(svc: Services) -> Response | None:
-    start_request()
-    answered = preflight(svc.settings.cors_origins)
+    answered = start_request(svc.settings.cors_origins)
     if answered is not None:
         return answered
     path = request.path
@@ -135,11 +134,7 @@ async def _after(svc: Services, response: Response) -> Response:
     if rate is not None:
         for name, value in rate.headers().items():
             response.headers[name] = value
-    request_id = getattr(g, "request_id", None)
-    if request_id:
-        response.headers["X-Request-Id"] = request_id
-    add_cors_headers(svc.settings.cors_origins, response)
-    finish_request(svc.metrics, response)
+    finish_request(svc.metrics, svc.settings.cors_origins, response)
     return response
 
 

@@ -4,10 +4,11 @@ CORS headers a browser needs. Kept to a few dictionary look-ups per request."""
 from __future__ import annotations
 
 import logging
+import os
 import re
 import time
 from collections.abc import Sequence
-from uuid import uuid4
+from typing import Any
 
 from quart import Response, g, request
 
@@ -33,16 +34,26 @@ PREFLIGHT_MAX_AGE = "600"
 _templates: dict[str, str] = {}
 
 
-def start_request() -> None:
-    """Stamp the request: its start time and id (the client's X-Request-Id when sensible)."""
-    g.started = time.perf_counter()
-    sent = request.headers.get("X-Request-Id")
-    g.request_id = sent if sent and _CLIENT_ID.fullmatch(sent) else uuid4().hex
+# Quart's ``request`` and ``g`` are context-local proxies, each attribute access a look-up of
+# the current context: these functions resolve them once and work on the objects themselves.
 
 
-def route_template() -> str:
+def start_request(origins: Sequence[str]) -> Response | None:
+    """Stamp the request with its start time and id (the client's X-Request-Id when it looks
+    like one); answer it here when it is a CORS preflight."""
+    req: Any = request._get_current_object()  # type: ignore[attr-defined]
+    state: Any = g._get_current_object()  # type: ignore[attr-defined]
+    state.started = time.perf_counter()
+    sent = req.headers.get("X-Request-Id")
+    state.request_id = sent if sent and _CLIENT_ID.fullmatch(sent) else os.urandom(16).hex()
+    if req.method == "OPTIONS":
+        return _preflight(req, state, origins)
+    return None
+
+
+def route_template(req: Any) -> str:
     """The matched route in OpenAPI form (``/v1/modules/{moduleSlug}``), for bounded labels."""
-    rule = request.url_rule
+    rule = req.url_rule
     if rule is None:
         return UNMATCHED
     text = rule.rule
@@ -52,28 +63,37 @@ def route_template() -> str:
     return template
 
 
-def finish_request(metrics: Metrics, response: Response) -> None:
-    """Count the request, time it, and write its access-log line."""
-    started: float | None = getattr(g, "started", None)
+def finish_request(metrics: Metrics, origins: Sequence[str], response: Response) -> None:
+    """Add the request id and CORS headers, count and time the request, log its line."""
+    req: Any = request._get_current_object()  # type: ignore[attr-defined]
+    state = vars(g._get_current_object())  # type: ignore[attr-defined]
+    request_id = state.get("request_id")
+    if request_id:
+        response.headers["X-Request-Id"] = request_id
+    if origins:
+        _add_cors_headers(req, origins, response)
+    started: float | None = state.get("started")
     seconds = 0.0 if started is None else time.perf_counter() - started
-    route = route_template()
+    route = route_template(req)
     status = response.status_code
-    metrics.observe_request(request.method, route, status, seconds)
+    method = req.method
+    metrics.observe_request(method, route, status, seconds)
     level = logging.ERROR if status >= 500 else logging.INFO
     if not access_log.isEnabledFor(level):
         return
-    principal: Principal | None = getattr(g, "principal", None)
+    principal: Principal | None = state.get("principal")
+    path = req.path
     fields: dict[str, object] = {
-        "method": request.method,
+        "method": method,
         "route": route,
-        "path": request.path,
+        "path": path,
         "status": status,
         "durationMs": round(seconds * 1000, 3),
-        "requestId": getattr(g, "request_id", None),
+        "requestId": request_id,
         "workspaceId": None if principal is None else principal.account_id,
         "keyId": None if principal is None else principal.api_key_id,
     }
-    code = getattr(g, "error_code", None)
+    code = state.get("error_code")
     if code is not None:
         fields["error"] = code
     # makeRecord + handle: the same record as .log() without its caller look-up (a stack walk)
@@ -83,7 +103,7 @@ def finish_request(metrics: Metrics, response: Response) -> None:
         __file__,
         0,
         "%s %s %d",
-        (request.method, request.path, status),
+        (method, path, status),
         None,
         extra={"fields": fields},
     )
@@ -97,11 +117,11 @@ def _allowed(origin: str, origins: Sequence[str]) -> str | None:
     return origin if origin.rstrip("/") in origins else None
 
 
-def preflight(origins: Sequence[str]) -> Response | None:
-    """The answer to a CORS preflight (None: the request is not one)."""
-    origin = request.headers.get("Origin")
-    wanted = request.headers.get("Access-Control-Request-Method")
-    if request.method != "OPTIONS" or not origin or not wanted:
+def _preflight(req: Any, state: Any, origins: Sequence[str]) -> Response | None:
+    """The answer to a CORS preflight (None: the OPTIONS request is not one)."""
+    origin = req.headers.get("Origin")
+    wanted = req.headers.get("Access-Control-Request-Method")
+    if not origin or not wanted:
         return None
     allow = _allowed(origin, origins)
     if allow is None:
@@ -109,12 +129,12 @@ def preflight(origins: Sequence[str]) -> Response | None:
             f"Origin {origin} may not call this API; allowed origins are set with "
             "FIELDHOUSE_CORS_ORIGINS"
         )
-        g.error_code = err.code
+        state.error_code = err.code
         return json_response(err.to_json(), err.status, {"Vary": "Origin"})
     response = Response(b"", status=204)
     response.headers["Access-Control-Allow-Origin"] = allow
     response.headers["Access-Control-Allow-Methods"] = ALLOWED_METHODS
-    asked = request.headers.get("Access-Control-Request-Headers")
+    asked = req.headers.get("Access-Control-Request-Headers")
     if asked:
         response.headers["Access-Control-Allow-Headers"] = asked
     response.headers["Access-Control-Max-Age"] = PREFLIGHT_MAX_AGE
@@ -122,11 +142,11 @@ def preflight(origins: Sequence[str]) -> Response | None:
     return response
 
 
-def add_cors_headers(origins: Sequence[str], response: Response) -> None:
+def _add_cors_headers(req: Any, origins: Sequence[str], response: Response) -> None:
     """On a cross-origin request from an allowed origin, let the browser read the answer."""
-    if not origins or "Access-Control-Allow-Origin" in response.headers:
+    if "Access-Control-Allow-Origin" in response.headers:
         return
-    origin = request.headers.get("Origin")
+    origin = req.headers.get("Origin")
     if not origin:
         return
     allow = _allowed(origin, origins)
