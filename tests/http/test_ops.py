@@ -171,3 +171,18 @@ async def test_readyz_says_unavailable_while_stopping(
     assert body["status"] == "unavailable"
     assert body["checks"]["actors"] == "stopping"
     assert (await client.get("/healthz")).status_code == 200
+
+
+async def test_metrics_count_agent_runs_by_outcome(
+    client: httpx.AsyncClient, ws: Workspace
+) -> None:
+    for _ in range(2):
+        answer = await client.post(
+            "/v1/agents/messages",
+            json={"message": "create a contact named Ada Lovelace"},
+            headers=ws.headers,
+        )
+        assert answer.status_code == 200, answer.text
+        assert answer.json()["success"] is True
+    text = (await client.get("/metrics")).text
+    assert 'fieldhouse_agent_runs_total{outcome="completed"} 2.0' in text
