@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed
 FIELDHOUSE_TEST_DATABASE_URL ?= postgresql://postgres@127.0.0.1:5432/test
 export FIELDHOUSE_TEST_DATABASE_URL
 
-.PHONY: serve test lint install bench clean
+.PHONY: serve test lint install bench clean browser docker
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
@@ -30,6 +30,14 @@ lint: $(STAMP)
 
 test: lint
 	$(BIN)/pytest -q
+
+# Debian's Chromium and its driver, for tests/http/test_docs.py (it skips without them)
+browser:
+	@command -v chromium >/dev/null && command -v chromedriver >/dev/null || \
+		(apt-get update -qq && apt-get install -y -qq chromium chromium-driver)
+
+docker:
+	docker build -t fieldhouse .
 
 bench: $(STAMP)
 	$(BIN)/python -m benchmarks.http_load

@@ -21,9 +21,11 @@ from fieldhouse.actors import admin_ops as ops
 from fieldhouse.actors.bootstrap import create_workspace, init_workspace
 from fieldhouse.actors.run_ops import CreateAgent
 from fieldhouse.actors.system import ActorSystem, open_actor_system
+from fieldhouse.backup import BackupError, backup, restore
 from fieldhouse.config import Settings, SettingsError, settings_from_env
 from fieldhouse.coordination import open_coordination
 from fieldhouse.http.auth import issue_token, jwt_secret
+from fieldhouse.logs import configure_logging
 from fieldhouse.model.errors import ApiError, BadRequest, NotFound
 from fieldhouse.model.templates import BUILTIN_TEMPLATES
 from fieldhouse.storage import open_database
@@ -172,6 +174,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--name", required=True, help="agent name")
     p.add_argument("--prompt", required=True, help="its system prompt")
 
+    p = command(sub, "backup", "copy the SQLite database into DIR (while serving too)")
+    p.add_argument("dest", metavar="DIR", type=Path, help="the directory to write the copy in")
+    p = command(sub, "restore", "replace the SQLite database with a backup file")
+    p.add_argument("source", metavar="FILE", type=Path, help="a file `backup` wrote")
+
     p = command(sub, "serve", "serve the HTTP API")
     p.add_argument("--host", help="address to listen on (default 127.0.0.1); env FIELDHOUSE_HOST")
     p.add_argument("--port", type=int, help="port to listen on (default 8080); env FIELDHOUSE_PORT")
@@ -289,7 +296,7 @@ async def cmd_token(args: argparse.Namespace, system: ActorSystem) -> dict[str, 
     user = await system.store.get_user(account, args.user)
     if user is None or user.deleted:
         raise NotFound(f"User {args.user} not found in workspace {account}")
-    secret = await jwt_secret(system.store, system.settings.jwt_secret)
+    secret = await jwt_secret(system.store, system.settings)
     return {"token": issue_token(secret, account, args.user, system.settings.jwt_ttl_seconds)}
 
 
@@ -413,6 +420,7 @@ def run_server(settings: Settings, demo: bool) -> int:
 
 async def _prepare(settings: Settings, demo: bool) -> None:
     async with open_system(settings) as system:
+        await jwt_secret(system.store, settings)  # made (or moved out of the database) once
         if demo:
             await _demo(system, settings)
 
@@ -442,15 +450,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         settings = settings_from_args(args)
     except SettingsError as exc:
         return _fail("bad_request", str(exc), 2)
-    logging.basicConfig(
-        level=settings.log_level,
-        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
-        stream=sys.stderr,
-    )
+    configure_logging(settings)
     try:
         if args.command == "serve":
             return run_server(settings, args.demo)
-        result = trio.run(partial(run_admin, settings, COMMANDS[args.command], args))
+        if args.command == "backup":
+            result = backup(settings, args.dest)
+        elif args.command == "restore":
+            result = restore(settings, args.source)
+        else:
+            result = trio.run(partial(run_admin, settings, COMMANDS[args.command], args))
     except KeyboardInterrupt:
         return 130
     except Exception as raised:
@@ -464,7 +473,7 @@ def _report(exc: BaseException, settings: Settings) -> int:
     if isinstance(exc, ApiError):
         print(json.dumps(exc.to_json()), file=sys.stderr)
         return 1
-    if isinstance(exc, (UnsupportedDatabase, AlreadyServing, CliError)):
+    if isinstance(exc, (UnsupportedDatabase, AlreadyServing, CliError, BackupError)):
         return _fail("bad_request", str(exc), 2)
     if isinstance(exc, OSError) and exc.errno == errno.EADDRINUSE:
         where = f"{settings.host}:{settings.port}"

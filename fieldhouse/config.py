@@ -29,6 +29,12 @@ class Settings:
     #: how long a caller waits for room in a full mailbox before a 503
     actor_send_timeout: float = 5.0
     log_level: str = "INFO"
+    #: ``json`` (one JSON object a line, for log shippers) or ``text`` (for people)
+    log_format: str = "text"
+    #: origins a browser may call the API from (``*`` for any); empty: no cross-origin calls
+    cors_origins: tuple[str, ...] = ()
+    #: prometheus-client's multiprocess directory, made by the supervisor for its workers
+    metrics_dir: str | None = None
     #: hybrid search (keyword + vectors); off: POST /v1/search answers with the fallback
     search_enabled: bool = True
     #: sentence embedder: ``minilm`` (all-MiniLM-L6-v2, numpy) or ``none`` (keyword only)
@@ -63,11 +69,14 @@ class Settings:
         """Every setting as JSON values (how the supervisor hands them to its workers)."""
         out = asdict(self)
         out["data_dir"] = str(self.data_dir)
+        out["cors_origins"] = list(self.cors_origins)
         return out
 
     @classmethod
     def from_json(cls, data: Mapping[str, object]) -> Settings:
-        return replace(cls(), **{**data, "data_dir": Path(str(data["data_dir"]))})  # type: ignore[arg-type]
+        origins = tuple(str(o) for o in data.get("cors_origins") or ())  # type: ignore[attr-defined]
+        fixed = {"data_dir": Path(str(data["data_dir"])), "cors_origins": origins}
+        return replace(cls(), **{**data, **fixed})  # type: ignore[arg-type]
 
     def with_overrides(self, **changes: object) -> Settings:
         clean = {k: v for k, v in changes.items() if v is not None}
@@ -88,6 +97,16 @@ def settings_from_env(env: Mapping[str, str] | None = None) -> Settings:
         max_body_bytes=_int(env, "FIELDHOUSE_MAX_BODY_BYTES"),
         jwt_secret=env.get("FIELDHOUSE_JWT_SECRET") or None,
         log_level=env.get("FIELDHOUSE_LOG_LEVEL") or None,
+        log_format=_choice(env, "FIELDHOUSE_LOG_FORMAT", ("json", "text")),
+        cors_origins=(
+            tuple(
+                o.strip().rstrip("/")
+                for o in env["FIELDHOUSE_CORS_ORIGINS"].split(",")
+                if o.strip()
+            )
+            if env.get("FIELDHOUSE_CORS_ORIGINS")
+            else None
+        ),
         search_enabled=(
             env["FIELDHOUSE_SEARCH"].lower() not in ("0", "false", "off", "no")
             if env.get("FIELDHOUSE_SEARCH")
@@ -124,3 +143,18 @@ def _float(env: Mapping[str, str], name: str) -> float | None:
         return float(env[name])
     except ValueError:
         raise SettingsError(f"{name} must be a number, not {env[name]!r}") from None
+
+
+def _choice(env: Mapping[str, str], name: str, allowed: tuple[str, ...]) -> str | None:
+    value = env.get(name, "").strip().lower()
+    if not value:
+        return None
+    if value not in allowed:
+        raise SettingsError(f"{name}={env[name]!r}: expected one of {', '.join(allowed)}")
+    return value
+
+
+def _origins(text: str) -> tuple[str, ...] | None:
+    """``https://a.example, https://b.example`` (or ``*``) as a tuple; None when unset."""
+    found = tuple(part.strip().rstrip("/") for part in text.split(",") if part.strip())
+    return found or None

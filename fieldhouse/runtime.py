@@ -21,6 +21,8 @@ from fieldhouse.coordination import open_coordination
 from fieldhouse.http.app import create_app
 from fieldhouse.http.auth import Authenticator, jwt_secret
 from fieldhouse.http.ratelimit import make_limiter
+from fieldhouse.http.routes.ops import indexer_lag
+from fieldhouse.metrics import Metrics
 from fieldhouse.search.indexer import open_search_service
 from fieldhouse.search.service import SearchService
 from fieldhouse.services import Services
@@ -59,7 +61,7 @@ class Runtime:
 @asynccontextmanager
 async def open_runtime(settings: Settings) -> AsyncIterator[Runtime]:
     async with open_database(settings.resolved_database_url) as store:
-        secret = await jwt_secret(store, settings.jwt_secret)
+        secret = await jwt_secret(store, settings)
         async with AsyncExitStack() as stack:
             coordination = await stack.enter_async_context(open_coordination(settings))
             search: SearchService | None = None
@@ -75,14 +77,32 @@ async def open_runtime(settings: Settings) -> AsyncIterator[Runtime]:
                 # and one webhook dispatcher (its outbox is in the store)
                 await stack.enter_async_context(open_dispatcher(store, actors))
             tools = build_executor(settings)
+            metrics = _metrics(settings, actors, search)
+            agents = AgentRuntime(settings, actors, store, make_provider(settings), tools)
+            agents.on_end.append(metrics.agent_run_ended)
             services = Services(
                 settings=settings,
                 store=store,
                 actors=actors,
                 auth=Authenticator(store, secret, epoch=coordination.epoch),
                 limiter=make_limiter(coordination, settings),
-                agents=AgentRuntime(settings, actors, store, make_provider(settings), tools),
+                agents=agents,
                 tools=tools,
                 search=search,
+                metrics=metrics,
             )
             yield Runtime(services, create_app(services))
+
+
+def _metrics(settings: Settings, actors: ActorSystem, search: SearchService | None) -> Metrics:
+    """This process's metrics, fed by the actors' batches and sampled from their state."""
+    metrics = Metrics(settings.metrics_dir)
+    actors.observe_batches(metrics.observe_batch)
+
+    def sample() -> None:
+        metrics.mailbox_depth.set(actors.mailbox_depth())
+        if search is not None:
+            metrics.indexer_lag.set(indexer_lag(search))
+
+    metrics.add_sampler(sample)
+    return metrics

@@ -16,6 +16,7 @@ from fieldhouse.agents.run import AgentRuntime
 from fieldhouse.config import Settings
 from fieldhouse.http.auth import Authenticator
 from fieldhouse.http.ratelimit import Limiter
+from fieldhouse.metrics import Metrics
 from fieldhouse.search.service import SearchService
 from fieldhouse.storage.store import Store
 
@@ -34,3 +35,5 @@ class Services:
     search: SearchService | None = None
     #: set when the server starts shutting down; open event streams watch it and end
     shutdown: trio.Event = field(default_factory=trio.Event)
+    #: this process's Prometheus metrics (GET /metrics)
+    metrics: Metrics = field(default_factory=Metrics)

@@ -22,10 +22,12 @@ import fcntl
 import json
 import logging
 import os
+import shutil
 import signal
 import socket
 import subprocess
 import sys
+import tempfile
 from collections.abc import AsyncIterator, Iterator
 from contextlib import contextmanager
 from dataclasses import replace
@@ -33,6 +35,7 @@ from dataclasses import replace
 import trio
 
 from fieldhouse.config import Settings
+from fieldhouse.metrics import worker_exited
 from fieldhouse.storage.open import is_postgres
 
 log = logging.getLogger("fieldhouse.supervisor")
@@ -95,6 +98,19 @@ async def supervise(settings: Settings, sock: socket.socket) -> int:
     """Run ``settings.workers`` workers on ``sock`` until a signal; the exit code."""
     stopping = trio.Event()
     failed: list[int] = []
+    # every worker writes its metrics here; whichever answers /metrics adds them all up
+    metrics_dir = tempfile.mkdtemp(prefix="fieldhouse-metrics-")
+    settings = replace(settings, metrics_dir=metrics_dir)
+    try:
+        await _supervise(settings, sock, stopping, failed)
+    finally:
+        shutil.rmtree(metrics_dir, ignore_errors=True)
+    return 1 if failed else 0
+
+
+async def _supervise(
+    settings: Settings, sock: socket.socket, stopping: trio.Event, failed: list[int]
+) -> None:
     with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
         async with trio.open_nursery() as outer:
             outer.start_soon(_watch_signals, signals, stopping)
@@ -105,7 +121,6 @@ async def supervise(settings: Settings, sock: socket.socket) -> int:
                 await stopping.wait()
                 sock.close()  # once every worker has closed its copy, connections are refused
             outer.cancel_scope.cancel()
-    return 1 if failed else 0
 
 
 async def _watch_signals(signals: AsyncIterator[int], stopping: trio.Event) -> None:
@@ -140,10 +155,14 @@ async def _keep_running(
 
 async def _run_once(settings: Settings, sock: socket.socket, stopping: trio.Event) -> int:
     """Start one worker process and wait for it to exit (stopping it when asked to)."""
+    env = dict(os.environ)
+    if settings.metrics_dir is not None:
+        env["PROMETHEUS_MULTIPROC_DIR"] = settings.metrics_dir
     process = await trio.lowlevel.open_process(
         [sys.executable, "-m", "fieldhouse.worker"],
         stdin=subprocess.PIPE,
         pass_fds=(sock.fileno(),),
+        env=env,
     )
     assert process.stdin is not None
     handoff = {"settings": settings.to_json(), "fd": sock.fileno()}
@@ -157,6 +176,8 @@ async def _run_once(settings: Settings, sock: socket.socket, stopping: trio.Even
         nursery.start_soon(stop_on_request)
         code = await process.wait()
         nursery.cancel_scope.cancel()
+    if settings.metrics_dir is not None:
+        worker_exited(settings.metrics_dir, process.pid)
     return code
 
 

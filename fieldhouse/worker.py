@@ -18,6 +18,7 @@ import trio
 
 from fieldhouse.config import Settings
 from fieldhouse.http.server import serve_app
+from fieldhouse.logs import configure_logging
 from fieldhouse.runtime import open_runtime
 
 log = logging.getLogger("fieldhouse.worker")
@@ -66,11 +67,7 @@ def main() -> int:
     """Entry of a supervised worker process: ``{"settings": {...}, "fd": N}`` on stdin."""
     handoff = json.loads(sys.stdin.buffer.readline())
     settings = Settings.from_json(handoff["settings"])
-    logging.basicConfig(
-        level=settings.log_level,
-        format=f"%(asctime)s %(levelname)s %(name)s[w{settings.worker_index}]: %(message)s",
-        stream=sys.stderr,
-    )
+    configure_logging(settings, worker=settings.worker_index)
     try:
         trio.run(lambda: run_worker(settings, fd=int(handoff["fd"])))
     except KeyboardInterrupt:  # a second Ctrl-C during the graceful stop

@@ -23,6 +23,8 @@ from fieldhouse.storage.store import Store
 log = logging.getLogger("fieldhouse.actors")
 
 Subscriber = Callable[[Sequence[Event]], None]
+#: told of each committed batch: its size and the seconds its commit took
+BatchObserver = Callable[[int, float], None]
 
 
 class ActorSystem:
@@ -40,6 +42,7 @@ class ActorSystem:
         self._nursery = nursery
         self._mailboxes: dict[str, trio.MemorySendChannel[Message[Any]]] = {}
         self._subscribers: list[Subscriber] = []
+        self._batch_observers: list[BatchObserver] = []
         self._closing = False
         self.restarts = 0
 
@@ -50,6 +53,19 @@ class ActorSystem:
     def subscribe(self, subscriber: Subscriber) -> None:
         """Call ``subscriber`` with each committed batch's events, in commit order."""
         self._subscribers.append(subscriber)
+
+    @property
+    def accepting(self) -> bool:
+        """Whether the actors still take messages (False once the server is stopping)."""
+        return not self._closing
+
+    def observe_batches(self, observer: BatchObserver) -> None:
+        """Call ``observer(size, commit_seconds)`` after each committed batch (metrics)."""
+        self._batch_observers.append(observer)
+
+    def mailbox_depth(self) -> int:
+        """Messages waiting in every actor's mailbox of this process."""
+        return sum(m.statistics().current_buffer_used for m in self._mailboxes.values())
 
     async def ask(self, account_id: str, message: Message[R]) -> R:
         """Send a message to the account's actor and wait for its committed result."""
@@ -92,6 +108,7 @@ class ActorSystem:
                     publish=self._publish,
                     on_schema=self._on_schema,
                     on_change=self._on_change,
+                    on_batch=self._on_batch,
                 )
                 try:
                     await actor.run()
@@ -107,6 +124,10 @@ class ActorSystem:
                 subscriber(events)
             except Exception:
                 log.exception("event subscriber failed")
+
+    def _on_batch(self, size: int, commit_seconds: float) -> None:
+        for observer in self._batch_observers:
+            observer(size, commit_seconds)
 
     def _on_schema(self, account_id: str, version: int, schemas: dict[str, ModuleSchema]) -> None:
         self.schemas.publish(account_id, version, schemas)

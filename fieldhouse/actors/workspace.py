@@ -7,6 +7,7 @@ replies go out only after the commit (group commit), and events are published af
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
@@ -29,6 +30,9 @@ OnChange = Callable[[], Awaitable[None]]
 
 async def nothing_to_tell() -> None:
     return None
+
+
+OnBatch = Callable[[int, float], None]
 
 
 class _RolledBack(Exception):
@@ -54,6 +58,7 @@ class WorkspaceActor:
         publish: Publish,
         on_schema: OnSchema,
         on_change: OnChange = nothing_to_tell,
+        on_batch: OnBatch | None = None,
     ) -> None:
         self.store = store
         self.account_id = account_id
@@ -62,6 +67,7 @@ class WorkspaceActor:
         self._publish = publish
         self._on_schema = on_schema
         self._on_change = on_change
+        self._on_batch = on_batch
         self._schemas: dict[str, ModuleSchema] | None = None
         self._schema_version = -1
 
@@ -96,7 +102,9 @@ class WorkspaceActor:
                     raise _RolledBack(outcomes[0][1])
                 if ctx.schema_changed:
                     version = await txn.schema_version()
+                commit_from = time.perf_counter()
             # committed
+            commit_seconds = time.perf_counter() - commit_from
         except _RolledBack as undone:
             batch[0].reply.set_error(undone.error)
             return
@@ -125,6 +133,8 @@ class WorkspaceActor:
                 message.reply.set_error(value)
         if ctx.events:
             self._publish(ctx.events)
+        if self._on_batch is not None:
+            self._on_batch(len(batch), commit_seconds)
 
     async def _apply(
         self, ctx: WriteContext, message: Message[Any], *, solo: bool

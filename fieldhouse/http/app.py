@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import logging
 from typing import Any
-from uuid import uuid4
 
 from quart import Response, g, request
 from quart_trio import QuartTrio
@@ -13,9 +12,11 @@ from werkzeug.exceptions import HTTPException
 from fieldhouse.http.body import discard_body, too_large
 from fieldhouse.http.endpoint import Routes
 from fieldhouse.http.json import json_response
+from fieldhouse.http.observe import finish_request, start_request
 from fieldhouse.http.openapi import build_openapi
 from fieldhouse.http.ratelimit import RateState
 from fieldhouse.http.routes import ROUTES
+from fieldhouse.http.routes.ops import routes as ops_routes
 from fieldhouse.model.errors import (
     ApiError,
     InternalError,
@@ -44,19 +45,22 @@ def create_app(svc: Services) -> QuartTrio:
     app.config["MAX_CONTENT_LENGTH"] = None
     app.config["JSON_SORT_KEYS"] = False
     document: dict[str, Any] = {}
-    groups = [*ROUTES, _document_routes(document)]
+    groups = [*ROUTES, _document_routes(document), ops_routes]
     document.update(build_openapi([spec for routes in groups for spec, _ in routes.entries]))
     for routes in groups:
         routes.install(app, svc)
 
-    async def before() -> None:
-        await _before(svc)
+    async def before() -> Response | None:
+        return await _before(svc)
+
+    async def after(response: Response) -> Response:
+        return await _after(svc, response)
 
     async def http_error(error: HTTPException) -> Response:
         return await _http_error(svc, error)
 
     app.before_request(before)
-    app.after_request(_after)
+    app.after_request(after)
 
     async def api_error(error: ApiError) -> Response:
         return await _api_error(svc, error)
@@ -101,11 +105,13 @@ def _document_routes(document: dict[str, Any]) -> Routes:
     return routes
 
 
-async def _before(svc: Services) -> None:
-    g.request_id = uuid4().hex
+async def _before(svc: Services) -> Response | None:
+    answered = start_request(svc.settings.cors_origins)
+    if answered is not None:
+        return answered
     path = request.path
     if not (path.startswith(_API_PREFIXES) or path in ("/v1", "/api")):
-        return
+        return None
     header = request.headers.get("Authorization")
     if header and not path.endswith("/openapi.json"):
         try:
@@ -129,20 +135,20 @@ async def _before(svc: Services) -> None:
     length = request.content_length
     if length is not None and length > svc.settings.max_body_bytes:
         raise too_large(svc.settings.max_body_bytes)
+    return None
 
 
-async def _after(response: Response) -> Response:
+async def _after(svc: Services, response: Response) -> Response:
     rate: RateState | None = getattr(g, "rate", None)
     if rate is not None:
         for name, value in rate.headers().items():
             response.headers[name] = value
-    request_id = getattr(g, "request_id", None)
-    if request_id:
-        response.headers["X-Request-Id"] = request_id
+    finish_request(svc.metrics, svc.settings.cors_origins, response)
     return response
 
 
 async def _api_error(svc: Services, error: ApiError) -> Response:
+    g.error_code = error.code
     headers = dict(error.headers)
     # a request refused before its body was read, or part way through it (413): read the
     # rest and drop it so the keep-alive connection stays in step (a no-op once it has been
@@ -171,6 +177,7 @@ async def _http_error(svc: Services, error: HTTPException) -> Response:
         message = error.description or error.name
     if kind is None:
         err = ApiError(message, code=_default_code(status))
+        g.error_code = err.code
         body = err.to_json()
         body["error"]["statusCode"] = status
         headers = {} if await discard_body(svc.settings.max_body_bytes) else {"Connection": "close"}
@@ -180,7 +187,14 @@ async def _http_error(svc: Services, error: HTTPException) -> Response:
 
 async def _unexpected(svc: Services, error: Exception) -> Response:
     request_id = getattr(g, "request_id", "-")
-    log.error("request %s failed: %s %s", request_id, request.method, request.path, exc_info=error)
+    log.error(
+        "request %s failed: %s %s",
+        request_id,
+        request.method,
+        request.path,
+        exc_info=error,
+        extra={"fields": {"requestId": request_id, "path": request.path}},
+    )
     err = InternalError(
         "Internal error; quote the request id when reporting it", data={"requestId": request_id}
     )

@@ -2,32 +2,71 @@
 
 from __future__ import annotations
 
+import contextlib
+import os
 import secrets
+import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 
 import jwt
+import trio
 
+from fieldhouse.config import Settings
 from fieldhouse.model.errors import Unauthorized
 from fieldhouse.model.keys import KEY_PREFIX, hash_api_key, hashes_match, looks_like_key
 from fieldhouse.model.principal import Principal, Role, builtin_role
 from fieldhouse.storage.base import UserRow
+from fieldhouse.storage.open import is_postgres
 from fieldhouse.storage.store import Store
 
 INVALID_KEY = "Invalid API key: it is unknown, revoked, or malformed"
 JWT_ISSUER = "fieldhouse"
+#: the secret's file in the data directory (SQLite), and its old place in the meta table
+SECRET_FILE = "jwt-secret"
+META_KEY = "jwt_secret"
 
 
-async def jwt_secret(store: Store, configured: str | None) -> str:
-    """The configured secret, else the one stored in the database (made on first use) so the
-    CLI's `fieldhouse token` and every server process agree on it."""
-    if configured:
-        return configured
-    stored = await store.get_meta("jwt_secret")
-    if stored is not None:
-        return stored
-    return await store.set_meta_if_absent("jwt_secret", secrets.token_urlsafe(48))
+async def jwt_secret(store: Store, settings: Settings) -> str:
+    """The secret that signs session tokens, the same for the CLI's `fieldhouse token` and
+    every server process: FIELDHOUSE_JWT_SECRET when set; with SQLite, the ``jwt-secret`` file
+    (mode 0600) in the data directory, made on first use, so a copy of the database file
+    holds no secret (one an older version kept in the database moves there); with
+    PostgreSQL, whose servers may share nothing but the database, a row in it."""
+    if settings.jwt_secret:
+        return settings.jwt_secret
+    if is_postgres(settings.resolved_database_url):
+        stored = await store.get_meta(META_KEY)
+        if stored is not None:
+            return stored
+        return await store.set_meta_if_absent(META_KEY, secrets.token_urlsafe(48))
+    path = settings.data_dir / SECRET_FILE
+    legacy = await store.get_meta(META_KEY)
+    secret = await trio.to_thread.run_sync(_secret_file, path, legacy)
+    if legacy is not None:
+        await store.delete_meta(META_KEY)
+    return secret
+
+
+def _secret_file(path: Path, initial: str | None) -> str:
+    """The secret in ``path``; made (from ``initial`` or at random) when absent, atomically,
+    readable by the owner only, so concurrent starts agree on one."""
+    try:
+        return path.read_text().strip()
+    except FileNotFoundError:
+        pass
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".jwt-secret-")  # mode 0600
+    try:
+        with os.fdopen(fd, "w") as handle:
+            handle.write((initial or secrets.token_urlsafe(48)) + "\n")
+        with contextlib.suppress(FileExistsError):  # another process made it first: theirs wins
+            os.link(tmp, path)
+    finally:
+        os.unlink(tmp)
+    return path.read_text().strip()
 
 
 def issue_token(secret: str, account_id: str, user_id: str, ttl_seconds: int) -> str:

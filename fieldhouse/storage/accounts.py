@@ -29,6 +29,7 @@ from fieldhouse.storage.rows import (
     user_from_row,
     user_listing,
 )
+from fieldhouse.storage.sqldialect import Dialect
 
 _COUNTERS = frozenset({"schema_version", "activity_seq"})
 _NAMED = frozenset({"labels", "types"})
@@ -59,6 +60,18 @@ def get_meta(key: str) -> Op[str | None]:
 def set_meta_if_absent(key: str, v: str) -> Op[str]:
     yield execute("INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT DO NOTHING", (key, v))
     return str((yield value("SELECT value FROM meta WHERE key = ?", (key,))))
+
+
+def delete_meta(d: Dialect, key: str) -> Op[None]:
+    """Remove key and its value; on SQLite the value's bytes are overwritten, not left in a
+    free page (``secure_delete``)."""
+    if d.name == "sqlite":
+        yield execute("PRAGMA secure_delete = ON")
+    try:
+        yield execute("DELETE FROM meta WHERE key = ?", (key,))
+    finally:
+        if d.name == "sqlite":
+            yield execute("PRAGMA secure_delete = OFF")
 
 
 def bump_counter(account_id: str, column: str) -> Op[int]:

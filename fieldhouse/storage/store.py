@@ -68,6 +68,10 @@ class Store:
         """Store value under key unless one is there; return the value that is stored."""
         return await self._db.write(accounts.set_meta_if_absent(key, value))
 
+    async def delete_meta(self, key: str) -> None:
+        """Remove key and its value (overwritten on disk where the backend can)."""
+        await self._db.write(accounts.delete_meta(self._db.dialect, key))
+
     async def lookup_key(self, key_hash: str) -> KeyLookup | None:
         return await self._read(accounts.lookup_key(key_hash))
 

@@ -1,0 +1,123 @@
+"""``fieldhouse backup DIR`` and ``fieldhouse restore FILE`` for the embedded SQLite store.
+
+A backup uses SQLite's online backup API in one step: in WAL mode it reads one consistent
+snapshot while the server keeps writing. A restore needs the data directory to itself, so it
+takes the same ``serve.lock`` a server holds (and refuses while one runs); it keeps the
+database it replaces beside it and drops the search indexes, which the next start rebuilds.
+PostgreSQL is backed up with its own tools; these commands say how.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sqlite3
+import time
+from contextlib import closing
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlparse
+
+from fieldhouse.config import Settings
+from fieldhouse.storage.open import is_postgres
+from fieldhouse.supervisor import data_dir_lock
+
+#: tables every Fieldhouse database has; a file without them is not one
+_REQUIRED_TABLES = frozenset({"meta", "accounts", "records"})
+
+
+class BackupError(Exception):
+    """A backup or restore that cannot be done as asked (the message says what to do)."""
+
+
+def sqlite_file(settings: Settings) -> Path:
+    """The embedded database file (``sqlite:////abs/path`` or the one under the data dir)."""
+    url = settings.resolved_database_url
+    if is_postgres(url):
+        raise BackupError(_pg_advice(url))
+    if urlparse(url).scheme != "sqlite":
+        raise BackupError(f"Cannot back up a database named by {url!r}")
+    return Path(url[len("sqlite:///") :])
+
+
+def _pg_advice(url: str) -> str:
+    safe = urlparse(url)._replace(netloc=urlparse(url).hostname or "").geturl()
+    return (
+        "This server keeps its data in PostgreSQL; back it up with PostgreSQL's own tools, "
+        f"e.g. pg_dump --format=custom --file=fieldhouse.dump '{safe}' (and restore with "
+        "pg_restore --clean --dbname=...); add the user and password as you connect normally"
+    )
+
+
+def backup(settings: Settings, dest_dir: Path) -> dict[str, Any]:
+    """Copy the live database into ``dest_dir``; a consistent snapshot, even while serving."""
+    source = sqlite_file(settings)
+    if not source.exists():
+        raise BackupError(f"No database at {source}; nothing to back up")
+    dest_dir.mkdir(parents=True, exist_ok=True)
+    target = _fresh_name(dest_dir / f"fieldhouse-{_stamp()}.sqlite3")
+    partial = target.with_name(target.name + ".partial")
+    try:
+        _copy(source, partial)
+        _check(partial)
+        os.replace(partial, target)
+    finally:
+        partial.unlink(missing_ok=True)
+    return {"backup": str(target), "bytes": target.stat().st_size, "check": "ok"}
+
+
+def restore(settings: Settings, source: Path) -> dict[str, Any]:
+    """Replace the data directory's database with ``source`` (a file ``backup`` made)."""
+    target = sqlite_file(settings)
+    if not source.is_file():
+        raise BackupError(f"No backup file at {source}")
+    _check(source)
+    with data_dir_lock(settings):
+        previous = None
+        if target.exists():
+            previous = _fresh_name(target.with_name(f"{target.name}.before-restore-{_stamp()}"))
+            _copy(target, previous)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        _copy(source, target)
+        # the indexes describe the replaced records: the next start rebuilds them
+        shutil.rmtree(settings.data_dir / "search", ignore_errors=True)
+    return {
+        "restored": str(source),
+        "database": str(target),
+        "previous": None if previous is None else str(previous),
+    }
+
+
+def _copy(source: Path, target: Path) -> None:
+    """SQLite's online backup in one step (one read snapshot; writers carry on in WAL)."""
+    with (
+        closing(sqlite3.connect(source, timeout=30)) as src,
+        closing(sqlite3.connect(target, timeout=30)) as dst,
+    ):
+        src.backup(dst)
+
+
+def _check(path: Path) -> None:
+    try:
+        with closing(sqlite3.connect(path)) as db:
+            verdict = db.execute("PRAGMA quick_check").fetchone()[0]
+            tables = {row[0] for row in db.execute("SELECT name FROM sqlite_master")}
+    except sqlite3.DatabaseError as exc:
+        raise BackupError(f"{path} is not a SQLite database: {exc}") from exc
+    if verdict != "ok":
+        raise BackupError(f"{path} fails SQLite's integrity check: {verdict}")
+    missing = _REQUIRED_TABLES - tables
+    if missing:
+        raise BackupError(f"{path} is not a Fieldhouse database (no {', '.join(sorted(missing))})")
+
+
+def _stamp() -> str:
+    return time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
+
+
+def _fresh_name(path: Path) -> Path:
+    candidate, n = path, 1
+    while candidate.exists():
+        candidate = path.with_name(f"{path.stem}-{n}{path.suffix}")
+        n += 1
+    return candidate

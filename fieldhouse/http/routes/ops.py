@@ -1,0 +1,144 @@
+"""Operations endpoints outside /v1, without auth: liveness, readiness, Prometheus metrics, and
+the interactive API docs (Swagger UI, its files served from the swagger-ui-py wheel)."""
+
+from __future__ import annotations
+
+import mimetypes
+from importlib.resources import files
+from typing import Any
+
+import trio
+from quart import Response
+
+from fieldhouse.http.endpoint import Routes
+from fieldhouse.model.errors import NotFound
+from fieldhouse.search.service import SearchService
+from fieldhouse.services import Services
+
+routes = Routes()
+
+#: how long /readyz waits for the store before calling it unreachable
+STORE_CHECK_SECONDS = 2.0
+#: the Swagger UI files /docs uses, from the swagger-ui-py package's copy of swagger-ui-dist
+DOC_ASSETS = frozenset(
+    {
+        "swagger-ui-bundle.js",
+        "swagger-ui-standalone-preset.js",
+        "swagger-ui.css",
+        "favicon-32x32.png",
+        "favicon-16x16.png",
+    }
+)
+DOCS_PAGE = """<!doctype html>
+<html lang="en">
+<head>
+  <meta charset="utf-8">
+  <title>Fieldhouse API</title>
+  <link rel="icon" type="image/png" href="/docs/assets/favicon-32x32.png">
+  <link rel="stylesheet" href="/docs/assets/swagger-ui.css">
+</head>
+<body>
+  <div id="swagger-ui"></div>
+  <script src="/docs/assets/swagger-ui-bundle.js"></script>
+  <script src="/docs/assets/swagger-ui-standalone-preset.js"></script>
+  <script>
+    window.ui = SwaggerUIBundle({
+      url: "/v1/openapi.json",
+      dom_id: "#swagger-ui",
+      deepLinking: true,
+      persistAuthorization: true,
+      tryItOutEnabled: true,
+      presets: [SwaggerUIBundle.presets.apis, SwaggerUIStandalonePreset],
+      layout: "StandaloneLayout"
+    });
+  </script>
+</body>
+</html>
+"""
+
+
+def indexer_lag(search: SearchService) -> int:
+    """Activity entries this process has published that its search index does not hold yet."""
+    return sum(
+        max(0, seq - search.indexed.get(account, 0)) for account, seq in search.published.items()
+    )
+
+
+@routes.endpoint(
+    "GET",
+    "/healthz",
+    summary="Liveness: the process answers",
+    scope=None,
+    tag="operations",
+    responses={200: None},
+)
+async def healthz(svc: Services) -> Any:
+    return {"status": "ok"}
+
+
+@routes.endpoint(
+    "GET",
+    "/readyz",
+    summary="Readiness: the store answers, the actors take writes, the search index's lag",
+    scope=None,
+    tag="operations",
+    responses={200: None, 503: None},
+)
+async def readyz(svc: Services) -> Any:
+    checks: dict[str, Any] = {
+        "store": f"unreachable: no answer within {STORE_CHECK_SECONDS:g} s",
+        "actors": "ok",
+    }
+    with trio.move_on_after(STORE_CHECK_SECONDS):
+        try:
+            await svc.store.get_meta("readyz")
+            checks["store"] = "ok"
+        except Exception as exc:  # any driver error means: not reachable
+            checks["store"] = f"unreachable: {type(exc).__name__}"
+    if not svc.actors.accepting or svc.shutdown.is_set():
+        checks["actors"] = "stopping"
+    if svc.search is None:
+        checks["search"] = {"state": "off"}
+    else:
+        checks["search"] = {"state": "on", "indexerLag": indexer_lag(svc.search)}
+    ready = checks["store"] == "ok" and checks["actors"] == "ok"
+    status = 200 if ready else 503
+    return {"status": "ready" if ready else "unavailable", "checks": checks}, status
+
+
+@routes.endpoint(
+    "GET", "/metrics", summary="Prometheus metrics", scope=None, tag="operations", hidden=True
+)
+async def metrics(svc: Services) -> Any:
+    svc.metrics.sample()  # here, on the event loop: the samplers read the actors' state
+    body, content_type = await trio.to_thread.run_sync(svc.metrics.render)
+    return Response(body, status=200, content_type=content_type)
+
+
+@routes.endpoint(
+    "GET", "/docs", summary="Interactive API docs", scope=None, tag="operations", hidden=True
+)
+async def docs(svc: Services) -> Any:
+    return Response(DOCS_PAGE, status=200, content_type="text/html; charset=utf-8")
+
+
+@routes.endpoint(
+    "GET",
+    "/docs/assets/{name}",
+    summary="A Swagger UI file",
+    scope=None,
+    tag="operations",
+    hidden=True,
+)
+async def docs_asset(svc: Services, name: str) -> Any:
+    if name not in DOC_ASSETS:
+        raise NotFound(f"No docs asset named {name!r}")
+    data = await trio.to_thread.run_sync(_asset_bytes, name)
+    kind = mimetypes.guess_type(name)[0] or "application/octet-stream"
+    response = Response(data, status=200, content_type=kind)
+    response.headers["Cache-Control"] = "public, max-age=86400"
+    return response
+
+
+def _asset_bytes(name: str) -> bytes:
+    return files("swagger_ui").joinpath("static", name).read_bytes()
