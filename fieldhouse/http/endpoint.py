@@ -51,6 +51,8 @@ class Endpoint:
     admin_only: bool = False
     stream: bool = False
     description: str = ""
+    #: an empty request body stands for ``{}``
+    body_optional: bool = False
     #: served but left out of the document (an alias of a documented path)
     hidden: bool = False
 
@@ -77,6 +79,7 @@ class Routes:
         stream: bool = False,
         description: str = "",
         hidden: bool = False,
+        body_optional: bool = False,
     ) -> Callable[[Handler], Handler]:
         """Declare an endpoint. The handler gets ``svc`` (the services), ``principal`` (when
         scoped), the path parameters, and ``query``/``body`` as validated models; it returns a
@@ -98,6 +101,7 @@ class Routes:
                 stream=stream,
                 description=description,
                 hidden=hidden,
+                body_optional=body_optional,
             )
             self.entries.append((spec, fn))
             return fn
@@ -131,7 +135,8 @@ def _wrap(spec: Endpoint, fn: Handler, svc: Services) -> Handler:
                 issues.extend(exc.issues)
         if spec.body is not None:
             raw = await request.get_data(cache=False)
-            data = parse_json_body(raw if isinstance(raw, bytes) else raw.encode())
+            raw = raw if isinstance(raw, bytes) else raw.encode()
+            data = {} if spec.body_optional and not raw.strip() else parse_json_body(raw)
             try:
                 kwargs["body"] = validate_model(spec.body, data)
             except ValidationFailed as exc:

@@ -97,7 +97,7 @@ def _operation(ep: Endpoint) -> dict[str, Any]:
         op["x-required-scope"] = ep.scope
     if ep.body is not None:
         op["requestBody"] = {
-            "required": True,
+            "required": not ep.body_optional,
             "content": {"application/json": {"schema": _ref(ep.body)}},
         }
     return op

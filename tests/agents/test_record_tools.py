@@ -91,7 +91,7 @@ async def test_viewer_cannot_write(runtime: Runtime, ws: Workspace) -> None:
     )  # fmt: skip
     viewer = await context(runtime, await add_user(runtime, ws, "viewer"))
     denied = await call(viewer, "records.create", module="contacts", displayName="X")
-    assert denied.status == "error" and "may not change" in denied.summary
+    assert denied.status == "error" and "lacks the 'records:write' scope" in denied.summary
     update = await call(
         viewer, "records.update", module="contacts",
         recordId=made.result["record"]["recordId"], displayName="Eve",

@@ -38,7 +38,7 @@ async def test_create_contact_stores_the_run(
     )
     assert listed.json()["total"] == 1
     run = await runtime.store.get_object(ws.account_id, AGENT_RUN, body["runId"])
-    assert run is not None and run.status == "completed"
+    assert run is not None and run.status == "succeeded"
     assert run.data["userId"] == ws.owner_id and run.data["agentId"] is None
     assert run.data["steps"] == 2 and run.data["response"] == body["response"]
     (call,) = run.data["toolCalls"]

@@ -54,6 +54,10 @@ class Provider(Protocol):
         """Ask the model for the next step; pass answer text to ``emit`` as it streams in."""
 
 
+#: the error of a run whose model gave neither text nor tool calls
+EMPTY_ANSWER = "The model returned an empty answer"
+
+
 class ProviderError(Exception):
     """Every upstream failure (auth, rate limit, server error, timeout, garbage), as one
     condition with a message a user can act on. The API key never appears in it."""

@@ -51,6 +51,12 @@ Email = Annotated[str, AfterValidator(_email)]
 Moment = Annotated[str, AfterValidator(_moment)]
 
 Run = Callable[[Any, ToolContext, Consume | None], Awaitable[ToolOutcome]]
+#: what an approver is shown: the exact content the call would send or publish
+Preview = Callable[[Any, ToolContext], Awaitable[dict[str, Any]]]
+
+
+async def no_preview(args: Any, ctx: ToolContext) -> dict[str, Any]:
+    return {}
 
 
 @dataclass(frozen=True)
@@ -60,6 +66,9 @@ class Tool:
     run: Run
     #: what the call does, in a few words ("Sending the e-mail 'Hi' to ada@example.com")
     describe: Callable[[Any], str]
+    #: the scope the REST endpoint of the same action needs (agents:write where there is none)
+    scope: str = "agents:write"
+    preview: Preview = no_preview
 
 
 def make_tool(
@@ -70,11 +79,13 @@ def make_tool(
     describe: Callable[[Any], str],
     *,
     external: bool = False,
+    scope: str = "agents:write",
+    preview: Preview = no_preview,
 ) -> Tool:
     schema = _inline(args.model_json_schema(), args.model_json_schema().get("$defs", {}))
     schema.pop("$defs", None)
     schema.pop("title", None)
-    return Tool(ToolSpec(name, description, schema, external), args, run, describe)
+    return Tool(ToolSpec(name, description, schema, external), args, run, describe, scope, preview)
 
 
 def _inline(node: Any, defs: Mapping[str, Any]) -> Any:
@@ -131,6 +142,18 @@ def object_json(row: ObjectRow) -> dict[str, Any]:
         "updatedDateTime": row.updated_at,
         **row.data,
     }
+
+
+async def stored_preview(
+    ctx: ToolContext, kind: str, object_id: str, fields: tuple[str, ...], **extra: Any
+) -> dict[str, Any]:
+    """The content of the object a call acts on, as an approver must see it before it goes
+    out (``found: false`` when there is no such object)."""
+    row = await ctx.store.get_object(ctx.principal.account_id, kind, object_id)
+    if row is None:
+        return {"found": False, **extra}
+    shown = {f: row.data.get(f) for f in fields if row.data.get(f) is not None}
+    return {"found": True, "status": row.status, **shown, **extra}
 
 
 def ok(summary: str, **result: Any) -> ToolOutcome:

@@ -59,6 +59,13 @@ async def draft(args: DraftArgs, ctx: ToolContext, consume: Consume | None) -> T
     return ok(summary, email=object_json(row))
 
 
+async def _preview(args: SendArgs, ctx: ToolContext) -> dict[str, object]:
+    shown = _content(args)
+    if not args.cc:
+        del shown["cc"]
+    return shown
+
+
 async def send(args: SendArgs, ctx: ToolContext, consume: Consume | None) -> ToolOutcome:
     now = now_iso()
     data = {**_content(args), **requested(ctx), "queuedAt": now}
@@ -95,5 +102,6 @@ TOOLS: tuple[Tool, ...] = (
         send,
         lambda a: f"Sending the e-mail {short(a.subject)!r} to {', '.join(a.to)}",
         external=True,
+        preview=_preview,
     ),
 )

@@ -24,6 +24,7 @@ from fieldhouse.agents.tools.base import (
     ok,
     requested,
     short,
+    stored_preview,
 )
 from fieldhouse.agents.tools.email import EMAIL
 from fieldhouse.model.clock import new_id, to_iso
@@ -117,5 +118,8 @@ TOOLS: tuple[Tool, ...] = (
         schedule,
         lambda a: f"Scheduling the outreach sequence {a.sequenceId} from {a.startAt}",
         external=True,
+        preview=lambda a, ctx: stored_preview(
+            ctx, SEQUENCE, a.sequenceId, ("name", "recipients", "steps"), startAt=a.startAt
+        ),
     ),
 )

@@ -20,6 +20,7 @@ from fieldhouse.agents.tools.base import (
     ok,
     requested,
     short,
+    stored_preview,
 )
 from fieldhouse.model.clock import now_iso
 
@@ -89,5 +90,6 @@ TOOLS: tuple[Tool, ...] = (
         publish,
         lambda a: f"Publishing the landing page {a.slug!r}",
         external=True,
+        preview=lambda a, ctx: stored_preview(ctx, PAGE, a.slug, ("slug", "title", "html")),
     ),
 )

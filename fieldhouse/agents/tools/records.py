@@ -132,7 +132,7 @@ async def create(args: CreateArgs, ctx: ToolContext, consume: Consume | None) ->
         principal.display_name,
         actor_user_id=principal.user_id,
     )
-    row = await _ask(ctx, "records.create", summary, inner)
+    row = await _ask(ctx, "records.create", summary, inner, consume)
     return ok(summary, record=row.to_json(args.module))
 
 
@@ -150,15 +150,23 @@ async def update(args: UpdateArgs, ctx: ToolContext, consume: Consume | None) ->
         principal.display_name,
         actor_user_id=principal.user_id,
     )
-    row = await _ask(ctx, "records.update", summary, inner)
+    row = await _ask(ctx, "records.update", summary, inner, consume)
     return ok(f"Updated {args.module} record {row.display_name}.", record=row.to_json(args.module))
 
 
 async def _ask(
-    ctx: ToolContext, tool: str, summary: str, inner: CreateRecord | UpdateRecord
+    ctx: ToolContext,
+    tool: str,
+    summary: str,
+    inner: CreateRecord | UpdateRecord,
+    consume: Consume | None,
 ) -> RecordRow:
+    extra = {"approvalId": consume.approval_id} if consume is not None else {}
     message = AgentRecordOp(
-        inner, tool_call_entry(ctx, tool, summary), actor_user_id=ctx.principal.user_id
+        inner,
+        tool_call_entry(ctx, tool, summary, **extra),
+        consume,
+        actor_user_id=ctx.principal.user_id,
     )
     row: RecordRow = await ctx.actors.ask(ctx.principal.account_id, message)
     return row
@@ -171,6 +179,7 @@ TOOLS: tuple[Tool, ...] = (
         SearchArgs,
         search,
         lambda a: f"Searching {a.module}" + (f" for {a.query!r}" if a.query else ""),
+        scope="records:read",
     ),
     make_tool(
         "records.get",
@@ -178,6 +187,7 @@ TOOLS: tuple[Tool, ...] = (
         GetArgs,
         get,
         lambda a: f"Reading a {a.module} record",
+        scope="records:read",
     ),
     make_tool(
         "records.create",
@@ -185,6 +195,7 @@ TOOLS: tuple[Tool, ...] = (
         CreateArgs,
         create,
         lambda a: f"Creating {a.module} record {a.displayName!r}",
+        scope="records:write",
     ),
     make_tool(
         "records.update",
@@ -192,5 +203,6 @@ TOOLS: tuple[Tool, ...] = (
         UpdateArgs,
         update,
         lambda a: f"Updating a {a.module} record",
+        scope="records:write",
     ),
 )

@@ -23,6 +23,7 @@ from fieldhouse.agents.tools.base import (
     ok,
     requested,
     short,
+    stored_preview,
 )
 from fieldhouse.model.clock import new_id, now_iso
 
@@ -105,6 +106,9 @@ TOOLS: tuple[Tool, ...] = (
         schedule,
         lambda a: f"Scheduling the social post {a.postId} for {a.publishAt}",
         external=True,
+        preview=lambda a, ctx: stored_preview(
+            ctx, POST, a.postId, ("network", "text"), publishAt=a.publishAt
+        ),
     ),
     make_tool(
         "social.post",
@@ -113,5 +117,6 @@ TOOLS: tuple[Tool, ...] = (
         post,
         lambda a: f"Posting the social post {a.postId}",
         external=True,
+        preview=lambda a, ctx: stored_preview(ctx, POST, a.postId, ("network", "text")),
     ),
 )

@@ -5,6 +5,7 @@ from __future__ import annotations
 from fieldhouse.http.endpoint import Routes
 from fieldhouse.http.routes import (
     activity,
+    agent_runs,
     agents,
     approvals,
     meta,
@@ -27,4 +28,5 @@ ROUTES: tuple[Routes, ...] = (
     approvals.routes,
     pages.routes,
     agents.routes,
+    agent_runs.routes,
 )
