@@ -10,6 +10,7 @@ SPEC's advanced filter object ``{root: Group}``.
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from typing import Any, Literal
 
 from pydantic import Field
@@ -103,7 +104,8 @@ async def search(args: SearchArgs, ctx: ToolContext, consume: Consume | None) ->
     )
     summary = f"Found {total} {args.module} record(s)."
     await log_read(ctx, "records.search", summary)
-    return ok(summary, records=[r.to_json(args.module) for r in rows], total=total)
+    outcome = ok(summary, records=[r.to_json(args.module) for r in rows], total=total)
+    return replace(outcome, read=tuple(_read(args.module, r) for r in rows))
 
 
 async def get(args: GetArgs, ctx: ToolContext, consume: Consume | None) -> ToolOutcome:
@@ -117,7 +119,12 @@ async def get(args: GetArgs, ctx: ToolContext, consume: Consume | None) -> ToolO
         raise NotFound(f"Record {args.recordId} not found")
     summary = f"Read {args.module} record {row.display_name}."
     await log_read(ctx, "records.get", summary)
-    return ok(summary, record=row.to_json(args.module))
+    return replace(ok(summary, record=row.to_json(args.module)), read=(_read(args.module, row),))
+
+
+def _read(module: str, row: RecordRow) -> dict[str, Any]:
+    """Which record text a call showed the model (the run lists it)."""
+    return {"module": module, "recordId": row.record_id, "displayName": row.display_name}
 
 
 async def create(args: CreateArgs, ctx: ToolContext, consume: Consume | None) -> ToolOutcome:
