@@ -71,6 +71,8 @@ async def policy(ctx: ToolContext) -> Policy:
 
 def _error(exc: ApiError) -> ToolOutcome:
     result: dict[str, Any] = {"code": exc.code}
+    if exc.data:
+        result |= {k: v for k, v in exc.data.items() if k != "code"}
     if exc.issues:
         result["issues"] = [i.to_json() for i in exc.issues]
     return ToolOutcome("error", result, exc.message)

@@ -161,3 +161,36 @@ async def test_policy_can_require_approval_for_record_writes(
     assert approved.json()["approval"]["status"] == "executed"
     record = (await client.get("/v1/modules/deals/records", headers=ws.headers)).json()
     assert record["records"][0]["fields"]["stage"] == "lost"
+
+
+async def test_an_ambiguous_name_changes_nothing_and_lists_candidates(
+    runtime: Runtime, client: httpx.AsyncClient, ws: Workspace
+) -> None:
+    """52 contacts match "Ada" and three are named exactly "Ada Lovelace": renaming "Ada
+    Lovelace" changes none of them and names the candidates; a unique name is changed."""
+    names = ["Ada Lovelace"] * 3 + [f"Ada Number {i}" for i in range(49)]
+    for name in names:
+        first, _, last = name.partition(" ")
+        made = await client.post(
+            "/v1/modules/contacts/records",
+            json={"displayName": name, "fields": {"first-name": first, "last-name": last}},
+            headers=ws.headers,
+        )
+        assert made.status_code == 201, made.text
+    body = await chat(client, ws, "update contact Ada Lovelace name to Ada King")
+    assert "3 contacts records are named 'Ada Lovelace'; nothing was changed" in body["response"]
+    run = (await client.get(f"/v1/agents/runs/{body['runId']}", headers=ws.headers)).json()
+    refused = run["toolCalls"][-1]
+    assert refused["tool"] == "records.update" and refused["status"] == "error"
+    assert len(refused["result"]["candidates"]) == 3
+    assert {c["displayName"] for c in refused["result"]["candidates"]} == {"Ada Lovelace"}
+    listed = await client.get(
+        "/v1/modules/contacts/records", params={"search": "King"}, headers=ws.headers
+    )
+    assert listed.json()["total"] == 0
+    unique = await chat(client, ws, "update contact Ada Number 7 name to Ada King")
+    assert "Updated contacts record Ada King." in unique["response"]
+    listed = await client.get(
+        "/v1/modules/contacts/records", params={"search": "King"}, headers=ws.headers
+    )
+    assert listed.json()["total"] == 1

@@ -203,14 +203,26 @@ def _update(text: str, now: datetime) -> Plan | None:
     else:
         change["fields"] = {field: raw.lower()}
 
+    return _change(module, name, change)
+
+
+def _change(module: str, name: str, change: dict[str, Any]) -> Plan:
+    """Look the record up (the run shows what it read), then change the one record with that
+    name: by its id when the search found exactly one, else by name, which the tool refuses
+    with the candidates when several records have it."""
+
     def then(outcomes: Sequence[ToolOutcome]) -> list[Call]:
         records = outcomes[0].result.get("records") if outcomes else None
-        record_id = records[0].get("recordId") if records else None
-        if not record_id:
+        if not records:
             return []
-        return [("records.update", {"module": module, "recordId": record_id, **change})]
+        named = [r for r in records if str(r.get("displayName", "")).casefold() == name.casefold()]
+        if len(named) == 1 and named[0].get("recordId"):
+            target: dict[str, Any] = {"recordId": named[0]["recordId"]}
+        else:
+            target = {"name": name}
+        return [("records.update", {"module": module, **target, **change})]
 
-    search = ("records.search", {"module": module, "query": name, "limit": 1})
+    search = ("records.search", {"module": module, "query": name, "limit": 10})
     return Plan((_stage(search), then))
 
 

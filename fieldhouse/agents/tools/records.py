@@ -13,14 +13,14 @@ import json
 from dataclasses import replace
 from typing import Any, Literal
 
-from pydantic import Field
+from pydantic import Field, model_validator
 
 from fieldhouse.actors.agent_ops import AgentRecordOp, Consume
 from fieldhouse.actors.record_ops import CreateRecord, UpdateRecord
 from fieldhouse.agents.contract import ToolContext, ToolOutcome
 from fieldhouse.agents.tools.base import Args, Tool, log_read, make_tool, ok, tool_call_entry
 from fieldhouse.model.clock import is_uuid
-from fieldhouse.model.errors import Forbidden, NotFound
+from fieldhouse.model.errors import Conflict, Forbidden, NotFound
 from fieldhouse.model.listquery import parse_list_query
 from fieldhouse.model.records import RecordRow
 from fieldhouse.model.schema import ModuleSchema
@@ -56,9 +56,26 @@ class CreateArgs(Args):
 
 class UpdateArgs(Args):
     module: str = Field(min_length=1, max_length=64)
-    recordId: str = Field(min_length=36, max_length=36)
+    recordId: str | None = Field(default=None, min_length=36, max_length=36)
+    name: str | None = Field(
+        default=None,
+        min_length=1,
+        max_length=500,
+        description="the record's display name, instead of recordId; refused (with the "
+        "candidates) unless exactly one record has it",
+    )
     displayName: str | None = Field(default=None, min_length=1, max_length=500)
     fields: dict[str, Any] | None = None
+
+    @model_validator(mode="after")
+    def _one_target(self) -> UpdateArgs:
+        if (self.recordId is None) == (self.name is None):
+            raise ValueError("give exactly one of recordId and name")
+        return self
+
+
+#: at most this many candidates are listed when a name is ambiguous
+CANDIDATES = 10
 
 
 async def _module(ctx: ToolContext, slug: str, *, write: bool = False) -> ModuleSchema:
@@ -143,15 +160,53 @@ async def create(args: CreateArgs, ctx: ToolContext, consume: Consume | None) ->
     return ok(summary, record=row.to_json(args.module))
 
 
+async def _by_name(ctx: ToolContext, schema: ModuleSchema, module: str, name: str) -> str:
+    """The id of the one record named ``name``; with none or several, an error that lists the
+    candidates, so nothing is changed on a guess."""
+    query = parse_list_query([("pageSize", "50"), ("search", name)], schema)
+    compiled = compile_list(
+        query,
+        schema,
+        ctx.store.dialect,
+        account_id=ctx.principal.account_id,
+        module_id=schema.module.module_id,
+    )
+    rows, _ = await ctx.store.list_records(
+        compiled.where, compiled.params, compiled.order_by, query.page_size, query.offset
+    )
+    exact = [r for r in rows if r.display_name.casefold() == name.strip().casefold()]
+    if len(exact) == 1:
+        return exact[0].record_id
+    shown = exact or rows
+    candidates = [{"recordId": r.record_id, "displayName": r.display_name} for r in shown]
+    listed = "; ".join(f"{c['displayName']} ({c['recordId']})" for c in candidates[:CANDIDATES])
+    if len(exact) > 1:
+        raise Conflict(
+            f"{len(exact)} {module} records are named {name!r}; nothing was changed. "
+            f"Give the recordId of one: {listed}",
+            data={"candidates": candidates[:CANDIDATES]},
+        )
+    more = f" Similar: {listed}" if candidates else ""
+    raise NotFound(
+        f"No {module} record is named {name!r}; nothing was changed.{more}",
+        data={"candidates": candidates[:CANDIDATES]},
+    )
+
+
 async def update(args: UpdateArgs, ctx: ToolContext, consume: Consume | None) -> ToolOutcome:
     schema = await _module(ctx, args.module, write=True)
-    if not is_uuid(args.recordId.lower()):
+    if args.recordId is None:
+        assert args.name is not None
+        record_id = await _by_name(ctx, schema, args.module, args.name)
+    elif is_uuid(args.recordId.lower()):
+        record_id = args.recordId.lower()
+    else:
         raise NotFound(f"Record {args.recordId} not found")
-    summary = f"Updated {args.module} record {args.recordId}."
+    summary = f"Updated {args.module} record {record_id}."
     principal = ctx.principal
     inner = UpdateRecord(
         schema.module.module_id,
-        args.recordId.lower(),
+        record_id,
         args.displayName,
         args.fields,
         principal.display_name,
@@ -206,7 +261,8 @@ TOOLS: tuple[Tool, ...] = (
     ),
     make_tool(
         "records.update",
-        "Change a record's display name or fields (only the given ones change).",
+        "Change a record's display name or fields (only the given ones change). Name the "
+        "record by recordId, or by name when exactly one record has that display name.",
         UpdateArgs,
         update,
         lambda a: f"Updating a {a.module} record",
