@@ -194,3 +194,23 @@ async def test_an_ambiguous_name_changes_nothing_and_lists_candidates(
         "/v1/modules/contacts/records", params={"search": "King"}, headers=ws.headers
     )
     assert listed.json()["total"] == 1
+
+
+async def test_email_a_person_by_name_and_questions(
+    runtime: Runtime, client: httpx.AsyncClient, ws: Workspace
+) -> None:
+    await chat(client, ws, "create a contact named Ada Lovelace with email ada@example.com")
+    asked = await chat(client, ws, "email Ada Lovelace about the meeting")
+    (approval,) = asked["pendingApprovals"]
+    admin = await add_user(runtime, ws, "admin")
+    shown = (await client.get(f"/api/approvals/{approval}", headers=admin.headers)).json()
+    assert shown["preview"] == {
+        "to": ["ada@example.com"],
+        "subject": "the meeting",
+        "body": "the meeting",
+    }
+    unknown = await chat(client, ws, "what's the weather like?")
+    assert unknown["response"].startswith("Sorry, I did not understand that, so I did nothing.")
+    assert unknown["toolCalls"] == 0
+    closed = await chat(client, ws, "what deals closed this month?")
+    assert closed["success"] is True and "Found 0 deals record(s)" in closed["response"]
