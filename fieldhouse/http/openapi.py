@@ -40,6 +40,7 @@ def build_openapi(endpoints: Sequence[Endpoint]) -> dict[str, Any]:
     ordered = sorted(models, key=lambda m: m.__name__)
     _, defs = models_json_schema([(m, "validation") for m in ordered], ref_template=REF)
     schemas: dict[str, Any] = dict(defs.get("$defs", {}))
+    schemas.update(agent_event_schemas())
 
     paths: dict[str, dict[str, Any]] = {}
     for ep in endpoints:
@@ -146,10 +147,12 @@ def _responses(ep: Endpoint) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for status, model in ep.responses.items():
         entry: dict[str, Any] = {"description": "Success", "headers": rate_headers}
-        if ep.stream and status == 200:
+        if status >= 400 and model is None:
+            entry = declared_error(status, rate_headers)
+        elif ep.stream and status == 200:
             entry["content"] = {
                 "application/json": {"schema": _ref(model) if model else {"type": "object"}},
-                "text/event-stream": {"schema": {"type": "string"}},
+                "text/event-stream": agent_event_stream(),
             }
         elif model is not None:
             entry["content"] = {"application/json": {"schema": _ref(model)}}
@@ -169,3 +172,78 @@ def _responses(ep: Endpoint) -> dict[str, Any]:
             },
         )
     return out
+
+
+# --- agent runs: declared error statuses and the event stream's events (issue 13) ---
+
+_DECLARED_ERRORS = {
+    409: "Conflict: the approval was already decided or expired, the run still has pending "
+    "approvals, or nothing changed meanwhile",
+}
+
+
+def declared_error(status: int, headers: dict[str, Any]) -> dict[str, Any]:
+    """An error status an endpoint declares (with ``None`` as its model): the error envelope."""
+    return {
+        "description": _DECLARED_ERRORS.get(status) or _ERROR_STATUSES.get(status, "Error"),
+        "headers": headers,
+        "content": {"application/json": {"schema": _ref(ErrorEnvelope)}},
+    }
+
+
+_AGENT_EVENTS: dict[str, tuple[str, dict[str, Any], list[str]]] = {
+    "open": (
+        "The stream is established; runId names the run (GET /agents/runs/{runId})",
+        {"agentId": {"type": ["string", "null"]}, "runId": {"type": "string"}},
+        ["agentId", "runId"],
+    ),
+    "tool_call": (
+        "The agent is using a tool; label is a short human-readable description",
+        {"tool": {"type": "string"}, "label": {"type": "string"}},
+        ["tool", "label"],
+    ),
+    "approval_required": (
+        "A tool call waits for an approver: POST /api/approvals/{approvalId}/approve or "
+        "/reject, then POST /agents/runs/{runId}/resume",
+        {
+            "approvalId": {"type": "string"},
+            "tool": {"type": "string"},
+            "description": {"type": "string"},
+            "preview": {
+                "type": "object",
+                "description": "what the call would send or publish: text, HTML, recipients",
+            },
+        },
+        ["approvalId", "tool", "description", "preview"],
+    ),
+    "token": ("Answer text", {"text": {"type": "string"}}, ["text"]),
+    "error": (
+        "Terminal failure; the message is one of a fixed set (upstream text never appears)",
+        {"message": {"type": "string"}, "runId": {"type": ["string", "null"]}},
+        ["message"],
+    ),
+}
+
+
+def agent_event_schemas() -> dict[str, Any]:
+    """One component schema per agent stream event's data (``AgentEvent_<name>``)."""
+    return {
+        f"AgentEvent_{name}": {
+            "type": "object",
+            "description": text,
+            "properties": props,
+            "required": required,
+        }
+        for name, (text, props, required) in _AGENT_EVENTS.items()
+    }
+
+
+def agent_event_stream() -> dict[str, Any]:
+    names = ", ".join(f"`{n}`" for n in (*_AGENT_EVENTS, "done"))
+    return {
+        "schema": {
+            "type": "string",
+            "description": f"Server-Sent Events: {names} (done: the Agent response). The data "
+            "of each is described by the AgentEvent_<name> schemas.",
+        }
+    }

@@ -214,3 +214,27 @@ async def test_email_a_person_by_name_and_questions(
     assert unknown["toolCalls"] == 0
     closed = await chat(client, ws, "what deals closed this month?")
     assert closed["success"] is True and "Found 0 deals record(s)" in closed["response"]
+
+
+async def test_the_document_describes_runs_approvals_and_events(client: httpx.AsyncClient) -> None:
+    doc = (await client.get("/openapi.json")).json()
+    for path, method in (
+        ("/agents/runs", "get"),
+        ("/agents/runs/{runId}", "get"),
+        ("/agents/runs/{runId}/resume", "post"),
+        ("/api/approvals/{approvalId}", "get"),
+    ):
+        assert method in doc["paths"][path], path
+    resume = doc["paths"]["/agents/runs/{runId}/resume"]["post"]
+    assert "Conflict" in resume["responses"]["409"]["description"]
+    schemas = doc["components"]["schemas"]
+    assert schemas["AgentEvent_approval_required"]["required"] == [
+        "approvalId",
+        "tool",
+        "description",
+        "preview",
+    ]
+    assert "runId" in schemas["AgentEvent_open"]["properties"]
+    approve = doc["paths"]["/api/approvals/{approvalId}/approve"]["post"]
+    assert approve["requestBody"]["required"] is False
+    assert "preview" in schemas["Approval"]["properties"]
