@@ -320,3 +320,32 @@ class RunRecord:
         body = self.data()
         del body["apiKeyId"]
         return {**body, "createdDateTime": self.created_at, "updatedDateTime": self.updated_at}
+
+
+class EmailStatus(StrEnum):
+    DRAFT = "draft"
+    QUEUED = "queued"
+    SENDING = "sending"
+    SENT = "sent"
+    FAILED = "failed"
+
+
+class PostStatus(StrEnum):
+    DRAFT = "draft"
+    SCHEDULED = "scheduled"
+    POSTED = "posted"
+
+
+class PageStatus(StrEnum):
+    DRAFT = "draft"
+    PUBLISHED = "published"
+
+
+class SequenceStatus(StrEnum):
+    DRAFT = "draft"
+    SCHEDULED = "scheduled"
+
+
+class ReminderStatus(StrEnum):
+    SCHEDULED = "scheduled"
+    FIRED = "fired"

@@ -215,3 +215,41 @@ async def test_approve_with_edited_arguments(
     assert approval["preview"]["body"] == "Hi Ada, see you on Monday"
     (email,) = await objects(runtime, ws, "email")
     assert email.data["body"] == "Hi Ada, see you on Monday"
+
+
+async def test_approvals_show_what_goes_out(
+    client: httpx.AsyncClient, runtime: Runtime, ws: Workspace
+) -> None:
+    """Publishing, posting and scheduling outreach name an id or slug; the approval shows the
+    page's HTML, the post's text and the sequence's recipients and steps."""
+    ctx = await context(runtime, ws)
+    await call(ctx, "pages.create", slug="spring", title="Spring", html="<h1>Spring sale</h1>")
+    page = await call(ctx, "pages.publish", slug="spring")
+    drafted = await call(ctx, "social.draft", network="linkedin", text="We are hiring")
+    post = await call(ctx, "social.post", postId=drafted.result["post"]["id"])
+    steps = [{"subject": "Hi", "body": "Hello there", "delayDays": 0}]
+    seq = await call(
+        ctx, "outreach.draft", name="Launch", recipients=["ann@example.com"], steps=steps
+    )
+    scheduled = await call(
+        ctx,
+        "outreach.schedule",
+        sequenceId=seq.result["sequence"]["id"],
+        startAt="2026-04-01T09:00:00Z",
+    )
+    previews = {}
+    for outcome in (page, post, scheduled):
+        assert outcome.status == "pending_approval"
+        got = await client.get(f"/api/approvals/{outcome.approval_id}", headers=ws.headers)
+        previews[got.json()["tool"]] = got.json()["preview"]
+    assert previews["pages.publish"]["html"] == "<h1>Spring sale</h1>"
+    assert previews["pages.publish"]["title"] == "Spring"
+    assert previews["social.post"] == {
+        "found": True,
+        "status": "draft",
+        "network": "linkedin",
+        "text": "We are hiring",
+    }
+    outreach = previews["outreach.schedule"]
+    assert outreach["recipients"] == ["ann@example.com"] and outreach["steps"] == steps
+    assert outreach["startAt"] == "2026-04-01T09:00:00.000000Z"

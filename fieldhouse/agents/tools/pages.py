@@ -22,6 +22,7 @@ from fieldhouse.agents.tools.base import (
     short,
     stored_preview,
 )
+from fieldhouse.model.agents import PageStatus
 from fieldhouse.model.clock import now_iso
 
 PAGE = "landing_page"
@@ -49,7 +50,7 @@ async def create(args: CreateArgs, ctx: ToolContext, consume: Consume | None) ->
         PAGE,
         args.slug,
         {"slug": args.slug, "title": args.title, "html": sanitise(args.html), **requested(ctx)},
-        "draft",
+        PageStatus.DRAFT,
         activity="page_created",
         activity_data={"slug": args.slug, "title": args.title},
     )
@@ -65,9 +66,9 @@ async def publish(args: PublishArgs, ctx: ToolContext, consume: Consume | None) 
         PAGE,
         args.slug,
         {"publishedAt": now_iso(), "publishedBy": ctx.principal.user_id, "path": path},
-        "published",
+        PageStatus.PUBLISHED,
         mode="update",
-        expect=("draft",),
+        expect=(PageStatus.DRAFT,),
         activity="page_published",
         activity_data={"slug": args.slug, "path": path},
     )

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import trio
 from pydantic import Field, ValidationError
 
 from fieldhouse.actors.agent_ops import APPROVAL, ApplyObjects, DecideApproval, ObjectWrite
@@ -174,7 +175,10 @@ async def approve(svc: Services, principal: Principal, approvalId: str, body: Ap
         run_id=approval.run_id or f"approval-{approval.approval_id}",
         agent_id=approval.agent_id,
     )
-    outcome = await svc.tools.execute_approved(approval, ctx)
+    # once decided, the call runs to its end even if the approver's client goes away: an
+    # approval is never left approved but unrun
+    with trio.CancelScope(shield=True):
+        outcome = await svc.tools.execute_approved(approval, ctx)
     after = await svc.store.get_object(principal.account_id, APPROVAL, approval.approval_id)
     shown = AgentApproval.from_row(after) if after is not None else approval
     return {
