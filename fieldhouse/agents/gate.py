@@ -156,6 +156,7 @@ async def _pending(ctx: ToolContext, tool: str, digest: str) -> Approval | None:
 
 
 async def _request(tool: Tool, args: Args, call: ToolCall, ctx: ToolContext) -> ToolOutcome:
+    await tool.check(args, ctx)  # a call the caller may not make is refused, not queued
     what = tool.describe(args)
     arguments = canonical(args)
     digest = args_hash(arguments)

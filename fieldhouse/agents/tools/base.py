@@ -55,8 +55,16 @@ Run = Callable[[Any, ToolContext, Consume | None], Awaitable[ToolOutcome]]
 Preview = Callable[[Any, ToolContext], Awaitable[dict[str, Any]]]
 
 
+#: the caller's permission for the call, checked before an approval is even requested
+Check = Callable[[Any, ToolContext], Awaitable[None]]
+
+
 async def no_preview(args: Any, ctx: ToolContext) -> dict[str, Any]:
     return {}
+
+
+async def no_check(args: Any, ctx: ToolContext) -> None:
+    return None
 
 
 @dataclass(frozen=True)
@@ -69,6 +77,7 @@ class Tool:
     #: the scope the REST endpoint of the same action needs (agents:write where there is none)
     scope: str = "agents:write"
     preview: Preview = no_preview
+    check: Check = no_check
 
 
 def make_tool(
@@ -81,11 +90,13 @@ def make_tool(
     external: bool = False,
     scope: str = "agents:write",
     preview: Preview = no_preview,
+    check: Check = no_check,
 ) -> Tool:
     schema = _inline(args.model_json_schema(), args.model_json_schema().get("$defs", {}))
     schema.pop("$defs", None)
     schema.pop("title", None)
-    return Tool(ToolSpec(name, description, schema, external), args, run, describe, scope, preview)
+    spec = ToolSpec(name, description, schema, external)
+    return Tool(spec, args, run, describe, scope, preview, check)
 
 
 def _inline(node: Any, defs: Mapping[str, Any]) -> Any:

@@ -89,6 +89,10 @@ async def _module(ctx: ToolContext, slug: str, *, write: bool = False) -> Module
     return schema
 
 
+async def _may_write(args: CreateArgs | UpdateArgs, ctx: ToolContext) -> None:
+    await _module(ctx, args.module, write=True)
+
+
 def _text(value: Scalar) -> str:
     return ("true" if value else "false") if isinstance(value, bool) else str(value)
 
@@ -258,6 +262,7 @@ TOOLS: tuple[Tool, ...] = (
         create,
         lambda a: f"Creating {a.module} record {a.displayName!r}",
         scope="records:write",
+        check=_may_write,
     ),
     make_tool(
         "records.update",
@@ -267,5 +272,6 @@ TOOLS: tuple[Tool, ...] = (
         update,
         lambda a: f"Updating a {a.module} record",
         scope="records:write",
+        check=_may_write,
     ),
 )
