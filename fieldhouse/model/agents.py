@@ -157,29 +157,9 @@ class Approval:
         return replace(self, **changes)
 
     def to_json(self) -> dict[str, Any]:
-        """The Approval of the API."""
-        return {
-            "id": self.approval_id,
-            "status": str(self.status),
-            "tool": self.tool,
-            "arguments": dict(self.arguments),
-            "description": self.description,
-            "preview": dict(self.preview),
-            "runId": self.run_id,
-            "callId": self.call_id,
-            "agentId": self.agent_id,
-            "requestedBy": self.requested_by,
-            "requestedAt": self.requested_at,
-            "expiresAt": self.expires_at,
-            "decidedBy": self.decided_by,
-            "decidedAt": self.decided_at,
-            "reason": self.reason,
-            "originalArguments": (
-                dict(self.original_arguments) if self.original_arguments is not None else None
-            ),
-            "executedAt": self.executed_at,
-            "error": self.error,
-        }
+        """The Approval of the API: the stored data without the hash and the requesting key."""
+        shown = {k: v for k, v in self.data().items() if k not in ("argsHash", "requestedKey")}
+        return {"id": self.approval_id, "status": str(self.status), **shown}
 
 
 @dataclass(frozen=True)
