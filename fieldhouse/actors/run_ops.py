@@ -9,7 +9,7 @@ from fieldhouse.actors.context import WriteContext
 from fieldhouse.actors.messages import Message
 from fieldhouse.model.agents import AgentActivity, Kind, RunRecord
 from fieldhouse.model.clock import new_id
-from fieldhouse.model.errors import BadRequest
+from fieldhouse.model.errors import BadRequest, Conflict
 from fieldhouse.storage.objects import ObjectRow
 
 AGENT = Kind.AGENT
@@ -27,9 +27,12 @@ class CreateAgent(Message[str]):
 
 @dataclass(frozen=True)
 class SaveRun(Message[None]):
-    """Store a run record as it stands (insert or replace)."""
+    """Store a run record as it stands (insert or replace). With ``expect``, the stored run must
+    still be the version updated at that time (a resumed run claims its record: of two resumes
+    of one run, one wins)."""
 
     record: RunRecord
+    expect: str | None = None
 
     async def apply(self, ctx: WriteContext) -> None:
         return await save_run(ctx, self)
@@ -56,6 +59,14 @@ async def create_agent(ctx: WriteContext, msg: CreateAgent) -> str:
 
 async def save_run(ctx: WriteContext, msg: SaveRun) -> None:
     run = msg.record
+    if msg.expect is not None:
+        # the workspace actor applies one write at a time: this check and the write are one step
+        old = await ctx.txn.get_object(AGENT_RUN, run.run_id)
+        if old is None or old.updated_at != msg.expect:
+            raise Conflict(
+                f"Run {run.run_id} changed since it was read: it was resumed meanwhile",
+                data={"runId": run.run_id},
+            )
     row = ObjectRow(
         ctx.account_id, AGENT_RUN, run.run_id, run.data(), run.status, None, run.created_at, ctx.now
     )

@@ -94,7 +94,8 @@ async def prepare_resume(runtime: AgentRuntime, principal: Principal, run_id: st
         raise Conflict(
             "The run's approvals are not all decided yet", data={"pendingApprovals": undecided}
         )
-    resumed = Resumed(run.run_id, run.created_at, run.steps, entries, turns)
+    version = run.updated_at or run.created_at
+    resumed = Resumed(run.run_id, run.created_at, version, run.steps, entries, turns)
     return AgentRun(runtime, request, resumed=resumed)
 
 

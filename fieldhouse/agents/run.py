@@ -106,6 +106,8 @@ class Resumed:
 
     run_id: str
     created_at: str
+    #: the version (updated time) of the stored run, which the resumed run claims
+    version: str
     steps: int
     tool_calls: list[ToolCallEntry]
     turns: list[Turn]
@@ -128,6 +130,7 @@ class AgentRun:
         self.steps = resumed.steps if resumed else 0
         self.tool_calls: list[ToolCallEntry] = list(resumed.tool_calls) if resumed else []
         self._turns = list(resumed.turns) if resumed else []
+        self._claim = resumed.version if resumed else None
         self.pending: list[str] = []
         self.answer: list[str] = []
         self.status = RunStatus.RUNNING
@@ -277,7 +280,8 @@ class AgentRun:
             error=self.error,
             created_at=self.created_at,
         )
-        message = SaveRun(record, actor_user_id=principal.user_id)
+        message = SaveRun(record, self._claim, actor_user_id=principal.user_id)
+        self._claim = None
         with trio.move_on_after(FINAL_WRITE_SECONDS, shield=True) as scope:
             await self.runtime.actors.ask(principal.account_id, message)
         if scope.cancelled_caught:

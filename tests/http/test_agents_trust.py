@@ -7,7 +7,10 @@ from __future__ import annotations
 from typing import Any
 
 import httpx
+import pytest
 
+from fieldhouse.agents.resume import prepare_resume
+from fieldhouse.model.errors import Conflict
 from fieldhouse.runtime import Runtime
 from tests.conftest import Workspace, add_user
 
@@ -238,3 +241,23 @@ async def test_the_document_describes_runs_approvals_and_events(client: httpx.As
     approve = doc["paths"]["/api/approvals/{approvalId}/approve"]["post"]
     assert approve["requestBody"]["required"] is False
     assert "preview" in schemas["Approval"]["properties"]
+
+
+async def test_of_two_resumes_of_one_run_one_wins(
+    runtime: Runtime, client: httpx.AsyncClient, ws: Workspace
+) -> None:
+    """Both resumes read the run before either writes: the first claims the record, the second
+    is refused (409) instead of running the continuation twice."""
+    asked = await chat(client, ws, "send an email to bob@example.com about Pricing")
+    (approval,) = asked["pendingApprovals"]
+    admin = await add_user(runtime, ws, "admin")
+    await client.post(f"/api/approvals/{approval}/reject", headers=admin.headers)
+    principal, _ = await runtime.services.auth.authenticate(f"Bearer {ws.key}")
+    agents = runtime.services.agents
+    first = await prepare_resume(agents, principal, asked["runId"])
+    second = await prepare_resume(agents, principal, asked["runId"])
+    assert (await first.execute())["success"] is True
+    with pytest.raises(Conflict, match="resumed meanwhile"):
+        await second.execute()
+    run = (await client.get(f"/v1/agents/runs/{asked['runId']}", headers=ws.headers)).json()
+    assert run["status"] == "succeeded" and run["steps"] == first.steps
