@@ -7,15 +7,16 @@ consumption of its approval and its activity entries commit together or not at a
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from fieldhouse.actors.context import WriteContext
 from fieldhouse.actors.messages import Message, R
-from fieldhouse.model.errors import Conflict, InternalError, NotFound
+from fieldhouse.model.agents import AgentActivity, Approval, ApprovalStatus, Kind
+from fieldhouse.model.errors import Conflict, Forbidden, InternalError, NotFound
 from fieldhouse.storage.objects import ObjectRow
 
-APPROVAL = "approval"
+APPROVAL = Kind.APPROVAL
 
 
 @dataclass(frozen=True)
@@ -62,12 +63,33 @@ class ApplyObjects(Message[list[ObjectRow]]):
 
 
 @dataclass(frozen=True)
-class DecideApproval(Message[ObjectRow]):
+class DecideApproval(Message[Approval]):
+    """An approver's decision on a pending approval: approve (with the arguments to run, when
+    edited) or reject (with a reason the model reads)."""
+
     approval_id: str
     approve: bool
+    reason: str | None = None
+    #: edited arguments (validated and hashed by the caller) and their hash
+    arguments: Mapping[str, Any] | None = None
+    args_hash: str | None = None
+    preview: Mapping[str, Any] | None = None
+    #: the deciding credential (an API key id; None for a session)
+    decider_key: str | None = None
 
-    async def apply(self, ctx: WriteContext) -> ObjectRow:
+    async def apply(self, ctx: WriteContext) -> Approval:
         return await decide_approval(ctx, self)
+
+
+@dataclass(frozen=True)
+class FailApproval(Message[Approval | None]):
+    """An approved call failed when it ran: approved -> failed, never usable again."""
+
+    approval_id: str
+    error: str
+
+    async def apply(self, ctx: WriteContext) -> Approval | None:
+        return await fail_approval(ctx, self)
 
 
 @dataclass(frozen=True)
@@ -76,10 +98,13 @@ class AgentRecordOp(Message[R]):
 
     inner: Message[R]
     tool_call: Mapping[str, Any]
+    consume: Consume | None = None
 
     async def apply(self, ctx: WriteContext) -> R:
         if isinstance(self.inner, AgentRecordOp):
             raise InternalError("an agent record operation cannot wrap another one")
+        if self.consume is not None:
+            await _consume(ctx, self.consume, self.actor_user_id)
         result = await self.inner.apply(ctx)
         await ctx.activity(
             "agent_tool_call",
@@ -100,26 +125,47 @@ async def apply_objects(ctx: WriteContext, msg: ApplyObjects) -> list[ObjectRow]
     return rows
 
 
-async def _consume(ctx: WriteContext, consume: Consume, user_id: str | None) -> None:
-    row = await ctx.txn.get_object(APPROVAL, consume.approval_id)
-    usable = (
-        row is not None
-        and row.status == "approved"
-        and row.data.get("tool") == consume.tool
-        and row.data.get("argsHash") == consume.args_hash
-    )
-    if row is None or not usable:
-        raise Conflict(f"Approval {consume.approval_id} is not approved for this call")
+async def _load(ctx: WriteContext, approval_id: str) -> Approval:
+    row = await ctx.txn.get_object(APPROVAL, approval_id)
+    if row is None:
+        raise NotFound(f"Approval {approval_id} not found")
+    return Approval.from_row(row)
+
+
+async def _store(ctx: WriteContext, old: Approval, new: Approval) -> Approval:
+    """Move an approval to its new state; 409 if someone moved it first."""
     if not await ctx.txn.transition_object(
-        APPROVAL, row.object_id, "approved", "executed", ctx.now
-    ):  # pragma: no cover - the workspace lock makes the check above final
-        raise Conflict(f"Approval {consume.approval_id} was already used")
-    data = {**row.data, "executedAt": ctx.now, "executedBy": user_id}
+        APPROVAL, old.approval_id, old.status, new.status, ctx.now
+    ):  # pragma: no cover - the workspace actor orders every write of a workspace
+        raise Conflict(f"Approval {old.approval_id} changed meanwhile")
+    row = await ctx.txn.get_object(APPROVAL, old.approval_id)
+    assert row is not None
     await ctx.txn.put_object(
         ObjectRow(
-            ctx.account_id, APPROVAL, row.object_id, data, "executed", None, row.created_at, ctx.now
+            ctx.account_id,
+            APPROVAL,
+            new.approval_id,
+            new.data(),
+            new.status,
+            None,
+            row.created_at,
+            ctx.now,
         )
     )
+    return replace(new, updated_at=ctx.now)
+
+
+async def _consume(ctx: WriteContext, consume: Consume, user_id: str | None) -> None:
+    approval = await _load(ctx, consume.approval_id)
+    usable = (
+        approval.status == ApprovalStatus.APPROVED
+        and approval.tool == consume.tool
+        and approval.args_hash == consume.args_hash
+        and not approval.expired(ctx.now)
+    )
+    if not usable:
+        raise Conflict(f"Approval {consume.approval_id} is not approved for this call")
+    await _store(ctx, approval, approval.but(status=ApprovalStatus.EXECUTED, executed_at=ctx.now))
 
 
 async def _write(ctx: WriteContext, w: ObjectWrite, user_id: str | None) -> ObjectRow:
@@ -157,29 +203,54 @@ async def _write(ctx: WriteContext, w: ObjectWrite, user_id: str | None) -> Obje
     return row
 
 
-async def decide_approval(ctx: WriteContext, msg: DecideApproval) -> ObjectRow:
-    row = await ctx.txn.get_object(APPROVAL, msg.approval_id)
-    if row is None:
-        raise NotFound(f"Approval {msg.approval_id} not found")
-    status = "approved" if msg.approve else "rejected"
-    if not await ctx.txn.transition_object(APPROVAL, row.object_id, "pending", status, ctx.now):
+async def decide_approval(ctx: WriteContext, msg: DecideApproval) -> Approval:
+    approval = await _load(ctx, msg.approval_id)
+    if approval.status == ApprovalStatus.PENDING and approval.expired(ctx.now):
+        approval = await _store(ctx, approval, approval.but(status=ApprovalStatus.EXPIRED))
+    if approval.status != ApprovalStatus.PENDING:
         raise Conflict(
-            f"Approval {msg.approval_id} was already decided ({row.status})",
-            data={"status": row.status},
+            f"Approval {msg.approval_id} was already decided ({approval.status})",
+            data={"status": str(approval.status)},
         )
-    data = {**row.data, "decidedBy": msg.actor_user_id, "decidedAt": ctx.now}
-    decided = ObjectRow(
-        ctx.account_id, APPROVAL, row.object_id, data, status, None, row.created_at, ctx.now
-    )
-    await ctx.txn.put_object(decided)
+    if msg.decider_key is not None and msg.decider_key == approval.requested_key:
+        raise Forbidden(
+            "The API key that asked for this call may not decide it: "
+            "another approver's credential must"
+        )
+    status = ApprovalStatus.APPROVED if msg.approve else ApprovalStatus.REJECTED
+    changes: dict[str, Any] = {
+        "status": status,
+        "decided_by": msg.actor_user_id,
+        "decided_at": ctx.now,
+        "reason": msg.reason,
+    }
+    if msg.approve and msg.arguments is not None and msg.args_hash != approval.args_hash:
+        changes |= {
+            "arguments": dict(msg.arguments),
+            "args_hash": msg.args_hash,
+            "original_arguments": dict(approval.arguments),
+            "preview": dict(msg.preview or {}),
+        }
+    decided = await _store(ctx, approval, approval.but(**changes))
     await ctx.activity(
-        "approval_decided",
+        AgentActivity.APPROVAL_DECIDED,
         user_id=msg.actor_user_id,
         data={
-            "approvalId": row.object_id,
-            "tool": row.data.get("tool"),
-            "decision": status,
-            "runId": row.data.get("runId"),
+            "approvalId": approval.approval_id,
+            "tool": approval.tool,
+            "decision": str(status),
+            "runId": approval.run_id,
+            "edited": decided.original_arguments is not None,
+            "reason": msg.reason,
         },
     )
     return decided
+
+
+async def fail_approval(ctx: WriteContext, msg: FailApproval) -> Approval | None:
+    approval = await _load(ctx, msg.approval_id)
+    if approval.status != ApprovalStatus.APPROVED:
+        return None  # it ran (executed) or was never approved: nothing to fail
+    return await _store(
+        ctx, approval, approval.but(status=ApprovalStatus.FAILED, error=msg.error[:500])
+    )

@@ -3,19 +3,17 @@ log their own ``agent_tool_call`` activity entries, with their writes.)"""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
 
 from fieldhouse.actors.context import WriteContext
 from fieldhouse.actors.messages import Message
+from fieldhouse.model.agents import AgentActivity, Kind, RunRecord
 from fieldhouse.model.clock import new_id
-from fieldhouse.model.errors import BadRequest
+from fieldhouse.model.errors import BadRequest, Conflict
 from fieldhouse.storage.objects import ObjectRow
 
-AGENT = "agent"
-AGENT_RUN = "agent_run"
-RUN_STATUSES = ("running", "completed", "failed", "aborted")
+AGENT = Kind.AGENT
+AGENT_RUN = Kind.RUN
 
 
 @dataclass(frozen=True)
@@ -29,12 +27,12 @@ class CreateAgent(Message[str]):
 
 @dataclass(frozen=True)
 class SaveRun(Message[None]):
-    """Store a run record as it stands (insert or replace)."""
+    """Store a run record as it stands (insert or replace). With ``expect``, the stored run must
+    still be the version updated at that time (a resumed run claims its record: of two resumes
+    of one run, one wins)."""
 
-    run_id: str
-    status: str
-    data: Mapping[str, Any]
-    created_at: str
+    record: RunRecord
+    expect: str | None = None
 
     async def apply(self, ctx: WriteContext) -> None:
         return await save_run(ctx, self)
@@ -52,22 +50,24 @@ async def create_agent(ctx: WriteContext, msg: CreateAgent) -> str:
         ObjectRow(ctx.account_id, AGENT, agent_id, data, "active", None, ctx.now, ctx.now)
     )
     await ctx.activity(
-        "agent_created", user_id=msg.actor_user_id, data={"agentId": agent_id, "name": name}
+        AgentActivity.AGENT_CREATED,
+        user_id=msg.actor_user_id,
+        data={"agentId": agent_id, "name": name},
     )
     return agent_id
 
 
 async def save_run(ctx: WriteContext, msg: SaveRun) -> None:
-    if msg.status not in RUN_STATUSES:
-        raise BadRequest(f"Unknown run status {msg.status!r}")
+    run = msg.record
+    if msg.expect is not None:
+        # the workspace actor applies one write at a time: this check and the write are one step
+        old = await ctx.txn.get_object(AGENT_RUN, run.run_id)
+        if old is None or old.updated_at != msg.expect:
+            raise Conflict(
+                f"Run {run.run_id} changed since it was read: it was resumed meanwhile",
+                data={"runId": run.run_id},
+            )
     row = ObjectRow(
-        ctx.account_id,
-        AGENT_RUN,
-        msg.run_id,
-        dict(msg.data),
-        msg.status,
-        None,
-        msg.created_at,
-        ctx.now,
+        ctx.account_id, AGENT_RUN, run.run_id, run.data(), run.status, None, run.created_at, ctx.now
     )
     await ctx.txn.put_object(row)

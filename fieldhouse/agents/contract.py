@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     from fieldhouse.model.principal import Principal
     from fieldhouse.storage.store import Store
 
-OutcomeStatus = Literal["ok", "pending_approval", "rejected", "error"]
+OutcomeStatus = Literal["ok", "pending_approval", "rejected", "error", "aborted"]
 
 
 @dataclass(frozen=True)
@@ -48,6 +48,8 @@ class ToolOutcome:
     summary: str = ""
     #: set when status is pending_approval
     approval_id: str | None = None
+    #: the records whose text the call read (module, recordId, displayName)
+    read: tuple[Mapping[str, Any], ...] = ()
 
 
 @dataclass(frozen=True)

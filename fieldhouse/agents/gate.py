@@ -4,16 +4,20 @@ Rules, for every call:
 
 1. An unknown tool, or arguments that fail the tool's model (unknown properties included, so
    ``approved: true`` is refused), is an error; nothing runs.
-2. A tool without external effects runs at once, with the caller's permissions.
-3. An external tool runs only if the workspace policy auto-approves it, or an approval object
-   for this workspace, this tool and the sha256 of exactly these (validated, canonical)
-   arguments is ``approved``. Running uses it up (approved -> executed) in the same transaction
-   as the tool's writes, so one approval runs one call, once.
-4. Otherwise a pending approval is stored (or the pending one for the same call is reused) and
-   the outcome is ``pending_approval``: the run says what awaits approval.
+2. The caller's credential needs the scope the REST endpoint of the same action needs
+   (records.search needs records:read, records.create records:write); record tools also obey
+   the role's module permissions. Otherwise the call is an error; nothing runs.
+3. A tool without external effects runs at once, unless the workspace policy requires an
+   approval for it (``requireApproval``: "records.update" or "records.update:deals").
+4. An external tool runs at once only if the policy auto-approves it.
+5. Otherwise a pending approval for exactly this call of this run is stored (a repeat of the
+   same call in the same run reuses it) and the outcome is ``pending_approval``. An approval is
+   never found by its arguments: it runs only when an approver approves that one approval,
+   and then once (approved -> executed in the same transaction as the tool's writes); a run
+   that fails leaves it ``failed``; an undecided one expires.
 
-Approvals are decided only by owners and admins over ``/api/approvals/{id}/approve|reject``;
-approving runs the call through this same function.
+Approvals are decided by owners and admins over ``/api/approvals/{id}/approve|reject``, never
+by the key that asked for the call; approving runs the call through :func:`run_approved`.
 """
 
 from __future__ import annotations
@@ -21,19 +25,29 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Mapping
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
+import trio
 from pydantic import ValidationError
 
-from fieldhouse.actors.agent_ops import APPROVAL, ApplyObjects, Consume, ObjectWrite
+from fieldhouse.actors.agent_ops import APPROVAL, ApplyObjects, Consume, FailApproval, ObjectWrite
 from fieldhouse.agents.contract import ToolCall, ToolContext, ToolOutcome
 from fieldhouse.agents.tools.base import Args, Tool
-from fieldhouse.model.clock import new_id, now_iso
+from fieldhouse.model.agents import (
+    POLICY_ID,
+    AgentActivity,
+    Approval,
+    ApprovalStatus,
+    Kind,
+    Policy,
+)
+from fieldhouse.model.clock import new_id, to_iso
 from fieldhouse.model.errors import ApiError
-from fieldhouse.storage.objects import ObjectRow
 
-POLICY = "policy"
-POLICY_ID = "agents"
+POLICY = Kind.POLICY
+#: how long an approval may wait for its decision and its run
+APPROVAL_TTL = timedelta(days=7)
 
 
 def args_hash(arguments: Mapping[str, Any]) -> str:
@@ -51,88 +65,129 @@ def canonical(args: Args) -> dict[str, Any]:
     return args.model_dump(mode="json")
 
 
-async def auto_approved(ctx: ToolContext) -> frozenset[str]:
-    row = await ctx.store.get_object(ctx.principal.account_id, POLICY, POLICY_ID)
-    names = row.data.get("autoApprove", []) if row is not None else []
-    return frozenset(str(n) for n in names)
+async def policy(ctx: ToolContext) -> Policy:
+    return Policy.from_row(await ctx.store.get_object(ctx.principal.account_id, POLICY, POLICY_ID))
 
 
-async def run_call(
-    tool: Tool | None, call: ToolCall, ctx: ToolContext, *, approval_id: str | None = None
-) -> ToolOutcome:
-    """Pass one call through the gate (rules in the module docstring). Never raises for a bad
-    call; ``approval_id`` names the approval to use first (the approve endpoint's)."""
+def _error(exc: ApiError) -> ToolOutcome:
+    result: dict[str, Any] = {"code": exc.code}
+    if exc.data:
+        result |= {k: v for k, v in exc.data.items() if k != "code"}
+    if exc.issues:
+        result["issues"] = [i.to_json() for i in exc.issues]
+    return ToolOutcome("error", result, exc.message)
+
+
+def _refused(tool: Tool, ctx: ToolContext) -> ToolOutcome | None:
+    if ctx.principal.has_scope(tool.scope):
+        return None
+    message = f"This credential lacks the {tool.scope!r} scope that {tool.spec.name} needs"
+    return ToolOutcome("error", {"code": "forbidden", "requiredScope": tool.scope}, message)
+
+
+async def run_call(tool: Tool | None, call: ToolCall, ctx: ToolContext) -> ToolOutcome:
+    """Pass one call of a run through the gate (rules in the module docstring). Never raises
+    for a bad call."""
     if tool is None:
         return ToolOutcome("error", summary=f"Unknown tool {call.name!r}")
     try:
         args = parse(tool, call.arguments)
     except ValidationError as exc:
         return ToolOutcome("error", summary=_invalid(call.name, exc))
+    refused = _refused(tool, ctx)
+    if refused is not None:
+        return refused
     try:
-        if not tool.spec.external:
+        rules = await policy(ctx)
+        module = getattr(args, "module", None)
+        if not tool.spec.external and not rules.requires(tool.spec.name, module):
             return await tool.run(args, ctx, None)
-        if tool.spec.name in await auto_approved(ctx):
+        if tool.spec.external and tool.spec.name in rules.auto_approve:
             return await tool.run(args, ctx, None)
-        arguments = canonical(args)
-        digest = args_hash(arguments)
-        approved = await _find(ctx, tool.spec.name, digest, "approved", prefer=approval_id)
-        if approved is not None:
-            return await tool.run(args, ctx, Consume(approved.object_id, tool.spec.name, digest))
-        return await _request(tool, args, arguments, digest, ctx)
+        return await _request(tool, args, call, ctx)
     except ApiError as exc:
-        result: dict[str, Any] = {"code": exc.code}
-        if exc.issues:
-            result["issues"] = [i.to_json() for i in exc.issues]
-        return ToolOutcome("error", result, exc.message)
+        return _error(exc)
 
 
-async def _find(
-    ctx: ToolContext, tool: str, digest: str, status: str, *, prefer: str | None = None
-) -> ObjectRow | None:
-    account = ctx.principal.account_id
-
-    def matches(row: ObjectRow | None) -> bool:
-        return (
-            row is not None
-            and row.status == status
-            and row.data.get("tool") == tool
-            and row.data.get("argsHash") == digest
-        )
-
-    if prefer is not None:
-        row = await ctx.store.get_object(account, APPROVAL, prefer)
-        if row is not None and matches(row):
-            return row
-    rows = await ctx.store.list_objects(account, APPROVAL, status=status, limit=500)
-    found = [r for r in rows if matches(r)]
-    return found[-1] if found else None  # the oldest
+async def run_approved(tool: Tool | None, approval: Approval, ctx: ToolContext) -> ToolOutcome:
+    """Run the call an approver just approved, using that approval up. A call that fails leaves
+    the approval ``failed``: it is never used again."""
+    if tool is None:
+        outcome = ToolOutcome("error", summary=f"Unknown tool {approval.tool!r}")
+    else:
+        outcome = await _run_approved(tool, approval, ctx)
+    if outcome.status == "error":
+        with trio.CancelScope(shield=True):
+            await ctx.actors.ask(
+                ctx.principal.account_id,
+                FailApproval(
+                    approval.approval_id, outcome.summary, actor_user_id=ctx.principal.user_id
+                ),
+            )
+    return outcome
 
 
-async def _request(
-    tool: Tool, args: Args, arguments: dict[str, Any], digest: str, ctx: ToolContext
-) -> ToolOutcome:
+async def _run_approved(tool: Tool, approval: Approval, ctx: ToolContext) -> ToolOutcome:
+    try:
+        args = parse(tool, approval.arguments)
+    except ValidationError as exc:
+        return ToolOutcome("error", summary=_invalid(tool.spec.name, exc))
+    refused = _refused(tool, ctx)
+    if refused is not None:
+        return refused
+    # the hash of what will run, checked against the stored one when the approval is used up
+    consume = Consume(approval.approval_id, tool.spec.name, args_hash(canonical(args)))
+    try:
+        return await tool.run(args, ctx, consume)
+    except ApiError as exc:
+        return _error(exc)
+
+
+async def _pending(ctx: ToolContext, tool: str, digest: str) -> Approval | None:
+    """This run's pending approval of the same call (a model repeating itself), if any."""
+    rows = await ctx.store.list_objects(
+        ctx.principal.account_id, APPROVAL, status=ApprovalStatus.PENDING, limit=500
+    )
+    for row in rows:
+        found = Approval.from_row(row)
+        if found.run_id == ctx.run_id and found.tool == tool and found.args_hash == digest:
+            return found
+    return None
+
+
+async def _request(tool: Tool, args: Args, call: ToolCall, ctx: ToolContext) -> ToolOutcome:
+    await tool.check(args, ctx)  # a call the caller may not make is refused, not queued
     what = tool.describe(args)
-    pending = await _find(ctx, tool.spec.name, digest, "pending")
+    arguments = canonical(args)
+    digest = args_hash(arguments)
+    pending = await _pending(ctx, tool.spec.name, digest)
     if pending is None:
-        approval_id = new_id()
-        data = {
-            "tool": tool.spec.name,
-            "arguments": arguments,
-            "argsHash": digest,
-            "description": what,
-            "requestedBy": ctx.principal.user_id,
-            "runId": ctx.run_id,
-            "agentId": ctx.agent_id,
-            "requestedAt": now_iso(),
-        }
+        now = datetime.now(UTC)
+        preview = await tool.preview(args, ctx)
+        pending = Approval(
+            approval_id=new_id(),
+            tool=tool.spec.name,
+            arguments=arguments,
+            args_hash=digest,
+            status=ApprovalStatus.PENDING,
+            description=what,
+            preview=preview,
+            run_id=ctx.run_id,
+            call_id=call.call_id,
+            agent_id=ctx.agent_id,
+            requested_by=ctx.principal.user_id,
+            requested_key=ctx.principal.api_key_id,
+            requested_at=to_iso(now),
+            expires_at=to_iso(now + APPROVAL_TTL),
+        )
         write = ObjectWrite(
             APPROVAL,
-            approval_id,
-            data,
-            "pending",
-            activity="approval_requested",
+            pending.approval_id,
+            pending.data(),
+            ApprovalStatus.PENDING,
+            activity=AgentActivity.APPROVAL_REQUESTED,
             activity_data={
-                "approvalId": approval_id,
+                "approvalId": pending.approval_id,
                 "tool": tool.spec.name,
                 "description": what,
                 "runId": ctx.run_id,
@@ -142,13 +197,16 @@ async def _request(
         await ctx.actors.ask(
             ctx.principal.account_id, ApplyObjects((write,), actor_user_id=ctx.principal.user_id)
         )
-    else:
-        approval_id = pending.object_id
     return ToolOutcome(
         "pending_approval",
-        {"approvalId": approval_id, "tool": tool.spec.name, "status": "pending"},
-        f"{what} awaits approval (id {approval_id}).",
-        approval_id,
+        {
+            "approvalId": pending.approval_id,
+            "tool": tool.spec.name,
+            "status": "pending",
+            "preview": dict(pending.preview),
+        },
+        f"{what} awaits approval (id {pending.approval_id}).",
+        pending.approval_id,
     )
 
 

@@ -7,10 +7,10 @@ from collections.abc import Sequence
 from pydantic import ValidationError
 
 from fieldhouse.agents.contract import ToolCall, ToolContext, ToolOutcome, ToolSpec
-from fieldhouse.agents.gate import parse, run_call
+from fieldhouse.agents.gate import parse, run_approved, run_call
 from fieldhouse.agents.tools import ALL_TOOLS, Tool
 from fieldhouse.config import Settings
-from fieldhouse.storage.objects import ObjectRow
+from fieldhouse.model.agents import Approval
 
 
 class GatedExecutor:
@@ -40,14 +40,12 @@ class GatedExecutor:
     async def execute(self, call: ToolCall, ctx: ToolContext) -> ToolOutcome:
         return await run_call(self._tools.get(call.name), call, ctx)
 
-    async def execute_approved(self, approval: ObjectRow, ctx: ToolContext) -> ToolOutcome:
-        """Run the call an approval was granted for, using that approval first."""
-        call = ToolCall(
-            f"approval-{approval.object_id}",
-            str(approval.data.get("tool")),
-            dict(approval.data.get("arguments") or {}),
-        )
-        return await run_call(self._tools.get(call.name), call, ctx, approval_id=approval.object_id)
+    def tool(self, name: str) -> Tool | None:
+        return self._tools.get(name)
+
+    async def execute_approved(self, approval: Approval, ctx: ToolContext) -> ToolOutcome:
+        """Run the call an approver approved, using that approval up."""
+        return await run_approved(self._tools.get(approval.tool), approval, ctx)
 
 
 def build_executor(settings: Settings) -> GatedExecutor:

@@ -3,12 +3,18 @@ the approval gate), feed the outcomes back, until a final answer, the step limit
 deadline. The run executes in the request's task tree: when the request is cancelled (client
 gone), the provider call or tool in progress is cancelled, no further tool starts, and the
 record is stored as aborted from a shielded ``finally``.
+
+The run record is written in ordered, shielded steps (the workspace actor applies one
+workspace's messages in order): ``running`` before the first model call, each tool call as it
+starts and as it ends, then the end. Every run ends ``succeeded``, ``failed`` or ``aborted``;
+a call in flight when the run stopped is stored ``aborted``. A run whose tool calls waited for
+approvals can be resumed once they are decided: the model then reads what came of them.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -17,8 +23,9 @@ import trio
 from fieldhouse.actors.run_ops import AGENT, SaveRun
 from fieldhouse.actors.system import ActorSystem
 from fieldhouse.agents.contract import ToolCall, ToolContext, ToolExecutor, ToolOutcome
-from fieldhouse.agents.providers.base import Provider, ProviderError, Turn
+from fieldhouse.agents.providers.base import EMPTY_ANSWER, Provider, ProviderError, Turn
 from fieldhouse.config import Settings
+from fieldhouse.model.agents import RunRecord, RunStatus, ToolCallEntry
 from fieldhouse.model.clock import new_id, now_iso
 from fieldhouse.model.errors import NotFound
 from fieldhouse.model.principal import Principal
@@ -47,11 +54,20 @@ class Token:
     text: str
 
 
+@dataclass(frozen=True)
+class ApprovalRequired:
+    approval_id: str
+    tool: str
+    description: str
+    preview: Mapping[str, Any]
+
+
 #: what a run reports while it works (its end is the Agent response it returns)
-RunEvent = ToolStarted | Token
+RunEvent = ToolStarted | Token | ApprovalRequired
 #: called once per run after its final record is stored: (run id, status, the trio.current_time()
 #: at which the run ended, e.g. when its cancellation arrived)
 EndHook = Callable[[str, str, float], None]
+INTERRUPTED = "The run stopped while this call was in flight; it may or may not have completed"
 
 
 @dataclass
@@ -84,23 +100,40 @@ async def load_agent(store: Store, principal: Principal, agent_id: str | None) -
     return RunRequest(principal, "", agent_id, str(row.data.get("prompt") or DEFAULT_PROMPT))
 
 
+@dataclass(frozen=True)
+class Resumed:
+    """Where a resumed run picks up: its stored record and the conversation so far."""
+
+    run_id: str
+    created_at: str
+    #: the version (updated time) of the stored run, which the resumed run claims
+    version: str
+    steps: int
+    tool_calls: list[ToolCallEntry]
+    turns: list[Turn]
+
+
 class AgentRun:
     def __init__(
         self,
         runtime: AgentRuntime,
         request: RunRequest,
         events: trio.MemorySendChannel[RunEvent] | None = None,
+        *,
+        resumed: Resumed | None = None,
     ) -> None:
         self.runtime = runtime
         self.request = request
         self.events = events
-        self.run_id = new_id()
-        self.created_at = now_iso()
-        self.steps = 0
-        self.tool_calls: list[dict[str, Any]] = []
+        self.run_id = resumed.run_id if resumed else new_id()
+        self.created_at = resumed.created_at if resumed else now_iso()
+        self.steps = resumed.steps if resumed else 0
+        self.tool_calls: list[ToolCallEntry] = list(resumed.tool_calls) if resumed else []
+        self._turns = list(resumed.turns) if resumed else []
+        self._claim = resumed.version if resumed else None
         self.pending: list[str] = []
         self.answer: list[str] = []
-        self.status = "running"
+        self.status = RunStatus.RUNNING
         self.error: str | None = None
         self._started = 0.0
         self._duration_ms = 0
@@ -110,12 +143,11 @@ class AgentRun:
         aborted record is stored); every other failure ends as status "failed"."""
         self._started = trio.current_time()
         settings = self.runtime.settings
-        await self._save()
-        self.status = "aborted"
+        await self._save()  # shielded: a cancelled first write is still followed by the end
         try:
             with trio.fail_after(settings.agent_run_timeout):
                 await self._loop()
-            self.status = "completed"
+            self.status = RunStatus.SUCCEEDED
         except trio.TooSlowError:
             self._fail(
                 f"The run deadline of {settings.agent_run_timeout:g} s was exceeded; "
@@ -126,18 +158,20 @@ class AgentRun:
         except StepLimitReached as exc:
             self._fail(str(exc))
         except trio.BrokenResourceError:
-            self.error = "The client stopped reading the run's events"  # status stays aborted
+            self.error = "The client stopped reading the run's events"  # ends aborted
         except Exception:
             log.exception("agent run %s failed", self.run_id)
             self._fail("The run failed on an internal error")
         finally:
+            if self.status == RunStatus.RUNNING:  # cancelled, or the client went away
+                self.status = RunStatus.ABORTED
             await self._finish()
         return self.response()
 
     def response(self) -> dict[str, Any]:
         return {
             "response": "".join(self.answer),
-            "success": self.status == "completed",
+            "success": self.status == RunStatus.SUCCEEDED,
             "durationMs": self._duration_ms,
             "toolCalls": len(self.tool_calls),
             "error": self.error or "",
@@ -147,16 +181,18 @@ class AgentRun:
         }
 
     def _fail(self, message: str) -> None:
-        self.status, self.error = "failed", message
+        self.status, self.error = RunStatus.FAILED, message
 
     async def _loop(self) -> None:
         runtime, request = self.runtime, self.request
-        turns = [Turn("system", request.prompt), Turn("user", request.message)]
+        turns = self._turns or [Turn("system", request.prompt), Turn("user", request.message)]
         specs = runtime.executor.specs()
         for _ in range(runtime.settings.agent_max_steps):
             self.steps += 1
             step = await runtime.provider.step(turns, specs, self._emit)
             if step.final:
+                if not step.text.strip() and not self.answer:
+                    raise ProviderError(EMPTY_ANSWER)
                 return
             turns.append(Turn("assistant", step.text, step.tool_calls))
             for call in step.tool_calls:
@@ -187,76 +223,82 @@ class AgentRun:
             agent_id=self.request.agent_id,
         )
         began = trio.current_time()
-        outcome = await runtime.executor.execute(call, ctx)
-        entry = {
-            "callId": call.call_id,
-            "tool": call.name,
-            "arguments": dict(call.arguments),
-            "status": outcome.status,
-            "summary": outcome.summary,
-            "result": dict(outcome.result),
-            "approvalId": outcome.approval_id,
-            "durationMs": round((trio.current_time() - began) * 1000),
-        }
+        entry = ToolCallEntry(call.call_id, call.name, dict(call.arguments), "running")
         self.tool_calls.append(entry)
+        await self._save()
+        outcome = await runtime.executor.execute(call, ctx)
+        entry.status, entry.summary = outcome.status, outcome.summary
+        entry.result, entry.approval_id = dict(outcome.result), outcome.approval_id
+        entry.duration_ms = round((trio.current_time() - began) * 1000)
+        entry.read = list(outcome.read)
         if outcome.approval_id is not None and outcome.status == "pending_approval":
             self.pending.append(outcome.approval_id)
+            preview = outcome.result.get("preview")
+            await self._send(
+                ApprovalRequired(
+                    outcome.approval_id,
+                    call.name,
+                    outcome.summary,
+                    preview if isinstance(preview, Mapping) else {},
+                )
+            )
         await self._save()
         return outcome
 
     async def _finish(self) -> None:
-        """Store the final record, shielded: a cancelled run still says it was aborted."""
+        """Store the final record, shielded: a cancelled run still says it was aborted, with
+        the call that was in flight."""
         ended = trio.current_time()
         self._duration_ms = round((ended - self._started) * 1000)
-        with trio.move_on_after(FINAL_WRITE_SECONDS) as scope:
-            scope.shield = True
-            try:
-                await self._save()
-            except Exception:
-                log.exception("could not store the end of agent run %s", self.run_id)
-        if scope.cancelled_caught:
-            log.error("storing the end of agent run %s timed out", self.run_id)
+        for entry in self.tool_calls:
+            if entry.status == "running":
+                entry.status, entry.summary = "aborted", INTERRUPTED
+        try:
+            await self._save()
+        except Exception:
+            log.exception("could not store the end of agent run %s", self.run_id)
         for hook in self.runtime.on_end:
             hook(self.run_id, self.status, ended)
 
     async def _save(self) -> None:
+        """Store the run as it stands: shielded, so a cancellation never cuts the sequence of
+        writes short; the actor applies them in the order they were sent."""
         principal = self.request.principal
-        data = {
-            "runId": self.run_id,
-            "agentId": self.request.agent_id,
-            "userId": principal.user_id,
-            "apiKeyId": principal.api_key_id,
-            "message": self.request.message,
-            "provider": self.runtime.provider.name,
-            "status": self.status,
-            "steps": self.steps,
-            "toolCalls": list(self.tool_calls),
-            "pendingApprovals": list(self.pending),
-            "response": "".join(self.answer),
-            "durationMs": self._duration_ms,
-            "error": self.error,
-        }
-        message = SaveRun(
-            self.run_id,
-            self.status,
-            data,
-            self.created_at,
-            actor_user_id=principal.user_id,
+        record = RunRecord(
+            run_id=self.run_id,
+            agent_id=self.request.agent_id,
+            user_id=principal.user_id,
+            api_key_id=principal.api_key_id,
+            message=self.request.message,
+            provider=self.runtime.provider.name,
+            status=self.status,
+            steps=self.steps,
+            tool_calls=[ToolCallEntry.from_json(e.to_json()) for e in self.tool_calls],
+            pending_approvals=list(self.pending),
+            response="".join(self.answer),
+            duration_ms=self._duration_ms,
+            error=self.error,
+            created_at=self.created_at,
         )
-        await self.runtime.actors.ask(principal.account_id, message)
+        message = SaveRun(record, self._claim, actor_user_id=principal.user_id)
+        self._claim = None
+        with trio.move_on_after(FINAL_WRITE_SECONDS, shield=True) as scope:
+            await self.runtime.actors.ask(principal.account_id, message)
+        if scope.cancelled_caught:
+            log.error("storing agent run %s timed out", self.run_id)
 
 
 class StepLimitReached(Exception):
     pass
 
 
-def progress_reply(tool_calls: list[dict[str, Any]], limit: int, after_text: bool) -> str:
+def progress_reply(tool_calls: list[ToolCallEntry], limit: int, after_text: bool) -> str:
     """The reply of a run stopped at its step limit: what its tools did so far, from their
     outcomes only (repeated outcomes are counted, not repeated)."""
     counts: dict[str, int] = {}
     for entry in tool_calls:
-        summary = str(entry.get("summary") or "").strip()
-        tool, status = entry.get("tool"), entry.get("status")
+        summary = entry.summary.strip()
+        tool, status = entry.tool, entry.status
         if status == "error":
             line = f"Could not complete {tool}: {summary or 'it failed'}"
         elif status == "rejected":

@@ -22,6 +22,7 @@ from fieldhouse.agents.tools.email import EMAIL
 from fieldhouse.agents.tools.reminders import REMINDER
 from fieldhouse.agents.tools.social import POST
 from fieldhouse.config import Settings
+from fieldhouse.model.agents import EmailStatus, PostStatus, ReminderStatus
 from fieldhouse.model.clock import now_iso
 from fieldhouse.model.errors import ApiError
 from fieldhouse.storage.objects import ObjectRow
@@ -43,7 +44,7 @@ async def _move(actors: ActorSystem, row: ObjectRow, write: ObjectWrite) -> bool
 async def tick(store: Store, actors: ActorSystem, settings: Settings, now: str) -> int:
     """Do everything due at ``now`` (ISO UTC); return how many objects changed."""
     done = 0
-    for row in await store.due_objects(REMINDER, "scheduled", now):
+    for row in await store.due_objects(REMINDER, ReminderStatus.SCHEDULED, now):
         done += await _move(
             actors,
             row,
@@ -51,15 +52,15 @@ async def tick(store: Store, actors: ActorSystem, settings: Settings, now: str) 
                 REMINDER,
                 row.object_id,
                 {"firedAt": now},
-                "fired",
+                ReminderStatus.FIRED,
                 mode="update",
-                expect=("scheduled",),
+                expect=(ReminderStatus.SCHEDULED,),
                 activity="reminder_fired",
                 activity_data={"text": row.data.get("text"), "dueAt": row.due_at},
                 record_id=row.data.get("recordId"),
             ),
         )
-    for row in await store.due_objects(POST, "scheduled", now):
+    for row in await store.due_objects(POST, PostStatus.SCHEDULED, now):
         done += await _move(
             actors,
             row,
@@ -67,14 +68,14 @@ async def tick(store: Store, actors: ActorSystem, settings: Settings, now: str) 
                 POST,
                 row.object_id,
                 {"postedAt": now},
-                "posted",
+                PostStatus.POSTED,
                 mode="update",
-                expect=("scheduled",),
+                expect=(PostStatus.SCHEDULED,),
                 activity="social_posted",
             ),
         )
     if settings.smtp_url:
-        for row in await store.due_objects(EMAIL, "queued", now):
+        for row in await store.due_objects(EMAIL, EmailStatus.QUEUED, now):
             done += await _deliver(actors, settings.smtp_url, row)
     return done
 
@@ -95,14 +96,22 @@ async def _deliver(actors: ActorSystem, url: str, row: ObjectRow) -> bool:
         )
 
     # claim it first: of several schedulers only the one whose claim commits sends it
-    if not await _move(actors, row, step("sending", "queued", {}, None)):
+    if not await _move(actors, row, step(EmailStatus.SENDING, EmailStatus.QUEUED, {}, None)):
         return False
     try:
         await send_email(url, row.data)
     except DeliveryFailed as exc:
-        await _move(actors, row, step("failed", "sending", {"error": str(exc)}, "email_failed"))
+        await _move(
+            actors,
+            row,
+            step(EmailStatus.FAILED, EmailStatus.SENDING, {"error": str(exc)}, "email_failed"),
+        )
         return True
-    await _move(actors, row, step("sent", "sending", {"sentAt": now_iso()}, "email_sent"))
+    await _move(
+        actors,
+        row,
+        step(EmailStatus.SENT, EmailStatus.SENDING, {"sentAt": now_iso()}, "email_sent"),
+    )
     return True
 
 

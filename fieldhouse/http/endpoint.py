@@ -83,6 +83,8 @@ class Endpoint:
     admin_only: bool = False
     stream: bool = False
     description: str = ""
+    #: an empty request body stands for ``{}``
+    body_optional: bool = False
     #: served but left out of the document (an alias of a documented path)
     hidden: bool = False
 
@@ -124,6 +126,7 @@ class Routes:
         stream: bool = False,
         description: str = "",
         hidden: bool = False,
+        body_optional: bool = False,
     ) -> Callable[[Handler], Handler]:
         """Declare an endpoint. The handler gets ``svc`` (the services), ``principal`` (when
         scoped), the path parameters, and ``query``/``body`` as validated models; it returns a
@@ -145,6 +148,7 @@ class Routes:
                 stream=stream,
                 description=description,
                 hidden=hidden,
+                body_optional=body_optional,
             )
             self.entries.append((spec, fn))
             return fn
@@ -208,7 +212,7 @@ async def _call(
         _require_json(request.mimetype)
         if raw is None:
             raw = await read_body(svc.settings.max_body_bytes)
-        data = parse_json_body(raw)
+        data = {} if spec.body_optional and not raw.strip() else parse_json_body(raw)
         try:
             kwargs["body"] = validate_model(spec.body, data)
         except ValidationFailed as exc:

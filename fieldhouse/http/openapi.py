@@ -42,6 +42,7 @@ def build_openapi(endpoints: Sequence[Endpoint]) -> dict[str, Any]:
     _, defs = models_json_schema([(m, "validation") for m in ordered], ref_template=REF)
     schemas: dict[str, Any] = dict(defs.get("$defs", {}))
     schemas.update(field_value_schemas())
+    schemas.update(agent_event_schemas())
 
     paths: dict[str, dict[str, Any]] = {}
     for ep in endpoints:
@@ -111,7 +112,7 @@ def _operation(ep: Endpoint) -> dict[str, Any]:
         op["x-required-scope"] = ep.scope
     if ep.body is not None:
         op["requestBody"] = {
-            "required": True,
+            "required": not ep.body_optional,
             "content": {"application/json": {"schema": _ref(ep.body)}},
         }
     _feed_operation(ep, op)
@@ -154,7 +155,7 @@ def _responses(ep: Endpoint) -> dict[str, Any]:
         if ep.stream and status == 200:
             entry["content"] = {
                 "application/json": {"schema": _ref(model) if model else {"type": "object"}},
-                "text/event-stream": {"schema": {"type": "string"}},
+                "text/event-stream": agent_event_stream(),
             }
         elif model is not None:
             entry["content"] = {"application/json": {"schema": _ref(model)}}
@@ -173,14 +174,7 @@ def _responses(ep: Endpoint) -> dict[str, Any]:
     }
     for status in sorted(statuses):
         headers = {**rate_headers, **retry_after} if status in (429, 503) else rate_headers
-        out.setdefault(
-            str(status),
-            {
-                "description": _ERROR_STATUSES.get(status, "Error"),
-                "headers": headers,
-                "content": {"application/json": {"schema": _ref(ErrorEnvelope)}},
-            },
-        )
+        out.setdefault(str(status), declared_error(status, headers))
     return out
 
 
@@ -215,3 +209,78 @@ def _feed_operation(ep: Endpoint, op: dict[str, Any]) -> None:
     op["responses"].setdefault(
         "422", {"description": "Idempotency-Key reused for another request", "content": error}
     )
+
+
+# --- agent runs: declared error statuses and the event stream's events (issue 13) ---
+
+_DECLARED_ERRORS = {
+    409: "Conflict: the approval was already decided or expired, the run still has pending "
+    "approvals, or nothing changed meanwhile",
+}
+
+
+def declared_error(status: int, headers: dict[str, Any]) -> dict[str, Any]:
+    """An error status an endpoint declares (with ``None`` as its model): the error envelope."""
+    return {
+        "description": _DECLARED_ERRORS.get(status) or _ERROR_STATUSES.get(status, "Error"),
+        "headers": headers,
+        "content": {"application/json": {"schema": _ref(ErrorEnvelope)}},
+    }
+
+
+_AGENT_EVENTS: dict[str, tuple[str, dict[str, Any], list[str]]] = {
+    "open": (
+        "The stream is established; runId names the run (GET /agents/runs/{runId})",
+        {"agentId": {"type": ["string", "null"]}, "runId": {"type": "string"}},
+        ["agentId", "runId"],
+    ),
+    "tool_call": (
+        "The agent is using a tool; label is a short human-readable description",
+        {"tool": {"type": "string"}, "label": {"type": "string"}},
+        ["tool", "label"],
+    ),
+    "approval_required": (
+        "A tool call waits for an approver: POST /api/approvals/{approvalId}/approve or "
+        "/reject, then POST /agents/runs/{runId}/resume",
+        {
+            "approvalId": {"type": "string"},
+            "tool": {"type": "string"},
+            "description": {"type": "string"},
+            "preview": {
+                "type": "object",
+                "description": "what the call would send or publish: text, HTML, recipients",
+            },
+        },
+        ["approvalId", "tool", "description", "preview"],
+    ),
+    "token": ("Answer text", {"text": {"type": "string"}}, ["text"]),
+    "error": (
+        "Terminal failure; the message is one of a fixed set (upstream text never appears)",
+        {"message": {"type": "string"}, "runId": {"type": ["string", "null"]}},
+        ["message"],
+    ),
+}
+
+
+def agent_event_schemas() -> dict[str, Any]:
+    """One component schema per agent stream event's data (``AgentEvent_<name>``)."""
+    return {
+        f"AgentEvent_{name}": {
+            "type": "object",
+            "description": text,
+            "properties": props,
+            "required": required,
+        }
+        for name, (text, props, required) in _AGENT_EVENTS.items()
+    }
+
+
+def agent_event_stream() -> dict[str, Any]:
+    names = ", ".join(f"`{n}`" for n in (*_AGENT_EVENTS, "done"))
+    return {
+        "schema": {
+            "type": "string",
+            "description": f"Server-Sent Events: {names} (done: the Agent response). The data "
+            "of each is described by the AgentEvent_<name> schemas.",
+        }
+    }

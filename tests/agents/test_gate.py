@@ -1,10 +1,13 @@
-"""The approval gate: external tools never run without a stored, matching, unused approval."""
+"""The approval gate: external tools never run without an approver's decision on exactly that
+call; an approval runs its one call once, or ends failed or expired, never reusable."""
 
 from __future__ import annotations
 
 from fieldhouse.actors.agent_ops import ApplyObjects, DecideApproval, ObjectWrite
 from fieldhouse.agents.contract import ToolCall
 from fieldhouse.agents.gate import args_hash
+from fieldhouse.model.agents import Approval
+from fieldhouse.model.errors import Conflict
 from fieldhouse.runtime import Runtime
 from tests.agents.toolkit import activity_types, call, context, executor, objects
 from tests.conftest import Workspace
@@ -12,10 +15,11 @@ from tests.conftest import Workspace
 MAIL = {"to": ["ada@example.com"], "subject": "Hello", "body": "Hi Ada"}
 
 
-async def approve_directly(runtime: Runtime, ws: Workspace, approval_id: str) -> None:
-    await runtime.actors.ask(
+async def approve_directly(runtime: Runtime, ws: Workspace, approval_id: str) -> Approval:
+    decided: Approval = await runtime.actors.ask(
         ws.account_id, DecideApproval(approval_id, True, actor_user_id=ws.owner_id)
     )
+    return decided
 
 
 async def test_external_tool_waits_for_approval(runtime: Runtime, ws: Workspace) -> None:
@@ -42,17 +46,75 @@ async def test_one_approval_runs_one_call(runtime: Runtime, ws: Workspace) -> No
     ctx = await context(runtime, ws)
     pending = await call(ctx, "email.send", **MAIL)
     assert pending.approval_id is not None
-    await approve_directly(runtime, ws, pending.approval_id)
-    first = await call(ctx, "email.send", **MAIL)
+    approved = await approve_directly(runtime, ws, pending.approval_id)
+    # an identical call (here: the same key, another run) does not use the approval up
+    other_run = await call(await context(runtime, ws, "run-2"), "email.send", **MAIL)
+    assert other_run.status == "pending_approval"
+    assert other_run.approval_id != pending.approval_id
+    assert await objects(runtime, ws, "email") == []
+    first = await executor(runtime).execute_approved(approved, ctx)
     assert first.status == "ok", first.summary
     (email,) = await objects(runtime, ws, "email")
     assert email.status == "queued" and email.data["subject"] == "Hello"
     used = await runtime.store.get_object(ws.account_id, "approval", pending.approval_id)
     assert used is not None and used.status == "executed"
-    second = await call(ctx, "email.send", **MAIL)
-    assert second.status == "pending_approval"
-    assert second.approval_id != pending.approval_id
+    again = await executor(runtime).execute_approved(approved, ctx)
+    assert again.status == "error" and "not approved" in again.summary
     assert len(await objects(runtime, ws, "email")) == 1
+
+
+async def test_a_failed_call_leaves_its_approval_failed(runtime: Runtime, ws: Workspace) -> None:
+    """Publishing a page that does not exist fails: the approval is failed, not reusable, and
+    cannot be decided again."""
+    ctx = await context(runtime, ws)
+    pending = await call(ctx, "pages.publish", slug="nowhere")
+    assert pending.approval_id is not None
+    approved = await approve_directly(runtime, ws, pending.approval_id)
+    failed = await executor(runtime).execute_approved(approved, ctx)
+    assert failed.status == "error"
+    row = await runtime.store.get_object(ws.account_id, "approval", pending.approval_id)
+    assert row is not None and row.status == "failed" and row.data["error"]
+    # the page now exists, the same call is made again: a new approval is needed
+    assert (await call(ctx, "pages.create", slug="nowhere", title="N", html="<p>n</p>")).status == (
+        "ok"
+    )
+    again = await call(ctx, "pages.publish", slug="nowhere")
+    assert again.status == "pending_approval" and again.approval_id != pending.approval_id
+    assert (await executor(runtime).execute_approved(approved, ctx)).status == "error"
+    for approve in (True, False):
+        try:
+            await runtime.actors.ask(
+                ws.account_id,
+                DecideApproval(pending.approval_id, approve, actor_user_id=ws.owner_id),
+            )
+        except Conflict as exc:
+            assert "already decided (failed)" in exc.message
+        else:
+            raise AssertionError("a failed approval was decided again")
+
+
+async def test_an_expired_approval_cannot_be_approved(runtime: Runtime, ws: Workspace) -> None:
+    ctx = await context(runtime, ws)
+    pending = await call(ctx, "email.send", **MAIL)
+    assert pending.approval_id is not None
+    row = await runtime.store.get_object(ws.account_id, "approval", pending.approval_id)
+    assert row is not None
+    old = ObjectWrite(
+        "approval",
+        row.object_id,
+        {"expiresAt": "2000-01-01T00:00:00.000000Z"},
+        "pending",
+        mode="update",
+        expect=("pending",),
+    )
+    await runtime.actors.ask(ws.account_id, ApplyObjects((old,)))
+    try:
+        await approve_directly(runtime, ws, pending.approval_id)
+    except Conflict as exc:
+        assert "already decided (expired)" in exc.message
+    else:
+        raise AssertionError("an expired approval was approved")
+    assert await objects(runtime, ws, "email") == []
 
 
 async def test_approval_does_not_cover_changed_arguments(runtime: Runtime, ws: Workspace) -> None:
@@ -87,9 +149,11 @@ async def test_made_up_or_forged_approvals_do_not_run(runtime: Runtime, ws: Work
     assert pending.approval_id is not None
     fake = await runtime.store.get_object(ws.account_id, "approval", pending.approval_id)
     assert fake is not None
-    # the approve path with an approval that was never decided: still pending
-    outcome = await run.execute_approved(fake, ctx)
-    assert outcome.status == "pending_approval"
+    # the approve path with an approval that was never decided: refused, still pending
+    outcome = await run.execute_approved(Approval.from_row(fake), ctx)
+    assert outcome.status == "error"
+    still = await runtime.store.get_object(ws.account_id, "approval", pending.approval_id)
+    assert still is not None and still.status == "pending"
     # an "approved" approval written for other arguments, replayed with these arguments
     forged = ObjectWrite(
         "approval",
@@ -100,7 +164,7 @@ async def test_made_up_or_forged_approvals_do_not_run(runtime: Runtime, ws: Work
     await runtime.actors.ask(ws.account_id, ApplyObjects((forged,)))
     row = await runtime.store.get_object(ws.account_id, "approval", "forged")
     assert row is not None
-    assert (await run.execute_approved(row, ctx)).status == "pending_approval"
+    assert (await run.execute_approved(Approval.from_row(row), ctx)).status == "error"
     assert await objects(runtime, ws, "email") == []
 
 

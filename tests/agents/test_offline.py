@@ -68,7 +68,7 @@ def test_update_searches_then_updates() -> None:
     plan = plan_for("update deal Big One stage to won", NOW)
     assert plan is not None and len(plan.stages) == 2
     assert plan.stages[0]([]) == [
-        ("records.search", {"module": "deals", "query": "Big One", "limit": 1})
+        ("records.search", {"module": "deals", "query": "Big One", "limit": 10})
     ]
     found = ToolOutcome(
         "ok", {"records": [{"recordId": "0" * 36, "displayName": "Big One"}]}, "Found 1."
@@ -81,6 +81,10 @@ def test_update_searches_then_updates() -> None:
     }
     TOOLS[name].args.model_validate(args)
     assert plan.stages[1]([ToolOutcome("ok", {"records": []}, "Found 0.")]) == []
+    # two records of that name: the update names the record, and the tool refuses it
+    twins = [{"recordId": str(i) * 36, "displayName": "Big One"} for i in (1, 2)]
+    ((name, args),) = plan.stages[1]([ToolOutcome("ok", {"records": twins}, "Found 2.")])
+    assert args == {"module": "deals", "name": "Big One", "fields": {"stage": "won"}}
 
 
 @pytest.mark.parametrize(

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from fieldhouse.actors import admin_ops as ops
+from fieldhouse.actors.agent_ops import ApplyObjects, ObjectWrite
 from fieldhouse.runtime import Runtime
-from tests.agents.toolkit import activity_types, call, context
+from tests.agents.toolkit import activity_types, call, context, objects
 from tests.conftest import Workspace, add_user
 
 
@@ -91,10 +92,33 @@ async def test_viewer_cannot_write(runtime: Runtime, ws: Workspace) -> None:
     )  # fmt: skip
     viewer = await context(runtime, await add_user(runtime, ws, "viewer"))
     denied = await call(viewer, "records.create", module="contacts", displayName="X")
-    assert denied.status == "error" and "may not change" in denied.summary
+    assert denied.status == "error" and "lacks the 'records:write' scope" in denied.summary
     update = await call(
         viewer, "records.update", module="contacts",
         recordId=made.result["record"]["recordId"], displayName="Eve",
     )  # fmt: skip
     assert update.status == "error"
     assert (await call(viewer, "records.search", module="contacts")).result["total"] == 1
+
+
+async def test_a_write_the_caller_may_not_make_is_refused_not_queued(
+    runtime: Runtime, ws: Workspace
+) -> None:
+    """With the policy requiring approvals for record writes, a role that may view deals but not
+    edit them gets the refusal at once; no approval is queued for an approver to grant."""
+    policy = ObjectWrite(
+        "policy", "agents", {"requireApproval": ["records.update"]}, "active", mode="upsert"
+    )
+    await runtime.actors.ask(ws.account_id, ApplyObjects((policy,)))
+    await runtime.actors.ask(
+        ws.account_id, ops.CreateRole("readers", frozenset({"deals"}), frozenset({"tasks"}))
+    )
+    reader = await context(runtime, await add_user(runtime, ws, "readers"))
+    outcome = await call(reader, "records.update", module="deals", name="Big One", displayName="X")
+    assert outcome.status == "error" and "may not change records of module 'deals'" in (
+        outcome.summary
+    )
+    assert await objects(runtime, ws, "approval") == []
+    owner = await context(runtime, ws)
+    queued = await call(owner, "records.update", module="deals", name="Big One", displayName="X")
+    assert queued.status == "pending_approval"

@@ -22,7 +22,7 @@ from fieldhouse.agents.providers.openai import OpenAIProvider
 from fieldhouse.agents.registry import build_executor
 from fieldhouse.agents.run import AgentRuntime
 from fieldhouse.runtime import Runtime
-from tests.conftest import Workspace, make_workspace
+from tests.conftest import Workspace, add_user, make_workspace
 from tests.http.agents_support import install_runtime
 from tests.http.test_agents import Looping
 from tests.http.test_agents_sse import Blocking, TwoCalls, raw_request, served
@@ -143,7 +143,10 @@ async def test_deadline_ends_a_stream_with_one_error_event(
     assert error["message"] == "The run deadline of 30 s was exceeded; the run was stopped"
     assert blocking.started == ["reminders.list"]  # the second tool never started
     run = await runtime.store.get_object(ws.account_id, AGENT_RUN, error["runId"])
-    assert run is not None and run.status == "failed" and run.data["toolCalls"] == []
+    assert run is not None and run.status == "failed"
+    assert [(e["tool"], e["status"]) for e in run.data["toolCalls"]] == [
+        ("reminders.list", "aborted")
+    ]
 
 
 STEP_LIMIT_REPLY = (
@@ -316,7 +319,8 @@ async def test_agent_activity_in_the_feeds(
     )
     send_run = asked.json()["runId"]
     (approval,) = asked.json()["pendingApprovals"]
-    decided = await client.post(f"/api/approvals/{approval}/approve", headers=ws.headers)
+    admin = await add_user(runtime, ws, "admin")
+    decided = await client.post(f"/api/approvals/{approval}/approve", headers=admin.headers)
     assert decided.status_code == 200, decided.text
     res = await client.get(
         "/v1/activity",
@@ -339,5 +343,6 @@ async def test_agent_activity_in_the_feeds(
     assert decision == {**decision, "approvalId": approval, "decision": "approved"}
     assert decision["runId"] == send_run
     assert sent == {**sent, "tool": "email.send", "approvalId": approval, "runId": send_run}
-    for entry in res.json()["activities"]:
-        assert entry["userId"] == ws.owner_id
+    # the approver decided and ran the call; the requester asked for it
+    users = [e["userId"] for e in res.json()["activities"]][::-1]
+    assert users == [ws.owner_id, ws.owner_id, admin.owner_id, admin.owner_id]

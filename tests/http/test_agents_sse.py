@@ -61,8 +61,9 @@ async def stream_all(client: httpx.AsyncClient, ws: Workspace, **kw: Any) -> lis
 
 
 def check_shape(got: list[Event]) -> dict[str, Any]:
-    """open -> tool_call* -> token* -> exactly one done, whose response is the tokens."""
-    names = [name for name, _ in got if name != "keepalive"]
+    """open -> (tool_call approval_required?)* -> token* -> exactly one done, whose response
+    is the tokens."""
+    names = [name for name, _ in got if name not in ("keepalive", "approval_required")]
     assert names[0] == "open" and names[-1] == "done" and names.count("done") == 1
     assert "error" not in names
     body = names[1:-1]
@@ -79,8 +80,8 @@ async def test_stream_event_order_and_approval(runtime: Runtime) -> None:
     async with served(runtime) as client:
         message = "create a contact named Ada Lovelace with email ada@example.com"
         got = await stream_all(client, ws, params={"stream": "true"}, json={"message": message})
-        assert got[0] == ("open", {"agentId": None})
         done = check_shape(got)
+        assert got[0] == ("open", {"agentId": None, "runId": done["runId"]})
         assert (
             "tool_call",
             {"tool": "records.create", "label": "Creating contacts record 'Ada Lovelace'"},
@@ -98,9 +99,19 @@ async def test_stream_event_order_and_approval(runtime: Runtime) -> None:
         done = check_shape(got)
         (approval,) = done["pendingApprovals"]
         assert f"awaits approval (id {approval})" in done["response"]
+        names = [n for n, _ in got if n != "keepalive"]
+        assert names[1:3] == ["tool_call", "approval_required"]
+        (required,) = [d for n, d in got if n == "approval_required"]
+        assert required == {
+            "approvalId": approval,
+            "tool": "email.send",
+            "description": f"Sending the e-mail 'Pricing' to bob@example.com awaits approval "
+            f"(id {approval}).",
+            "preview": {"to": ["bob@example.com"], "subject": "Pricing", "body": "Pricing"},
+        }
         assert [d["tool"] for n, d in got if n == "tool_call"] == ["email.send"]
         run = await runtime.store.get_object(ws.account_id, AGENT_RUN, done["runId"])
-        assert run is not None and run.status == "completed"
+        assert run is not None and run.status == "succeeded"
 
 
 class Gate:
@@ -224,7 +235,10 @@ async def test_disconnect_cancels_the_run_within_100_ms(runtime: Runtime) -> Non
     assert body.index(b"event: open") < body.index(b"event: tool_call")
     assert blocking.started == ["reminders.list"]  # the second tool never started
     run = await runtime.store.get_object(ws.account_id, AGENT_RUN, run_id)
-    assert run is not None and run.status == "aborted" and run.data["toolCalls"] == []
+    assert run is not None and run.status == "aborted"
+    # the call in flight is on the record, marked aborted
+    ((entry),) = run.data["toolCalls"]
+    assert entry["tool"] == "reminders.list" and entry["status"] == "aborted"
 
 
 def raw_request(ws: Workspace, body: bytes, query: bytes = b"?stream=true") -> bytes:

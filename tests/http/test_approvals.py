@@ -1,4 +1,6 @@
-"""Approvals over HTTP: owners and admins decide; approving runs the call exactly once."""
+"""Approvals over HTTP: owners and admins decide, never with the key that asked; approving runs
+the call exactly once, with edited arguments if the approver edited them; a rejection carries
+a reason."""
 
 from __future__ import annotations
 
@@ -21,20 +23,22 @@ async def test_list_and_approve_runs_once(
     client: httpx.AsyncClient, runtime: Runtime, ws: Workspace
 ) -> None:
     approval_id = await request_send(runtime, ws)
+    admin = await add_user(runtime, ws, "admin")
     listed = await client.get("/api/approvals?status=pending", headers=ws.headers)
     assert listed.status_code == 200
     (item,) = listed.json()["approvals"]
     assert item["id"] == approval_id and item["tool"] == "email.send"
     assert item["arguments"]["to"] == ["ada@example.com"] and item["status"] == "pending"
-    resp = await client.post(f"/api/approvals/{approval_id}/approve", headers=ws.headers)
+    assert item["preview"] == {"to": ["ada@example.com"], "subject": "Hello", "body": "Hi Ada"}
+    resp = await client.post(f"/api/approvals/{approval_id}/approve", headers=admin.headers)
     assert resp.status_code == 200, resp.text
     body = resp.json()
     assert body["outcome"]["status"] == "ok"
     assert body["approval"]["status"] == "executed"
-    assert body["approval"]["decidedBy"] == ws.owner_id and body["approval"]["decidedAt"]
+    assert body["approval"]["decidedBy"] == admin.owner_id and body["approval"]["decidedAt"]
     assert [e.status for e in await objects(runtime, ws, "email")] == ["queued"]
     for decision in ("approve", "reject"):
-        again = await client.post(f"/api/approvals/{approval_id}/{decision}", headers=ws.headers)
+        again = await client.post(f"/api/approvals/{approval_id}/{decision}", headers=admin.headers)
         assert again.status_code == 409 and again.json()["error"]["code"] == "conflict"
     assert len(await objects(runtime, ws, "email")) == 1
     executed = await client.get("/api/approvals?status=executed", headers=ws.headers)
@@ -54,10 +58,16 @@ async def test_reject_never_runs(
     client: httpx.AsyncClient, runtime: Runtime, ws: Workspace
 ) -> None:
     approval_id = await request_send(runtime, ws)
-    resp = await client.post(f"/api/approvals/{approval_id}/reject", headers=ws.headers)
+    admin = await add_user(runtime, ws, "admin")
+    resp = await client.post(
+        f"/api/approvals/{approval_id}/reject",
+        json={"reason": "Ada left the company"},
+        headers=admin.headers,
+    )
     assert resp.status_code == 200
     assert resp.json()["approval"]["status"] == "rejected" and resp.json()["outcome"] is None
-    late = await client.post(f"/api/approvals/{approval_id}/approve", headers=ws.headers)
+    assert resp.json()["approval"]["reason"] == "Ada left the company"
+    late = await client.post(f"/api/approvals/{approval_id}/approve", headers=admin.headers)
     assert late.status_code == 409
     assert await objects(runtime, ws, "email") == []
 
@@ -103,7 +113,8 @@ async def test_only_owners_and_admins_decide(
 
 async def test_policy_endpoint(client: httpx.AsyncClient, runtime: Runtime, ws: Workspace) -> None:
     assert (await client.get("/api/agents/policy", headers=ws.headers)).json() == {
-        "autoApprove": []
+        "autoApprove": [],
+        "requireApproval": [],
     }
     unknown = await client.put(
         "/api/agents/policy", json={"autoApprove": ["shell.exec"]}, headers=ws.headers
@@ -120,7 +131,8 @@ async def test_policy_endpoint(client: httpx.AsyncClient, runtime: Runtime, ws: 
     resp = await client.put(
         "/api/agents/policy", json={"autoApprove": ["email.send"]}, headers=ws.headers
     )
-    assert resp.status_code == 200 and resp.json() == {"autoApprove": ["email.send"]}
+    assert resp.status_code == 200
+    assert resp.json() == {"autoApprove": ["email.send"], "requireApproval": []}
     outcome = await call(await context(runtime, member), "email.send", **MAIL)
     assert outcome.status == "ok"
 
@@ -145,3 +157,100 @@ async def test_no_other_route_runs_an_external_tool(
     assert await objects(runtime, ws, "email") == []
     approval = await runtime.store.get_object(ws.account_id, "approval", approval_id)
     assert approval is not None and approval.status in ("pending", "rejected")
+
+
+async def test_approvers_never_decide_with_a_delegated_or_the_requesting_key(
+    client: httpx.AsyncClient, runtime: Runtime, ws: Workspace
+) -> None:
+    """An owner's agents:write-only key can neither approve nor reject nor change the policy;
+    the key that asked for a call cannot decide it even with every scope; another approver
+    can."""
+    approval_id = await request_send(runtime, ws)
+    delegated = await add_user(runtime, ws, "owner", ("agents:write",))
+    for path, body in (
+        (f"/api/approvals/{approval_id}/approve", None),
+        (f"/api/approvals/{approval_id}/reject", None),
+    ):
+        resp = await client.post(path, json=body, headers=delegated.headers)
+        assert resp.status_code == 403, resp.text
+        assert "not limited to some scopes" in resp.json()["error"]["message"]
+    policy = await client.put(
+        "/api/agents/policy", json={"autoApprove": ["email.send"]}, headers=delegated.headers
+    )
+    assert policy.status_code == 403
+    own = await client.post(f"/api/approvals/{approval_id}/approve", headers=ws.headers)
+    assert own.status_code == 403
+    assert "asked for this call" in own.json()["error"]["message"]
+    assert (
+        await client.post(f"/api/approvals/{approval_id}/reject", headers=ws.headers)
+    ).status_code == 403
+    row = await runtime.store.get_object(ws.account_id, "approval", approval_id)
+    assert row is not None and row.status == "pending"
+    assert await objects(runtime, ws, "email") == []
+    assert (await client.get("/api/agents/policy", headers=ws.headers)).json()["autoApprove"] == []
+    admin = await add_user(runtime, ws, "admin")
+    resp = await client.post(f"/api/approvals/{approval_id}/approve", headers=admin.headers)
+    assert resp.status_code == 200 and resp.json()["approval"]["status"] == "executed"
+
+
+async def test_approve_with_edited_arguments(
+    client: httpx.AsyncClient, runtime: Runtime, ws: Workspace
+) -> None:
+    approval_id = await request_send(runtime, ws)
+    admin = await add_user(runtime, ws, "admin")
+    bad = await client.post(
+        f"/api/approvals/{approval_id}/approve",
+        json={"arguments": {**MAIL, "to": ["not an address"]}},
+        headers=admin.headers,
+    )
+    assert bad.status_code == 400
+    edited = {**MAIL, "body": "Hi Ada, see you on Monday"}
+    resp = await client.post(
+        f"/api/approvals/{approval_id}/approve", json={"arguments": edited}, headers=admin.headers
+    )
+    assert resp.status_code == 200, resp.text
+    approval = resp.json()["approval"]
+    assert approval["status"] == "executed"
+    assert approval["arguments"]["body"] == "Hi Ada, see you on Monday"
+    assert approval["originalArguments"]["body"] == "Hi Ada"
+    assert approval["preview"]["body"] == "Hi Ada, see you on Monday"
+    (email,) = await objects(runtime, ws, "email")
+    assert email.data["body"] == "Hi Ada, see you on Monday"
+
+
+async def test_approvals_show_what_goes_out(
+    client: httpx.AsyncClient, runtime: Runtime, ws: Workspace
+) -> None:
+    """Publishing, posting and scheduling outreach name an id or slug; the approval shows the
+    page's HTML, the post's text and the sequence's recipients and steps."""
+    ctx = await context(runtime, ws)
+    await call(ctx, "pages.create", slug="spring", title="Spring", html="<h1>Spring sale</h1>")
+    page = await call(ctx, "pages.publish", slug="spring")
+    drafted = await call(ctx, "social.draft", network="linkedin", text="We are hiring")
+    post = await call(ctx, "social.post", postId=drafted.result["post"]["id"])
+    steps = [{"subject": "Hi", "body": "Hello there", "delayDays": 0}]
+    seq = await call(
+        ctx, "outreach.draft", name="Launch", recipients=["ann@example.com"], steps=steps
+    )
+    scheduled = await call(
+        ctx,
+        "outreach.schedule",
+        sequenceId=seq.result["sequence"]["id"],
+        startAt="2026-04-01T09:00:00Z",
+    )
+    previews = {}
+    for outcome in (page, post, scheduled):
+        assert outcome.status == "pending_approval"
+        got = await client.get(f"/api/approvals/{outcome.approval_id}", headers=ws.headers)
+        previews[got.json()["tool"]] = got.json()["preview"]
+    assert previews["pages.publish"]["html"] == "<h1>Spring sale</h1>"
+    assert previews["pages.publish"]["title"] == "Spring"
+    assert previews["social.post"] == {
+        "found": True,
+        "status": "draft",
+        "network": "linkedin",
+        "text": "We are hiring",
+    }
+    outreach = previews["outreach.schedule"]
+    assert outreach["recipients"] == ["ann@example.com"] and outreach["steps"] == steps
+    assert outreach["startAt"] == "2026-04-01T09:00:00.000000Z"

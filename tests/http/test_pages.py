@@ -7,7 +7,7 @@ import httpx
 from fieldhouse.actors.agent_ops import ApplyObjects, ObjectWrite
 from fieldhouse.runtime import Runtime
 from tests.agents.toolkit import call, context
-from tests.conftest import Workspace
+from tests.conftest import Workspace, add_user
 
 HTML = '<h1>Launch</h1><p onmouseover="steal()">Join us</p><script>alert("x")</script>'
 
@@ -30,8 +30,9 @@ async def test_published_page_is_served_sanitised(
     pending = await call(ctx, "pages.publish", slug="launch")
     assert pending.status == "pending_approval"
     assert (await client.get(f"/pages/{slug}/launch")).status_code == 404
+    admin = await add_user(runtime, ws, "admin")  # never the requesting key
     approved = await client.post(
-        f"/api/approvals/{pending.approval_id}/approve", headers=ws.headers
+        f"/api/approvals/{pending.approval_id}/approve", headers=admin.headers
     )
     assert approved.json()["outcome"]["status"] == "ok"
     resp = await client.get(f"/pages/{slug}/launch")

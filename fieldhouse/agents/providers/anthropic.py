@@ -10,7 +10,6 @@ import httpx
 
 from fieldhouse.agents.contract import ToolCall, ToolSpec
 from fieldhouse.agents.providers.base import (
-    ProviderError,
     Step,
     TextSink,
     Turn,
@@ -19,6 +18,7 @@ from fieldhouse.agents.providers.base import (
     post_stream,
     read_sse,
     upstream_error,
+    upstream_failure,
     wire_name,
     wire_names,
 )
@@ -79,10 +79,24 @@ class AnthropicProvider:
             f"{self.base_url}/v1/messages",
             body,
             headers,
+            emit,
             transport=self._transport,
             client_timeout=self._timeout,
-            read=lambda response: _read_stream(response, emit, names),
+            read=lambda response, sink: _read_stream(response, sink, names),
+            read_whole=lambda data: _read_whole(data, names),
         )
+
+
+def _read_whole(data: Any, names: dict[str, str]) -> tuple[str, tuple[ToolCall, ...]]:
+    """A Messages API answer that came as one JSON object."""
+    blocks = data["content"]
+    text = "".join(str(b.get("text") or "") for b in blocks if b.get("type") == "text")
+    calls = tuple(
+        ToolCall(str(b.get("id") or f"toolu_{i}"), names.get(b["name"], b["name"]), b["input"])
+        for i, b in enumerate(blocks)
+        if b.get("type") == "tool_use" and isinstance(b.get("input"), dict)
+    )
+    return text, calls
 
 
 async def _read_stream(response: httpx.Response, emit: TextSink, names: dict[str, str]) -> Step:
@@ -104,9 +118,9 @@ class _Reader:
         try:
             payload = json.loads(data)
         except ValueError as exc:
-            raise ProviderError("The anthropic provider sent a malformed stream") from exc
+            raise upstream_failure("anthropic", "malformed") from exc
         if not isinstance(payload, dict):
-            raise ProviderError("The anthropic provider sent a malformed stream")
+            raise upstream_failure("anthropic", "malformed")
         kind = event or str(payload.get("type", ""))
         if kind == "error":
             error = payload.get("error") or {}

@@ -9,6 +9,8 @@ inside a nursery or cancel scope.
 from __future__ import annotations
 
 import json
+import logging
+import re
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol
@@ -16,6 +18,8 @@ from typing import Any, Literal, Protocol
 import httpx
 
 from fieldhouse.agents.contract import ToolCall, ToolOutcome, ToolSpec
+
+log = logging.getLogger("fieldhouse.agents")
 
 Role = Literal["system", "user", "assistant", "tool"]
 TextSink = Callable[[str], Awaitable[None]]
@@ -52,6 +56,10 @@ class Provider(Protocol):
 
     async def step(self, turns: Sequence[Turn], tools: Sequence[ToolSpec], emit: TextSink) -> Step:
         """Ask the model for the next step; pass answer text to ``emit`` as it streams in."""
+
+
+#: the error of a run whose model gave neither text nor tool calls
+EMPTY_ANSWER = "The model returned an empty answer"
 
 
 class ProviderError(Exception):
@@ -95,22 +103,49 @@ def parse_arguments(raw: str) -> Mapping[str, Any]:
     return value if isinstance(value, dict) else {"__invalid_json__": raw}
 
 
+#: every message an upstream failure can reach the client or a stored run with: fixed text, so
+#: nothing the upstream said (an echoed key, a prompt) ever leaves the server
+UPSTREAM_MESSAGES = {
+    "auth": "The {name} provider rejected the API key (HTTP {status}); "
+    "check FIELDHOUSE_AGENT_API_KEY",
+    "rate": "The {name} provider is rate limiting requests (HTTP {status}); retry later",
+    "down": "The {name} provider failed (HTTP {status}); retry later",
+    "refused": "The {name} provider refused the request (HTTP {status})",
+    "stream": "The {name} provider failed while answering; retry later",
+    "malformed": "The {name} provider sent a malformed answer",
+    "timeout": "The {name} provider did not answer in time",
+    "unreachable": "Could not reach the {name} provider",
+}
+_SECRETS = re.compile(
+    r"(sk-[A-Za-z0-9_\-]{6,}|(?i:bearer)\s+[A-Za-z0-9._~+/\-]+=*|"
+    r"(?i:api[_-]?key)[\"']?\s*[:=]\s*[\"']?[^\s\"',}]+)"
+)
+
+
+def redact(text: str, *secrets: str | None) -> str:
+    """The text with the given secrets and anything shaped like a key or token blanked."""
+    for secret in secrets:
+        if secret:
+            text = text.replace(secret, "[redacted]")
+    return _SECRETS.sub("[redacted]", text)
+
+
+def upstream_failure(name: str, kind: str, *, status: int | None = None) -> ProviderError:
+    return ProviderError(UPSTREAM_MESSAGES[kind].format(name=name, status=status), status=status)
+
+
 def upstream_error(name: str, status: int, detail: str) -> ProviderError:
-    """Map an HTTP status from the model API to one clear error."""
-    if status in (401, 403):
-        message = (
-            f"The {name} provider rejected the API key (HTTP {status}); "
-            "check FIELDHOUSE_AGENT_API_KEY"
-        )
-    elif status == 429:
-        message = f"The {name} provider is rate limiting requests (HTTP 429); retry later"
-    elif status >= 500:
-        message = f"The {name} provider failed (HTTP {status}); retry later"
-    else:
-        message = f"The {name} provider refused the request (HTTP {status})"
+    """Map an HTTP status from the model API to one fixed message; what the upstream said is
+    only logged, redacted."""
     if detail:
-        message += f": {detail[:200]}"
-    return ProviderError(message, status=status)
+        log.warning("the %s provider answered HTTP %s: %s", name, status, redact(detail)[:300])
+    if status in (401, 403):
+        return upstream_failure(name, "auth", status=status)
+    if status == 429:
+        return upstream_failure(name, "rate", status=status)
+    if status >= 500:
+        return upstream_failure(name, "down", status=status)
+    return upstream_failure(name, "refused", status=status)
 
 
 def error_detail(body: bytes) -> str:
@@ -122,6 +157,52 @@ def error_detail(body: bytes) -> str:
     if isinstance(err, dict):
         return str(err.get("message") or "")
     return str(err or "")
+
+
+class ThinkFilter:
+    """Drops ``<think>...</think>`` reasoning from streamed text, tags split across chunks
+    included; what is left is the answer."""
+
+    OPEN, CLOSE = "<think>", "</think>"
+
+    def __init__(self) -> None:
+        self._pending = ""
+        self._inside = False
+        self.shown: list[str] = []
+
+    def feed(self, text: str) -> str:
+        data, out = self._pending + text, []
+        self._pending = ""
+        while data:
+            tag = self.CLOSE if self._inside else self.OPEN
+            at = data.find(tag)
+            if at >= 0:
+                if not self._inside:
+                    out.append(data[:at])
+                data, self._inside = data[at + len(tag) :], not self._inside
+                continue
+            keep = _partial_suffix(data, tag)
+            if not self._inside:
+                out.append(data[: len(data) - keep])
+            self._pending = data[len(data) - keep :] if keep else ""
+            break
+        visible = "".join(out)
+        self.shown.append(visible)
+        return visible
+
+    def flush(self) -> str:
+        rest = "" if self._inside else self._pending
+        self._pending = ""
+        self.shown.append(rest)
+        return rest
+
+
+def _partial_suffix(data: str, tag: str) -> int:
+    """The length of the longest end of ``data`` that starts ``tag``."""
+    for size in range(min(len(tag) - 1, len(data)), 0, -1):
+        if tag.startswith(data[-size:]):
+            return size
+    return 0
 
 
 async def sse_events(response: httpx.Response) -> AsyncIterator[tuple[str, str]]:
@@ -165,8 +246,14 @@ async def read_sse(
 
 def transport_error(name: str, exc: httpx.HTTPError) -> ProviderError:
     if isinstance(exc, httpx.TimeoutException):
-        return ProviderError(f"The {name} provider did not answer in time")
-    return ProviderError(f"Could not reach the {name} provider ({type(exc).__name__})")
+        return upstream_failure(name, "timeout")
+    log.warning("could not reach the %s provider: %s", name, type(exc).__name__)
+    return upstream_failure(name, "unreachable")
+
+
+#: reads a streamed answer (events) or a whole one (an upstream that ignored ``stream``)
+ReadStream = Callable[[httpx.Response, TextSink], Awaitable[Step]]
+ReadWhole = Callable[[Any], tuple[str, tuple[ToolCall, ...]]]
 
 
 async def post_stream(
@@ -174,13 +261,23 @@ async def post_stream(
     url: str,
     body: Mapping[str, Any],
     headers: Mapping[str, str],
+    emit: TextSink,
     *,
     transport: httpx.AsyncBaseTransport | None,
     client_timeout: float,
-    read: Callable[[httpx.Response], Awaitable[Step]],
+    read: ReadStream,
+    read_whole: ReadWhole,
 ) -> Step:
     """POST a streaming request and read its events into a Step; every upstream failure
-    (HTTP status, transport, timeout) becomes one ProviderError."""
+    (HTTP status, transport, timeout) becomes one ProviderError with a fixed message.
+    ``<think>`` reasoning is dropped from the text before it is emitted."""
+    think = ThinkFilter()
+
+    async def visible(text: str) -> None:
+        shown = think.feed(text)
+        if shown:
+            await emit(shown)
+
     try:
         async with (
             httpx.AsyncClient(transport=transport, timeout=client_timeout) as client,
@@ -189,6 +286,26 @@ async def post_stream(
             if response.status_code >= 400:
                 detail = error_detail(await response.aread())
                 raise upstream_error(name, response.status_code, detail)
-            return await read(response)
+            if response.headers.get("content-type", "").startswith("application/json"):
+                step = await _whole(name, response, read_whole, visible)
+            else:
+                step = await read(response, visible)
     except httpx.HTTPError as exc:
         raise transport_error(name, exc) from exc
+    tail = think.flush()
+    if tail:
+        await emit(tail)
+    return Step(step.tool_calls, "".join(think.shown))
+
+
+async def _whole(
+    name: str, response: httpx.Response, read_whole: ReadWhole, emit: TextSink
+) -> Step:
+    """An upstream that answered in one JSON body although asked to stream."""
+    try:
+        text, calls = read_whole(json.loads(await response.aread()))
+    except (ValueError, TypeError, KeyError, AttributeError) as exc:
+        raise upstream_failure(name, "malformed") from exc
+    if text:
+        await emit(text)
+    return Step(calls, text)

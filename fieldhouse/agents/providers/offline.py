@@ -17,11 +17,12 @@ from fieldhouse.agents.providers.base import Step, TextSink, Turn
 from fieldhouse.agents.providers.offline_plans import plan_for
 
 HELP = (
-    "I can help with your workspace. Try: "
+    "Sorry, I did not understand that, so I did nothing. I can help with your workspace. Try: "
     '"create a contact named Ada Lovelace with email ada@example.com"; '
     '"find deals over 10000 in stage won"; '
     '"update deal Big Deal stage to won"; '
-    '"remind me to call Bob tomorrow at 9"; '
+    '"remind me to call Bob tomorrow at 9"; "what deals closed this month?"; '
+    '"email the contacts at Acme about the launch"; '
     '"draft an email to bob@example.com about Pricing saying Our prices are attached"; '
     '"send an email to bob@example.com about Pricing"; '
     '"plan outreach to ann@example.com, bob@example.com about Spring launch starting tomorrow"; '

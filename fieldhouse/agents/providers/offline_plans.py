@@ -15,6 +15,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from fieldhouse.agents.contract import ToolOutcome
+from fieldhouse.agents.providers.offline_phrasings import closed_deals, group_mail, rewrite
 
 Call = tuple[str, dict[str, Any]]
 Stage = Callable[[Sequence[ToolOutcome]], list[Call]]
@@ -25,6 +26,8 @@ NETWORKS |= {"instagram": "instagram", "mastodon": "mastodon", "bluesky": "blues
 EMAIL = r"[^@\s<>\"',;]+@[^@\s<>\"',;]+\.[A-Za-z]{2,}"
 _POLITE = r"^\s*(?:please\s+|could you\s+|can you\s+)?"
 _KIND = r"(?P<kind>contact|company|deal|task)"
+DAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+WEEKDAY = r"(?:mon|tues|wednes|thurs|fri|satur|sun)day"
 
 
 @dataclass(frozen=True)
@@ -67,7 +70,7 @@ _UPDATE = re.compile(
 )
 _REMIND = re.compile(
     _POLITE + r"remind\s+me\s+(?:to\s+)?(?P<text>.+?)\s+(?P<when>today|tomorrow|"
-    r"in\s+\d+\s+(?:minutes?|hours?|days?)|on\s+\d{4}-\d{2}-\d{2})"
+    r"in\s+\d+\s+(?:minutes?|hours?|days?)|on\s+\d{4}-\d{2}-\d{2}|on\s+" + WEEKDAY + r")"
     r"(?:\s+at\s+(?P<hour>\d{1,2})(?::(?P<minute>\d{2}))?\s*(?P<ampm>am|pm)?)?\s*[.!]?\s*$",
     re.I,
 )
@@ -100,11 +103,18 @@ _PAGE = re.compile(
 
 def plan_for(message: str, now: datetime) -> Plan | None:
     """The plan for a message, or None when the planner does not understand it."""
-    text = " ".join(message.split())
+    text = rewrite(" ".join(message.split()).strip())
     for parse in (_update, _create, _remind, _reminders, _mail, _outreach, _social, _page, _find):
         plan = parse(text, now)
         if plan is not None:
             return plan
+    calls = closed_deals(text, now)
+    if calls is not None:
+        return Plan((_stage(*calls),))
+    mail = group_mail(text)
+    if mail is not None:
+        search, then = mail
+        return Plan((_stage(search), then))
     return None
 
 
@@ -203,14 +213,26 @@ def _update(text: str, now: datetime) -> Plan | None:
     else:
         change["fields"] = {field: raw.lower()}
 
+    return _change(module, name, change)
+
+
+def _change(module: str, name: str, change: dict[str, Any]) -> Plan:
+    """Look the record up (the run shows what it read), then change the one record with that
+    name: by its id when the search found exactly one, else by name, which the tool refuses
+    with the candidates when several records have it."""
+
     def then(outcomes: Sequence[ToolOutcome]) -> list[Call]:
         records = outcomes[0].result.get("records") if outcomes else None
-        record_id = records[0].get("recordId") if records else None
-        if not record_id:
+        if not records:
             return []
-        return [("records.update", {"module": module, "recordId": record_id, **change})]
+        named = [r for r in records if str(r.get("displayName", "")).casefold() == name.casefold()]
+        if len(named) == 1 and named[0].get("recordId"):
+            target: dict[str, Any] = {"recordId": named[0]["recordId"]}
+        else:
+            target = {"name": name}
+        return [("records.update", {"module": module, **target, **change})]
 
-    search = ("records.search", {"module": module, "query": name, "limit": 1})
+    search = ("records.search", {"module": module, "query": name, "limit": 10})
     return Plan((_stage(search), then))
 
 
@@ -221,6 +243,9 @@ def _moment(
     base = now
     if when == "tomorrow":
         base = now + timedelta(days=1)
+    elif when[3:] in DAYS:  # the next such day, a week ahead when it is today
+        ahead = (DAYS.index(when[3:]) - now.weekday() - 1) % 7 + 1
+        base = now + timedelta(days=ahead)
     elif when.startswith("on "):
         base = datetime.fromisoformat(when[3:]).replace(tzinfo=now.tzinfo)
     elif when.startswith("in "):

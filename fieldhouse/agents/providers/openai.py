@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import Sequence
 from typing import Any
 
@@ -10,7 +11,6 @@ import httpx
 
 from fieldhouse.agents.contract import ToolCall, ToolSpec
 from fieldhouse.agents.providers.base import (
-    ProviderError,
     Step,
     TextSink,
     Turn,
@@ -19,9 +19,13 @@ from fieldhouse.agents.providers.base import (
     parse_arguments,
     post_stream,
     read_sse,
+    redact,
+    upstream_failure,
     wire_name,
     wire_names,
 )
+
+log = logging.getLogger("fieldhouse.agents")
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 DEFAULT_MODEL = "gpt-4o-mini"
@@ -76,9 +80,11 @@ class OpenAIProvider:
             f"{self.base_url}/chat/completions",
             body,
             headers,
+            emit,
             transport=self._transport,
             client_timeout=self._timeout,
-            read=lambda response: _read_stream(response, emit, names),
+            read=lambda response, sink: _read_stream(response, sink, names),
+            read_whole=lambda data: _read_whole(data, names),
         )
 
 
@@ -86,6 +92,20 @@ async def _read_stream(response: httpx.Response, emit: TextSink, names: dict[str
     reader = _Reader(names)
     await read_sse(response, reader.handle, emit)
     return reader.step()
+
+
+def _read_whole(data: Any, names: dict[str, str]) -> tuple[str, tuple[ToolCall, ...]]:
+    """A chat completion that came as one JSON object."""
+    message = data["choices"][0]["message"]
+    calls = tuple(
+        ToolCall(
+            str(call.get("id") or f"call_{i}"),
+            names.get(call["function"]["name"], call["function"]["name"]),
+            parse_arguments(call["function"].get("arguments") or ""),
+        )
+        for i, call in enumerate(message.get("tool_calls") or [])
+    )
+    return str(message.get("content") or ""), calls
 
 
 class _Reader:
@@ -105,11 +125,14 @@ class _Reader:
         try:
             chunk = json.loads(data)
         except ValueError as exc:
-            raise ProviderError("The openai provider sent a malformed stream") from exc
+            raise upstream_failure("openai", "malformed") from exc
         if not isinstance(chunk, dict):
-            raise ProviderError("The openai provider sent a malformed stream")
+            raise upstream_failure("openai", "malformed")
         if "error" in chunk:
-            raise ProviderError(f"The openai provider failed: {error_detail(data.encode())}")
+            log.warning(
+                "the openai provider failed mid-stream: %s", redact(error_detail(data.encode()))
+            )
+            raise upstream_failure("openai", "stream")
         emitted: list[str] = []
         for choice in chunk.get("choices") or []:
             delta = choice.get("delta") or {}

@@ -51,6 +51,20 @@ Email = Annotated[str, AfterValidator(_email)]
 Moment = Annotated[str, AfterValidator(_moment)]
 
 Run = Callable[[Any, ToolContext, Consume | None], Awaitable[ToolOutcome]]
+#: what an approver is shown: the exact content the call would send or publish
+Preview = Callable[[Any, ToolContext], Awaitable[dict[str, Any]]]
+
+
+#: the caller's permission for the call, checked before an approval is even requested
+Check = Callable[[Any, ToolContext], Awaitable[None]]
+
+
+async def no_preview(args: Any, ctx: ToolContext) -> dict[str, Any]:
+    return {}
+
+
+async def no_check(args: Any, ctx: ToolContext) -> None:
+    return None
 
 
 @dataclass(frozen=True)
@@ -60,6 +74,10 @@ class Tool:
     run: Run
     #: what the call does, in a few words ("Sending the e-mail 'Hi' to ada@example.com")
     describe: Callable[[Any], str]
+    #: the scope the REST endpoint of the same action needs (agents:write where there is none)
+    scope: str = "agents:write"
+    preview: Preview = no_preview
+    check: Check = no_check
 
 
 def make_tool(
@@ -70,11 +88,15 @@ def make_tool(
     describe: Callable[[Any], str],
     *,
     external: bool = False,
+    scope: str = "agents:write",
+    preview: Preview = no_preview,
+    check: Check = no_check,
 ) -> Tool:
     schema = _inline(args.model_json_schema(), args.model_json_schema().get("$defs", {}))
     schema.pop("$defs", None)
     schema.pop("title", None)
-    return Tool(ToolSpec(name, description, schema, external), args, run, describe)
+    spec = ToolSpec(name, description, schema, external)
+    return Tool(spec, args, run, describe, scope, preview, check)
 
 
 def _inline(node: Any, defs: Mapping[str, Any]) -> Any:
@@ -131,6 +153,18 @@ def object_json(row: ObjectRow) -> dict[str, Any]:
         "updatedDateTime": row.updated_at,
         **row.data,
     }
+
+
+async def stored_preview(
+    ctx: ToolContext, kind: str, object_id: str, fields: tuple[str, ...], **extra: Any
+) -> dict[str, Any]:
+    """The content of the object a call acts on, as an approver must see it before it goes
+    out (``found: false`` when there is no such object)."""
+    row = await ctx.store.get_object(ctx.principal.account_id, kind, object_id)
+    if row is None:
+        return {"found": False, **extra}
+    shown = {f: row.data.get(f) for f in fields if row.data.get(f) is not None}
+    return {"found": True, "status": row.status, **shown, **extra}
 
 
 def ok(summary: str, **result: Any) -> ToolOutcome:

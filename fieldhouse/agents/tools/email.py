@@ -22,6 +22,7 @@ from fieldhouse.agents.tools.base import (
     requested,
     short,
 )
+from fieldhouse.model.agents import EmailStatus
 from fieldhouse.model.clock import new_id, now_iso
 
 EMAIL = "email"
@@ -51,12 +52,19 @@ async def draft(args: DraftArgs, ctx: ToolContext, consume: Consume | None) -> T
         EMAIL,
         email_id,
         {**_content(args), **requested(ctx)},
-        "draft",
+        EmailStatus.DRAFT,
         activity="email_drafted",
         activity_data={"subject": args.subject, "to": list(args.to)},
     )
     (row,) = await apply(ctx, "email.draft", summary, (write,), consume)
     return ok(summary, email=object_json(row))
+
+
+async def _preview(args: SendArgs, ctx: ToolContext) -> dict[str, object]:
+    shown = _content(args)
+    if not args.cc:
+        del shown["cc"]
+    return shown
 
 
 async def send(args: SendArgs, ctx: ToolContext, consume: Consume | None) -> ToolOutcome:
@@ -67,9 +75,9 @@ async def send(args: SendArgs, ctx: ToolContext, consume: Consume | None) -> Too
         EMAIL,
         draft_id or new_id(),
         data,
-        "queued",
+        EmailStatus.QUEUED,
         mode="update" if draft_id else "create",
-        expect=("draft",),
+        expect=(EmailStatus.DRAFT,),
         due_at=now,
         activity="email_queued",
         activity_data={"subject": args.subject, "to": list(args.to)},
@@ -95,5 +103,6 @@ TOOLS: tuple[Tool, ...] = (
         send,
         lambda a: f"Sending the e-mail {short(a.subject)!r} to {', '.join(a.to)}",
         external=True,
+        preview=_preview,
     ),
 )

@@ -24,8 +24,10 @@ from fieldhouse.agents.tools.base import (
     ok,
     requested,
     short,
+    stored_preview,
 )
 from fieldhouse.agents.tools.email import EMAIL
+from fieldhouse.model.agents import EmailStatus, SequenceStatus
 from fieldhouse.model.clock import new_id, to_iso
 from fieldhouse.model.errors import NotFound
 
@@ -56,7 +58,12 @@ async def draft(args: DraftArgs, ctx: ToolContext, consume: Consume | None) -> T
     )
     data = args.model_dump(mode="json") | requested(ctx)
     write = ObjectWrite(
-        SEQUENCE, new_id(), data, "draft", activity="outreach_drafted", activity_data={}
+        SEQUENCE,
+        new_id(),
+        data,
+        SequenceStatus.DRAFT,
+        activity="outreach_drafted",
+        activity_data={},
     )
     (row,) = await apply(ctx, "outreach.draft", summary, (write,), consume)
     return ok(summary, sequence=object_json(row))
@@ -82,7 +89,7 @@ async def schedule(args: ScheduleArgs, ctx: ToolContext, consume: Consume | None
                     EMAIL,
                     new_id(),
                     {**content, **requested(ctx), "sequenceId": seq.object_id, "step": index},
-                    "queued",
+                    EmailStatus.QUEUED,
                     due_at=due,
                 )
             )
@@ -92,9 +99,9 @@ async def schedule(args: ScheduleArgs, ctx: ToolContext, consume: Consume | None
         SEQUENCE,
         seq.object_id,
         {"startAt": args.startAt, "emailCount": len(emails)},
-        "scheduled",
+        SequenceStatus.SCHEDULED,
         mode="update",
-        expect=("draft",),
+        expect=(SequenceStatus.DRAFT,),
         activity="outreach_scheduled",
         activity_data={"startAt": args.startAt, "emailCount": len(emails)},
     )
@@ -117,5 +124,8 @@ TOOLS: tuple[Tool, ...] = (
         schedule,
         lambda a: f"Scheduling the outreach sequence {a.sequenceId} from {a.startAt}",
         external=True,
+        preview=lambda a, ctx: stored_preview(
+            ctx, SEQUENCE, a.sequenceId, ("name", "recipients", "steps"), startAt=a.startAt
+        ),
     ),
 )

@@ -20,7 +20,9 @@ from fieldhouse.agents.tools.base import (
     ok,
     requested,
     short,
+    stored_preview,
 )
+from fieldhouse.model.agents import PageStatus
 from fieldhouse.model.clock import now_iso
 
 PAGE = "landing_page"
@@ -48,7 +50,7 @@ async def create(args: CreateArgs, ctx: ToolContext, consume: Consume | None) ->
         PAGE,
         args.slug,
         {"slug": args.slug, "title": args.title, "html": sanitise(args.html), **requested(ctx)},
-        "draft",
+        PageStatus.DRAFT,
         activity="page_created",
         activity_data={"slug": args.slug, "title": args.title},
     )
@@ -64,9 +66,9 @@ async def publish(args: PublishArgs, ctx: ToolContext, consume: Consume | None) 
         PAGE,
         args.slug,
         {"publishedAt": now_iso(), "publishedBy": ctx.principal.user_id, "path": path},
-        "published",
+        PageStatus.PUBLISHED,
         mode="update",
-        expect=("draft",),
+        expect=(PageStatus.DRAFT,),
         activity="page_published",
         activity_data={"slug": args.slug, "path": path},
     )
@@ -89,5 +91,6 @@ TOOLS: tuple[Tool, ...] = (
         publish,
         lambda a: f"Publishing the landing page {a.slug!r}",
         external=True,
+        preview=lambda a, ctx: stored_preview(ctx, PAGE, a.slug, ("slug", "title", "html")),
     ),
 )

@@ -10,16 +10,17 @@ SPEC's advanced filter object ``{root: Group}``.
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from typing import Any, Literal
 
-from pydantic import Field
+from pydantic import Field, model_validator
 
 from fieldhouse.actors.agent_ops import AgentRecordOp, Consume
 from fieldhouse.actors.record_ops import CreateRecord, UpdateRecord
 from fieldhouse.agents.contract import ToolContext, ToolOutcome
 from fieldhouse.agents.tools.base import Args, Tool, log_read, make_tool, ok, tool_call_entry
 from fieldhouse.model.clock import is_uuid
-from fieldhouse.model.errors import Forbidden, NotFound
+from fieldhouse.model.errors import Conflict, Forbidden, NotFound
 from fieldhouse.model.listquery import parse_list_query
 from fieldhouse.model.records import RecordRow
 from fieldhouse.model.schema import ModuleSchema
@@ -54,9 +55,26 @@ class CreateArgs(Args):
 
 class UpdateArgs(Args):
     module: str = Field(min_length=1, max_length=64)
-    recordId: str = Field(min_length=36, max_length=36)
+    recordId: str | None = Field(default=None, min_length=36, max_length=36)
+    name: str | None = Field(
+        default=None,
+        min_length=1,
+        max_length=500,
+        description="the record's display name, instead of recordId; refused (with the "
+        "candidates) unless exactly one record has it",
+    )
     displayName: str | None = Field(default=None, min_length=1, max_length=500)
     fields: dict[str, Any] | None = None
+
+    @model_validator(mode="after")
+    def _one_target(self) -> UpdateArgs:
+        if (self.recordId is None) == (self.name is None):
+            raise ValueError("give exactly one of recordId and name")
+        return self
+
+
+#: at most this many candidates are listed when a name is ambiguous
+CANDIDATES = 10
 
 
 async def _module(ctx: ToolContext, slug: str, *, write: bool = False) -> ModuleSchema:
@@ -68,6 +86,10 @@ async def _module(ctx: ToolContext, slug: str, *, write: bool = False) -> Module
     if write and not principal.can_edit(slug):
         raise Forbidden(f"Your role may not change records of module {slug!r}")
     return schema
+
+
+async def _may_write(args: CreateArgs | UpdateArgs, ctx: ToolContext) -> None:
+    await _module(ctx, args.module, write=True)
 
 
 def _text(value: Scalar) -> str:
@@ -92,7 +114,8 @@ async def search(args: SearchArgs, ctx: ToolContext, consume: Consume | None) ->
     rows, total = await ctx.store.list_records(ctx.principal.account_id, schema, query)
     summary = f"Found {total} {args.module} record(s)."
     await log_read(ctx, "records.search", summary)
-    return ok(summary, records=[r.to_json(args.module) for r in rows], total=total)
+    outcome = ok(summary, records=[r.to_json(args.module) for r in rows], total=total)
+    return replace(outcome, read=tuple(_read(args.module, r) for r in rows))
 
 
 async def get(args: GetArgs, ctx: ToolContext, consume: Consume | None) -> ToolOutcome:
@@ -106,7 +129,12 @@ async def get(args: GetArgs, ctx: ToolContext, consume: Consume | None) -> ToolO
         raise NotFound(f"Record {args.recordId} not found")
     summary = f"Read {args.module} record {row.display_name}."
     await log_read(ctx, "records.get", summary)
-    return ok(summary, record=row.to_json(args.module))
+    return replace(ok(summary, record=row.to_json(args.module)), read=(_read(args.module, row),))
+
+
+def _read(module: str, row: RecordRow) -> dict[str, Any]:
+    """Which record text a call showed the model (the run lists it)."""
+    return {"module": module, "recordId": row.record_id, "displayName": row.display_name}
 
 
 async def create(args: CreateArgs, ctx: ToolContext, consume: Consume | None) -> ToolOutcome:
@@ -121,33 +149,70 @@ async def create(args: CreateArgs, ctx: ToolContext, consume: Consume | None) ->
         principal.display_name,
         actor_user_id=principal.user_id,
     )
-    row = await _ask(ctx, "records.create", summary, inner)
+    row = await _ask(ctx, "records.create", summary, inner, consume)
     return ok(summary, record=row.to_json(args.module))
+
+
+async def _by_name(ctx: ToolContext, schema: ModuleSchema, module: str, name: str) -> str:
+    """The id of the one record named ``name``; with none or several, an error that lists the
+    candidates, so nothing is changed on a guess."""
+    query = parse_list_query([("pageSize", "50"), ("search", name)], schema)
+    rows, _ = await ctx.store.list_records(ctx.principal.account_id, schema, query)
+    exact = [r for r in rows if r.display_name.casefold() == name.strip().casefold()]
+    if len(exact) == 1:
+        return exact[0].record_id
+    shown = exact or rows
+    candidates = [{"recordId": r.record_id, "displayName": r.display_name} for r in shown]
+    listed = "; ".join(f"{c['displayName']} ({c['recordId']})" for c in candidates[:CANDIDATES])
+    if len(exact) > 1:
+        raise Conflict(
+            f"{len(exact)} {module} records are named {name!r}; nothing was changed. "
+            f"Give the recordId of one: {listed}",
+            data={"candidates": candidates[:CANDIDATES]},
+        )
+    more = f" Similar: {listed}" if candidates else ""
+    raise NotFound(
+        f"No {module} record is named {name!r}; nothing was changed.{more}",
+        data={"candidates": candidates[:CANDIDATES]},
+    )
 
 
 async def update(args: UpdateArgs, ctx: ToolContext, consume: Consume | None) -> ToolOutcome:
     schema = await _module(ctx, args.module, write=True)
-    if not is_uuid(args.recordId.lower()):
+    if args.recordId is None:
+        assert args.name is not None
+        record_id = await _by_name(ctx, schema, args.module, args.name)
+    elif is_uuid(args.recordId.lower()):
+        record_id = args.recordId.lower()
+    else:
         raise NotFound(f"Record {args.recordId} not found")
-    summary = f"Updated {args.module} record {args.recordId}."
+    summary = f"Updated {args.module} record {record_id}."
     principal = ctx.principal
     inner = UpdateRecord(
         schema.module.module_id,
-        args.recordId.lower(),
+        record_id,
         args.displayName,
         args.fields,
         principal.display_name,
         actor_user_id=principal.user_id,
     )
-    row = await _ask(ctx, "records.update", summary, inner)
+    row = await _ask(ctx, "records.update", summary, inner, consume)
     return ok(f"Updated {args.module} record {row.display_name}.", record=row.to_json(args.module))
 
 
 async def _ask(
-    ctx: ToolContext, tool: str, summary: str, inner: CreateRecord | UpdateRecord
+    ctx: ToolContext,
+    tool: str,
+    summary: str,
+    inner: CreateRecord | UpdateRecord,
+    consume: Consume | None,
 ) -> RecordRow:
+    extra = {"approvalId": consume.approval_id} if consume is not None else {}
     message = AgentRecordOp(
-        inner, tool_call_entry(ctx, tool, summary), actor_user_id=ctx.principal.user_id
+        inner,
+        tool_call_entry(ctx, tool, summary, **extra),
+        consume,
+        actor_user_id=ctx.principal.user_id,
     )
     row: RecordRow = await ctx.actors.ask(ctx.principal.account_id, message)
     return row
@@ -160,6 +225,7 @@ TOOLS: tuple[Tool, ...] = (
         SearchArgs,
         search,
         lambda a: f"Searching {a.module}" + (f" for {a.query!r}" if a.query else ""),
+        scope="records:read",
     ),
     make_tool(
         "records.get",
@@ -167,6 +233,7 @@ TOOLS: tuple[Tool, ...] = (
         GetArgs,
         get,
         lambda a: f"Reading a {a.module} record",
+        scope="records:read",
     ),
     make_tool(
         "records.create",
@@ -174,12 +241,17 @@ TOOLS: tuple[Tool, ...] = (
         CreateArgs,
         create,
         lambda a: f"Creating {a.module} record {a.displayName!r}",
+        scope="records:write",
+        check=_may_write,
     ),
     make_tool(
         "records.update",
-        "Change a record's display name or fields (only the given ones change).",
+        "Change a record's display name or fields (only the given ones change). Name the "
+        "record by recordId, or by name when exactly one record has that display name.",
         UpdateArgs,
         update,
         lambda a: f"Updating a {a.module} record",
+        scope="records:write",
+        check=_may_write,
     ),
 )

@@ -24,6 +24,7 @@ from fieldhouse.agents.tools.base import (
     requested,
     short,
 )
+from fieldhouse.model.agents import ReminderStatus
 from fieldhouse.model.clock import new_id
 
 REMINDER = "reminder"
@@ -46,7 +47,7 @@ async def create(args: CreateArgs, ctx: ToolContext, consume: Consume | None) ->
         REMINDER,
         new_id(),
         {"text": args.text, "recordId": args.recordId, **requested(ctx)},
-        "scheduled",
+        ReminderStatus.SCHEDULED,
         due_at=args.dueAt,
         activity="reminder_created",
         activity_data={"text": args.text, "dueAt": args.dueAt},

@@ -23,7 +23,9 @@ from fieldhouse.agents.tools.base import (
     ok,
     requested,
     short,
+    stored_preview,
 )
+from fieldhouse.model.agents import PostStatus
 from fieldhouse.model.clock import new_id, now_iso
 
 POST = "social_post"
@@ -50,7 +52,7 @@ async def draft(args: DraftArgs, ctx: ToolContext, consume: Consume | None) -> T
         POST,
         new_id(),
         {"network": args.network, "text": args.text, **requested(ctx)},
-        "draft",
+        PostStatus.DRAFT,
         activity="social_drafted",
         activity_data={"network": args.network},
     )
@@ -64,9 +66,9 @@ async def schedule(args: ScheduleArgs, ctx: ToolContext, consume: Consume | None
         POST,
         args.postId,
         {"publishAt": args.publishAt},
-        "scheduled",
+        PostStatus.SCHEDULED,
         mode="update",
-        expect=("draft",),
+        expect=(PostStatus.DRAFT,),
         due_at=args.publishAt,
         activity="social_scheduled",
         activity_data={"publishAt": args.publishAt},
@@ -81,9 +83,9 @@ async def post(args: PostArgs, ctx: ToolContext, consume: Consume | None) -> Too
         POST,
         args.postId,
         {"postedAt": now_iso()},
-        "posted",
+        PostStatus.POSTED,
         mode="update",
-        expect=("draft", "scheduled"),
+        expect=(PostStatus.DRAFT, PostStatus.SCHEDULED),
         activity="social_posted",
     )
     (row,) = await apply(ctx, "social.post", summary, (write,), consume)
@@ -105,6 +107,9 @@ TOOLS: tuple[Tool, ...] = (
         schedule,
         lambda a: f"Scheduling the social post {a.postId} for {a.publishAt}",
         external=True,
+        preview=lambda a, ctx: stored_preview(
+            ctx, POST, a.postId, ("network", "text"), publishAt=a.publishAt
+        ),
     ),
     make_tool(
         "social.post",
@@ -113,5 +118,6 @@ TOOLS: tuple[Tool, ...] = (
         post,
         lambda a: f"Posting the social post {a.postId}",
         external=True,
+        preview=lambda a, ctx: stored_preview(ctx, POST, a.postId, ("network", "text")),
     ),
 )

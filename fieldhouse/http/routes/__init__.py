@@ -5,6 +5,7 @@ from __future__ import annotations
 from fieldhouse.http.endpoint import Routes
 from fieldhouse.http.routes import (
     activity,
+    agent_runs,
     agents,
     approvals,
     batch,
@@ -31,4 +32,5 @@ ROUTES: tuple[Routes, ...] = (
     pages.routes,
     agents.routes,
     webhooks.routes,
+    agent_runs.routes,
 )

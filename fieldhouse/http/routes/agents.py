@@ -13,11 +13,11 @@ from quart import Response, request
 
 from fieldhouse.agents.run import (
     AgentRun,
+    ApprovalRequired,
     RunEvent,
     Token,
     ToolStarted,
     load_agent,
-    run_agent,
 )
 from fieldhouse.http.endpoint import Routes
 from fieldhouse.http.models import Open, Strict
@@ -65,9 +65,12 @@ class AgentResponse(Open):
     description=(
         "Runs the agent on the message: it calls tools (external ones only after an approval) "
         "and answers. JSON by default; `?stream=true` or `Accept: text/event-stream` selects "
-        "Server-Sent Events: `open`, `tool_call` {tool, label}, `token` {text}, then one `done` "
-        "(the Agent response) or `error` {message}; `: keepalive` comments during silence. "
-        "A client that disconnects aborts the run."
+        "Server-Sent Events: `open` {agentId, runId}, `tool_call` {tool, label}, "
+        "`approval_required` {approvalId, tool, description, preview} when a call waits for an "
+        "approver, `token` {text}, then one `done` (the Agent response) or `error` {message, "
+        "runId}; `: keepalive` comments during silence. A client that disconnects aborts the "
+        "run (stored `aborted`). A run whose calls waited for approvals continues with "
+        "POST /v1/agents/runs/{runId}/resume once they are decided."
     ),
 )
 async def chat(svc: Services, principal: Principal, query: ChatQuery, body: ChatBody) -> Any:
@@ -75,15 +78,18 @@ async def chat(svc: Services, principal: Principal, query: ChatQuery, body: Chat
     agent_id = str(body.agentId) if body.agentId is not None else None
     run = replace(await load_agent(runtime.store, principal, agent_id), message=body.message)
     streaming = query.stream == "true" or "text/event-stream" in request.headers.get("Accept", "")
+    job = AgentRun(runtime, run)
     if not streaming:
-        return await run_agent(runtime, run)
+        return await job.execute()
+    return run_stream(svc, job, agent_id)
 
-    job: AgentRun | None = None
+
+def run_stream(svc: Services, job: AgentRun, agent_id: str | None) -> Response:
+    """The event stream of a run (a new one or a resumed one)."""
 
     async def produce(send: trio.MemorySendChannel[tuple[str, Any]]) -> None:
-        nonlocal job
         events, receive = trio.open_memory_channel[RunEvent](0)
-        job = AgentRun(runtime, run, events)
+        job.events = events
         result: dict[str, Any] = {}
         try:
             async with trio.open_nursery() as nursery:
@@ -99,15 +105,13 @@ async def chat(svc: Services, principal: Principal, query: ChatQuery, body: Chat
 
     def stopped() -> tuple[str, Any]:
         """The server is shutting down: the run is cancelled (and stored as aborted)."""
-        if job is None:
-            return "error", {"message": SHUTTING_DOWN, "runId": None}
         job.error = job.error or "The server shut down during the run"
         return "error", {"message": SHUTTING_DOWN, "runId": job.run_id}
 
     stream = EventStream(
-        ("open", {"agentId": agent_id}),
+        ("open", {"agentId": agent_id, "runId": job.run_id}),
         produce,
-        keepalive=runtime.settings.agent_keepalive_seconds,
+        keepalive=svc.agents.settings.agent_keepalive_seconds,
         terminal=TERMINAL,
         shutdown=svc.shutdown,
         stopped=stopped,
@@ -132,3 +136,11 @@ async def _relay(
                 await send.send(("tool_call", {"tool": event.tool, "label": event.label}))
             elif isinstance(event, Token):
                 await send.send(("token", {"text": event.text}))
+            elif isinstance(event, ApprovalRequired):
+                data = {
+                    "approvalId": event.approval_id,
+                    "tool": event.tool,
+                    "description": event.description,
+                    "preview": dict(event.preview),
+                }
+                await send.send(("approval_required", data))

@@ -1,42 +1,63 @@
-"""Approvals of agent tool calls, and the workspace's agent policy (owners and admins only).
+"""Approvals of agent tool calls, and the workspace's agent policy.
 
-Approving runs the approved call at once, through the same gate as every agent tool call, and
-uses the approval up; a decided approval cannot be decided again (409).
+Only an approver decides: an owner or admin whose credential is not limited to some scopes,
+and never the API key that asked for the call. Approving (optionally with edited arguments)
+runs that one call at once, through the same gate as every agent tool call, and uses the
+approval up; a call that fails leaves it ``failed``. Rejecting stores a reason the model reads
+when the run resumes. A decided approval cannot be decided again (409).
 """
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any
 
-from pydantic import Field
+import trio
+from pydantic import Field, ValidationError
 
 from fieldhouse.actors.agent_ops import APPROVAL, ApplyObjects, DecideApproval, ObjectWrite
 from fieldhouse.agents.contract import ToolContext
-from fieldhouse.agents.gate import POLICY, POLICY_ID
-from fieldhouse.agents.tools.base import object_json
+from fieldhouse.agents.gate import POLICY, args_hash, canonical, parse
 from fieldhouse.http.endpoint import Routes
 from fieldhouse.http.models import Open, Strict
-from fieldhouse.model.errors import Issue, NotFound, ValidationFailed
-from fieldhouse.model.principal import Principal
+from fieldhouse.model.agents import POLICY_ID, AgentActivity, ApprovalStatus
+from fieldhouse.model.agents import Approval as AgentApproval
+from fieldhouse.model.agents import Policy as AgentPolicy
+from fieldhouse.model.errors import Forbidden, Issue, NotFound, ValidationFailed
+from fieldhouse.model.principal import SCOPES, Principal
 from fieldhouse.services import Services
-from fieldhouse.storage.objects import ObjectRow
 
 routes = Routes()
 
 
 class ApprovalQuery(Open):
-    status: Literal["pending", "approved", "rejected", "executed"] | None = None
+    status: ApprovalStatus | None = None
+    runId: str | None = Field(default=None, max_length=64)
     limit: int = Field(default=50, ge=1, le=100)
 
 
 class Approval(Open):
     id: str
+    status: ApprovalStatus
     tool: str
-    arguments: dict[str, Any]
-    status: str
+    arguments: dict[str, Any] = Field(description="exactly what runs when approved")
+    description: str
+    preview: dict[str, Any] = Field(
+        description="what the call would send or publish: text, HTML, recipients"
+    )
+    runId: str | None = None
+    callId: str | None = None
+    agentId: str | None = None
     requestedBy: str | None = None
+    requestedAt: str
+    expiresAt: str
     decidedBy: str | None = None
     decidedAt: str | None = None
+    reason: str | None = None
+    originalArguments: dict[str, Any] | None = Field(
+        default=None, description="the model's arguments, when the approver edited them"
+    )
+    executedAt: str | None = None
+    error: str | None = None
 
 
 class ApprovalList(Open):
@@ -54,12 +75,42 @@ class Decision(Open):
     outcome: Outcome | None
 
 
+class ApproveBody(Strict):
+    arguments: dict[str, Any] | None = Field(
+        default=None, description="edited arguments to run instead of the requested ones"
+    )
+
+
+class RejectBody(Strict):
+    reason: str | None = Field(
+        default=None, max_length=1000, description="told to the model when the run resumes"
+    )
+
+
 class PolicyBody(Strict):
     autoApprove: list[str] = Field(max_length=50)
+    requireApproval: list[str] = Field(
+        default_factory=list,
+        max_length=100,
+        description='tools (or "tool:moduleSlug") that need an approval although they have '
+        "no external effect, e.g. records.update:deals",
+    )
 
 
 class Policy(Open):
     autoApprove: list[str]
+    requireApproval: list[str]
+
+
+def require_approver(principal: Principal) -> None:
+    """403 unless the principal may decide approvals and change the policy."""
+    if not principal.is_admin:
+        raise Forbidden("Only workspace owners and admins may do this")
+    if principal.scopes is not None and not set(SCOPES) <= principal.scopes:
+        raise Forbidden(
+            "Deciding approvals and changing the agent policy needs a credential that is "
+            "not limited to some scopes"
+        )
 
 
 @routes.endpoint(
@@ -74,34 +125,64 @@ class Policy(Open):
 )
 async def list_approvals(svc: Services, principal: Principal, query: ApprovalQuery) -> Any:
     rows = await svc.store.list_objects(
-        principal.account_id, APPROVAL, status=query.status, limit=query.limit
+        principal.account_id,
+        APPROVAL,
+        status=query.status,
+        limit=500 if query.runId else query.limit,
     )
-    return {"approvals": [object_json(r) for r in rows]}
+    found = [AgentApproval.from_row(r) for r in rows]
+    if query.runId:
+        found = [a for a in found if a.run_id == query.runId][: query.limit]
+    return {"approvals": [a.to_json() for a in found]}
+
+
+@routes.endpoint(
+    "GET",
+    "/api/approvals/{approvalId}",
+    summary="One approval request, with its exact arguments and preview",
+    scope="workspace:read",
+    tag="agents",
+    admin_only=True,
+    responses={200: Approval, 404: None},
+)
+async def get_approval(svc: Services, principal: Principal, approvalId: str) -> Any:
+    row = await svc.store.get_object(principal.account_id, APPROVAL, approvalId[:64])
+    if row is None:
+        raise NotFound(f"Approval {approvalId} not found")
+    return AgentApproval.from_row(row).to_json()
 
 
 @routes.endpoint(
     "POST",
     "/api/approvals/{approvalId}/approve",
-    summary="Approve a tool call and run it once",
+    summary="Approve a tool call (optionally with edited arguments) and run it once",
     scope="agents:write",
     tag="agents",
     admin_only=True,
-    responses={200: Decision},
+    body=ApproveBody,
+    body_optional=True,
+    responses={200: Decision, 403: None, 404: None, 409: None},
 )
-async def approve(svc: Services, principal: Principal, approvalId: str) -> Any:
-    row = await _decide(svc, principal, approvalId, approve=True)
+async def approve(svc: Services, principal: Principal, approvalId: str, body: ApproveBody) -> Any:
+    require_approver(principal)
+    edited = await _edited(svc, principal, approvalId, body.arguments)
+    approval = await _decide(svc, principal, approvalId, True, None, edited)
     ctx = ToolContext(
         principal=principal,
         actors=svc.actors,
         store=svc.store,
         settings=svc.settings,
-        run_id=str(row.data.get("runId") or f"approval-{row.object_id}"),
-        agent_id=row.data.get("agentId"),
+        run_id=approval.run_id or f"approval-{approval.approval_id}",
+        agent_id=approval.agent_id,
     )
-    outcome = await svc.tools.execute_approved(row, ctx)
-    after = await svc.store.get_object(principal.account_id, APPROVAL, row.object_id)
+    # once decided, the call runs to its end even if the approver's client goes away: an
+    # approval is never left approved but unrun
+    with trio.CancelScope(shield=True):
+        outcome = await svc.tools.execute_approved(approval, ctx)
+    after = await svc.store.get_object(principal.account_id, APPROVAL, approval.approval_id)
+    shown = AgentApproval.from_row(after) if after is not None else approval
     return {
-        "approval": object_json(after or row),
+        "approval": shown.to_json(),
         "outcome": {
             "status": outcome.status,
             "summary": outcome.summary,
@@ -113,27 +194,75 @@ async def approve(svc: Services, principal: Principal, approvalId: str) -> Any:
 @routes.endpoint(
     "POST",
     "/api/approvals/{approvalId}/reject",
-    summary="Reject a tool call; it never runs",
+    summary="Reject a tool call, with a reason the model reads; it never runs",
     scope="agents:write",
     tag="agents",
     admin_only=True,
-    responses={200: Decision},
+    body=RejectBody,
+    body_optional=True,
+    responses={200: Decision, 403: None, 404: None, 409: None},
 )
-async def reject(svc: Services, principal: Principal, approvalId: str) -> Any:
-    row = await _decide(svc, principal, approvalId, approve=False)
-    return {"approval": object_json(row), "outcome": None}
+async def reject(svc: Services, principal: Principal, approvalId: str, body: RejectBody) -> Any:
+    require_approver(principal)
+    approval = await _decide(svc, principal, approvalId, False, body.reason, None)
+    return {"approval": approval.to_json(), "outcome": None}
+
+
+Edit = tuple[dict[str, Any], str, dict[str, Any]]
+
+
+async def _edited(
+    svc: Services, principal: Principal, approval_id: str, arguments: dict[str, Any] | None
+) -> Edit | None:
+    """Edited arguments, validated by the tool's model: (canonical, hash, preview)."""
+    if arguments is None:
+        return None
+    row = await svc.store.get_object(principal.account_id, APPROVAL, approval_id[:64])
+    if row is None:
+        raise NotFound(f"Approval {approval_id} not found")
+    approval = AgentApproval.from_row(row)
+    tool = svc.tools.tool(approval.tool)
+    if tool is None:
+        raise NotFound(f"Unknown tool {approval.tool!r}")
+    try:
+        args = parse(tool, arguments)
+    except ValidationError as exc:
+        raise ValidationFailed(
+            [
+                Issue("invalid_argument", ("arguments", *e["loc"]), e["msg"], {})
+                for e in exc.errors()[:10]
+            ]
+        ) from None
+    ctx = ToolContext(principal, svc.actors, svc.store, svc.settings, "", approval.agent_id)
+    data = canonical(args)
+    return data, args_hash(data), await tool.preview(args, ctx)
 
 
 async def _decide(
-    svc: Services, principal: Principal, approval_id: str, *, approve: bool
-) -> ObjectRow:
+    svc: Services,
+    principal: Principal,
+    approval_id: str,
+    approve: bool,
+    reason: str | None,
+    edited: Edit | None,
+) -> AgentApproval:
     if not 1 <= len(approval_id) <= 64:
         raise NotFound(f"Approval {approval_id} not found")
-    row: ObjectRow = await svc.actors.ask(
+    arguments, digest, preview = edited if edited is not None else (None, None, None)
+    decided: AgentApproval = await svc.actors.ask(
         principal.account_id,
-        DecideApproval(approval_id, approve, actor_user_id=principal.user_id),
+        DecideApproval(
+            approval_id,
+            approve,
+            reason,
+            arguments,
+            digest,
+            preview,
+            principal.api_key_id,
+            actor_user_id=principal.user_id,
+        ),
     )
-    return row
+    return decided
 
 
 @routes.endpoint(
@@ -147,20 +276,21 @@ async def _decide(
 )
 async def get_policy(svc: Services, principal: Principal) -> Any:
     row = await svc.store.get_object(principal.account_id, POLICY, POLICY_ID)
-    return {"autoApprove": list(row.data.get("autoApprove", [])) if row else []}
+    return AgentPolicy.from_row(row).to_json()
 
 
 @routes.endpoint(
     "PUT",
     "/api/agents/policy",
-    summary="Set which tools run without an approval",
+    summary="Set which tools run without an approval, and which record writes need one",
     scope="agents:write",
     tag="agents",
     admin_only=True,
     body=PolicyBody,
-    responses={200: Policy},
+    responses={200: Policy, 403: None},
 )
 async def put_policy(svc: Services, principal: Principal, body: PolicyBody) -> Any:
+    require_approver(principal)
     known = svc.tools.names()
     issues = [
         Issue(
@@ -169,19 +299,31 @@ async def put_policy(svc: Services, principal: Principal, body: PolicyBody) -> A
         for i, name in enumerate(body.autoApprove)
         if name not in known
     ]
+    issues += [
+        Issue(
+            "invalid_enum_value",
+            ("requireApproval", i),
+            f"Unknown tool {name.partition(':')[0]!r}",
+            {"received": name},
+        )
+        for i, name in enumerate(body.requireApproval)
+        if name.partition(":")[0] not in known
+    ]
     if issues:
         raise ValidationFailed(issues)
-    names = sorted(set(body.autoApprove))
+    policy = AgentPolicy(
+        tuple(sorted(set(body.autoApprove))), tuple(sorted(set(body.requireApproval)))
+    )
     write = ObjectWrite(
         POLICY,
         POLICY_ID,
-        {"autoApprove": names},
+        policy.to_json(),
         "active",
         mode="upsert",
-        activity="agent_policy_changed",
-        activity_data={"autoApprove": names},
+        activity=AgentActivity.POLICY_CHANGED,
+        activity_data=policy.to_json(),
     )
     await svc.actors.ask(
         principal.account_id, ApplyObjects((write,), actor_user_id=principal.user_id)
     )
-    return {"autoApprove": names}
+    return policy.to_json()

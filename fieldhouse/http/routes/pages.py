@@ -9,6 +9,7 @@ from quart import Response
 
 from fieldhouse.agents.tools.pages import PAGE, sanitise
 from fieldhouse.http.endpoint import Routes
+from fieldhouse.model.agents import PageStatus
 from fieldhouse.model.errors import NotFound
 from fieldhouse.services import Services
 
@@ -32,7 +33,7 @@ async def landing_page(svc: Services, workspaceSlug: str, pageSlug: str) -> Any:
     row = None
     if accounts and len(pageSlug) <= 64:
         row = await store.get_object(accounts[0].account_id, PAGE, pageSlug)
-    if row is None or row.status != "published":
+    if row is None or row.status != PageStatus.PUBLISHED:
         raise NotFound(f"No published page {pageSlug!r} in workspace {workspaceSlug!r}")
     title = escape(str(row.data.get("title", "")))
     # sanitised when stored; cleaned again here so no stored HTML is ever served raw

@@ -1,0 +1,178 @@
+"""Common phrasings for the offline planner: rewrites of everyday word orders into the sentence
+shapes ``offline_plans`` reads, plus the plans that need more than one shape: questions over
+records ("what deals closed this month?") and e-mails to a group or a person by name ("email
+the contacts at Acme about ...").
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any
+
+from fieldhouse.agents.contract import ToolOutcome
+
+Call = tuple[str, dict[str, Any]]
+_KINDS = r"(?P<kind>contacts?|compan(?:y|ies)|deals?|tasks?)"
+_KIND = r"(?P<kind>contact|company|deal|task)"
+_WHEN = (
+    r"(?P<when>(?:today|tomorrow|in\s+\d+\s+(?:minutes?|hours?|days?)|on\s+\d{4}-\d{2}-\d{2}|"
+    r"on\s+(?:mon|tues|wednes|thurs|fri|satur|sun)day)"
+    r"(?:\s+at\s+\d{1,2}(?::\d{2})?\s*(?:am|pm)?)?)"
+)
+EMAIL = r"[^@\s<>\"',;]+@[^@\s<>\"',;]+\.[A-Za-z]{2,}"
+
+#: (pattern, replacement): tried in order, each at most once, on the whole message
+REWRITES: tuple[tuple[re.Pattern[str], str], ...] = tuple(
+    (re.compile(pattern, re.I), replacement)
+    for pattern, replacement in (
+        # records
+        (
+            r"^new\s+" + _KIND + r"\s*:\s*(?P<name>[^,]+?)\s*(?:,\s*(?P<rest>.+))?$",
+            r"create a \g<kind> named \g<name> with \g<rest>",
+        ),
+        (r"^(?:add|create)\s+(?P<name>.+?)\s+as\s+an?\s+" + _KIND + r"$", r"create a \2 named \1"),
+        (
+            r"^(?:i|we)\s+need\s+(?:a\s+)?(?:new\s+)?" + _KIND + r"\s*:\s*(?P<name>.+)$",
+            r"create a \g<kind> named \g<name>",
+        ),
+        (
+            r"^(?P<verb>create|add|make)\s+(?:a\s+|an\s+)?(?:new\s+)?"
+            + _KIND
+            + r"\s+(?!named\b|called\b)(?P<name>[^,]+)$",
+            r"create a \g<kind> named \g<name>",
+        ),
+        (r"^who\s+is\s+(?P<name>.+?)\??$", r"find contacts named \g<name>"),
+        (
+            r"^(?:do\s+we\s+have|is\s+there)\s+an?\s+" + _KIND + r"\s+(?:called|named)\s+"
+            r"(?P<name>.+?)\??$",
+            r"find \g<kind> named \g<name>",
+        ),
+        (r"^how\s+many\s+" + _KINDS + r"\b.*$", r"find \g<kind>"),
+        (
+            r"^(?:what|which)\s+" + _KINDS + r"\s+are\s+(?P<rest>in\s+stage\s+\w+)\??$",
+            r"find \1 \2",
+        ),
+        (r"^what\s+are\s+(?:my|our|the)\s+(?:open\s+)?" + _KINDS + r"\??$", r"find \g<kind>"),
+        (
+            r"^mark\s+(?:the\s+)?" + _KIND + r"\s+(?P<name>.+?)\s+as\s+(?P<value>\w+)$",
+            r"update \g<kind> \g<name> stage to \g<value>",
+        ),
+        (
+            r"^(?:set|change|update)\s+the\s+(?P<field>stage|amount|email|phone|name|status)\s+of"
+            r"\s+(?:the\s+)?" + _KIND + r"\s+(?P<name>.+?)\s+to\s+(?P<value>.+)$",
+            r"update \g<kind> \g<name> \g<field> to \g<value>",
+        ),
+        (
+            r"^rename\s+(?:the\s+)?" + _KIND + r"\s+(?P<name>.+?)\s+to\s+(?P<value>.+)$",
+            r"update \g<kind> \g<name> name to \g<value>",
+        ),
+        # reminders
+        (r"^remind\s+me\s+" + _WHEN + r"\s+to\s+(?P<text>.+)$", r"remind me to \g<text> \g<when>"),
+        (
+            r"^" + _WHEN + r"\s*,?\s+remind\s+me\s+to\s+(?P<text>.+)$",
+            r"remind me to \g<text> \g<when>",
+        ),
+        (
+            r"^set\s+(?:a\s+|up\s+a\s+)?reminder\s+(?:for\s+)?" + _WHEN + r"\s+to\s+(?P<text>.+)$",
+            r"remind me to \g<text> \g<when>",
+        ),
+        (r"^(?:don'?t|do\s+not)\s+let\s+me\s+forget\s+(?:to\s+)?(?P<text>.+)$", r"remind me to \1"),
+        (
+            r"^(?:what|which)\s+reminders\s+(?:do\s+i\s+have|are\s+there)\??$|"
+            r"^do\s+i\s+have\s+any\s+reminders\??$",
+            "show my reminders",
+        ),
+        # e-mail and social
+        (r"^e-?mail\s+(?P<to>" + EMAIL + r")\s+(?P<rest>.+)$", r"send an email to \1 \2"),
+        (
+            r"^write\s+to\s+(?P<to>" + EMAIL + r")\s*:\s*(?P<body>.+)$",
+            r"draft an email to \1 saying \2",
+        ),
+        (r"^tweet\s*:?\s*(?P<text>.+)$", r"post on x: \1"),
+        (
+            r"^(?P<verb>post|draft\s+a\s+post|share)\s+(?:on|to|for)\s+(?P<network>\w+)\s+"
+            r"saying\s+(?P<text>.+)$",
+            r"\1 on \2: \3",
+        ),
+    )
+)
+
+
+def rewrite(text: str) -> str:
+    """The message in a shape the planner's grammar reads (unchanged when none applies)."""
+    for pattern, replacement in REWRITES:
+        if pattern.search(text):
+            text = pattern.sub(replacement, text, count=1)
+            text = re.sub(r"\s+with\s*$", "", text)
+    return text
+
+
+_CLOSED = re.compile(
+    r"^(?:what|which|show(?:\s+me)?)\s+deals\s+(?:closed|close|closing|are\s+closing)\s+"
+    r"(?P<when>this|last|next)\s+month\??$",
+    re.I,
+)
+_GROUP_MAIL = re.compile(
+    r"^(?:(?P<verb>send|write|draft)\s+an?\s+e-?mail\s+to|e-?mail|write\s+to)\s+(?:all\s+)?"
+    r"(?:(?:the\s+)?(?:contacts|people)\s+(?:at|from)\s+(?P<org>.+?)|"
+    r"(?P<person>[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)+))\s+about\s+(?P<subject>.+?)"
+    r"(?:\s*(?:,?\s*saying|:)\s*(?P<body>.+))?\s*[.!]?$",
+    re.I,
+)
+
+
+def closed_deals(text: str, now: datetime) -> list[Call] | None:
+    m = _CLOSED.match(text)
+    if m is None:
+        return None
+    shift = {"this": 0, "last": -1, "next": 1}[m["when"].lower()]
+    month = now.year * 12 + now.month - 1 + shift
+    start = f"{month // 12:04d}-{month % 12 + 1:02d}-01"
+    end = f"{(month + 1) // 12:04d}-{(month + 1) % 12 + 1:02d}-01"
+    conditions = [
+        {"id": "c1", "fieldSlug": "close-date", "operator": "gte", "value": start},
+        {"id": "c2", "fieldSlug": "close-date", "operator": "lt", "value": end},
+    ]
+    root = {"id": "root", "conjunction": "AND", "conditions": conditions}
+    return [("records.search", {"module": "deals", "limit": 50, "advancedFilter": {"root": root}})]
+
+
+def group_mail(text: str) -> tuple[Call, Any] | None:
+    """E-mail the contacts a search finds: first the search, then one e-mail to the addresses
+    of what it found (a person by name must match exactly one contact)."""
+    m = _GROUP_MAIL.match(text)
+    if m is None:
+        return None
+    who = (m["org"] or m["person"]).strip(" '\"")
+    subject = m["subject"].strip(" '\"")
+    body = (m["body"] or subject).strip(" '\"")
+    draft = (m["verb"] or "").lower() in ("write", "draft")
+    search: Call = ("records.search", {"module": "contacts", "query": who, "limit": 50})
+
+    def then(outcomes: Sequence[ToolOutcome]) -> list[Call]:
+        records = outcomes[0].result.get("records") if outcomes else None
+        if not isinstance(records, list) or not records:
+            return []
+        if m["person"]:
+            records = [
+                r for r in records if str(r.get("displayName", "")).casefold() == who.casefold()
+            ]
+            if len(records) != 1:
+                return []
+        to: list[str] = []
+        for record in records:
+            fields = record.get("fields") or {}
+            if fields.get("do-not-contact"):
+                continue
+            for email in fields.get("emails") or []:
+                address = email.get("value") if isinstance(email, dict) else email
+                if isinstance(address, str) and address not in to:
+                    to.append(address)
+        if not to:
+            return []
+        tool = "email.draft" if draft else "email.send"
+        return [(tool, {"to": to[:50], "subject": subject, "body": body})]
+
+    return search, then

@@ -1,0 +1,331 @@
+"""Agent objects as types: runs, approvals and the agent policy, their statuses, and one JSON
+form each (what the API shows). They are stored as workspace objects (``storage/objects.py``);
+``from_row`` reads one back, ``data()`` is what is stored.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from enum import StrEnum
+from typing import Any, Protocol
+
+
+class ObjectRow(Protocol):
+    """A stored workspace object, as ``storage.objects.ObjectRow`` has it."""
+
+    @property
+    def object_id(self) -> str: ...
+    @property
+    def data(self) -> dict[str, Any]: ...
+    @property
+    def status(self) -> str | None: ...
+    @property
+    def created_at(self) -> str: ...
+    @property
+    def updated_at(self) -> str: ...
+
+
+class Kind(StrEnum):
+    """Kinds of agent objects in the objects table."""
+
+    AGENT = "agent"
+    RUN = "agent_run"
+    APPROVAL = "approval"
+    POLICY = "policy"
+
+
+class RunStatus(StrEnum):
+    RUNNING = "running"
+    SUCCEEDED = "succeeded"
+    FAILED = "failed"
+    ABORTED = "aborted"
+
+
+class ApprovalStatus(StrEnum):
+    PENDING = "pending"
+    APPROVED = "approved"
+    REJECTED = "rejected"
+    EXECUTED = "executed"
+    #: approved, but running the call failed: never usable again
+    FAILED = "failed"
+    #: not decided (or not run) before its expiry
+    EXPIRED = "expired"
+
+
+class AgentActivity(StrEnum):
+    """Activity entry types the agent writes."""
+
+    TOOL_CALL = "agent_tool_call"
+    AGENT_CREATED = "agent_created"
+    APPROVAL_REQUESTED = "approval_requested"
+    APPROVAL_DECIDED = "approval_decided"
+    POLICY_CHANGED = "agent_policy_changed"
+
+
+POLICY_ID = "agents"
+
+
+def _str(value: Any) -> str | None:
+    return None if value is None else str(value)
+
+
+@dataclass(frozen=True)
+class Approval:
+    """A request to run exactly one tool call of one run, and what became of it."""
+
+    approval_id: str
+    tool: str
+    arguments: Mapping[str, Any]
+    args_hash: str
+    status: ApprovalStatus
+    description: str
+    preview: Mapping[str, Any]
+    run_id: str | None
+    call_id: str | None
+    agent_id: str | None
+    requested_by: str | None
+    #: the API key of the request (None for a session); it may never decide it alone
+    requested_key: str | None
+    requested_at: str
+    expires_at: str
+    decided_by: str | None = None
+    decided_at: str | None = None
+    reason: str | None = None
+    #: the arguments as the model asked for them, when an approver edited them
+    original_arguments: Mapping[str, Any] | None = None
+    executed_at: str | None = None
+    error: str | None = None
+    updated_at: str | None = None
+
+    @classmethod
+    def from_row(cls, row: ObjectRow) -> Approval:
+        d = row.data
+        return cls(
+            approval_id=row.object_id,
+            tool=str(d.get("tool")),
+            arguments=dict(d.get("arguments") or {}),
+            args_hash=str(d.get("argsHash") or ""),
+            status=ApprovalStatus(row.status or "pending"),
+            description=str(d.get("description") or ""),
+            preview=dict(d.get("preview") or {}),
+            run_id=_str(d.get("runId")),
+            call_id=_str(d.get("callId")),
+            agent_id=_str(d.get("agentId")),
+            requested_by=_str(d.get("requestedBy")),
+            requested_key=_str(d.get("requestedKey")),
+            requested_at=str(d.get("requestedAt") or row.created_at),
+            expires_at=str(d.get("expiresAt") or "9999-12-31T00:00:00.000Z"),
+            decided_by=_str(d.get("decidedBy")),
+            decided_at=_str(d.get("decidedAt")),
+            reason=_str(d.get("reason")),
+            original_arguments=d.get("originalArguments"),
+            executed_at=_str(d.get("executedAt")),
+            error=_str(d.get("error")),
+            updated_at=row.updated_at,
+        )
+
+    def data(self) -> dict[str, Any]:
+        """What is stored (the status lives in the row's status column)."""
+        return {
+            "tool": self.tool,
+            "arguments": dict(self.arguments),
+            "argsHash": self.args_hash,
+            "description": self.description,
+            "preview": dict(self.preview),
+            "runId": self.run_id,
+            "callId": self.call_id,
+            "agentId": self.agent_id,
+            "requestedBy": self.requested_by,
+            "requestedKey": self.requested_key,
+            "requestedAt": self.requested_at,
+            "expiresAt": self.expires_at,
+            "decidedBy": self.decided_by,
+            "decidedAt": self.decided_at,
+            "reason": self.reason,
+            "originalArguments": (
+                dict(self.original_arguments) if self.original_arguments is not None else None
+            ),
+            "executedAt": self.executed_at,
+            "error": self.error,
+        }
+
+    def expired(self, now: str) -> bool:
+        return self.expires_at <= now
+
+    def but(self, **changes: Any) -> Approval:
+        return replace(self, **changes)
+
+    def to_json(self) -> dict[str, Any]:
+        """The Approval of the API: the stored data without the hash and the requesting key."""
+        shown = {k: v for k, v in self.data().items() if k not in ("argsHash", "requestedKey")}
+        return {"id": self.approval_id, "status": str(self.status), **shown}
+
+
+@dataclass(frozen=True)
+class Policy:
+    """Which tools run without an approval, and which record writes need one."""
+
+    auto_approve: tuple[str, ...] = ()
+    #: "tool" or "tool:module" entries (records.update, records.update:deals)
+    require_approval: tuple[str, ...] = ()
+
+    @classmethod
+    def from_row(cls, row: ObjectRow | None) -> Policy:
+        if row is None:
+            return cls()
+        return cls(
+            tuple(str(n) for n in row.data.get("autoApprove", [])),
+            tuple(str(n) for n in row.data.get("requireApproval", [])),
+        )
+
+    def requires(self, tool: str, module: str | None) -> bool:
+        return tool in self.require_approval or (
+            module is not None and f"{tool}:{module}" in self.require_approval
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "autoApprove": list(self.auto_approve),
+            "requireApproval": list(self.require_approval),
+        }
+
+
+@dataclass
+class ToolCallEntry:
+    """One tool call of a run, as the run record shows it."""
+
+    call_id: str
+    tool: str
+    arguments: Mapping[str, Any]
+    status: str
+    summary: str = ""
+    result: Mapping[str, Any] = field(default_factory=dict)
+    approval_id: str | None = None
+    duration_ms: int = 0
+    #: the record text the call read (module, id, displayName), so a reader sees what the
+    #: model was shown
+    read: list[Mapping[str, Any]] = field(default_factory=list)
+
+    @classmethod
+    def from_json(cls, d: Mapping[str, Any]) -> ToolCallEntry:
+        return cls(
+            str(d.get("callId")),
+            str(d.get("tool")),
+            dict(d.get("arguments") or {}),
+            str(d.get("status")),
+            str(d.get("summary") or ""),
+            dict(d.get("result") or {}),
+            _str(d.get("approvalId")),
+            int(d.get("durationMs") or 0),
+            list(d.get("read") or []),
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "callId": self.call_id,
+            "tool": self.tool,
+            "arguments": dict(self.arguments),
+            "status": self.status,
+            "summary": self.summary,
+            "result": dict(self.result),
+            "approvalId": self.approval_id,
+            "durationMs": self.duration_ms,
+            "read": [dict(r) for r in self.read],
+        }
+
+
+@dataclass(frozen=True)
+class RunRecord:
+    """An agent run as stored and as ``GET /v1/agents/runs/{id}`` shows it."""
+
+    run_id: str
+    agent_id: str | None
+    user_id: str | None
+    api_key_id: str | None
+    message: str
+    provider: str
+    status: RunStatus
+    steps: int
+    tool_calls: list[ToolCallEntry]
+    pending_approvals: list[str]
+    response: str
+    duration_ms: int
+    error: str | None
+    created_at: str
+    updated_at: str | None = None
+
+    @classmethod
+    def from_row(cls, row: ObjectRow) -> RunRecord:
+        d = row.data
+        status = row.status or RunStatus.RUNNING
+        return cls(
+            run_id=row.object_id,
+            agent_id=_str(d.get("agentId")),
+            user_id=_str(d.get("userId")),
+            api_key_id=_str(d.get("apiKeyId")),
+            message=str(d.get("message") or ""),
+            provider=str(d.get("provider") or ""),
+            # runs stored before the statuses were named "succeeded" said "completed"
+            status=RunStatus.SUCCEEDED if status == "completed" else RunStatus(status),
+            steps=int(d.get("steps") or 0),
+            tool_calls=[ToolCallEntry.from_json(e) for e in d.get("toolCalls") or []],
+            pending_approvals=[str(a) for a in d.get("pendingApprovals") or []],
+            response=str(d.get("response") or ""),
+            duration_ms=int(d.get("durationMs") or 0),
+            error=_str(d.get("error")),
+            created_at=row.created_at,
+            updated_at=row.updated_at,
+        )
+
+    def data(self) -> dict[str, Any]:
+        return {
+            "runId": self.run_id,
+            "agentId": self.agent_id,
+            "userId": self.user_id,
+            "apiKeyId": self.api_key_id,
+            "message": self.message,
+            "provider": self.provider,
+            "status": str(self.status),
+            "steps": self.steps,
+            "toolCalls": [e.to_json() for e in self.tool_calls],
+            "pendingApprovals": list(self.pending_approvals),
+            "response": self.response,
+            "durationMs": self.duration_ms,
+            "error": self.error,
+        }
+
+    def to_json(self) -> dict[str, Any]:
+        """The AgentRun of the API."""
+        body = self.data()
+        del body["apiKeyId"]
+        return {**body, "createdDateTime": self.created_at, "updatedDateTime": self.updated_at}
+
+
+class EmailStatus(StrEnum):
+    DRAFT = "draft"
+    QUEUED = "queued"
+    SENDING = "sending"
+    SENT = "sent"
+    FAILED = "failed"
+
+
+class PostStatus(StrEnum):
+    DRAFT = "draft"
+    SCHEDULED = "scheduled"
+    POSTED = "posted"
+
+
+class PageStatus(StrEnum):
+    DRAFT = "draft"
+    PUBLISHED = "published"
+
+
+class SequenceStatus(StrEnum):
+    DRAFT = "draft"
+    SCHEDULED = "scheduled"
+
+
+class ReminderStatus(StrEnum):
+    SCHEDULED = "scheduled"
+    FIRED = "fired"

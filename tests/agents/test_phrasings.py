@@ -1,0 +1,53 @@
+"""The offline planner against a table of phrasings written before the planner was changed
+(tests/agents/data/phrasings.json): each gets its expected first tool call, and what the
+planner does not understand gets a clear "I did not understand" reply."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from fieldhouse.agents.providers.base import Turn
+from fieldhouse.agents.providers.offline import OfflineProvider
+from fieldhouse.agents.providers.offline_plans import plan_for
+from fieldhouse.agents.tools import ALL_TOOLS
+from tests.agents.replay import Collect
+
+NOW = datetime(2026, 3, 2, 15, 30, tzinfo=UTC)
+TOOLS = {tool.spec.name: tool for tool in ALL_TOOLS}
+TABLE = json.loads((Path(__file__).parent / "data" / "phrasings.json").read_text())["rows"]
+
+
+def canonical(tool: str, args: dict[str, Any]) -> dict[str, Any]:
+    dumped: dict[str, Any] = TOOLS[tool].args.model_validate(args).model_dump(mode="json")
+    return dumped
+
+
+def test_the_table_is_large_enough() -> None:
+    assert len(TABLE) >= 40
+    assert len({row["message"] for row in TABLE}) == len(TABLE)
+
+
+@pytest.mark.parametrize("row", TABLE, ids=[row["message"][:40] for row in TABLE])
+async def test_phrasing(row: dict[str, Any]) -> None:
+    plan = plan_for(row["message"], NOW)
+    if row["tool"] is None:
+        assert plan is None, row["message"]
+        said = Collect()
+        step = await OfflineProvider(lambda: NOW).step(
+            [Turn("user", row["message"])], [t.spec for t in ALL_TOOLS], said
+        )
+        assert step.final and step.text.startswith("Sorry, I did not understand")
+        return
+    assert plan is not None, row["message"]
+    ((tool, args),) = plan.stages[0]([])
+    assert tool == row["tool"], row["message"]
+    got = canonical(tool, args)
+    for key, value in row["args"].items():
+        if key == "dueAt":
+            value = canonical(tool, {**args, "dueAt": value})["dueAt"]
+        assert got[key] == value, (row["message"], key, got[key])
