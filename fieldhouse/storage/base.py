@@ -144,8 +144,9 @@ class Driver(Protocol):
         committed when the block exits cleanly and rolled back otherwise."""
         ...
 
-    async def create_index(self, expression: str) -> None:
-        """An index over ``records`` on one list-query expression (best effort)."""
+    async def create_index(self, key: Sequence[str]) -> None:
+        """An index over ``records`` on ``account_id, module_id`` and list-query expressions,
+        the last of them ordered with ``id`` (best effort)."""
         ...
 
     async def aclose(self) -> None: ...

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
@@ -128,16 +128,20 @@ async def _open_pool(url: str, min_size: int, max_size: int) -> Pool:
     return pool
 
 
-async def _create_index(pool: Pool, expression: str) -> None:
+async def _create_index(pool: Pool, key: Sequence[str]) -> None:
     """CONCURRENTLY, so writers are not blocked while it builds; another process building the
     same index at once is harmless."""
-    column_expr = expression.replace("r.fields", "fields")
-    name = "rx_" + hashlib.sha1(column_expr.encode()).hexdigest()[:16]
+    exprs = [f"({e.replace('r.fields', 'fields')})" for e in key]
+    *pinned, last = exprs
+    name = "rx_" + hashlib.sha1(", ".join(exprs).encode()).hexdigest()[:16]
+    if len(exprs) == 1:  # the name the single-expression indexes always had
+        name = "rx_" + hashlib.sha1(exprs[0][1:-1].encode()).hexdigest()[:16]
+    lead = "".join(f"{e}, " for e in pinned)
     # PostgreSQL walks an index backwards only in the mirrored order, so the compiler's
     # "DESC NULLS LAST, id DESC" needs its own index beside the ascending one.
     orders = (
-        (name, f"({column_expr}), id"),
-        (name + "d", f"({column_expr}) DESC NULLS LAST, id DESC"),
+        (name, f"{lead}{last}, id"),
+        (name + "d", f"{lead}{last} DESC NULLS LAST, id DESC"),
     )
     try:
         async with pool.acquire() as conn:
@@ -202,8 +206,8 @@ class PostgresDriver:
         except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError):
             log.warning("rollback failed; the pool will replace the connection", exc_info=True)
 
-    async def create_index(self, expression: str) -> None:
-        await aio(_create_index, self._pool, expression)
+    async def create_index(self, key: Sequence[str]) -> None:
+        await aio(_create_index, self._pool, key)
 
 
 class _Txn:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import sqlite3
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any, TypeVar
@@ -154,12 +154,14 @@ class SQLiteDriver:
                     await self._on_writer(rollback)
                 raise
 
-    async def create_index(self, expression: str) -> None:
-        column_expr = expression.replace("r.fields", "fields")
-        name = "rx_" + hashlib.sha1(column_expr.encode()).hexdigest()[:16]
+    async def create_index(self, key: Sequence[str]) -> None:
+        exprs = [f"({e.replace('r.fields', 'fields')})" for e in key]
+        name = "rx_" + hashlib.sha1(", ".join(exprs).encode()).hexdigest()[:16]
+        if len(exprs) == 1:  # the name the single-expression indexes always had
+            name = "rx_" + hashlib.sha1(exprs[0][1:-1].encode()).hexdigest()[:16]
         sql = (
             f"CREATE INDEX IF NOT EXISTS {name} ON records"
-            f" (account_id, module_id, ({column_expr}), id) WHERE deleted_at IS NULL"
+            f" (account_id, module_id, {', '.join(exprs)}, id) WHERE deleted_at IS NULL"
         )
         async with self._write_lock:
             await self._on_writer(lambda c: c.execute(sql))

@@ -354,3 +354,30 @@ def index_expressions(query: ListQuery, schema: ModuleSchema, dialect: Dialect) 
         if kind is not None and kind.column is None:
             out.append(c.order_by(query.sort_field, "asc").rsplit(" ASC NULLS LAST", 1)[0])
     return [e for e in dict.fromkeys(out) if e]
+
+
+def index_keys(query: ListQuery, schema: ModuleSchema, dialect: Dialect) -> list[tuple[str, ...]]:
+    """Index keys (after ``account_id, module_id``; the last one is also ordered by ``id``)
+    for what a slow list query filters and sorts by: each expression of
+    :func:`index_expressions` alone, and, when the query pins single-valued fields to one
+    value each and sorts by a field, those equalities followed by the sort: one index then
+    hands out the page in order, without reading every match to sort it."""
+    singles = index_expressions(query, schema, dialect)
+    keys: list[tuple[str, ...]] = [(e,) for e in singles]
+    if query.sort_field is None or query.advanced is not None or query.search:
+        return keys
+    sort = resolve_key(query.sort_field, schema, system=True)
+    if sort is None or sort.column is not None or not query.simple_filters:
+        return keys
+    pinned: list[str] = []
+    for slug, values in query.simple_filters:
+        kind = resolve_key(slug, schema, system=False)
+        if len(values) != 1 or kind is None or kind.multi or kind.column is not None:
+            return keys
+        if kind.base in ("datetime", "number"):
+            return keys
+        site = _Site(dialect, "r.fields", (kind.slug,), None)
+        pinned.append(field_sql(kind, site, "simple"))
+    ordered = _Compiler(schema, dialect).order_by(query.sort_field, "asc")
+    keys.append((*pinned, ordered.rsplit(" ASC NULLS LAST", 1)[0]))
+    return keys

@@ -20,7 +20,7 @@ from fieldhouse.storage import objects as obj
 from fieldhouse.storage.base import AccountRow, ApiKeyRow, Driver, KeyLookup, Op, Txn, UserRow
 from fieldhouse.storage.facets import countable, start_counting
 from fieldhouse.storage.objects import ObjectRow
-from fieldhouse.storage.sqlquery import compile_list, index_expressions
+from fieldhouse.storage.sqlquery import compile_list, index_keys
 
 T = TypeVar("T")
 
@@ -30,7 +30,7 @@ class Store:
 
     def __init__(self, driver: Driver) -> None:
         self._db = driver
-        self._indexed: set[str] = set()
+        self._indexed: set[tuple[str, ...]] = set()
         self._rate_window = -1
 
     @property
@@ -175,10 +175,10 @@ class Store:
     async def index_list_query(self, schema: ModuleSchema, query: ListQuery) -> None:
         """Make expression indexes for what a slow list query filtered and sorted by, so the
         next one like it avoids a full scan of the module (best effort, made once)."""
-        for expression in index_expressions(query, schema, self._db.dialect):
-            if expression not in self._indexed:
-                self._indexed.add(expression)
-                await self._db.create_index(expression)
+        for key in index_keys(query, schema, self._db.dialect):
+            if key not in self._indexed:
+                self._indexed.add(key)
+                await self._db.create_index(key)
 
     async def linked_targets(self, account_id: str, source_id: str, field_slug: str) -> list[str]:
         return await self._read(records.linked_targets(account_id, source_id, field_slug))

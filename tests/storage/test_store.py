@@ -6,6 +6,7 @@ from collections.abc import Sequence
 
 from fieldhouse.model.listquery import parse_list_query
 from fieldhouse.storage import Store
+from fieldhouse.storage.sqlquery import index_keys
 from tests.storage.conftest import AT, A, B, record
 
 
@@ -56,3 +57,20 @@ async def test_indexing_a_list_query_keeps_its_answers(store: Store) -> None:
     _, schemas = await store.load_schemas(A)
     await store.index_list_query(schemas["deals"], parse_list_query(args, schemas["deals"]))
     assert await _ids(store, args) == before == (["r01"], 1)
+
+
+async def test_a_pinned_filter_and_a_sort_get_one_index_that_serves_both(store: Store) -> None:
+    await _seed(store)
+    args = {"filter[title]": "Apple", "sortField": "amount", "sortDirection": "desc"}
+    _, schemas = await store.load_schemas(A)
+    query = parse_list_query(args, schemas["deals"])
+    keys = index_keys(query, schemas["deals"], store._db.dialect)
+    # each expression alone, and the filter's followed by the sort's in one key
+    assert [len(k) for k in keys] == [1, 1, 2]
+    assert keys[2] == (keys[0][0], keys[1][0])
+    before = await _ids(store, args)
+    await store.index_list_query(schemas["deals"], query)
+    assert await _ids(store, args) == before == (["r01"], 1)
+    # a filter with several values cannot pin the order: no combined key
+    several = parse_list_query({**args, "filter[title]": "Apple,Cherry"}, schemas["deals"])
+    assert [len(k) for k in index_keys(several, schemas["deals"], store._db.dialect)] == [1, 1]
