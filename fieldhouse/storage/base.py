@@ -116,10 +116,8 @@ def executemany(sql: str, params: Sequence[Sequence[Any]]) -> Stmt:
 class Txn(Protocol):
     """A driver's open write transaction."""
 
-    async def run(self, op: Op[T]) -> T: ...
-
-    def savepoint(self) -> AbstractAsyncContextManager[None]:
-        """Nested scope: an exception inside rolls back only what the scope wrote."""
+    async def run(self, op: Op[T], *, commit: bool = False) -> T:
+        """Run ``op``; with ``commit``, commit the transaction in the same hop."""
         ...
 
 

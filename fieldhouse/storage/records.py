@@ -205,6 +205,12 @@ def remove_field_values(d: Dialect, account_id: str, module_id: str, field_slug:
 def append_activity(account_id: str, e: Mapping[str, Any]) -> Op[int]:
     """Take the workspace's next activity sequence number and store the entry under it."""
     seq = yield from accounts.bump_counter(account_id, "activity_seq")
+    yield from insert_activity(account_id, seq, e)
+    return seq
+
+
+def insert_activity(account_id: str, seq: int, e: Mapping[str, Any]) -> Op[None]:
+    """Store an activity entry under a sequence number the caller took."""
     yield execute(
         "INSERT INTO activity (account_id, seq, id, activity_type, module_id, record_id,"
         " user_id, created_at, data) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -220,7 +226,6 @@ def append_activity(account_id: str, e: Mapping[str, Any]) -> Op[int]:
             dumps(e.get("data") or {}),
         ),
     )
-    return seq
 
 
 def _entry(r: Any, full: bool) -> dict[str, Any]:
