@@ -29,6 +29,11 @@ class ConflictError(StorageError):
     """A uniqueness rule was broken (duplicate slug, e-mail, ...)."""
 
 
+class QueuedWriteFailed(StorageError):
+    """A write that was queued (written behind) failed when it ran; ``__cause__`` is the
+    driver's error. It surfaces at the statement or savepoint release that ran the queue."""
+
+
 @dataclass(frozen=True)
 class AccountRow:
     account_id: str

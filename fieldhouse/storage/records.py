@@ -127,6 +127,13 @@ def set_links(account_id: str, source_id: str, field_slug: str, targets: Sequenc
         "DELETE FROM record_links WHERE account_id = ? AND source_record_id = ? AND field_slug = ?",
         (account_id, source_id, field_slug),
     )
+    yield from insert_links(account_id, source_id, field_slug, targets)
+
+
+def insert_links(
+    account_id: str, source_id: str, field_slug: str, targets: Sequence[str]
+) -> Op[None]:
+    """Links of a source that has none under ``field_slug`` yet."""
     if targets:
         yield executemany(
             "INSERT INTO record_links (account_id, source_record_id, field_slug,"

@@ -25,7 +25,9 @@ from fieldhouse.storage.base import (
     Driver,
     KeyLookup,
     Op,
+    QueuedWriteFailed,
     Stmt,
+    StorageError,
     Txn,
     UserRow,
 )
@@ -267,6 +269,9 @@ class WriteTxn:
         #: auto-number field configs as advanced here; those the database lags behind
         self._configs: dict[str, dict[str, Any]] = {}
         self._dirty: set[str] = set()
+        #: records inserted here, and (record, field) pairs whose links were written here
+        self._inserted: set[str] = set()
+        self._linked: set[tuple[str, str]] = set()
 
     # --- write-behind ---
 
@@ -276,13 +281,17 @@ class WriteTxn:
             assert stmt.result in ("none", "many"), stmt.sql
             self._queue.append(stmt)
 
-    def _take(self, tail: Sequence[Stmt] = ()) -> Batch:
-        """Everything queued, with the open scopes' savepoints and the counters written back."""
+    def _take(self, tail: Sequence[Stmt] = (), *, write_back: bool = False) -> Batch:
+        """Everything queued, with the open scopes' savepoints (and the counters written back
+        when asked: at the commit, and before a read of what holds them)."""
         for scope in reversed(self._scopes):
             if scope.stmt is None:
                 scope.stmt = wb.savepoint(scope.name)
                 self._queue.insert(scope.index, scope.stmt)
         queued, self._queue = self._queue, []
+        if not write_back:
+            queued.extend(tail)
+            return Batch(wb.coalesce(queued))
         if self._seq != self._stored_seq and self._seq is not None:
             queued.extend(accounts.set_activity_seq(self.account_id, self._seq))
             self._stored_seq = self._seq
@@ -293,23 +302,40 @@ class WriteTxn:
         queued.extend(tail)
         return Batch(wb.coalesce(queued))
 
-    def _pending(self) -> bool:
-        return bool(self._queue or self._dirty or self._seq != self._stored_seq)
+    def _pending(self, write_back: bool) -> bool:
+        if self._queue:
+            return True
+        return write_back and bool(self._dirty or self._seq != self._stored_seq)
 
-    async def _run(self, op: Op[T], tail: Sequence[Stmt] = (), *, commit: bool = False) -> T:
+    async def _run(
+        self,
+        op: Op[T],
+        tail: Sequence[Stmt] = (),
+        *,
+        commit: bool = False,
+        write_back: bool = False,
+    ) -> T:
         """Run ``op`` after everything queued, in one driver hop."""
-        if not self._pending() and not tail and not any(s.stmt is None for s in self._scopes):
+        write_back = write_back or commit
+        if (
+            not self._pending(write_back)
+            and not tail
+            and not any(s.stmt is None for s in self._scopes)
+        ):
             return await self._txn.run(op, commit=commit)
         stored = self._stored_seq, set(self._dirty)
-        batch = self._take(tail)
+        batch = self._take(tail, write_back=write_back)
         try:
             result = await self._txn.run(wb.chain(batch, op), commit=commit)
-        except BaseException:
+        except BaseException as exc:
             self._landed(batch, batch.done)
             if batch.done < len(batch.stmts):
                 # the counters' write-back may not have run: write them again next time
                 self._stored_seq = stored[0]
                 self._dirty |= stored[1]
+                if isinstance(exc, StorageError):
+                    failed = batch.stmts[batch.done].sql
+                    raise QueuedWriteFailed(f"{exc} (in: {failed[:80]})") from exc
             raise
         self._landed(batch, len(batch.stmts))
         return result
@@ -323,7 +349,7 @@ class WriteTxn:
 
     async def flush(self) -> None:
         """Run everything queued now (its errors surface here)."""
-        if self._pending():
+        if self._pending(False):
             await self._run(wb.nothing())
 
     async def commit(self) -> None:
@@ -438,7 +464,7 @@ class WriteTxn:
 
     async def module_schemas(self) -> dict[str, ModuleSchema]:
         """The workspace's module schemas as this transaction sees them, keyed by slug."""
-        _, found = await self._run(schemas.load_schemas(self.account_id))
+        _, found = await self._run(schemas.load_schemas(self.account_id), write_back=True)
         return found
 
     async def take_autonumber(self, field_id: str, sequence: str | None) -> int:
@@ -464,6 +490,7 @@ class WriteTxn:
     # --- records ---
 
     async def insert_record(self, row: RecordRow) -> None:
+        self._inserted.add(row.record_id)
         self._defer(records.insert_record(row))
 
     async def update_record(self, row: RecordRow) -> None:
@@ -490,6 +517,13 @@ class WriteTxn:
         return await self._run(records.soft_delete(self.account_id, module_id, ids, at, by))
 
     async def set_links(self, source_id: str, field_slug: str, targets: Sequence[str]) -> None:
+        fresh = source_id in self._inserted and (source_id, field_slug) not in self._linked
+        self._linked.add((source_id, field_slug))
+        if fresh:
+            # a record inserted in this transaction has no links yet: nothing to delete
+            if targets:
+                self._defer(records.insert_links(self.account_id, source_id, field_slug, targets))
+            return
         self._defer(records.set_links(self.account_id, source_id, field_slug, targets))
 
     async def linked_targets(self, source_id: str, field_slug: str) -> list[str]:

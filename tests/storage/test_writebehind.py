@@ -7,7 +7,7 @@ import pytest
 
 from fieldhouse.model.schema import FieldDef
 from fieldhouse.storage import Store
-from fieldhouse.storage.base import ConflictError
+from fieldhouse.storage.base import ConflictError, QueuedWriteFailed
 from fieldhouse.storage.store import WriteTxn
 from tests.storage.conftest import AT, MOD, A, record
 
@@ -36,12 +36,13 @@ async def test_a_strict_savepoint_fails_at_its_own_constraint_and_undoes_only_it
     async with store.write(A) as txn:
         await txn.insert_record(record(A, "r01", "first"))
         assert await txn.append_activity(entry("e1")) == 1
-        with pytest.raises(ConflictError):
+        with pytest.raises(QueuedWriteFailed) as failed:
             async with txn.savepoint():
                 await txn.insert_record(record(A, "r02", "undone"))
                 assert await txn.append_activity(entry("e2")) == 2
                 await txn.insert_record(record(A, "r01", "duplicate"))
                 # the duplicate fails before the scope is left, not at some later statement
+        assert isinstance(failed.value.__cause__, ConflictError)
         await txn.insert_record(record(A, "r03", "after"))
         assert await txn.append_activity(entry("e3")) == 2
     assert await names(store, "r01", "r02", "r03") == [("r01", "first"), ("r03", "after")]
@@ -77,7 +78,7 @@ async def names_in(txn: WriteTxn, *ids: str) -> list[str]:
 async def test_a_database_error_of_a_lax_scope_fails_its_strict_parent(store: Store) -> None:
     async with store.write(A) as txn:
         await txn.insert_record(record(A, "r01", "first"))
-        with pytest.raises(ConflictError):
+        with pytest.raises(QueuedWriteFailed):
             async with txn.savepoint():
                 for rid in ("r02", "r01", "r03"):
                     async with txn.savepoint(strict=False):
