@@ -102,7 +102,7 @@ class WorkspaceActor:
                 await self._attempt(batch, strict=False)
                 return
             except _Retry:
-                log.info("workspace %s: a batch write failed; retrying strictly", self.account_id)
+                log.warning("workspace %s: a write failed; batch retried strictly", self.account_id)
         await self._attempt(batch, strict=True)
 
     async def _attempt(self, batch: list[Message[Any]], *, strict: bool) -> None:
