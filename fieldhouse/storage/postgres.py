@@ -187,6 +187,7 @@ class PostgresDriver:
                 yield txn
                 if txn.conn is not None and not txn.committed:
                     await aio(commit, txn.conn)
+                # (a transaction committed by its last statement has released its connection)
             except BaseException:
                 # also after a failed COMMIT: the connection must leave the transaction
                 if txn.conn is not None:
@@ -227,6 +228,12 @@ class _Txn:
         if commit:
             await _commit(self.conn)
             self.committed = True
+            conn, self.conn = self.conn, None
+            try:
+                await self._pool.release(conn)
+            except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError):
+                # committed all the same; the pool replaces a connection it could not reset
+                log.warning("releasing a committed connection failed", exc_info=True)
         return result
 
     async def run(self, op: Op[T], *, commit: bool = False) -> T:

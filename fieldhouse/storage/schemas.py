@@ -91,6 +91,16 @@ def field_config(account_id: str, field_id: str) -> Op[dict[str, Any]]:
     return config
 
 
+def autonumber_configs(account_id: str) -> Op[dict[str, dict[str, Any]]]:
+    """Every auto-number field's config by field id, locked like :func:`field_config`."""
+    found = yield rows(
+        "SELECT id, config FROM fields WHERE account_id = ? AND data_type = 'autonumber'"
+        " FOR UPDATE",
+        (account_id,),
+    )
+    return {r[0]: loads(r[1]) or {} for r in found}
+
+
 def set_field_config(account_id: str, field_id: str, config: Mapping[str, Any]) -> Op[None]:
     yield execute(
         "UPDATE fields SET config = ? WHERE account_id = ? AND id = ?",

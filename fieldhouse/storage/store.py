@@ -246,6 +246,12 @@ class Store:
         return await self._read(obj.due_objects(kind, status, before, limit))
 
 
+def _counters(account_id: str) -> Op[tuple[int, int, dict[str, dict[str, Any]]]]:
+    version, seq = yield from accounts.counters(account_id)
+    configs = yield from schemas.autonumber_configs(account_id)
+    return version, seq, configs
+
+
 class WriteTxn:
     """One write transaction of one workspace. Only the workspace actor holds one.
 
@@ -398,9 +404,10 @@ class WriteTxn:
 
     async def schema_version(self) -> int:
         if self._seq is None:
-            # the first read of a transaction also takes the activity sequence
-            version, seq = await self._run(accounts.counters(self.account_id))
+            # the first read of a transaction also takes the counters it may advance
+            version, seq, configs = await self._run(_counters(self.account_id))
             self._seq = self._stored_seq = seq
+            self._configs = {**configs, **self._configs}
             return version
         return await self._run(accounts.schema_version(self.account_id))
 
