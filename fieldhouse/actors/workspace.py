@@ -129,8 +129,15 @@ class WorkspaceActor:
             return
         except BaseException as exc:
             self._schemas = None
-            if not strict and isinstance(exc, QueuedWriteFailed):
-                raise _Retry from None  # rolled back; nobody has heard anything yet
+            if isinstance(exc, QueuedWriteFailed):
+                if not strict:
+                    raise _Retry from None  # rolled back; nobody has heard anything yet
+                if len(batch) == 1:
+                    # a lone message's writes run with the commit: the failure is its own
+                    name = type(batch[0]).__name__
+                    log.error("workspace %s: %s failed: %s", self.account_id, name, exc)
+                    batch[0].reply.set_error(InternalError("Internal error"))
+                    return
             error: ApiError = exc if isinstance(exc, ApiError) else InternalError("Internal error")
             for message in batch:
                 message.reply.set_error(error)

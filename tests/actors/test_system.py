@@ -167,3 +167,15 @@ async def test_a_write_the_database_refuses_fails_only_its_own_message(
     assert sorted(r.record_id for r in found) == ["free-a", "free-b", "taken"]
     assert [label["name"] for label in await runtime.store.list_labels(ws.account_id)] == ["kept"]
     assert runtime.actors.restarts == 0
+
+
+async def test_a_lone_write_the_database_refuses_fails_without_a_restart(
+    runtime: Runtime, ws: Workspace
+) -> None:
+    _, schemas = await runtime.store.load_schemas(ws.account_id)
+    module_id = next(iter(schemas.values())).module.module_id
+    first = await runtime.actors.ask(ws.account_id, InsertRow(module_id, "taken"))
+    with pytest.raises(InternalError):
+        await runtime.actors.ask(ws.account_id, InsertRow(module_id, "taken"))
+    assert runtime.actors.restarts == 0
+    assert await runtime.actors.ask(ws.account_id, InsertRow(module_id, "next")) == first + 1
