@@ -2,7 +2,9 @@
 
 One message is one transaction. ``all_or_nothing`` (the batch endpoint) fails the whole message
 with every item's issues when any item is invalid; otherwise (imports) each item runs in its own
-savepoint and the invalid ones are reported and skipped.
+savepoint and the invalid ones are reported and skipped. The items' savepoints are lax (see
+:meth:`~fieldhouse.storage.store.WriteTxn.savepoint`): their rows reach the database in a few
+statements per message, not several per item.
 """
 
 from __future__ import annotations
@@ -70,7 +72,9 @@ async def batch_write(ctx: WriteContext, msg: BatchWrite) -> BatchOutcome:
     outcome = BatchOutcome()
     for index, item in enumerate(msg.items):
         try:
-            async with ctx.txn.savepoint():
+            # lax: the items' writes stay queued and run together (one executemany for the
+            # records, one for their activity entries); an item that fails drops its own
+            async with ctx.txn.savepoint(strict=False):
                 row, created = await _write_one(ctx, msg, item)
         except ValidationFailed as exc:
             outcome.rejected.append(

@@ -2,6 +2,12 @@
 
 Every message of a batch runs in its own savepoint, so one bad write never fails the others;
 replies go out only after the commit (group commit), and events are published after that.
+
+A batch first runs with lax savepoints: a message that fails in Python drops what it wrote,
+and the writes of the others reach the database together with the commit (a few statements
+for the whole batch). Should the database refuse one of those writes, nobody can tell whose it
+was: the batch is rolled back and run again with strict savepoints, each released only after
+its writes ran, so the failing message fails alone.
 """
 
 from __future__ import annotations
@@ -17,7 +23,7 @@ from fieldhouse.actors.context import Event, WriteContext
 from fieldhouse.actors.messages import Message
 from fieldhouse.model.errors import ApiError, InternalError
 from fieldhouse.model.schema import ModuleSchema
-from fieldhouse.storage.base import UserRow
+from fieldhouse.storage.base import QueuedWriteFailed, UserRow
 from fieldhouse.storage.store import Store
 
 log = logging.getLogger("fieldhouse.actors")
@@ -45,6 +51,10 @@ class _RolledBack(Exception):
 
 class ActorCrashed(Exception):
     """A batch failed outside any one message (for example its commit)."""
+
+
+class _Retry(Exception):
+    """A queued write of a lax batch failed in the database; run the batch strictly."""
 
 
 class WorkspaceActor:
@@ -87,6 +97,15 @@ class WorkspaceActor:
         return await self.store.get_user(self.account_id, user_id)
 
     async def _run_batch(self, batch: list[Message[Any]]) -> None:
+        if len(batch) > 1:
+            try:
+                await self._attempt(batch, strict=False)
+                return
+            except _Retry:
+                log.warning("workspace %s: a write failed; batch retried strictly", self.account_id)
+        await self._attempt(batch, strict=True)
+
+    async def _attempt(self, batch: list[Message[Any]], *, strict: bool) -> None:
         outcomes: list[tuple[bool, Any]] = []
         try:
             async with self.store.write(self.account_id) as txn:
@@ -96,7 +115,7 @@ class WorkspaceActor:
                 ctx = WriteContext(txn, self.account_id, self._schemas, find_user=self._find_user)
                 solo = len(batch) == 1
                 for message in batch:
-                    outcomes.append(await self._apply(ctx, message, solo=solo))
+                    outcomes.append(await self._apply(ctx, message, solo=solo, strict=strict))
                 if solo and not outcomes[0][0]:
                     # no savepoint guarded a lone message: undo what it wrote before failing
                     raise _RolledBack(outcomes[0][1])
@@ -110,6 +129,15 @@ class WorkspaceActor:
             return
         except BaseException as exc:
             self._schemas = None
+            if isinstance(exc, QueuedWriteFailed):
+                if not strict:
+                    raise _Retry from None  # rolled back; nobody has heard anything yet
+                if len(batch) == 1:
+                    # a lone message's writes run with the commit: the failure is its own
+                    name = type(batch[0]).__name__
+                    log.error("workspace %s: %s failed: %s", self.account_id, name, exc)
+                    batch[0].reply.set_error(InternalError("Internal error"))
+                    return
             error: ApiError = exc if isinstance(exc, ApiError) else InternalError("Internal error")
             for message in batch:
                 message.reply.set_error(error)
@@ -137,7 +165,7 @@ class WorkspaceActor:
             self._on_batch(len(batch), commit_seconds)
 
     async def _apply(
-        self, ctx: WriteContext, message: Message[Any], *, solo: bool
+        self, ctx: WriteContext, message: Message[Any], *, solo: bool, strict: bool
     ) -> tuple[bool, Any]:
         events_before = len(ctx.events)
         schemas_before = ctx.schemas
@@ -147,10 +175,15 @@ class WorkspaceActor:
             if solo:
                 # alone in its batch, a failure rolls back the whole transaction anyway
                 return True, await message.apply(ctx)
-            async with ctx.txn.savepoint():
+            async with ctx.txn.savepoint(strict=strict):
                 return True, await message.apply(ctx)
         except ApiError as exc:
             error: ApiError = exc
+        except QueuedWriteFailed:
+            if not strict:
+                raise  # maybe another message's write: the batch runs again, strictly
+            log.exception("workspace %s: %s failed", self.account_id, type(message).__name__)
+            error = InternalError("Internal error")
         except Exception:
             log.exception("workspace %s: %s failed", self.account_id, type(message).__name__)
             error = InternalError("Internal error")

@@ -87,6 +87,18 @@ def bump_counter(account_id: str, column: str) -> Op[int]:
     return int(v)
 
 
+def counters(account_id: str) -> Op[tuple[int, int]]:
+    """The account's schema version and last activity sequence number, read together."""
+    r = yield row("SELECT schema_version, activity_seq FROM accounts WHERE id = ?", (account_id,))
+    return (-1, 0) if r is None else (int(r[0]), int(r[1]))
+
+
+def set_activity_seq(account_id: str, seq: int) -> Op[None]:
+    """Store the account's last activity sequence number (advanced in memory by the writer
+    holding the workspace lock)."""
+    yield execute("UPDATE accounts SET activity_seq = ? WHERE id = ?", (seq, account_id))
+
+
 def schema_version(account_id: str) -> Op[int]:
     v = yield value("SELECT schema_version FROM accounts WHERE id = ?", (account_id,))
     return -1 if v is None else int(v)

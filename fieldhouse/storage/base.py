@@ -29,6 +29,11 @@ class ConflictError(StorageError):
     """A uniqueness rule was broken (duplicate slug, e-mail, ...)."""
 
 
+class QueuedWriteFailed(StorageError):
+    """A write that was queued (written behind) failed when it ran; ``__cause__`` is the
+    driver's error. It surfaces at the statement or savepoint release that ran the queue."""
+
+
 @dataclass(frozen=True)
 class AccountRow:
     account_id: str
@@ -116,10 +121,8 @@ def executemany(sql: str, params: Sequence[Sequence[Any]]) -> Stmt:
 class Txn(Protocol):
     """A driver's open write transaction."""
 
-    async def run(self, op: Op[T]) -> T: ...
-
-    def savepoint(self) -> AbstractAsyncContextManager[None]:
-        """Nested scope: an exception inside rolls back only what the scope wrote."""
+    async def run(self, op: Op[T], *, commit: bool = False) -> T:
+        """Run ``op``; with ``commit``, commit the transaction in the same hop."""
         ...
 
 

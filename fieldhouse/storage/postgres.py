@@ -101,10 +101,6 @@ async def _begin(conn: Conn, account_id: str) -> None:
     await conn.execute("SELECT pg_advisory_xact_lock($1)", workspace_lock_key(account_id))
 
 
-async def _sql(conn: Conn, sql: str) -> None:
-    await conn.execute(sql)
-
-
 async def _rollback(conn: Conn) -> None:
     if not conn.is_closed() and conn.is_in_transaction():
         await conn.execute("ROLLBACK")
@@ -112,6 +108,10 @@ async def _rollback(conn: Conn) -> None:
 
 async def commit(conn: Conn) -> None:
     await conn.execute("COMMIT")
+
+
+async def _commit(conn: Conn) -> None:
+    await commit(conn)  # looked up at call time (run's ``commit`` flag shadows the name)
 
 
 async def _open_pool(url: str, min_size: int, max_size: int) -> Pool:
@@ -184,20 +184,24 @@ class PostgresDriver:
 
     @asynccontextmanager
     async def transaction(self, account_id: str) -> AsyncIterator[_Txn]:
-        conn: Conn = await aio(self._pool.acquire)
+        # the connection, BEGIN and the workspace lock come with the first statement
+        txn = _Txn(self._pool, account_id)
         try:
-            await aio(_begin, conn, account_id)
             try:
-                yield _Txn(conn)
-                await aio(commit, conn)
+                yield txn
+                if txn.conn is not None and not txn.committed:
+                    await aio(commit, txn.conn)
+                # (a transaction committed by its last statement has released its connection)
             except BaseException:
                 # also after a failed COMMIT: the connection must leave the transaction
-                with trio.CancelScope(shield=True):
-                    await self._rollback_quietly(conn)
+                if txn.conn is not None:
+                    with trio.CancelScope(shield=True):
+                        await self._rollback_quietly(txn.conn)
                 raise
         finally:
-            with trio.CancelScope(shield=True):
-                await aio(self._pool.release, conn)
+            if txn.conn is not None:
+                with trio.CancelScope(shield=True):
+                    await aio(self._pool.release, txn.conn)
 
     @staticmethod
     async def _rollback_quietly(conn: Conn) -> None:
@@ -213,26 +217,28 @@ class PostgresDriver:
 class _Txn:
     """The open write transaction: one connection, held until commit or rollback."""
 
-    def __init__(self, conn: Conn) -> None:
-        self._conn = conn
-        self._depth = 0
+    def __init__(self, pool: Pool, account_id: str) -> None:
+        self._pool = pool
+        self._account_id = account_id
+        self.conn: Conn | None = None
+        self.committed = False
 
-    async def run(self, op: Op[T]) -> T:
-        return await aio(run_op, self._conn, op)
+    async def _run(self, op: Op[T], commit: bool) -> T:
+        # on the asyncio side: one hop for connecting, locking, the statements and COMMIT
+        if self.conn is None:
+            self.conn = await self._pool.acquire()
+            await _begin(self.conn, self._account_id)
+        result = await run_op(self.conn, op)
+        if commit:
+            await _commit(self.conn)
+            self.committed = True
+            conn, self.conn = self.conn, None
+            try:
+                await self._pool.release(conn)
+            except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError):
+                # committed all the same; the pool replaces a connection it could not reset
+                log.warning("releasing a committed connection failed", exc_info=True)
+        return result
 
-    @asynccontextmanager
-    async def savepoint(self) -> AsyncIterator[None]:
-        self._depth += 1
-        name = f"sp{self._depth}"
-        await aio(_sql, self._conn, f"SAVEPOINT {name}")
-        try:
-            yield
-        except BaseException:
-            with trio.CancelScope(shield=True):
-                await aio(_sql, self._conn, f"ROLLBACK TO SAVEPOINT {name}")
-                await aio(_sql, self._conn, f"RELEASE SAVEPOINT {name}")
-            raise
-        else:
-            await aio(_sql, self._conn, f"RELEASE SAVEPOINT {name}")
-        finally:
-            self._depth -= 1
+    async def run(self, op: Op[T], *, commit: bool = False) -> T:
+        return await aio(self._run, op, commit)

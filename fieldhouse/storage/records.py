@@ -127,6 +127,13 @@ def set_links(account_id: str, source_id: str, field_slug: str, targets: Sequenc
         "DELETE FROM record_links WHERE account_id = ? AND source_record_id = ? AND field_slug = ?",
         (account_id, source_id, field_slug),
     )
+    yield from insert_links(account_id, source_id, field_slug, targets)
+
+
+def insert_links(
+    account_id: str, source_id: str, field_slug: str, targets: Sequence[str]
+) -> Op[None]:
+    """Links of a source that has none under ``field_slug`` yet."""
     if targets:
         yield executemany(
             "INSERT INTO record_links (account_id, source_record_id, field_slug,"
@@ -205,6 +212,12 @@ def remove_field_values(d: Dialect, account_id: str, module_id: str, field_slug:
 def append_activity(account_id: str, e: Mapping[str, Any]) -> Op[int]:
     """Take the workspace's next activity sequence number and store the entry under it."""
     seq = yield from accounts.bump_counter(account_id, "activity_seq")
+    yield from insert_activity(account_id, seq, e)
+    return seq
+
+
+def insert_activity(account_id: str, seq: int, e: Mapping[str, Any]) -> Op[None]:
+    """Store an activity entry under a sequence number the caller took."""
     yield execute(
         "INSERT INTO activity (account_id, seq, id, activity_type, module_id, record_id,"
         " user_id, created_at, data) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -220,7 +233,6 @@ def append_activity(account_id: str, e: Mapping[str, Any]) -> Op[int]:
             dumps(e.get("data") or {}),
         ),
     )
-    return seq
 
 
 def _entry(r: Any, full: bool) -> dict[str, Any]:

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from fieldhouse.model.schema import FieldDef, ModuleDef, ModuleSchema, ReferenceDef, ViewDef
 from fieldhouse.storage import accounts
@@ -72,16 +73,36 @@ def take_autonumber(account_id: str, field_id: str, sequence: str | None) -> Op[
     The caller holds the workspace's write lock, so read-modify-write is safe across
     processes; ``FOR UPDATE`` keeps it safe on PostgreSQL even for a caller that forgot.
     """
+    config = yield from field_config(account_id, field_id)
+    number = advance_autonumber(config, sequence)
+    yield from set_field_config(account_id, field_id, config)
+    return number
+
+
+def field_config(account_id: str, field_id: str) -> Op[dict[str, Any]]:
+    """A field's stored config, locked for the rest of the transaction on PostgreSQL."""
     raw = yield value(
         "SELECT config FROM fields WHERE account_id = ? AND id = ? FOR UPDATE",
         (account_id, field_id),
     )
     if raw is None:
         raise LookupError(f"field {field_id} does not exist")
-    config = loads(raw) or {}
-    number = advance_autonumber(config, sequence)
+    config: dict[str, Any] = loads(raw) or {}
+    return config
+
+
+def autonumber_configs(account_id: str) -> Op[dict[str, dict[str, Any]]]:
+    """Every auto-number field's config by field id, locked like :func:`field_config`."""
+    found = yield rows(
+        "SELECT id, config FROM fields WHERE account_id = ? AND data_type = 'autonumber'"
+        " FOR UPDATE",
+        (account_id,),
+    )
+    return {r[0]: loads(r[1]) or {} for r in found}
+
+
+def set_field_config(account_id: str, field_id: str, config: Mapping[str, Any]) -> Op[None]:
     yield execute(
         "UPDATE fields SET config = ? WHERE account_id = ? AND id = ?",
         (dumps(config), account_id, field_id),
     )
-    return number

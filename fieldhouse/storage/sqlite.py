@@ -67,6 +67,10 @@ def commit(c: Conn) -> None:
     c.execute("COMMIT")
 
 
+def _commit(c: Conn) -> None:
+    commit(c)  # looked up at call time (run's ``commit`` flag shadows the name)
+
+
 def rollback(c: Conn) -> None:
     if c.in_transaction:
         c.execute("ROLLBACK")
@@ -106,9 +110,9 @@ class SQLiteDriver:
         )
 
     def _run_pending_then(self, fn: Callable[[Conn], T]) -> T:
-        # Transaction control (BEGIN, SAVEPOINT, RELEASE, ROLLBACK TO) rides along with the next
-        # statement instead of costing a thread hop of its own; only this transaction's task
-        # touches the queue, and it waits while the worker thread runs.
+        # BEGIN IMMEDIATE rides along with the transaction's first statement instead of costing
+        # a thread hop of its own; only this transaction's task touches the queue, and it waits
+        # while the worker thread runs.
         pending, self._pending = self._pending, []
         for sql in pending:
             self._writer.execute(sql)
@@ -145,8 +149,10 @@ class SQLiteDriver:
         async with self._write_lock:
             self._pending = ["BEGIN IMMEDIATE"]
             try:
-                yield _Txn(self)
-                await self._on_writer(commit)
+                txn = _Txn(self)
+                yield txn
+                if not txn.committed:
+                    await self._on_writer(commit)
             except BaseException:
                 # also after a failed COMMIT: the connection must leave the transaction
                 self._pending = []
@@ -168,27 +174,21 @@ class SQLiteDriver:
 
 
 class _Txn:
-    """The open write transaction: statements queue behind the writer's pending control."""
+    """The open write transaction: its statements run after the writer's pending BEGIN."""
 
     def __init__(self, driver: SQLiteDriver) -> None:
         self._driver = driver
-        self._depth = 0
+        self.committed = False
 
-    async def run(self, op: Op[T]) -> T:
-        return await self._driver._run(op)
+    async def run(self, op: Op[T], *, commit: bool = False) -> T:
+        if not commit:
+            return await self._driver._run(op)
 
-    @asynccontextmanager
-    async def savepoint(self) -> AsyncIterator[None]:
-        self._depth += 1
-        name = f"sp{self._depth}"
-        self._driver._pending.append(f"SAVEPOINT {name}")
-        try:
-            yield
-        except BaseException:
-            # flushed with the next statement (or dropped if the whole transaction rolls back)
-            self._driver._pending.extend((f"ROLLBACK TO {name}", f"RELEASE {name}"))
-            raise
-        else:
-            self._driver._pending.append(f"RELEASE {name}")
-        finally:
-            self._depth -= 1
+        def run_and_commit(c: Conn) -> T:
+            result = run_op(c, op)
+            _commit(c)
+            return result
+
+        result = await self._driver._on_writer(run_and_commit)
+        self.committed = True
+        return result

@@ -7,8 +7,9 @@ one is committed together or not at all.
 
 from __future__ import annotations
 
+import copy
 from collections.abc import AsyncIterator, Collection, Mapping, Sequence
-from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from contextlib import asynccontextmanager
 from typing import Any, TypeVar
 
 from fieldhouse.model.listquery import ListQuery
@@ -17,10 +18,24 @@ from fieldhouse.model.records import RecordRow
 from fieldhouse.model.schema import FieldDef, ModuleDef, ModuleSchema, ReferenceDef, ViewDef
 from fieldhouse.storage import accounts, records, schemas
 from fieldhouse.storage import objects as obj
-from fieldhouse.storage.base import AccountRow, ApiKeyRow, Driver, KeyLookup, Op, Txn, UserRow
+from fieldhouse.storage import writebehind as wb
+from fieldhouse.storage.base import (
+    AccountRow,
+    ApiKeyRow,
+    Driver,
+    KeyLookup,
+    Op,
+    QueuedWriteFailed,
+    Stmt,
+    StorageError,
+    Txn,
+    UserRow,
+)
 from fieldhouse.storage.facets import countable, start_counting
 from fieldhouse.storage.objects import ObjectRow
+from fieldhouse.storage.rows import advance_autonumber
 from fieldhouse.storage.sqlquery import compile_list, index_keys
+from fieldhouse.storage.writebehind import Batch, Scope
 
 T = TypeVar("T")
 
@@ -45,7 +60,9 @@ class Store:
     async def write(self, account_id: str) -> AsyncIterator[WriteTxn]:
         """A write transaction of one workspace, committed when the block exits cleanly."""
         async with self._db.transaction(account_id) as txn:
-            yield WriteTxn(txn, self._db, account_id)
+            w = WriteTxn(txn, self._db, account_id)
+            yield w
+            await w.commit()
 
     async def _read(self, op: Op[T]) -> T:
         return await self._db.read(op)
@@ -167,8 +184,8 @@ class Store:
             found = await self._db.read(op, snapshot=True)
             if found is not None:
                 return found
-            async with self._db.transaction(account_id) as txn:
-                await txn.run(start_counting(facet))
+            async with self.write(account_id) as txn:  # the workspace's write lock
+                await txn._run(start_counting(facet))
         op = records.list_records(compiled, query.page_size, query.offset)
         return await self._db.read(op, snapshot=True)
 
@@ -229,20 +246,156 @@ class Store:
         return await self._read(obj.due_objects(kind, status, before, limit))
 
 
+def _counters(account_id: str) -> Op[tuple[int, int, dict[str, dict[str, Any]]]]:
+    version, seq = yield from accounts.counters(account_id)
+    configs = yield from schemas.autonumber_configs(account_id)
+    return version, seq, configs
+
+
 class WriteTxn:
-    """One write transaction of one workspace. Only the workspace actor holds one."""
+    """One write transaction of one workspace. Only the workspace actor holds one.
+
+    Writes whose result the caller does not need are queued (see
+    :mod:`~fieldhouse.storage.writebehind`) and run with the next statement that answers
+    something, a strict savepoint's release, or the commit. The activity sequence and the
+    auto-number counters are read once, advanced in memory and written back with each flush:
+    the transaction holds the workspace's write lock, so no other writer can move them.
+    """
 
     def __init__(self, txn: Txn, driver: Driver, account_id: str) -> None:
         self._txn = txn
         self._dialect = driver.dialect
         self.account_id = account_id
+        self._queue: list[Stmt] = []
+        self._scopes: list[Scope] = []
+        self._savepoints = 0
+        #: the activity sequence as advanced here, and as the database holds it
+        self._seq: int | None = None
+        self._stored_seq: int | None = None
+        #: auto-number field configs as advanced here; those the database lags behind
+        self._configs: dict[str, dict[str, Any]] = {}
+        self._dirty: set[str] = set()
+        #: records inserted here, and (record, field) pairs whose links were written here
+        self._inserted: set[str] = set()
+        self._linked: set[tuple[str, str]] = set()
 
-    def savepoint(self) -> AbstractAsyncContextManager[None]:
-        """Nested scope: an exception inside rolls back only what the scope wrote."""
-        return self._txn.savepoint()
+    # --- write-behind ---
 
-    async def _run(self, op: Op[T]) -> T:
-        return await self._txn.run(op)
+    def _defer(self, op: Op[None]) -> None:
+        """Queue an operation's statements (each must answer nothing)."""
+        for stmt in op:
+            assert stmt.result in ("none", "many"), stmt.sql
+            self._queue.append(stmt)
+
+    def _take(self, tail: Sequence[Stmt] = (), *, write_back: bool = False) -> Batch:
+        """Everything queued, with the open scopes' savepoints (and the counters written back
+        when asked: at the commit, and before a read of what holds them)."""
+        for scope in reversed(self._scopes):
+            if scope.stmt is None:
+                scope.stmt = wb.savepoint(scope.name)
+                self._queue.insert(scope.index, scope.stmt)
+        queued, self._queue = self._queue, []
+        if not write_back:
+            queued.extend(tail)
+            return Batch(wb.coalesce(queued))
+        if self._seq != self._stored_seq and self._seq is not None:
+            queued.extend(accounts.set_activity_seq(self.account_id, self._seq))
+            self._stored_seq = self._seq
+        for field_id in sorted(self._dirty):
+            config = self._configs[field_id]
+            queued.extend(schemas.set_field_config(self.account_id, field_id, config))
+        self._dirty.clear()
+        queued.extend(tail)
+        return Batch(wb.coalesce(queued))
+
+    def _pending(self, write_back: bool) -> bool:
+        if self._queue:
+            return True
+        return write_back and bool(self._dirty or self._seq != self._stored_seq)
+
+    async def _run(
+        self,
+        op: Op[T],
+        tail: Sequence[Stmt] = (),
+        *,
+        commit: bool = False,
+        write_back: bool = False,
+    ) -> T:
+        """Run ``op`` after everything queued, in one driver hop."""
+        write_back = write_back or commit
+        if (
+            not self._pending(write_back)
+            and not tail
+            and not any(s.stmt is None for s in self._scopes)
+        ):
+            return await self._txn.run(op, commit=commit)
+        stored = self._stored_seq, set(self._dirty)
+        batch = self._take(tail, write_back=write_back)
+        try:
+            result = await self._txn.run(wb.chain(batch, op), commit=commit)
+        except BaseException as exc:
+            self._landed(batch, batch.done)
+            if batch.done < len(batch.stmts):
+                # the counters' write-back may not have run: write them again next time
+                self._stored_seq = stored[0]
+                self._dirty |= stored[1]
+                if isinstance(exc, StorageError):
+                    failed = batch.stmts[batch.done].sql
+                    raise QueuedWriteFailed(f"{exc} (in: {failed[:80]})") from exc
+            raise
+        self._landed(batch, len(batch.stmts))
+        return result
+
+    def _landed(self, batch: Batch, done: int) -> None:
+        """Mark the scopes whose SAVEPOINT ran (among the first ``done`` statements)."""
+        ran = {id(s) for s in batch.stmts[:done]}
+        for scope in self._scopes:
+            if scope.stmt is not None and id(scope.stmt) in ran:
+                scope.live = True
+
+    async def flush(self) -> None:
+        """Run everything queued now (its errors surface here)."""
+        if self._pending(False):
+            await self._run(wb.nothing())
+
+    async def commit(self) -> None:
+        """Run everything queued and commit, in one hop."""
+        await self._run(wb.nothing(), commit=True)
+
+    def _state(self) -> Any:
+        configs = {k: copy.deepcopy(v) for k, v in self._configs.items()}
+        return self._seq, self._stored_seq, configs, set(self._dirty)
+
+    @asynccontextmanager
+    async def savepoint(self, *, strict: bool = True) -> AsyncIterator[None]:
+        """Nested scope: an exception inside rolls back only what the scope wrote.
+
+        A strict scope runs what it queued before it is released, so a statement's error
+        (a constraint) surfaces inside the scope that wrote it; a lax one leaves its writes
+        queued for its parent (many of them then run as one statement), and an error of
+        theirs surfaces wherever they run."""
+        self._savepoints += 1
+        scope = Scope(f"sp{self._savepoints}", len(self._queue), strict, self._state())
+        self._scopes.append(scope)
+        try:
+            yield
+            if strict and (scope.stmt is not None or len(self._queue) > scope.index):
+                await self._run(wb.nothing(), [wb.release(scope.name)])
+                scope.stmt = None  # released
+        except BaseException:
+            self._scopes.pop()
+            self._seq, self._stored_seq, self._configs, self._dirty = scope.saved
+            if scope.stmt is None:
+                del self._queue[scope.index :]
+            elif scope.live:
+                # what was queued since the last flush is this scope's
+                self._queue = [wb.rollback_to(scope.name), wb.release(scope.name)]
+            else:
+                self._queue = []
+            raise
+        self._scopes.pop()
+        if scope.stmt is not None:
+            self._queue.append(wb.release(scope.name))
 
     # --- schema, users, roles, keys ---
 
@@ -250,6 +403,12 @@ class WriteTxn:
         return await self._run(accounts.bump_counter(self.account_id, "schema_version"))
 
     async def schema_version(self) -> int:
+        if self._seq is None:
+            # the first read of a transaction also takes the counters it may advance
+            version, seq, configs = await self._run(_counters(self.account_id))
+            self._seq = self._stored_seq = seq
+            self._configs = {**configs, **self._configs}
+            return version
         return await self._run(accounts.schema_version(self.account_id))
 
     async def insert_user(self, user: UserRow, created_at: str) -> None:
@@ -266,7 +425,7 @@ class WriteTxn:
         return await self._run(accounts.get_role(self.account_id, slug))
 
     async def insert_api_key(self, key: ApiKeyRow, prefix: str, created_at: str) -> None:
-        await self._run(accounts.insert_api_key(key, prefix, created_at))
+        self._defer(accounts.insert_api_key(key, prefix, created_at))
 
     async def revoke_api_key(self, key_id: str, revoked_at: str) -> bool:
         return await self._run(accounts.revoke_api_key(self.account_id, key_id, revoked_at))
@@ -288,42 +447,61 @@ class WriteTxn:
         return await self._run(accounts.existing_ids(table, self.account_id, ids))
 
     async def insert_module(self, module: ModuleDef) -> None:
-        await self._run(schemas.insert_module(module))
+        self._defer(schemas.insert_module(module))
 
     async def upsert_fields(self, fields: Sequence[FieldDef]) -> None:
-        await self._run(schemas.upsert_fields(self.account_id, fields))
+        self._forget_configs()
+        self._defer(schemas.upsert_fields(self.account_id, fields))
 
     async def delete_fields(self, module_id: str, field_ids: Sequence[str]) -> None:
-        await self._run(schemas.delete_parts("fields", self.account_id, module_id, field_ids))
+        self._forget_configs()
+        self._defer(schemas.delete_parts("fields", self.account_id, module_id, field_ids))
 
     async def upsert_views(self, views: Sequence[ViewDef]) -> None:
-        await self._run(schemas.upsert_views(self.account_id, views))
+        self._defer(schemas.upsert_views(self.account_id, views))
 
     async def delete_views(self, module_id: str, view_ids: Sequence[str]) -> None:
-        await self._run(schemas.delete_parts("views", self.account_id, module_id, view_ids))
+        self._defer(schemas.delete_parts("views", self.account_id, module_id, view_ids))
 
     async def upsert_references(self, refs: Sequence[ReferenceDef]) -> None:
-        await self._run(schemas.upsert_references(self.account_id, refs))
+        self._defer(schemas.upsert_references(self.account_id, refs))
 
     async def delete_references(self, module_id: str, ref_ids: Sequence[str]) -> None:
-        op = schemas.delete_parts("module_references", self.account_id, module_id, ref_ids)
-        await self._run(op)
+        self._defer(schemas.delete_parts("module_references", self.account_id, module_id, ref_ids))
 
     async def module_schemas(self) -> dict[str, ModuleSchema]:
         """The workspace's module schemas as this transaction sees them, keyed by slug."""
-        _, found = await self._run(schemas.load_schemas(self.account_id))
+        _, found = await self._run(schemas.load_schemas(self.account_id), write_back=True)
         return found
 
     async def take_autonumber(self, field_id: str, sequence: str | None) -> int:
-        return await self._run(schemas.take_autonumber(self.account_id, field_id, sequence))
+        """The field's next number; its counter is read once per transaction and written
+        back with the next flush."""
+        config = self._configs.get(field_id)
+        if config is None:
+            config = await self._run(schemas.field_config(self.account_id, field_id))
+            self._configs[field_id] = config
+        number = advance_autonumber(config, sequence)
+        self._dirty.add(field_id)
+        return number
+
+    def _forget_configs(self) -> None:
+        """A field definition is about to be written: queue the counters' write-back before it
+        and read them afresh afterwards."""
+        for field_id in sorted(self._dirty):
+            config = self._configs[field_id]
+            self._defer(schemas.set_field_config(self.account_id, field_id, config))
+        self._dirty.clear()
+        self._configs.clear()
 
     # --- records ---
 
     async def insert_record(self, row: RecordRow) -> None:
-        await self._run(records.insert_record(row))
+        self._inserted.add(row.record_id)
+        self._defer(records.insert_record(row))
 
     async def update_record(self, row: RecordRow) -> None:
-        await self._run(records.update_record(row))
+        self._defer(records.update_record(row))
 
     async def get_records(
         self, ids: Collection[str], module_id: str | None = None
@@ -346,7 +524,14 @@ class WriteTxn:
         return await self._run(records.soft_delete(self.account_id, module_id, ids, at, by))
 
     async def set_links(self, source_id: str, field_slug: str, targets: Sequence[str]) -> None:
-        await self._run(records.set_links(self.account_id, source_id, field_slug, targets))
+        fresh = source_id in self._inserted and (source_id, field_slug) not in self._linked
+        self._linked.add((source_id, field_slug))
+        if fresh:
+            # a record inserted in this transaction has no links yet: nothing to delete
+            if targets:
+                self._defer(records.insert_links(self.account_id, source_id, field_slug, targets))
+            return
+        self._defer(records.set_links(self.account_id, source_id, field_slug, targets))
 
     async def linked_targets(self, source_id: str, field_slug: str) -> list[str]:
         return await self._run(records.linked_targets(self.account_id, source_id, field_slug))
@@ -361,7 +546,14 @@ class WriteTxn:
     async def append_activity(self, entry: Mapping[str, Any]) -> int:
         """Take the workspace's next activity sequence number and store the entry under it
         (``entry`` has every key but ``seq``); return the number."""
-        return await self._run(records.append_activity(self.account_id, entry))
+        seq = self._seq
+        if seq is None:
+            seq = (await self._run(accounts.counters(self.account_id)))[1]
+            self._stored_seq = seq
+        seq += 1
+        self._seq = seq
+        self._defer(records.insert_activity(self.account_id, seq, entry))
+        return seq
 
     # --- template maintenance (field definitions and their stored values) ---
 
@@ -383,7 +575,7 @@ class WriteTxn:
 
     async def put_object(self, row: ObjectRow) -> None:
         """Insert or replace one object of this workspace."""
-        await self._run(obj.put_object(row))
+        self._defer(obj.put_object(row))
 
     async def get_object(self, kind: str, object_id: str) -> ObjectRow | None:
         return await self._run(obj.get_object(self.account_id, kind, object_id))

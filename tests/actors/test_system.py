@@ -12,6 +12,7 @@ from fieldhouse.actors.admin_ops import CreateLabel
 from fieldhouse.actors.context import WriteContext
 from fieldhouse.actors.messages import Message
 from fieldhouse.model.errors import Conflict, InternalError
+from fieldhouse.model.records import RecordRow
 from fieldhouse.runtime import Runtime
 from tests.conftest import Workspace
 
@@ -121,3 +122,60 @@ async def test_a_crashed_batch_restarts_only_that_actor(
     names = [label["name"] for label in await runtime.store.list_labels(ws.account_id)]
     assert names == ["kept"]
     await runtime.actors.ask(other_ws.account_id, CreateLabel("other"))
+
+
+@dataclass(frozen=True)
+class InsertRow(Message[int]):
+    """Writes a record under a fixed id and an activity entry (only tests send it)."""
+
+    module_id: str
+    record_id: str
+
+    async def apply(self, ctx: WriteContext) -> int:
+        row = RecordRow(
+            self.record_id, ctx.account_id, self.module_id, "row", {}, ctx.now, ctx.now, None, None
+        )
+        await ctx.txn.insert_record(row)
+        return await ctx.activity("probe", user_id=None, record_id=self.record_id)
+
+
+async def test_a_write_the_database_refuses_fails_only_its_own_message(
+    runtime: Runtime, ws: Workspace, caplog: pytest.LogCaptureFixture
+) -> None:
+    _, schemas = await runtime.store.load_schemas(ws.account_id)
+    module_id = next(iter(schemas.values())).module.module_id
+    first = await runtime.actors.ask(ws.account_id, InsertRow(module_id, "taken"))
+    results: dict[str, object] = {}
+
+    async def send(name: str, message: Message[object]) -> None:
+        try:
+            results[name] = await runtime.actors.ask(ws.account_id, message)
+        except Exception as exc:
+            results[name] = exc
+
+    with caplog.at_level(logging.ERROR):
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(send, "a", InsertRow(module_id, "free-a"))
+            nursery.start_soon(send, "dup", InsertRow(module_id, "taken"))
+            nursery.start_soon(send, "b", InsertRow(module_id, "free-b"))
+            nursery.start_soon(send, "label", CreateLabel("kept"))
+    assert isinstance(results["dup"], InternalError)
+    assert isinstance(results["a"], int) and isinstance(results["b"], int)
+    # gap-free: the failed write took no number
+    assert sorted([results["a"], results["b"]]) == [first + 1, first + 2]
+    found = await runtime.store.get_records(ws.account_id, ["taken", "free-a", "free-b"])
+    assert sorted(r.record_id for r in found) == ["free-a", "free-b", "taken"]
+    assert [label["name"] for label in await runtime.store.list_labels(ws.account_id)] == ["kept"]
+    assert runtime.actors.restarts == 0
+
+
+async def test_a_lone_write_the_database_refuses_fails_without_a_restart(
+    runtime: Runtime, ws: Workspace
+) -> None:
+    _, schemas = await runtime.store.load_schemas(ws.account_id)
+    module_id = next(iter(schemas.values())).module.module_id
+    first = await runtime.actors.ask(ws.account_id, InsertRow(module_id, "taken"))
+    with pytest.raises(InternalError):
+        await runtime.actors.ask(ws.account_id, InsertRow(module_id, "taken"))
+    assert runtime.actors.restarts == 0
+    assert await runtime.actors.ask(ws.account_id, InsertRow(module_id, "next")) == first + 1
