@@ -24,8 +24,8 @@ from fieldhouse.agents.run import AgentRuntime
 from fieldhouse.runtime import Runtime
 from tests.conftest import Workspace, add_user, make_workspace
 from tests.http.agents_support import install_runtime
-from tests.http.test_agents import Looping
-from tests.http.test_agents_sse import Blocking, TwoCalls, raw_request, served
+from tests.http.routes.test_agents import Looping
+from tests.http.routes.test_agents_sse import Blocking, TwoCalls, raw_request, served
 
 URL = "/v1/agents/messages"
 DEADLINE = 30.0

@@ -4,7 +4,7 @@ import uuid
 
 import pytest
 
-from tests.model.test_values_support import bad, issue_json, ok
+from tests.model.fields.support import bad, issue_json, ok
 
 MULTI = {"allowMultiple": True}
 

@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 from fieldhouse.model.values import ParentCheck, ReferenceCheck, UserCheck, check_values
-from tests.model.test_values_support import bad, fd, issue_json, ok
+from tests.model.fields.support import bad, fd, issue_json, ok
 
 A = "123e4567-e89b-12d3-a456-426614174000"
 B = "00000000-0000-4000-8000-000000000001"
