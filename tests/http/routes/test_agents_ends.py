@@ -126,7 +126,7 @@ async def test_deadline_ends_a_json_run(
 async def test_deadline_ends_a_stream_with_one_error_event(
     runtime: Runtime, client: httpx.AsyncClient, ws: Workspace, mock_clock: trio.testing.MockClock
 ) -> None:
-    blocking = Blocking(build_executor(runtime.settings))  # reminders.list never returns
+    blocking = Blocking(build_executor())  # reminders.list never returns
     install_runtime(runtime, TwoCalls(), blocking, agent_run_timeout=DEADLINE)
     res = await post_at_deadline(
         client,
