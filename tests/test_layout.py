@@ -73,16 +73,13 @@ PENDING = {
     "http/routes/templates.py",
     "http/serialize.py",
     "http/server.py",
-    "http/sse.py",
     "http/template_models.py",
     "metrics.py",
     "model/field_config.py",
     "model/fields/_base.py",
     "model/fields/base.py",
     "model/fields/computed.py",
-    "model/fields/image.py",
     "model/fields/kind.py",
-    "model/fields/social.py",
     "model/formula_eval.py",
     "model/formula_parse.py",
     "model/listquery_advanced.py",
@@ -96,7 +93,6 @@ PENDING = {
     "search/vectors.py",
     "storage/base.py",
     "storage/rows.py",
-    "webhooks.py",
 }
 
 
