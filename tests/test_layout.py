@@ -47,7 +47,6 @@ PENDING = {
     "actors/context.py",
     "actors/idempotency.py",
     "actors/record_logic.py",
-    "actors/run_ops.py",
     "actors/template_ops.py",
     "actors/workspace.py",
     "agents/providers/offline_plans.py",
