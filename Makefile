@@ -31,7 +31,7 @@ lint: $(STAMP)
 test: lint
 	$(BIN)/pytest -q
 
-# Debian's Chromium and its driver, for tests/http/test_docs.py (it skips without them)
+# Debian's Chromium and its driver, for tests/http/routes/test_ops_docs.py (it skips without them)
 browser:
 	@command -v chromium >/dev/null && command -v chromedriver >/dev/null || \
 		(apt-get update -qq && apt-get install -y -qq chromium chromium-driver)

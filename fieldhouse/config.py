@@ -152,9 +152,3 @@ def _choice(env: Mapping[str, str], name: str, allowed: tuple[str, ...]) -> str 
     if value not in allowed:
         raise SettingsError(f"{name}={env[name]!r}: expected one of {', '.join(allowed)}")
     return value
-
-
-def _origins(text: str) -> tuple[str, ...] | None:
-    """``https://a.example, https://b.example`` (or ``*``) as a tuple; None when unset."""
-    found = tuple(part.strip().rstrip("/") for part in text.split(",") if part.strip())
-    return found or None

@@ -72,7 +72,7 @@ class Metrics:
         )
         self.agent_runs = Counter(
             "fieldhouse_agent_runs",
-            "Agent runs ended, by outcome (completed, failed, aborted)",
+            "Agent runs ended, by outcome (succeeded, failed, aborted)",
             ["outcome"],
             registry=reg,
         )

@@ -76,7 +76,7 @@ async def open_runtime(settings: Settings) -> AsyncIterator[Runtime]:
                 await stack.enter_async_context(open_scheduler(store, actors, settings))
                 # and one webhook dispatcher (its outbox is in the store)
                 await stack.enter_async_context(open_dispatcher(store, actors))
-            tools = build_executor(settings)
+            tools = build_executor()
             metrics = _metrics(settings, actors, search)
             agents = AgentRuntime(settings, actors, store, make_provider(settings), tools)
             agents.on_end.append(metrics.agent_run_ended)

@@ -9,7 +9,6 @@ from pydantic import ValidationError
 from fieldhouse.agents.contract import ToolCall, ToolContext, ToolOutcome, ToolSpec
 from fieldhouse.agents.gate import parse, run_approved, run_call
 from fieldhouse.agents.tools import ALL_TOOLS, Tool
-from fieldhouse.config import Settings
 from fieldhouse.model.agents import Approval
 
 
@@ -48,7 +47,6 @@ class GatedExecutor:
         return await run_approved(self._tools.get(approval.tool), approval, ctx)
 
 
-def build_executor(settings: Settings) -> GatedExecutor:
-    """The executor over all tools (settings reserved for tools that need configuration)."""
-    del settings
+def build_executor() -> GatedExecutor:
+    """The executor over all tools."""
     return GatedExecutor(ALL_TOOLS)

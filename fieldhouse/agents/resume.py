@@ -8,13 +8,11 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any, cast
 
-import trio
-
 from fieldhouse.actors.agent_ops import APPROVAL
 from fieldhouse.actors.run_ops import AGENT_RUN
 from fieldhouse.agents.contract import OutcomeStatus, ToolCall, ToolOutcome
 from fieldhouse.agents.providers.base import Turn
-from fieldhouse.agents.run import AgentRun, AgentRuntime, Resumed, RunEvent, load_agent
+from fieldhouse.agents.run import AgentRun, AgentRuntime, Resumed, load_agent
 from fieldhouse.model.agents import Approval, ApprovalStatus, RunRecord, RunStatus, ToolCallEntry
 from fieldhouse.model.clock import now_iso
 from fieldhouse.model.errors import Conflict, NotFound
@@ -97,14 +95,3 @@ async def prepare_resume(runtime: AgentRuntime, principal: Principal, run_id: st
     version = run.updated_at or run.created_at
     resumed = Resumed(run.run_id, run.created_at, version, run.steps, entries, turns)
     return AgentRun(runtime, request, resumed=resumed)
-
-
-async def resume_run(
-    runtime: AgentRuntime,
-    principal: Principal,
-    run_id: str,
-    events: trio.MemorySendChannel[RunEvent] | None = None,
-) -> dict[str, Any]:
-    job = await prepare_resume(runtime, principal, run_id)
-    job.events = events
-    return await job.execute()

@@ -314,12 +314,3 @@ def progress_reply(tool_calls: list[ToolCallEntry], limit: int, after_text: bool
         parts = [line + ("." if n == 1 else f" ({n} times).") for line, n in counts.items()]
         done = " So far: " + " ".join(parts)
     return ("\n\n" if after_text else "") + head + done
-
-
-async def run_agent(
-    runtime: AgentRuntime,
-    request: RunRequest,
-    events: trio.MemorySendChannel[RunEvent] | None = None,
-) -> dict[str, Any]:
-    """Run one message to its end; the Agent response (SPEC) plus runId and pendingApprovals."""
-    return await AgentRun(runtime, request, events).execute()

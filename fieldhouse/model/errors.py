@@ -135,11 +135,6 @@ class ServiceUnavailable(ApiError):
     status = 503
 
 
-class GatewayTimeout(ApiError):
-    code = "gateway_timeout"
-    status = 504
-
-
 def _summarise(issues: Sequence[Issue]) -> str:
     if not issues:
         return "Validation failed"

@@ -6,7 +6,6 @@ from collections.abc import Collection
 from dataclasses import dataclass
 
 SCOPES: tuple[str, ...] = ("workspace:read", "records:read", "records:write", "agents:write")
-BUILTIN_ROLES: tuple[str, ...] = ("owner", "admin", "member", "viewer")
 ADMIN_ROLES: frozenset[str] = frozenset({"owner", "admin"})
 
 
@@ -50,11 +49,6 @@ class Principal:
     @property
     def role_slugs(self) -> list[str]:
         return [self.role.slug]
-
-    @property
-    def effective_scopes(self) -> frozenset[str]:
-        implied = self.role.implied_scopes
-        return implied if self.scopes is None else implied & self.scopes
 
     def has_scope(self, scope: str) -> bool:
         if self.scopes is not None and scope not in self.scopes:

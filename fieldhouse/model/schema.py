@@ -46,8 +46,6 @@ class DataType(StrEnum):
 
 DATA_TYPES: tuple[str, ...] = tuple(t.value for t in DataType)
 
-PRIVACY_LEVELS: tuple[str, ...] = ("account", "role", "private")
-
 
 @dataclass(frozen=True)
 class FieldDef:

@@ -29,11 +29,11 @@ async def context(runtime: Runtime, ws: Workspace, run_id: str = "run-1") -> Too
 
 
 def executor(runtime: Runtime) -> GatedExecutor:
-    return build_executor(runtime.settings)
+    return build_executor()
 
 
 async def call(ctx: ToolContext, name: str, /, **arguments: Any) -> ToolOutcome:
-    return await build_executor(ctx.settings).execute(ToolCall("c1", name, arguments), ctx)
+    return await build_executor().execute(ToolCall("c1", name, arguments), ctx)
 
 
 async def objects(

@@ -23,5 +23,5 @@ def install_runtime(
     agents = runtime.services.agents
     agents.settings = replace(runtime.settings, **settings)
     agents.provider = provider or OfflineProvider()
-    agents.executor = executor or build_executor(agents.settings)
+    agents.executor = executor or build_executor()
     return agents

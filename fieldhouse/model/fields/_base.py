@@ -13,11 +13,9 @@ from decimal import Decimal, InvalidOperation
 from typing import Any
 
 from fieldhouse.model.errors import Issue
-from fieldhouse.model.schema import FieldDef
 
 Path = tuple[str | int, ...]
 Result = tuple[Any, list[Issue]]
-Normaliser = Callable[[FieldDef, Any], Result]
 ItemNormaliser = Callable[[Any], Result]
 
 #: Hard cap on list-valued fields where the config gives no bound of its own.
@@ -131,15 +129,6 @@ def too_big_string(maximum: int, length: int, path: Path = ()) -> Issue:
         path,
         f"String must contain at most {maximum} character(s), received {length}",
         {"maximum": maximum, "inclusive": True, "type": "string"},
-    )
-
-
-def too_small_string(minimum: int, length: int, path: Path = ()) -> Issue:
-    return Issue(
-        "too_small",
-        path,
-        f"String must contain at least {minimum} character(s), received {length}",
-        {"minimum": minimum, "inclusive": True, "type": "string"},
     )
 
 

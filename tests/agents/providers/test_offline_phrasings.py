@@ -19,7 +19,7 @@ from tests.agents.replay import Collect
 
 NOW = datetime(2026, 3, 2, 15, 30, tzinfo=UTC)
 TOOLS = {tool.spec.name: tool for tool in ALL_TOOLS}
-TABLE = json.loads((Path(__file__).parent / "data" / "phrasings.json").read_text())["rows"]
+TABLE = json.loads((Path(__file__).parent.parent / "data" / "phrasings.json").read_text())["rows"]
 
 
 def canonical(tool: str, args: dict[str, Any]) -> dict[str, Any]:

@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from fieldhouse.model.schema import DATA_TYPES, FieldDef
 from fieldhouse.model.values import ValueCheck, check_values, is_empty, normalise_value
-from tests.model.test_values_support import fd
+from tests.model.fields.support import fd
 
 A = "123e4567-e89b-12d3-a456-426614174000"
 

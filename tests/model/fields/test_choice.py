@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from tests.model.test_values_support import bad, issue_json, ok
+from tests.model.fields.support import bad, fd, issue_json, ok
 
 OPTIONS = ["new", {"value": "won", "label": "Won", "color": "green"}, {"value": "lost"}]
 
@@ -57,3 +57,10 @@ def test_boolean() -> None:
         [found] = issue_json("boolean", value)
         assert found["code"] == "invalid_type"
         assert found["expected"] == "boolean"
+
+
+def test_helpers_build_fields() -> None:
+    field = fd("multi_select", options=["a"])
+    assert field.slug == "multi-select"
+    assert field.config == {"options": ["a"]}
+    assert ok("multi_select", ["a"], options=["a"]) == ["a"]

@@ -1,4 +1,4 @@
-"""Helpers shared by the test_values_* modules (plus a sanity test of the helpers)."""
+"""Helpers shared by the field-type value tests in this folder and tests/model/values/."""
 
 from __future__ import annotations
 
@@ -54,10 +54,3 @@ def bad(data_type: str, value: Any, **config: Any) -> list[tuple[str, tuple[str 
 
 def issue_json(data_type: str, value: Any, **config: Any) -> list[dict[str, Any]]:
     return [i.to_json() for i in run(data_type, value, **config).issues]
-
-
-def test_helpers_build_fields() -> None:
-    field = fd("multi_select", options=["a"])
-    assert field.slug == "multi-select"
-    assert field.config == {"options": ["a"]}
-    assert ok("multi_select", ["a"], options=["a"]) == ["a"]

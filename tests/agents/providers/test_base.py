@@ -17,7 +17,7 @@ from tests.agents.replay import SPECS, Collect
 from tests.agents.scripted import scripted, sse
 from tests.conftest import Workspace
 from tests.http.agents_support import install_runtime
-from tests.http.test_agents_ends import parse_events
+from tests.http.routes.test_agents_ends import parse_events
 
 KEY = "sk-live-5ecret-KEY-0123456789"
 LEAK = json.dumps({"error": {"message": f"Incorrect API key provided: {KEY}"}}).encode()

@@ -4,7 +4,7 @@ import pytest
 
 from fieldhouse.model.schema import FieldDef
 from fieldhouse.model.values import normalise_value
-from tests.model.test_values_support import bad, fd, issue_json, ok
+from tests.model.fields.support import bad, fd, issue_json, ok
 
 
 def test_text_valid_is_unchanged() -> None:

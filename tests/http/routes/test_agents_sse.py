@@ -202,7 +202,7 @@ class TwoCalls:
 
 async def test_disconnect_cancels_the_run_within_100_ms(runtime: Runtime) -> None:
     ws = await make_workspace(runtime)
-    blocking = Blocking(build_executor(runtime.settings))
+    blocking = Blocking(build_executor())
     agents = install_runtime(runtime, TwoCalls(), blocking)
     ended: list[tuple[str, str, float]] = []
     finished = trio.Event()

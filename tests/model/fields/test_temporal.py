@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.model.test_values_support import bad, issue_json, ok
+from tests.model.fields.support import bad, issue_json, ok
 
 # --- date -------------------------------------------------------------------------------------
 

@@ -10,8 +10,8 @@ from fieldhouse.actors.run_ops import AGENT_RUN
 from fieldhouse.runtime import Runtime
 from tests.conftest import Workspace
 from tests.http.agents_support import install_runtime
-from tests.http.test_agents_ends import Stalled
-from tests.http.test_agents_sse import raw_request, served
+from tests.http.routes.test_agents_ends import Stalled
+from tests.http.routes.test_agents_sse import raw_request, served
 
 ROUNDS = 20
 

@@ -12,9 +12,9 @@ from hypothesis import strategies as st
 from fieldhouse.model.schema import DATA_TYPES
 from fieldhouse.runtime import Runtime
 from tests.conftest import Workspace, add_user
+from tests.http.routes.test_records_values import CASES
 from tests.http.test_auth import assert_envelope
 from tests.http.test_records_crud import BASE_FIELDS, create, records_url
-from tests.http.test_records_values import CASES
 
 
 async def post(

@@ -7,8 +7,8 @@ from typing import Any
 import httpx
 
 from tests.conftest import Workspace
+from tests.http.routes.test_template_admin import add_field, module_id
 from tests.http.test_auth import assert_envelope
-from tests.http.test_template_admin import add_field, module_id
 
 BATCH = "/v1/modules/contacts/records/batch"
 

@@ -4,7 +4,7 @@ import math
 
 import pytest
 
-from tests.model.test_values_support import bad, issue_json, ok
+from tests.model.fields.support import bad, issue_json, ok
 
 # --- number -----------------------------------------------------------------------------------
 

@@ -24,8 +24,8 @@ from fieldhouse.agents.run import AgentRuntime
 from fieldhouse.runtime import Runtime
 from tests.conftest import Workspace, add_user, make_workspace
 from tests.http.agents_support import install_runtime
-from tests.http.test_agents import Looping
-from tests.http.test_agents_sse import Blocking, TwoCalls, raw_request, served
+from tests.http.routes.test_agents import Looping
+from tests.http.routes.test_agents_sse import Blocking, TwoCalls, raw_request, served
 
 URL = "/v1/agents/messages"
 DEADLINE = 30.0
@@ -126,7 +126,7 @@ async def test_deadline_ends_a_json_run(
 async def test_deadline_ends_a_stream_with_one_error_event(
     runtime: Runtime, client: httpx.AsyncClient, ws: Workspace, mock_clock: trio.testing.MockClock
 ) -> None:
-    blocking = Blocking(build_executor(runtime.settings))  # reminders.list never returns
+    blocking = Blocking(build_executor())  # reminders.list never returns
     install_runtime(runtime, TwoCalls(), blocking, agent_run_timeout=DEADLINE)
     res = await post_at_deadline(
         client,

@@ -1,0 +1,50 @@
+"""Who is asking: a role's modules and the scopes a key narrows it to."""
+
+from __future__ import annotations
+
+from fieldhouse.model.principal import SCOPES, Principal, Role, builtin_role
+
+
+def principal(role: Role, scopes: frozenset[str] | None = None) -> Principal:
+    return Principal("acct", "user", "Ada", role, scopes, "api_key", "key-1", "key-1")
+
+
+def test_builtin_roles() -> None:
+    assert builtin_role("owner") == Role("owner", None, None)
+    assert builtin_role("viewer") == Role("viewer", None, frozenset())
+    assert builtin_role("guest") is None
+    owner = principal(Role("owner", None, None))
+    assert owner.is_admin and all(owner.has_scope(s) for s in SCOPES)
+    assert not principal(Role("member", None, None)).is_admin
+
+
+def test_a_viewer_reads_and_never_writes() -> None:
+    viewer = principal(Role("viewer", None, frozenset()))
+    assert viewer.has_scope("records:read")
+    assert not viewer.has_scope("records:write")
+    assert not viewer.has_scope("agents:write")
+    assert viewer.can_view("contacts") and not viewer.can_edit("contacts")
+
+
+def test_a_role_that_edits_nothing_may_still_run_agents() -> None:
+    reader = principal(Role("reader", None, frozenset()))
+    assert reader.has_scope("agents:write") and not reader.has_scope("records:write")
+
+
+def test_a_key_narrows_the_role_and_never_widens_it() -> None:
+    narrow = principal(Role("member", None, None), frozenset({"records:read"}))
+    assert narrow.has_scope("records:read")
+    assert not narrow.has_scope("records:write")
+    viewer_key = principal(Role("viewer", None, frozenset()), frozenset(SCOPES))
+    assert not viewer_key.has_scope("records:write")
+
+
+def test_module_permissions() -> None:
+    role = Role("sales", frozenset({"contacts", "deals"}), frozenset({"deals"}))
+    sales = principal(role)
+    assert sales.visible(["contacts", "deals", "tasks"]) == ["contacts", "deals"]
+    assert sales.can_edit("deals") and not sales.can_edit("contacts")
+    # editing needs seeing: an edit list naming a hidden module grants nothing
+    odd = principal(Role("odd", frozenset({"contacts"}), frozenset({"tasks"})))
+    assert not odd.can_edit("tasks")
+    assert sales.role_slugs == ["sales"]

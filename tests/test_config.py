@@ -1,0 +1,84 @@
+"""Settings: read from FIELDHOUSE_* variables, overridden by flags, handed to workers as JSON."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from fieldhouse.config import Settings, SettingsError, settings_from_env
+
+
+def test_variables_become_settings() -> None:
+    settings = settings_from_env(
+        {
+            "FIELDHOUSE_DATABASE_URL": "postgresql://db/x",
+            "FIELDHOUSE_DATA_DIR": "/srv/fh",
+            "FIELDHOUSE_PORT": "9000",
+            "FIELDHOUSE_WORKERS": "3",
+            "FIELDHOUSE_LOG_FORMAT": " JSON ",
+            "FIELDHOUSE_CORS_ORIGINS": "https://a.example/, https://b.example ,,",
+            "FIELDHOUSE_SEARCH": "off",
+            "FIELDHOUSE_ACTOR_SEND_TIMEOUT": "2.5",
+        }
+    )
+    assert settings.database_url == "postgresql://db/x"
+    assert settings.data_dir == Path("/srv/fh")
+    assert (settings.port, settings.workers) == (9000, 3)
+    assert settings.log_format == "json"
+    assert settings.cors_origins == ("https://a.example", "https://b.example")
+    assert settings.search_enabled is False
+    assert settings.actor_send_timeout == 2.5
+
+
+def test_unset_and_empty_variables_keep_the_defaults() -> None:
+    assert settings_from_env({"FIELDHOUSE_PORT": "", "FIELDHOUSE_SEARCH": ""}) == Settings()
+
+
+@pytest.mark.parametrize(
+    ("name", "value", "message"),
+    [
+        ("FIELDHOUSE_PORT", "eighty", "FIELDHOUSE_PORT must be an integer, not 'eighty'"),
+        (
+            "FIELDHOUSE_ACTOR_SEND_TIMEOUT",
+            "soon",
+            "FIELDHOUSE_ACTOR_SEND_TIMEOUT must be a number, not 'soon'",
+        ),
+        (
+            "FIELDHOUSE_LOG_FORMAT",
+            "xml",
+            "FIELDHOUSE_LOG_FORMAT='xml': expected one of json, text",
+        ),
+    ],
+)
+def test_a_bad_variable_is_named_with_its_value(name: str, value: str, message: str) -> None:
+    with pytest.raises(SettingsError) as caught:
+        settings_from_env({name: value})
+    assert str(caught.value) == message
+
+
+def test_the_default_database_is_sqlite_under_the_data_dir(tmp_path: Path) -> None:
+    settings = Settings(data_dir=tmp_path)
+    assert settings.resolved_database_url == f"sqlite:///{tmp_path.resolve()}/fieldhouse.sqlite3"
+    given = Settings(data_dir=tmp_path, database_url="postgresql://db/x")
+    assert given.resolved_database_url == "postgresql://db/x"
+
+
+def test_json_round_trip_keeps_every_setting() -> None:
+    settings = Settings(
+        data_dir=Path("/srv/fh"),
+        cors_origins=("https://a.example",),
+        worker_index=2,
+        agent_api_key="sk-secret",
+        search_enabled=False,
+    )
+    assert Settings.from_json(settings.to_json()) == settings
+
+
+def test_overrides_skip_none() -> None:
+    base = Settings(port=9000)
+    assert base.with_overrides(port=None, host="0.0.0.0") == Settings(port=9000, host="0.0.0.0")
+
+
+def test_the_agent_api_key_is_not_in_the_repr() -> None:
+    assert "sk-secret" not in repr(Settings(agent_api_key="sk-secret"))
