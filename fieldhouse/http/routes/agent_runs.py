@@ -11,7 +11,7 @@ from quart import request
 from fieldhouse.actors.run_ops import AGENT_RUN
 from fieldhouse.agents.resume import load_run, prepare_resume
 from fieldhouse.http.endpoint import Routes
-from fieldhouse.http.models import Open
+from fieldhouse.http.models import Open, Timestamp, Uuid
 from fieldhouse.http.routes.agents import AgentResponse, ChatQuery, run_stream
 from fieldhouse.model.agents import RunRecord, RunStatus
 from fieldhouse.model.principal import Principal
@@ -32,7 +32,7 @@ class RunToolCall(Open):
     status: Literal["running", "ok", "pending_approval", "rejected", "error", "aborted"]
     summary: str
     result: dict[str, Any]
-    approvalId: str | None = None
+    approvalId: Uuid | None = None
     durationMs: int
     read: list[dict[str, Any]] = Field(
         description="the records whose text the call read: module, recordId, displayName"
@@ -40,20 +40,20 @@ class RunToolCall(Open):
 
 
 class AgentRun(Open):
-    runId: str
-    agentId: str | None = None
-    userId: str | None = None
+    runId: Uuid
+    agentId: Uuid | None = None
+    userId: Uuid | None = None
     message: str
     provider: str
     status: RunStatus
     steps: int
     toolCalls: list[RunToolCall]
-    pendingApprovals: list[str]
+    pendingApprovals: list[Uuid]
     response: str
     durationMs: int
     error: str | None = None
-    createdDateTime: str
-    updatedDateTime: str | None = None
+    createdDateTime: Timestamp
+    updatedDateTime: Timestamp | None = None
 
 
 class RunList(Open):
