@@ -132,12 +132,24 @@ def _lift_repeated_objects(name: str, schema: dict[str, Any]) -> dict[str, Any]:
     return {name: swap(schema), lifted: json.loads(repeated[0])}
 
 
+def _loose(schema: dict[str, Any], schemas: dict[str, Any]) -> bool:
+    """Whether the value may be an object none of whose properties is required."""
+    shapes = [
+        schemas[s["$ref"].rsplit("/", 1)[1]] if "$ref" in s else s
+        for s in schema.get("oneOf", [schema])
+    ]
+    return any(s.get("type") == "object" and not s.get("required") for s in shapes)
+
+
 def _link_field_values(schemas: dict[str, Any]) -> None:
     """A record's ``fields`` maps field slugs to values whose shape is the field's type: the
     value is one of the FieldValue_<dataType> schemas (or null when unset)."""
+    # shapes with required properties first: a generated client tries them in order, and an
+    # address (every property optional) would otherwise take a currency's {amount, currency}
+    names = sorted(FIELD_TYPES, key=lambda name: _loose(schemas[f"FieldValue_{name}"], schemas))
     value = {
         "anyOf": [
-            *({"$ref": REF.format(model=f"FieldValue_{name}")} for name in FIELD_TYPES),
+            *({"$ref": REF.format(model=f"FieldValue_{name}")} for name in names),
             {"type": "null"},
         ],
         "description": "The value of the field with this slug: FieldValue_<dataType> of the "
