@@ -68,6 +68,7 @@ class RunList(Open):
     tag="agents",
     query=RunQuery,
     responses={200: RunList},
+    description="Owners and admins see every run of the workspace; other users their own.",
 )
 async def list_runs(svc: Services, principal: Principal, query: RunQuery) -> Any:
     rows = await svc.store.list_objects(
@@ -86,6 +87,7 @@ async def list_runs(svc: Services, principal: Principal, query: RunQuery) -> Any
     scope="workspace:read",
     tag="agents",
     responses={200: AgentRun, 404: None},
+    description="A run of another user is 404 unless the credential's user is an owner or admin.",
 )
 async def get_run(svc: Services, principal: Principal, runId: str) -> Any:
     return (await load_run(svc.agents, principal, runId)).to_json()
@@ -103,7 +105,8 @@ async def get_run(svc: Services, principal: Principal, runId: str) -> Any:
     description=(
         "The model reads what came of each call that waited for an approval (run, run with "
         "edited arguments, rejected with the approver's reason, failed, expired) and goes on. "
-        "409 while an approval of the run is still pending. JSON, or the chat endpoint's event "
+        "409 while an approval of the run is still pending; 404 for a run of another user "
+        "unless the credential's user is an owner or admin. JSON, or the chat endpoint's event "
         "stream with `?stream=true` or `Accept: text/event-stream`."
     ),
 )
