@@ -185,4 +185,4 @@ async def test_metrics_count_agent_runs_by_outcome(
         assert answer.status_code == 200, answer.text
         assert answer.json()["success"] is True
     text = (await client.get("/metrics")).text
-    assert 'fieldhouse_agent_runs_total{outcome="completed"} 2.0' in text
+    assert 'fieldhouse_agent_runs_total{outcome="succeeded"} 2.0' in text
