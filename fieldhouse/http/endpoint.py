@@ -28,7 +28,7 @@ from fieldhouse.model.errors import (
     UnsupportedMediaType,
     ValidationFailed,
 )
-from fieldhouse.model.principal import Principal
+from fieldhouse.model.principal import SCOPES, Principal
 from fieldhouse.services import Services
 
 PATH_PARAM = re.compile(r"\{(\w+)\}")
@@ -81,6 +81,9 @@ class Endpoint:
     responses: Mapping[int, type[BaseModel] | None] = field(default_factory=dict)
     extra_params: tuple[ExtraParam, ...] = ()
     admin_only: bool = False
+    #: the credential may not be limited to some scopes (a key without scopes, or one with
+    #: every scope): deciding approvals and the agent policy
+    every_scope: bool = False
     stream: bool = False
     description: str = ""
     #: an empty request body stands for ``{}``
@@ -94,6 +97,13 @@ class Endpoint:
         the unknown-parameter check read."""
         declared = model_params(self.query) if self.query is not None else ()
         return (*declared, *self.extra_params)
+
+    @property
+    def required_scopes(self) -> tuple[str, ...]:
+        """Every scope the credential must carry (what require_principal checks)."""
+        if self.scope is None:
+            return ()
+        return SCOPES if self.every_scope else (self.scope,)
 
     @property
     def served_paths(self) -> tuple[str, ...]:
@@ -123,6 +133,7 @@ class Routes:
         responses: Mapping[int, type[BaseModel] | None] | None = None,
         extra_params: tuple[ExtraParam, ...] = (),
         admin_only: bool = False,
+        every_scope: bool = False,
         stream: bool = False,
         description: str = "",
         hidden: bool = False,
@@ -145,6 +156,7 @@ class Routes:
                 responses=responses or {200: None},
                 extra_params=extra_params,
                 admin_only=admin_only,
+                every_scope=every_scope,
                 stream=stream,
                 description=description,
                 hidden=hidden,
@@ -186,7 +198,7 @@ def _wrap(spec: Endpoint, fn: Handler, svc: Services) -> Handler:
         principal: Principal | None = None
         if spec.scope is not None:
             kwargs["principal"] = principal = require_principal(
-                spec.scope, admin_only=spec.admin_only
+                spec.scope, admin_only=spec.admin_only, every_scope=spec.every_scope
             )
         key = request.headers.get(HEADER) if keyed else None
         if key is None or principal is None:
@@ -249,7 +261,9 @@ def unknown_query_params(spec: Endpoint, keys: Iterable[str]) -> list[Issue]:
     return issues
 
 
-def require_principal(scope: str, *, admin_only: bool = False) -> Principal:
+def require_principal(
+    scope: str, *, admin_only: bool = False, every_scope: bool = False
+) -> Principal:
     """The request's principal, or the auth error that explains why there is none."""
     principal: Principal | None = getattr(g, "principal", None)
     if principal is None:
@@ -260,4 +274,10 @@ def require_principal(scope: str, *, admin_only: bool = False) -> Principal:
         raise Forbidden(f"This credential lacks the {scope!r} scope", data={"requiredScope": scope})
     if admin_only and not principal.is_admin:
         raise Forbidden("Only workspace owners and admins may do this")
+    if every_scope and principal.scopes is not None and not set(SCOPES) <= principal.scopes:
+        raise Forbidden(
+            "Deciding approvals and changing the agent policy needs a credential that is "
+            "not limited to some scopes",
+            data={"requiredScopes": list(SCOPES)},
+        )
     return principal

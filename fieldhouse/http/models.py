@@ -36,6 +36,10 @@ JsonInt = Annotated[int, BeforeValidator(_not_bool)]
 JsonNumber = Annotated[float, BeforeValidator(_not_bool)]
 #: A string with at least one character that is not whitespace.
 NonBlank = Annotated[str, AfterValidator(_not_blank)]
+#: An id the server sends as a string, always a UUID (``format: uuid`` in /openapi.json).
+Uuid = Annotated[str, Field(json_schema_extra={"format": "uuid"})]
+#: A timestamp the server sends as ISO 8601 UTC text (``format: date-time``).
+Timestamp = Annotated[str, Field(json_schema_extra={"format": "date-time"})]
 
 
 class Strict(BaseModel):
@@ -59,16 +63,16 @@ class ErrorEnvelope(Open):
 
 
 class Identity(Open):
-    userId: str = Field(json_schema_extra={"format": "uuid"})
-    accountId: str = Field(json_schema_extra={"format": "uuid"})
+    userId: Uuid
+    accountId: Uuid
     roleSlugs: list[str]
     authMethod: Literal["api_key", "jwt"]
-    apiKeyId: str | None
+    apiKeyId: Uuid | None
     scopes: list[str] | None
 
 
 class Module(Open):
-    id: str = Field(json_schema_extra={"format": "uuid"})
+    id: Uuid
     name: str
     slug: str
 
@@ -93,15 +97,15 @@ class ViewList(Open):
 
 
 class ReferenceTarget(Open):
-    moduleId: str | None
+    moduleId: Uuid | None
     moduleSlug: str | None
     moduleName: str | None
 
 
 class ReferenceItem(Open):
-    moduleReferenceId: str
-    sourceModuleId: str
-    sourceFieldId: str | None
+    moduleReferenceId: Uuid
+    sourceModuleId: Uuid
+    sourceFieldId: Uuid | None
     sourceFieldSlug: str | None
     slug: str
     relationshipType: str
@@ -130,7 +134,7 @@ class CatalogEntry(Open):
     description: str
     templateVersion: str
     installed: bool
-    installedModuleId: str | None
+    installedModuleId: Uuid | None
     hasCustomizations: bool
 
 
@@ -139,12 +143,12 @@ class Catalog(Open):
 
 
 class InstalledModule(Open):
-    moduleId: str
+    moduleId: Uuid
     moduleSlug: str
 
 
 class NamedItem(Open):
-    id: str
+    id: Uuid
     name: str
     color: str | None
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from typing import Any
 
@@ -12,6 +13,7 @@ from fieldhouse import API_VERSION
 from fieldhouse.http.endpoint import PATH_PARAM, Endpoint
 from fieldhouse.http.models import ErrorEnvelope
 from fieldhouse.model.fields import FIELD_TYPES
+from fieldhouse.model.principal import ADMIN_ROLES
 
 REF = "#/components/schemas/{model}"
 _ERROR_STATUSES = {
@@ -43,6 +45,7 @@ def build_openapi(endpoints: Sequence[Endpoint]) -> dict[str, Any]:
     schemas: dict[str, Any] = dict(defs.get("$defs", {}))
     schemas.update(field_value_schemas())
     schemas.update(agent_event_schemas())
+    _link_field_values(schemas)
 
     paths: dict[str, dict[str, Any]] = {}
     for ep in endpoints:
@@ -81,15 +84,81 @@ def build_openapi(endpoints: Sequence[Endpoint]) -> dict[str, Any]:
 
 
 def field_value_schemas() -> dict[str, Any]:
-    """``FieldValue_<dataType>``: the shape of a record's value for each field type, as read."""
-    return {
-        f"FieldValue_{name}": {
+    """``FieldValue_<dataType>``: the shape of a record's value for each field type, as read.
+    An object shape used twice in one of them (an address alone and inside a multi-entry
+    item) becomes its own component ``FieldValue_<dataType>_object``, so a generator makes
+    one model of it instead of two with one name."""
+    out: dict[str, Any] = {}
+    for name, kind in FIELD_TYPES.items():
+        schema = {
             **kind.value_schema(),
             "description": f"A record value of a {name} field"
             + (" (computed by the server, read-only)" if kind.read_only else ""),
         }
-        for name, kind in FIELD_TYPES.items()
+        out.update(_lift_repeated_objects(f"FieldValue_{name}", schema))
+    return out
+
+
+def _lift_repeated_objects(name: str, schema: dict[str, Any]) -> dict[str, Any]:
+    seen: dict[str, int] = {}
+
+    def count(node: Any, top: bool) -> None:
+        if isinstance(node, dict):
+            if not top and node.get("type") == "object" and "properties" in node:
+                key = json.dumps(node, sort_keys=True)
+                seen[key] = seen.get(key, 0) + 1
+            for value in node.values():
+                count(value, False)
+        elif isinstance(node, list):
+            for value in node:
+                count(value, False)
+
+    count(schema, True)
+    repeated = [key for key, n in seen.items() if n > 1]
+    if len(repeated) != 1:  # none (the usual case), or more than one name would be needed
+        return {name: schema}
+    lifted = f"{name}_object"
+    ref = {"$ref": REF.format(model=lifted)}
+
+    def swap(node: Any) -> Any:
+        if isinstance(node, dict):
+            if json.dumps(node, sort_keys=True) == repeated[0]:
+                return ref
+            return {k: swap(v) for k, v in node.items()}
+        if isinstance(node, list):
+            return [swap(v) for v in node]
+        return node
+
+    return {name: swap(schema), lifted: json.loads(repeated[0])}
+
+
+def _loose(schema: dict[str, Any], schemas: dict[str, Any]) -> bool:
+    """Whether the value may be an object none of whose properties is required."""
+    shapes = [
+        schemas[s["$ref"].rsplit("/", 1)[1]] if "$ref" in s else s
+        for s in schema.get("oneOf", [schema])
+    ]
+    return any(s.get("type") == "object" and not s.get("required") for s in shapes)
+
+
+def _link_field_values(schemas: dict[str, Any]) -> None:
+    """A record's ``fields`` maps field slugs to values whose shape is the field's type: the
+    value is one of the FieldValue_<dataType> schemas (or null when unset)."""
+    # shapes with required properties first: a generated client tries them in order, and an
+    # address (every property optional) would otherwise take a currency's {amount, currency}
+    names = sorted(FIELD_TYPES, key=lambda name: _loose(schemas[f"FieldValue_{name}"], schemas))
+    value = {
+        "anyOf": [
+            *({"$ref": REF.format(model=f"FieldValue_{name}")} for name in names),
+            {"type": "null"},
+        ],
+        "description": "The value of the field with this slug: FieldValue_<dataType> of the "
+        "field's dataType (GET /modules/{moduleSlug}/fields), or null when unset",
     }
+    for model in ("Record", "PickerItem"):
+        fields = schemas[model]["properties"]["fields"]
+        fields["additionalProperties"] = value
+        fields["description"] = "Field values by field slug"
 
 
 def _ref(model: type[BaseModel]) -> dict[str, str]:
@@ -109,7 +178,7 @@ def _operation(ep: Endpoint) -> dict[str, Any]:
     if ep.scope is None:
         op["security"] = []
     else:
-        op["x-required-scope"] = ep.scope
+        _access(ep, op)
     if ep.body is not None:
         op["requestBody"] = {
             "required": not ep.body_optional,
@@ -125,7 +194,7 @@ def _parameters(ep: Endpoint) -> list[dict[str, Any]]:
         schema: dict[str, Any] = {"type": "string"}
         if name == "moduleSlug":
             schema.update(minLength=1, maxLength=64)
-        elif name in ("recordId", "moduleId", "fieldId"):
+        elif name in ("recordId", "moduleId", "fieldId", "approvalId", "webhookId", "runId"):
             schema["format"] = "uuid"
         params.append({"name": name, "in": "path", "required": True, "schema": schema})
     for param in ep.query_params:
@@ -152,10 +221,10 @@ def _responses(ep: Endpoint) -> dict[str, Any]:
         if status >= 400:  # a declared error answer: the envelope, like every other error
             continue
         entry: dict[str, Any] = {"description": "Success", "headers": rate_headers}
-        if ep.stream and status == 200:
+        if ep.stream and status == 200 and model is not None:
             entry["content"] = {
-                "application/json": {"schema": _ref(model) if model else {"type": "object"}},
-                "text/event-stream": agent_event_stream(),
+                "application/json": {"schema": _ref(model)},
+                "text/event-stream": agent_event_stream(model),
             }
         elif model is not None:
             entry["content"] = {"application/json": {"schema": _ref(model)}}
@@ -176,6 +245,26 @@ def _responses(ep: Endpoint) -> dict[str, Any]:
         headers = {**rate_headers, **retry_after} if status in (429, 503) else rate_headers
         out.setdefault(str(status), declared_error(status, headers))
     return out
+
+
+def _access(ep: Endpoint, op: dict[str, Any]) -> None:
+    """What the server checks before running the operation, said three ways: the security
+    requirement (in OpenAPI 3.1 a bearer scheme's list names the roles or scopes needed),
+    x-required-scope(s) and x-required-role for tools, and a sentence for people."""
+    scopes = list(ep.required_scopes)
+    op["security"] = [{"bearerAuth": scopes}]
+    op["x-required-scope"] = ep.scope
+    op["x-required-scopes"] = scopes
+    if ep.every_scope:
+        needs = "a credential not limited to some scopes (a key without scopes, or with all of "
+        needs += ", ".join(f"`{s}`" for s in scopes) + ")"
+    else:
+        needs = f"a credential with the `{ep.scope}` scope"
+    if ep.admin_only:
+        op["x-required-role"] = sorted(ADMIN_ROLES)
+        needs += " whose user is a workspace " + " or ".join(sorted(ADMIN_ROLES))
+    text = f"Requires {needs}; otherwise 403 forbidden."
+    op["description"] = f"{op['description']}\n\n{text}" if "description" in op else text
 
 
 # --- bulk writes, idempotency, change feed and webhooks (issue 14 items 5 and 6) ---------
@@ -228,10 +317,11 @@ def declared_error(status: int, headers: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+_UUID = {"type": "string", "format": "uuid"}
 _AGENT_EVENTS: dict[str, tuple[str, dict[str, Any], list[str]]] = {
     "open": (
         "The stream is established; runId names the run (GET /agents/runs/{runId})",
-        {"agentId": {"type": ["string", "null"]}, "runId": {"type": "string"}},
+        {"agentId": {"type": ["string", "null"], "format": "uuid"}, "runId": _UUID},
         ["agentId", "runId"],
     ),
     "tool_call": (
@@ -243,7 +333,7 @@ _AGENT_EVENTS: dict[str, tuple[str, dict[str, Any], list[str]]] = {
         "A tool call waits for an approver: POST /api/approvals/{approvalId}/approve or "
         "/reject, then POST /agents/runs/{runId}/resume",
         {
-            "approvalId": {"type": "string"},
+            "approvalId": _UUID,
             "tool": {"type": "string"},
             "description": {"type": "string"},
             "preview": {
@@ -256,7 +346,7 @@ _AGENT_EVENTS: dict[str, tuple[str, dict[str, Any], list[str]]] = {
     "token": ("Answer text", {"text": {"type": "string"}}, ["text"]),
     "error": (
         "Terminal failure; the message is one of a fixed set (upstream text never appears)",
-        {"message": {"type": "string"}, "runId": {"type": ["string", "null"]}},
+        {"message": {"type": "string"}, "runId": {"type": ["string", "null"], "format": "uuid"}},
         ["message"],
     ),
 }
@@ -275,12 +365,31 @@ def agent_event_schemas() -> dict[str, Any]:
     }
 
 
-def agent_event_stream() -> dict[str, Any]:
+def agent_event_stream(done: type[BaseModel]) -> dict[str, Any]:
+    """The text/event-stream answer: each event is one of these (its ``event:`` line names
+    it, its ``data:`` line is the JSON of the schema); ``: keepalive`` comments between."""
     names = ", ".join(f"`{n}`" for n in (*_AGENT_EVENTS, "done"))
+    events = [
+        *(
+            (name, {"$ref": REF.format(model=f"AgentEvent_{name}")}, text)
+            for name, (text, _, _) in _AGENT_EVENTS.items()
+        ),
+        ("done", _ref(done), "The run ended: the Agent response (the JSON answer's body)"),
+    ]
     return {
         "schema": {
-            "type": "string",
-            "description": f"Server-Sent Events: {names} (done: the Agent response). The data "
-            "of each is described by the AgentEvent_<name> schemas.",
+            "description": f"Server-Sent Events: {names}, ending with one `done` or `error`. "
+            "Each event's `event:` line is its name and its `data:` line the JSON of its "
+            "schema; `: keepalive` comments arrive during silence.",
+            "oneOf": [
+                {
+                    "type": "object",
+                    "title": f"AgentStreamEvent_{name}",
+                    "description": text,
+                    "properties": {"event": {"const": name}, "data": data},
+                    "required": ["event", "data"],
+                }
+                for name, data, text in events
+            ],
         }
     }

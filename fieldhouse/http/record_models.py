@@ -7,7 +7,7 @@ from uuid import UUID
 
 from pydantic import Field, field_validator
 
-from fieldhouse.http.models import NonBlank, Open, Strict
+from fieldhouse.http.models import NonBlank, Open, Strict, Timestamp, Uuid
 
 
 class RecordCreateBody(Strict):
@@ -42,20 +42,20 @@ class BulkDeleteBody(Strict):
 
 
 class Record(Open):
-    recordId: str
-    moduleId: str
+    recordId: Uuid
+    moduleId: Uuid
     moduleSlug: str
     displayName: str
     fields: dict[str, Any]
-    labelIds: list[str]
-    typeIds: list[str]
+    labelIds: list[Uuid]
+    typeIds: list[Uuid]
     privacyLevel: str
     descriptionHtml: str | None = None
-    createdDateTime: str
-    updatedDateTime: str
-    createdByUserId: str | None = None
+    createdDateTime: Timestamp
+    updatedDateTime: Timestamp
+    createdByUserId: Uuid | None = None
     createdByDisplayName: str | None = None
-    updatedByUserId: str | None = None
+    updatedByUserId: Uuid | None = None
     updatedByDisplayName: str | None = None
 
 
@@ -79,11 +79,11 @@ class DeletedCount(Open):
 
 
 class LinkedIds(Open):
-    targetRecordIds: list[str]
+    targetRecordIds: list[Uuid]
 
 
 class PickerItem(Open):
-    recordId: str
+    recordId: Uuid
     displayName: str
     fields: dict[str, Any]
 
@@ -112,7 +112,35 @@ class RecordActivityQuery(Open):
     groupWithinMinutes: int | None = Field(default=None, ge=1, le=60)
 
 
+class ActivityEntry(Open):
+    id: Uuid
+    seq: int = Field(description="the workspace's change sequence number (afterSeq)")
+    activityType: str
+    moduleId: Uuid | None
+    recordId: Uuid | None
+    userId: Uuid | None
+    createdDateTime: Timestamp
+    data: dict[str, Any]
+
+
+class ActivityGroup(Open):
+    """Consecutive entries of one user and type (one entry each without
+    groupWithinMinutes)."""
+
+    activityType: str
+    userId: Uuid | None
+    recordId: Uuid | None
+    startedDateTime: Timestamp
+    endedDateTime: Timestamp
+    count: int
+    activities: list[ActivityEntry]
+
+
+class GroupedActivityList(Open):
+    activities: list[ActivityGroup]
+
+
 class ActivityList(Open):
-    activities: list[dict[str, Any]]
+    activities: list[ActivityEntry]
     #: with afterSeq: the value to send as afterSeq next (the last entry's seq)
     nextAfterSeq: int | None = None

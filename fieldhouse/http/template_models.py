@@ -7,7 +7,7 @@ from typing import Any, Literal
 
 from pydantic import Field, field_validator
 
-from fieldhouse.http.models import FieldItem, Open, Strict
+from fieldhouse.http.models import FieldItem, Open, Strict, Uuid
 from fieldhouse.model.field_config import SLUG_PATTERN
 
 #: SPEC "Field types": the 26 dataType identifiers (a test keeps this equal to DATA_TYPES).
@@ -99,8 +99,8 @@ class FieldUpdateBody(Strict):
 class FieldDefinition(FieldItem):
     """A field item exactly as GET /v1/modules/{moduleSlug}/fields lists it."""
 
-    fieldId: str
-    moduleId: str
+    fieldId: Uuid
+    moduleId: Uuid
     slug: str
     dataType: str
     config: dict[str, Any]

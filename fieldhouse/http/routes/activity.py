@@ -6,7 +6,12 @@ from datetime import datetime
 from typing import Any
 
 from fieldhouse.http.endpoint import Routes
-from fieldhouse.http.record_models import ActivityList, ActivityQuery, RecordActivityQuery
+from fieldhouse.http.record_models import (
+    ActivityList,
+    ActivityQuery,
+    GroupedActivityList,
+    RecordActivityQuery,
+)
 from fieldhouse.http.routes.common import check_uuid, visible_module, workspace_schemas
 from fieldhouse.model.errors import NotFound
 from fieldhouse.model.principal import Principal
@@ -92,7 +97,7 @@ async def module_activity(
     scope="workspace:read",
     tag="activity",
     query=RecordActivityQuery,
-    responses={200: ActivityList},
+    responses={200: GroupedActivityList},
 )
 async def record_activity(
     svc: Services,

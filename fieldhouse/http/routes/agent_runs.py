@@ -11,7 +11,7 @@ from quart import request
 from fieldhouse.actors.run_ops import AGENT_RUN
 from fieldhouse.agents.resume import load_run, prepare_resume
 from fieldhouse.http.endpoint import Routes
-from fieldhouse.http.models import Open
+from fieldhouse.http.models import Open, Timestamp, Uuid
 from fieldhouse.http.routes.agents import AgentResponse, ChatQuery, run_stream
 from fieldhouse.model.agents import RunRecord, RunStatus
 from fieldhouse.model.principal import Principal
@@ -32,7 +32,7 @@ class RunToolCall(Open):
     status: Literal["running", "ok", "pending_approval", "rejected", "error", "aborted"]
     summary: str
     result: dict[str, Any]
-    approvalId: str | None = None
+    approvalId: Uuid | None = None
     durationMs: int
     read: list[dict[str, Any]] = Field(
         description="the records whose text the call read: module, recordId, displayName"
@@ -40,20 +40,20 @@ class RunToolCall(Open):
 
 
 class AgentRun(Open):
-    runId: str
-    agentId: str | None = None
-    userId: str | None = None
+    runId: Uuid
+    agentId: Uuid | None = None
+    userId: Uuid | None = None
     message: str
     provider: str
     status: RunStatus
     steps: int
     toolCalls: list[RunToolCall]
-    pendingApprovals: list[str]
+    pendingApprovals: list[Uuid]
     response: str
     durationMs: int
     error: str | None = None
-    createdDateTime: str
-    updatedDateTime: str | None = None
+    createdDateTime: Timestamp
+    updatedDateTime: Timestamp | None = None
 
 
 class RunList(Open):
@@ -68,6 +68,7 @@ class RunList(Open):
     tag="agents",
     query=RunQuery,
     responses={200: RunList},
+    description="Owners and admins see every run of the workspace; other users their own.",
 )
 async def list_runs(svc: Services, principal: Principal, query: RunQuery) -> Any:
     rows = await svc.store.list_objects(
@@ -86,6 +87,7 @@ async def list_runs(svc: Services, principal: Principal, query: RunQuery) -> Any
     scope="workspace:read",
     tag="agents",
     responses={200: AgentRun, 404: None},
+    description="A run of another user is 404 unless the credential's user is an owner or admin.",
 )
 async def get_run(svc: Services, principal: Principal, runId: str) -> Any:
     return (await load_run(svc.agents, principal, runId)).to_json()
@@ -103,7 +105,8 @@ async def get_run(svc: Services, principal: Principal, runId: str) -> Any:
     description=(
         "The model reads what came of each call that waited for an approval (run, run with "
         "edited arguments, rejected with the approver's reason, failed, expired) and goes on. "
-        "409 while an approval of the run is still pending. JSON, or the chat endpoint's event "
+        "409 while an approval of the run is still pending; 404 for a run of another user "
+        "unless the credential's user is an owner or admin. JSON, or the chat endpoint's event "
         "stream with `?stream=true` or `Accept: text/event-stream`."
     ),
 )

@@ -20,7 +20,7 @@ from fieldhouse.agents.run import (
     load_agent,
 )
 from fieldhouse.http.endpoint import Routes
-from fieldhouse.http.models import Open, Strict
+from fieldhouse.http.models import Open, Strict, Uuid
 from fieldhouse.http.sse import SHUTTING_DOWN, EventStream
 from fieldhouse.model.errors import ApiError
 from fieldhouse.model.principal import Principal
@@ -47,9 +47,9 @@ class AgentResponse(Open):
     durationMs: int
     toolCalls: int
     error: str
-    runId: str | None = None
-    agentId: str | None = None
-    pendingApprovals: list[str] = []
+    runId: Uuid | None = None
+    agentId: Uuid | None = None
+    pendingApprovals: list[Uuid] = []
 
 
 @routes.endpoint(

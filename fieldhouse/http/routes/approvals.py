@@ -18,12 +18,12 @@ from fieldhouse.actors.agent_ops import APPROVAL, ApplyObjects, DecideApproval, 
 from fieldhouse.agents.contract import ToolContext
 from fieldhouse.agents.gate import POLICY, args_hash, canonical, parse
 from fieldhouse.http.endpoint import Routes
-from fieldhouse.http.models import Open, Strict
+from fieldhouse.http.models import Open, Strict, Timestamp, Uuid
 from fieldhouse.model.agents import POLICY_ID, AgentActivity, ApprovalStatus
 from fieldhouse.model.agents import Approval as AgentApproval
 from fieldhouse.model.agents import Policy as AgentPolicy
-from fieldhouse.model.errors import Forbidden, Issue, NotFound, ValidationFailed
-from fieldhouse.model.principal import SCOPES, Principal
+from fieldhouse.model.errors import Issue, NotFound, ValidationFailed
+from fieldhouse.model.principal import Principal
 from fieldhouse.services import Services
 
 routes = Routes()
@@ -36,7 +36,7 @@ class ApprovalQuery(Open):
 
 
 class Approval(Open):
-    id: str
+    id: Uuid
     status: ApprovalStatus
     tool: str
     arguments: dict[str, Any] = Field(description="exactly what runs when approved")
@@ -44,19 +44,19 @@ class Approval(Open):
     preview: dict[str, Any] = Field(
         description="what the call would send or publish: text, HTML, recipients"
     )
-    runId: str | None = None
+    runId: Uuid | None = None
     callId: str | None = None
-    agentId: str | None = None
+    agentId: Uuid | None = None
     requestedBy: str | None = None
-    requestedAt: str
-    expiresAt: str
+    requestedAt: Timestamp
+    expiresAt: Timestamp
     decidedBy: str | None = None
-    decidedAt: str | None = None
+    decidedAt: Timestamp | None = None
     reason: str | None = None
     originalArguments: dict[str, Any] | None = Field(
         default=None, description="the model's arguments, when the approver edited them"
     )
-    executedAt: str | None = None
+    executedAt: Timestamp | None = None
     error: str | None = None
 
 
@@ -100,17 +100,6 @@ class PolicyBody(Strict):
 class Policy(Open):
     autoApprove: list[str]
     requireApproval: list[str]
-
-
-def require_approver(principal: Principal) -> None:
-    """403 unless the principal may decide approvals and change the policy."""
-    if not principal.is_admin:
-        raise Forbidden("Only workspace owners and admins may do this")
-    if principal.scopes is not None and not set(SCOPES) <= principal.scopes:
-        raise Forbidden(
-            "Deciding approvals and changing the agent policy needs a credential that is "
-            "not limited to some scopes"
-        )
 
 
 @routes.endpoint(
@@ -159,12 +148,12 @@ async def get_approval(svc: Services, principal: Principal, approvalId: str) -> 
     scope="agents:write",
     tag="agents",
     admin_only=True,
+    every_scope=True,
     body=ApproveBody,
     body_optional=True,
     responses={200: Decision, 403: None, 404: None, 409: None},
 )
 async def approve(svc: Services, principal: Principal, approvalId: str, body: ApproveBody) -> Any:
-    require_approver(principal)
     edited = await _edited(svc, principal, approvalId, body.arguments)
     approval = await _decide(svc, principal, approvalId, True, None, edited)
     ctx = ToolContext(
@@ -198,12 +187,12 @@ async def approve(svc: Services, principal: Principal, approvalId: str, body: Ap
     scope="agents:write",
     tag="agents",
     admin_only=True,
+    every_scope=True,
     body=RejectBody,
     body_optional=True,
     responses={200: Decision, 403: None, 404: None, 409: None},
 )
 async def reject(svc: Services, principal: Principal, approvalId: str, body: RejectBody) -> Any:
-    require_approver(principal)
     approval = await _decide(svc, principal, approvalId, False, body.reason, None)
     return {"approval": approval.to_json(), "outcome": None}
 
@@ -286,11 +275,11 @@ async def get_policy(svc: Services, principal: Principal) -> Any:
     scope="agents:write",
     tag="agents",
     admin_only=True,
+    every_scope=True,
     body=PolicyBody,
     responses={200: Policy, 403: None},
 )
 async def put_policy(svc: Services, principal: Principal, body: PolicyBody) -> Any:
-    require_approver(principal)
     known = svc.tools.names()
     issues = [
         Issue(

@@ -8,7 +8,7 @@ from pydantic import Field
 
 from fieldhouse.actors.batch_ops import BatchItem, BatchWrite, check_upsert_field
 from fieldhouse.http.endpoint import Routes
-from fieldhouse.http.models import Open, Strict
+from fieldhouse.http.models import Open, Strict, Uuid
 from fieldhouse.http.record_models import Record, RecordCreateBody
 from fieldhouse.http.routes.common import visible_module
 from fieldhouse.model.principal import Principal
@@ -28,7 +28,7 @@ class BatchQuery(Open):
 
 class BatchResult(Open):
     index: int
-    recordId: str
+    recordId: Uuid
     action: Literal["created", "updated"]
 
 

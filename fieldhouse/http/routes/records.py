@@ -47,7 +47,10 @@ LIST_PARAMS = (
     ExtraParam(
         "filter",
         {"type": "object", "additionalProperties": {"type": "string"}},
-        "filter[slug]=a,b: a OR b for that field; several filters combine with AND",
+        "filter[slug]=a,b: a OR b for that field; several filters combine with AND. A client "
+        "generator that does not implement deepObject (openapi-python-client sends the "
+        "object's keys as they are) takes the keys `filter[<slug>]`; a bare `<slug>` is "
+        "refused as an unknown parameter.",
         style="deepObject",
         explode=True,
     ),

@@ -9,7 +9,7 @@ from pydantic import AnyHttpUrl, Field
 
 from fieldhouse.actors.agent_ops import ApplyObjects, ObjectWrite
 from fieldhouse.http.endpoint import Routes
-from fieldhouse.http.models import Open, Strict
+from fieldhouse.http.models import Open, Strict, Timestamp, Uuid
 from fieldhouse.model.clock import new_id
 from fieldhouse.model.errors import NotFound
 from fieldhouse.model.principal import Principal
@@ -33,10 +33,10 @@ class WebhookBody(Strict):
 
 
 class WebhookOut(Open):
-    id: str
+    id: Uuid
     url: str
     eventTypes: list[str]
-    createdDateTime: str
+    createdDateTime: Timestamp
     secret: str | None = None
 
 
@@ -49,12 +49,12 @@ class WebhookList(Open):
 
 
 class DeliveryOut(Open):
-    id: str
-    webhookId: str
+    id: str = Field(description="<webhookId>-<seq>: the webhook and the activity entry")
+    webhookId: Uuid
     status: str
     attemptCount: int
     attempts: list[dict[str, Any]]
-    nextAttemptAt: str | None
+    nextAttemptAt: Timestamp | None
     event: dict[str, Any]
 
 

@@ -253,7 +253,7 @@ class PersonType(FieldType):
                 "type": "object",
                 "required": ["userId", "displayName", "email", "avatar"],
                 "properties": {
-                    "userId": {"type": "string"},
+                    "userId": {"type": "string", "format": "uuid"},
                     "displayName": {"type": "string"},
                     "email": {"type": ["string", "null"]},
                     "avatar": {"type": ["string", "null"]},
