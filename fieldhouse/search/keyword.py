@@ -21,8 +21,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from whoosh.analysis import STOP_WORDS
-
 from fieldhouse.search.documents import Doc
 
 #: a module-level search matches at most this many records (they become an SQL IN list)
@@ -35,6 +33,45 @@ FORMAT = 1
 #: bm25() weights of title, body, labels (whoosh's field boosts before)
 WEIGHTS = "2.0, 1.0, 1.5"
 _WORD = re.compile(r"\w+", re.UNICODE)
+#: query words that select nothing (whoosh's list, which the keyword index used before)
+STOP_WORDS = frozenset(
+    [
+        "a",
+        "an",
+        "and",
+        "are",
+        "as",
+        "at",
+        "be",
+        "by",
+        "can",
+        "for",
+        "from",
+        "have",
+        "if",
+        "in",
+        "is",
+        "it",
+        "may",
+        "not",
+        "of",
+        "on",
+        "or",
+        "tbd",
+        "that",
+        "the",
+        "this",
+        "to",
+        "us",
+        "we",
+        "when",
+        "will",
+        "with",
+        "yet",
+        "you",
+        "your",
+    ]
+)
 
 _SCHEMA = """
 CREATE TABLE docs (
