@@ -12,9 +12,11 @@ of milliseconds). Writes go through one connection; queries through a small pool
 
 from __future__ import annotations
 
+import math
 import re
 import sqlite3
 import threading
+import time
 from collections.abc import Collection, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -28,6 +30,24 @@ MAX_FILTER_IDS = 5000
 #: the total of a keyword search counts at most this many matches
 MAX_COUNTED = 10_000
 MAX_QUERY_WORDS = 32
+#: a word in more records than this share of the index (and at least COMMON_MIN_DOCS) only
+#: adds to the scores of the best records that match a rarer query word: bm25() scores every
+#: match, and a common word matches a large share of the index
+COMMON_FRACTION = 0.02
+COMMON_MIN_DOCS = 500
+#: a query whose rarest word is in more records than this ranks only the newest NEWEST_POOL
+SCORED_MATCHES = 5_000
+NEWEST_POOL = 400
+#: how many of the best candidates by rare words get their common words scored
+RESCORE_POOL = 100
+#: FTS5's bm25() constants, and the column weights as numbers
+K1, B = 1.2, 0.75
+COLUMN_WEIGHTS = {"title": 2.0, "body": 1.0, "labels": 1.5}
+#: the average record length (in tokens) is counted again after this many seconds
+AVERAGE_SECONDS = 300.0
+#: how long a word's record count is kept (it only steers which words are scored how)
+COUNTS_SECONDS = 60.0
+TOKENIZE = "porter unicode61 remove_diacritics 2"
 FILE = "index.sqlite3"
 FORMAT = 1
 #: bm25() weights of title, body, labels (whoosh's field boosts before)
@@ -113,17 +133,33 @@ def _connect(path: Path) -> sqlite3.Connection:
     return conn
 
 
-def match_words(text: str) -> str | None:
-    """``text`` as an FTS5 query: any of its words (stop words left out); None without any."""
+def _reader_connect(path: Path) -> sqlite3.Connection:
+    """A query connection, with its own scratch tables: ``temp.q`` stems a query's words as
+    the index does (``temp.qi`` lists them), ``temp.wv`` gives each stem's document count."""
+    conn = _connect(path)
+    conn.execute(f"CREATE VIRTUAL TABLE temp.q USING fts5(t, tokenize='{TOKENIZE}')")
+    conn.execute("CREATE VIRTUAL TABLE temp.qi USING fts5vocab(temp, q, instance)")
+    conn.execute("CREATE VIRTUAL TABLE temp.wv USING fts5vocab(main, words, row)")
+    conn.execute(
+        f"CREATE VIRTUAL TABLE temp.d USING fts5(title, body, labels, tokenize='{TOKENIZE}')"
+    )
+    conn.execute("CREATE VIRTUAL TABLE temp.di USING fts5vocab(temp, d, instance)")
+    return conn
+
+
+def query_words(text: str) -> list[str]:
+    """The words of ``text`` a keyword search looks for (stop words and 1-letter ones out)."""
     words = dict.fromkeys(
         w for w in (m.lower() for m in _WORD.findall(text)) if len(w) > 1 and w not in STOP_WORDS
     )
-    if not words:
-        return None
-    return " OR ".join(f'"{w}"' for w in list(words)[:MAX_QUERY_WORDS])
+    return list(words)[:MAX_QUERY_WORDS]
 
 
-def _in(values: Collection[str]) -> str:
+def _any(words: Sequence[str]) -> str:
+    return " OR ".join(f'"{w}"' for w in words)
+
+
+def _in(values: Collection[Any]) -> str:
     return "(" + ", ".join("?" * len(values)) + ")"
 
 
@@ -135,6 +171,11 @@ class KeywordIndex:
         self._readers: list[sqlite3.Connection] = []
         self._all: list[sqlite3.Connection] = [writer]
         self._pool_lock = threading.Lock()
+        self._records: int | None = None  # how many records are indexed (None: count again)
+        self._average: tuple[float, float] | None = None  # tokens per record, when counted
+        #: stem -> records holding it, counted since _counted_at (a slow-moving statistic)
+        self._counts: dict[str, int] = {}
+        self._counted_at = -math.inf
 
     @classmethod
     def open(cls, path: Path, *, create: bool = False) -> KeywordIndex:
@@ -172,7 +213,7 @@ class KeywordIndex:
         with self._pool_lock:
             conn = self._readers.pop() if self._readers else None
         if conn is None:
-            conn = _connect(self._path / FILE)
+            conn = _reader_connect(self._path / FILE)
             with self._pool_lock:
                 self._all.append(conn)
         try:
@@ -201,6 +242,7 @@ class KeywordIndex:
                     ],
                 )
                 c.execute("COMMIT")
+                self._records = None
             except BaseException:
                 if c.in_transaction:
                     c.execute("ROLLBACK")
@@ -240,33 +282,126 @@ class KeywordIndex:
         return out
 
     def search(self, text: str, module_ids: Collection[str] | None, limit: int) -> KeywordHits:
-        """BM25 over title, body and labels (any word may match; more matches rank higher)."""
-        expr = match_words(text)
-        if expr is None or limit <= 0 or (module_ids is not None and not module_ids):
+        """BM25 over title, body and labels (any word may match; more matches rank higher).
+
+        ``bm25()`` scores every match, so a word in a large share of the records would make a
+        query read that share: the candidates are the records holding a rarer query word (a
+        query of common words only keeps its rarest), and the whole query is then scored for
+        the best RESCORE_POOL of them alone."""
+        words = query_words(text)
+        if not words or limit <= 0 or (module_ids is not None and not module_ids):
             return KeywordHits([], 0)
-        where = "words MATCH ?"
-        params: list[Any] = [expr]
+        visible = ""
+        shown: list[Any] = []
         if module_ids is not None:
-            where += f" AND d.module IN {_in(module_ids)}"
-            params.extend(module_ids)
+            visible = f" AND d.module IN {_in(module_ids)}"
+            shown = list(module_ids)
+        select = (
+            f"SELECT d.id, bm25(words, {WEIGHTS}) AS s FROM words JOIN docs d ON d.n = words.rowid"
+        )
         with self._reader() as c:
-            found = c.execute(
-                f"SELECT d.id, bm25(words, {WEIGHTS}) AS s FROM words"
-                f" JOIN docs d ON d.n = words.rowid WHERE {where} ORDER BY s, d.id LIMIT ?",
-                (*params, limit),
-            ).fetchall()
-            ranked = [(str(rid), -float(score)) for rid, score in found]
-            if len(ranked) < limit:
-                total = len(ranked)
+            counts, stems, records = self._frequencies(c, words)
+            common_over = max(COMMON_MIN_DOCS, int(records * COMMON_FRACTION))
+            by_count = sorted(words, key=lambda w: counts.get(w, 0))
+            rare = [w for w in by_count if counts.get(w, 0) <= common_over] or by_count[:1]
+            estimate = min(sum(counts.values()), records)
+            if len(rare) == len(words):
+                found = c.execute(
+                    f"{select} WHERE words MATCH ?{visible} ORDER BY s, d.id LIMIT ?",
+                    (_any(words), *shown, limit),
+                ).fetchall()
+            elif counts.get(rare[0], 0) > SCORED_MATCHES:
+                # only common words: bm25() over all their matches would cost a share of the
+                # index; the newest NEWEST_POOL records holding the rarest are ranked instead
+                pool = c.execute(
+                    "SELECT d.id, d.n FROM words JOIN docs d ON d.n = words.rowid"
+                    f" WHERE words MATCH ?{visible} ORDER BY words.rowid DESC LIMIT ?",
+                    (_any(rare), *shown, NEWEST_POOL),
+                ).fetchall()
+                every = {stems[w]: counts[w] for w in words if w in stems}
+                extra = self._rescore(c, [int(r[1]) for r in pool], every, records)
+                found = sorted(
+                    ((r[0], -extra.get(int(r[1]), 0.0)) for r in pool), key=lambda r: (r[1], r[0])
+                )[:limit]
             else:
-                total = int(
-                    c.execute(
-                        f"SELECT count(*) FROM (SELECT 1 FROM words JOIN docs d"
-                        f" ON d.n = words.rowid WHERE {where} LIMIT {MAX_COUNTED})",
-                        params,
-                    ).fetchone()[0]
-                )
+                pool = c.execute(
+                    f"SELECT d.id, bm25(words, {WEIGHTS}) AS s, d.n FROM words"
+                    f" JOIN docs d ON d.n = words.rowid WHERE words MATCH ?{visible}"
+                    f" ORDER BY s, d.id LIMIT ?",
+                    (_any(rare), *shown, max(limit, RESCORE_POOL)),
+                ).fetchall()
+                common = {stems[w]: counts[w] for w in words if w not in rare and w in stems}
+                extra = self._rescore(c, [int(r[2]) for r in pool], common, records)
+                found = sorted(
+                    ((r[0], float(r[1]) - extra.get(int(r[2]), 0.0)) for r in pool),
+                    key=lambda r: (r[1], r[0]),
+                )[:limit]
+        ranked = [(str(rid), -float(score)) for rid, score in found]
+        total = len(ranked) if len(ranked) < limit and len(rare) == len(words) else estimate
         return KeywordHits(ranked, max(total, len(ranked)))
+
+    def _frequencies(
+        self, c: sqlite3.Connection, words: Sequence[str]
+    ) -> tuple[dict[str, int], dict[str, str], int]:
+        """(query word -> records holding its stem, query word -> its stem, records)."""
+        c.execute("DELETE FROM temp.q")
+        c.executemany("INSERT INTO temp.q (rowid, t) VALUES (?, ?)", list(enumerate(words, 1)))
+        by_row = {int(doc): str(term) for term, doc in c.execute("SELECT term, doc FROM temp.qi")}
+        stems = {w: by_row[i] for i, w in enumerate(words, 1) if i in by_row}
+        now = time.monotonic()
+        if now - self._counted_at > COUNTS_SECONDS:
+            # FTS5 counts a word's records by reading its posting list: one pass over every
+            # word now and then costs less than reading the long lists of common words per query
+            counts = {str(t): int(n) for t, n in c.execute("SELECT term, doc FROM temp.wv")}
+            self._counts, self._counted_at = counts, now
+        known = self._counts
+        docs = {t: known.get(t, 0) for t in set(stems.values())}
+        counts = {w: docs.get(stems.get(w, ""), 0) for w in words}
+        records = self._records
+        if records is None:
+            records = self._records = int(c.execute("SELECT count(*) FROM docs").fetchone()[0])
+        return counts, stems, records
+
+    def _rescore(
+        self, c: sqlite3.Connection, rows: Sequence[int], common: dict[str, int], records: int
+    ) -> dict[int, float]:
+        """What the ``common`` stems (stem -> records holding it) add to the bm25() score of
+        each of ``rows``, by FTS5's formula, from the rows' own tokens (each row's text is
+        tokenized again here: a few hundred words, instead of reading long posting lists)."""
+        if not rows or not common:
+            return {}
+        c.execute("DELETE FROM temp.d")
+        c.execute(
+            "INSERT INTO temp.d (rowid, title, body, labels) SELECT n, title, body, labels"
+            f" FROM docs WHERE n IN {_in(rows)}",
+            list(rows),
+        )
+        lengths = dict(c.execute("SELECT doc, count(*) FROM temp.di GROUP BY doc").fetchall())
+        terms = list(common)
+        freq: dict[tuple[int, str], float] = {}
+        for term, doc, col, hits in c.execute(
+            f"SELECT term, doc, col, count(*) FROM temp.di WHERE term IN {_in(terms)}"
+            " GROUP BY term, doc, col",
+            terms,
+        ):
+            key = (int(doc), str(term))
+            freq[key] = freq.get(key, 0.0) + COLUMN_WEIGHTS.get(str(col), 1.0) * int(hits)
+        average = self._average_length(c, records)
+        extra: dict[int, float] = {}
+        for (doc, term), f in freq.items():
+            df = common[term]
+            idf = max(math.log((records - df + 0.5) / (df + 0.5)), 1e-6)
+            norm = K1 * (1 - B + B * int(lengths.get(doc, 0)) / average)
+            extra[doc] = extra.get(doc, 0.0) + idf * f * (K1 + 1) / (f + norm)
+        return extra
+
+    def _average_length(self, c: sqlite3.Connection, records: int) -> float:
+        """Tokens per record, counted again every AVERAGE_SECONDS (a slow-moving statistic)."""
+        now = time.monotonic()
+        if self._average is None or now - self._average[1] > AVERAGE_SECONDS:
+            tokens = c.execute("SELECT sum(cnt) FROM temp.wv").fetchone()[0] or 0
+            self._average = (max(float(tokens) / max(records, 1), 1.0), now)
+        return self._average[0]
 
     def filter_ids(self, text: str, module_id: str) -> list[str] | None:
         """Candidates for a substring search in one module: the records holding every trigram
