@@ -102,7 +102,7 @@ def throughput(n: int = 400) -> None:
     print(
         f"Indexing throughput ({n} records of ~35 words, real embeddings, batches of 64): "
         f"{n / (t2 - t0):.0f} records/s end to end; embedding {n / (t1 - t0):.0f}/s "
-        f"({1000 * (t1 - t0) / n:.1f} ms/record), whoosh+numpy {n / (t2 - t1):.0f}/s"
+        f"({1000 * (t1 - t0) / n:.1f} ms/record), FTS5+numpy {n / (t2 - t1):.0f}/s"
     )
 
 
@@ -163,7 +163,7 @@ def speed(size: int, distinct: int, queries: int) -> None:
         index.close()
     print(
         f"\n{size:,} records ({distinct:,} distinct texts embedded in {t_embed:.1f} s, "
-        f"vectors reused with noise; whoosh+numpy indexing {size / t_index:,.0f} records/s)"
+        f"vectors reused with noise; FTS5+numpy indexing {size / t_index:,.0f} records/s)"
     )
     print(f"  {queries} queries, 3 of 4 modules visible, limit 25; milliseconds:")
     for name, times in parts.items():

@@ -321,7 +321,7 @@ async def cmd_type(args: argparse.Namespace, system: ActorSystem) -> dict[str, A
 
 
 async def cmd_search(args: argparse.Namespace, system: ActorSystem) -> dict[str, Any]:
-    # imported here only for start-up time: the embedder and whoosh take ~0.3 s to import,
+    # imported here only for start-up time: the embedder takes ~0.3 s to import,
     # which every other admin command would pay
     from fieldhouse.search.indexer import rebuild_indexes
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import socket
 import sqlite3
 import subprocess
@@ -73,7 +74,8 @@ async def two_workers(url: str, tmp: Path, **settings: Any) -> AsyncIterator[lis
     bases: list[str] = []
     sockets: list[socket.socket] = []
     base_settings = Settings(
-        database_url=url, data_dir=tmp / "data", log_level="WARNING", workers=2, **settings
+        **{"database_url": url, "data_dir": tmp / "data", "log_level": "WARNING", "workers": 2}
+        | settings
     )
     try:
         for index in range(2):
@@ -219,17 +221,24 @@ SEARCH_DEADLINE = 60.0  # the other process embeds the record first; a stuck pol
 
 
 async def _search_until_found(
-    client: httpx.AsyncClient, headers: dict[str, str], text: str, record_id: str
+    client: httpx.AsyncClient,
+    headers: dict[str, str],
+    text: str,
+    record_id: str,
+    *,
+    by_vector: bool = False,
 ) -> dict[str, Any]:
-    """POST /v1/search on another process until it finds ``record_id``, within a deadline
-    (waiting for an external process to catch up, not a race papered over)."""
+    """POST /v1/search on another process until it finds ``record_id`` (``by_vector``: with
+    its vector similarity), within a deadline (waiting for an external process to catch up,
+    not a race papered over)."""
     body: dict[str, Any] = {}
     with trio.move_on_after(SEARCH_DEADLINE):
         while True:
             resp = await client.post("/v1/search", headers=headers, json={"query": text})
             assert resp.status_code == 200, resp.text
             body = resp.json()
-            if record_id in {r["sourceId"] for r in body["results"]}:
+            hits = [r for r in body["results"] if r["sourceId"] == record_id]
+            if hits and (not by_vector or hits[0]["metadata"]["similarity"] is not None):
                 return body
             await trio.sleep(0.1)
     raise AssertionError(f"{record_id} not found through the other process: {body}")
@@ -260,6 +269,68 @@ async def test_search_finds_records_created_through_the_other_process(
         assert found["results"][0]["title"] == "Zanzibar clove shipment"
         found = await _search_until_found(a, headers, "quokka", ids["Quokka plush toys order"])
         assert found["results"][0]["link"].startswith("/v1/modules/deals/records/")
+
+
+EMBEDDED = re.compile(r"search: embedded (\d+) records of workspace ([\w-]+)")
+TOPICS = (
+    "Invoice for the quarterly cloud hosting bill",
+    "Puppy adoption paperwork from the animal shelter",
+    "Replacement brake pads for the delivery van",
+    "Catering order of sandwiches for the board meeting",
+    "Renewal of the office fire insurance policy",
+    "Sponsorship of the local youth football tournament",
+)
+
+
+async def test_each_record_is_embedded_once_and_found_by_meaning_through_either_process(
+    url: str, tmp_path: Path
+) -> None:
+    made = _cli(url, "init", "--name", "Embedded", "--template", "deals")
+    account = made["accountId"]
+    headers = {"Authorization": f"Bearer {made['apiKey']}"}
+    async with (
+        two_workers(url, tmp_path, log_level="INFO") as bases,
+        httpx.AsyncClient(base_url=bases[0], timeout=60) as a,
+        httpx.AsyncClient(base_url=bases[1], timeout=60) as b,
+    ):
+        ids = {}
+        for i, name in enumerate(TOPICS):  # half the records through each process
+            resp = await (a if i % 2 else b).post(
+                "/v1/modules/deals/records",
+                headers=headers,
+                json={"displayName": name, "fields": {"name": name, "stage": "lead"}},
+            )
+            assert resp.status_code == 201, resp.text
+            ids[name] = resp.json()["record"]["recordId"]
+        # by meaning alone (no word in common): each process has every record's vector
+        similarities = []
+        for client in (a, b):
+            for query, name in (
+                ("pet dog rescue", TOPICS[1]),
+                ("car repair parts", TOPICS[2]),
+                ("lunch food for executives", TOPICS[3]),
+            ):
+                found = await _search_until_found(client, headers, query, ids[name])
+                hit = next(r for r in found["results"] if r["sourceId"] == ids[name])
+                assert hit["metadata"]["keywordScore"] is None  # found by its vector
+                similarity = hit["metadata"]["similarity"]
+                similarities.append((query, similarity, found["results"][0]["sourceId"]))
+        # the same answer whichever process is asked
+        assert similarities[:3] == similarities[3:]
+        # every record (the template's too) has its vector through both processes by now
+        for client in (a, b):
+            for name in TOPICS:
+                await _search_until_found(client, headers, name, ids[name], by_vector=True)
+    records = await _fetch(
+        url, "SELECT id FROM records WHERE account_id = $1 AND deleted_at IS NULL", account
+    )
+    embedded: dict[int, int] = {}
+    for i in range(2):
+        for m in EMBEDDED.finditer((tmp_path / f"worker{i}.log").read_text()):
+            if m.group(2) == account:
+                embedded[i] = embedded.get(i, 0) + int(m.group(1))
+    # each record embedded exactly once in total, whichever process served its write
+    assert sum(embedded.values()) == len(records), embedded
 
 
 async def test_revocation_and_user_deletion_reach_every_process_at_once(

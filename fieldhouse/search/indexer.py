@@ -17,20 +17,23 @@ indexed with the same stamp is skipped).
 
 from __future__ import annotations
 
+import itertools
 import logging
 import math
+import time
 from collections.abc import AsyncIterator, Collection, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
 import trio
 
 from fieldhouse.config import Settings
 from fieldhouse.model.records import RecordRow
 from fieldhouse.model.schema import ModuleSchema
-from fieldhouse.search.documents import record_doc
-from fieldhouse.search.embedder import make_embedder
+from fieldhouse.search.documents import Doc, record_doc
+from fieldhouse.search.embedder import Matrix, make_embedder
 from fieldhouse.search.engine import WorkspaceIndex
 from fieldhouse.search.keyword import IndexCorrupt
 from fieldhouse.search.service import ChangeEvent, SearchService, search_root
@@ -48,6 +51,11 @@ SAVE_SECONDS = 30.0
 OPTIMIZE_AFTER = 5_000  # a sync that indexed this many merges the keyword segments
 POLL_SECONDS = 0.5  # how often a shared store's activity is read for other processes' writes
 POLL_PAGE = 500
+#: seconds a claim to embed a record may stay without its vector before another process takes
+#: it over (the claimer died, say): the bound on waiting for another process's vector
+CLAIM_STALE = 10.0
+HOLD = 0.2  # seconds before a record another process is embedding is looked up again
+STORE_RETRY = 1.0  # seconds before embedding is tried again after the store failed
 
 
 @dataclass(frozen=True)
@@ -71,9 +79,23 @@ async def live_records(store: Store, account_id: str) -> AsyncIterator[list[Reco
 
 
 class Indexer:
-    def __init__(self, service: SearchService, *, poll_seconds: float | None = None) -> None:
+    """Keeps the indexes in step with the store. With ``share_vectors`` (several processes on
+    one database) a record's vector is read from the store when another process embedded it,
+    and what this process embeds is stored for the others: each version embedded once."""
+
+    def __init__(
+        self,
+        service: SearchService,
+        *,
+        poll_seconds: float | None = None,
+        share_vectors: bool = False,
+    ) -> None:
         self.service = service
         self.store = service.store
+        self.share_vectors = share_vectors
+        #: records another process is embedding, per workspace: id -> when to look again
+        self._held: dict[str, dict[str, float]] = {}
+        self._queued = trio.Event()
         self._schemas: dict[str, tuple[int, dict[str, ModuleSchema]]] = {}
         self._saved_at: dict[str, float] = {}
         if poll_seconds is None and self.store.shared_between_processes:
@@ -95,6 +117,7 @@ class Indexer:
         async with trio.open_nursery() as nursery:
             if self.poll_seconds is not None:
                 nursery.start_soon(self._poll_forever, self.poll_seconds)
+            nursery.start_soon(self._embed_forever)
             await self._drain(forever=True)
             nursery.cancel_scope.cancel()
 
@@ -132,33 +155,52 @@ class Indexer:
             self._fetched[account] = cursor
 
     async def _drain(self, *, forever: bool = False) -> None:
-        """Words first, vectors after: each turn indexes the waiting changes by their words
-        (searchable at once), then embeds one chunk of one workspace's queued records, so a
-        burst of writes is searchable after one chunk's embedding, not after all of them."""
-        turn = 0
+        """Words only: each turn takes every waiting change and indexes it by its words
+        (searchable at once); vectors follow in :meth:`_embed_forever`, which never holds
+        this up."""
         while True:
             while self.service.dirty:
                 account = self.service.dirty.pop()
                 await self._guarded(account, self.sync, account)
-            if not self.service.pending and not self.service.to_embed:
+            if not self.service.pending:
                 if not forever:
                     return
                 await self.service.wait_pending()
                 if len(self.service.pending) < EMBED_CHUNK:
-                    # a moment for more changes to arrive: one forward pass and one commit
-                    # for many records cost far less than one each (freshness waits this long)
+                    # a moment for more changes to arrive: one commit for many records costs
+                    # far less than one each (freshness waits this long)
                     await trio.sleep(BATCH_WINDOW)
-            events = self.service.take_pending(MAX_BATCH_EVENTS)
+            events = self.service.take_pending(len(self.service.pending))
             by_account: dict[str, list[ChangeEvent]] = {}
             for event in events:
                 by_account.setdefault(event.account_id, []).append(event)
             for account, changes in by_account.items():
                 await self._guarded(account, self._apply_events, account, changes)
-            if self.service.to_embed:
-                accounts = sorted(self.service.to_embed)
-                account = accounts[turn % len(accounts)]
-                turn += 1
-                await self._guarded(account, self.embed_some, account)
+
+    async def _embed_forever(self) -> None:
+        """Vectors: one chunk of one workspace's queued records per turn, workspaces in turn."""
+        turn = 0
+        retry: dict[str, float] = {}
+        while True:
+            self._queued = trio.Event()
+            now = trio.current_time()
+            ready = sorted(a for a in self.service.to_embed if retry.get(a, -math.inf) <= now)
+            if not ready:
+                wake = min((retry[a] for a in self.service.to_embed if a in retry), default=None)
+                with trio.move_on_at(math.inf if wake is None else wake):
+                    await self._queued.wait()
+                continue
+            account = ready[turn % len(ready)]
+            turn += 1
+            retry.pop(account, None)
+            try:
+                later = await self.embed_some(account)
+            except Exception:
+                log.warning("search: embedding for workspace %s failed", account, exc_info=True)
+                later = trio.current_time() + STORE_RETRY
+            if later is not None:
+                retry[account] = later
+            async with self.service.steps.setdefault(account, trio.Lock()):
                 await self._maybe_save(account)
 
     async def _guarded(self, account: str, fn: Any, *args: Any) -> None:
@@ -310,6 +352,8 @@ class Indexer:
         backlog = self.service.to_embed.get(account, {})
         for rid in deletes:
             backlog.pop(rid, None)
+        if deletes and self.share_vectors and self.service.embedder.dim:
+            await self.store.delete_vectors(account, list(deletes))
         if not rows:
             if deletes:
                 await self._thread(index.apply, [], None, list(deletes))
@@ -326,32 +370,104 @@ class Indexer:
             for doc in docs:
                 backlog.pop(doc.record_id, None)  # to the end: the latest version
                 backlog[doc.record_id] = doc
+            self._queued.set()
         return len(docs)
 
-    async def embed_some(self, account: str, most: int = EMBED_CHUNK) -> None:
-        """Embed up to ``most`` of the workspace's queued records and add their vectors."""
+    async def embed_some(
+        self, account: str, most: int = EMBED_CHUNK, *, locked: bool = False
+    ) -> float | None:
+        """Give up to ``most`` of the workspace's queued records their vectors (read from the
+        store, or embedded here); return None when done, or the trio time from which the
+        records left (another process is embedding them) are worth looking up again.
+        ``locked``: the caller holds the workspace's step lock."""
         backlog = self.service.to_embed.get(account)
-        index = self.service.indexes.get(account)
-        if not backlog or index is None:
+        if not backlog or account not in self.service.indexes:
             self.service.to_embed.pop(account, None)
-            return
+            self._held.pop(account, None)
+            return None
+        now = trio.current_time()
+        held = self._held.setdefault(account, {})
         # they stay queued until their vectors are in: the workspace is not fresh before
-        docs = [backlog[rid] for rid in list(backlog)[:most]]
-        texts = [d.embed_text for d in docs]
-        # the lower-priority thread; between chunks the event loop runs requests
-        vecs = await self.service.background.run(self.service.embedder.embed, texts)
-        # a record changed or deleted meanwhile is skipped (a newer version is queued)
-        await self._thread(index.add_vectors, docs, vecs)
+        docs = list(
+            itertools.islice(
+                (d for rid, d in backlog.items() if held.get(rid, -math.inf) <= now), most
+            )
+        )
+        if not docs:
+            return min(held[rid] for rid in backlog if rid in held)
+        vectors = await self._vectors_of(account, docs)
+        ready = [d for d in docs if d.record_id in vectors]
         for doc in docs:
+            if doc.record_id not in vectors:
+                held[doc.record_id] = now + HOLD
+        if ready:
+            mat: Matrix = np.stack([vectors[d.record_id] for d in ready])
+            if locked:
+                await self._add_vectors(account, ready, mat)
+            else:
+                async with self.service.steps.setdefault(account, trio.Lock()):
+                    await self._add_vectors(account, ready, mat)
+        for doc in ready:
+            held.pop(doc.record_id, None)
             if backlog.get(doc.record_id) is doc:
                 del backlog[doc.record_id]
         if not backlog:
             self.service.to_embed.pop(account, None)
+            self._held.pop(account, None)
         self.service.progressed()
+        return None if ready else now + HOLD
+
+    async def _add_vectors(self, account: str, docs: Sequence[Doc], mat: Matrix) -> None:
+        # a record changed or deleted meanwhile is skipped (a newer version is queued)
+        index = self.service.indexes.get(account)
+        if index is not None:
+            await self._thread(index.add_vectors, docs, mat)
+
+    async def _vectors_of(self, account: str, docs: Sequence[Doc]) -> dict[str, Matrix]:
+        """record id -> vector of those ``docs`` whose vector is to be had now: stored by
+        another process, or embedded here (and then stored for the others). Those another
+        process claimed and has not stored yet are left out."""
+        embedder = self.service.embedder
+        if not self.share_vectors:
+            mine = list(docs)
+            found: dict[str, Matrix] = {}
+        else:
+            keys = [(d.record_id, d.stamp) for d in docs]
+            stored = await self.store.get_vectors(account, embedder.name, keys)
+            found = {
+                rid: np.frombuffer(raw, dtype="<f4").astype(np.float32)
+                for rid, raw in stored.items()
+                if len(raw) == 4 * embedder.dim
+            }
+            missing = [k for k in keys if k[0] not in found]
+            claimed: set[str] = set()
+            if missing:
+                claimed = set(
+                    await self.store.claim_vectors(
+                        account, embedder.name, missing, time.time(), CLAIM_STALE
+                    )
+                )
+            mine = [d for d in docs if d.record_id in claimed]
+        if not mine:
+            return found
+        # the lower-priority thread; meanwhile the event loop runs requests
+        mat = await self.service.background.run(embedder.embed, [d.embed_text for d in mine])
+        if self.share_vectors:
+            items = [
+                (d.record_id, d.stamp, np.asarray(mat[i], dtype="<f4").tobytes())
+                for i, d in enumerate(mine)
+            ]
+            await self.store.put_vectors(account, embedder.name, items)
+        log.info("search: embedded %d records of workspace %s", len(mine), account)
+        found.update((d.record_id, mat[i]) for i, d in enumerate(mine))
+        return found
 
     async def embed_all(self, account: str) -> None:
+        """Every queued record of the workspace gets its vector (the caller holds its lock)."""
         while self.service.to_embed.get(account):
-            await self.embed_some(account)
+            later = await self.embed_some(account, locked=True)
+            if later is not None:
+                await trio.sleep_until(later)
 
     async def _module_schemas(self, account: str) -> dict[str, ModuleSchema]:
         """Module id -> schema, reloaded when the workspace's schema version moves."""
@@ -374,13 +490,19 @@ class Indexer:
             self._saved_at[account] = now
 
 
+def shares_vectors(settings: Settings, store: Store) -> bool:
+    """Whether vectors go through the store: when other processes may index the same records
+    (several workers, or a database shared between servers)."""
+    return settings.workers > 1 or store.shared_between_processes
+
+
 async def rebuild_indexes(
     settings: Settings, store: Store, accounts: Sequence[str] | None = None
 ) -> int:
     """Rebuild the indexes of ``accounts`` (default: all) from the store; return how many
     records were indexed. Run it while no server uses the same data directory."""
     service = SearchService(search_root(settings), store, make_embedder(settings.embedder))
-    indexer = Indexer(service)
+    indexer = Indexer(service, share_vectors=shares_vectors(settings, store))
     if accounts is None:
         accounts = [a.account_id for a in await store.list_accounts()]
     try:
@@ -401,7 +523,10 @@ async def open_search_service(settings: Settings, store: Store) -> AsyncIterator
         async with trio.open_nursery() as nursery:
             # worker processes of one server share the store: follow what the others write
             poll = POLL_SECONDS if settings.workers > 1 else None
-            await nursery.start(Indexer(service, poll_seconds=poll).run)
+            indexer = Indexer(
+                service, poll_seconds=poll, share_vectors=shares_vectors(settings, store)
+            )
+            await nursery.start(indexer.run)
             try:
                 yield service
             finally:

@@ -1,303 +1,424 @@
-"""The keyword half: a whoosh index (BM25F) of one workspace. Blocking; call from a thread."""
+"""The keyword half: an SQLite FTS5 index (BM25) of one workspace. Blocking; call from a thread.
+
+One SQLite file per workspace under its index folder: ``docs`` holds each record's searchable
+text and stamp; two external-content FTS5 tables follow it by triggers: ``words`` (title, body
+and labels, Porter-stemmed, ranked by ``bm25()`` with the title weighted 2 and labels 1.5) and
+``grams`` (trigrams of every value: candidates for the list endpoint's substring search).
+Scoring and merging run in SQLite's C code, so a commit of a few hundred records and a query
+over 100,000 cost milliseconds (whoosh's pure-Python commits and scoring cost seconds and tens
+of milliseconds). Writes go through one connection; queries through a small pool of readers
+(WAL: a read never waits for a write).
+"""
 
 from __future__ import annotations
 
-import gc
+import math
+import re
+import sqlite3
 import threading
-import warnings
+import time
 from collections.abc import Collection, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-
-from whoosh import collectors, index, qparser, query, scoring
-from whoosh.analysis import NgramAnalyzer, StemmingAnalyzer
-from whoosh.fields import ID, NGRAM, STORED, TEXT, Schema
 
 from fieldhouse.search.documents import Doc
 
 #: a module-level search matches at most this many records (they become an SQL IN list)
 MAX_FILTER_IDS = 5000
+#: the total of a keyword search counts at most this many matches
+MAX_COUNTED = 10_000
+MAX_QUERY_WORDS = 32
 #: a word in more records than this share of the index (and at least COMMON_MIN_DOCS) only
-#: adds to the scores of the best records that match a rarer query word
+#: adds to the scores of the best records that match a rarer query word: bm25() scores every
+#: match, and a common word matches a large share of the index
 COMMON_FRACTION = 0.02
 COMMON_MIN_DOCS = 500
-#: a query stops after reading this many matching documents (its best so far are the answer)
-MAX_SCANNED = 4_000
+#: a query whose rarest word is in more records than this ranks only the newest NEWEST_POOL
+SCORED_MATCHES = 5_000
+NEWEST_POOL = 400
 #: how many of the best candidates by rare words get their common words scored
 RESCORE_POOL = 100
-#: cached docnum sets per searcher (one per distinct set of modules asked for)
-MODULE_SETS = 64
+#: FTS5's bm25() constants, and the column weights as numbers
+K1, B = 1.2, 0.75
+COLUMN_WEIGHTS = {"title": 2.0, "body": 1.0, "labels": 1.5}
+#: the average record length (in tokens) is counted again after this many seconds
+AVERAGE_SECONDS = 300.0
+#: how long a word's record count is kept (it only steers which words are scored how)
+COUNTS_SECONDS = 60.0
+TOKENIZE = "porter unicode61 remove_diacritics 2"
+FILE = "index.sqlite3"
+FORMAT = 1
+#: bm25() weights of title, body, labels (whoosh's field boosts before)
+WEIGHTS = "2.0, 1.0, 1.5"
+_WORD = re.compile(r"\w+", re.UNICODE)
+#: query words that select nothing (whoosh's list, which the keyword index used before)
+STOP_WORDS = frozenset(
+    [
+        "a",
+        "an",
+        "and",
+        "are",
+        "as",
+        "at",
+        "be",
+        "by",
+        "can",
+        "for",
+        "from",
+        "have",
+        "if",
+        "in",
+        "is",
+        "it",
+        "may",
+        "not",
+        "of",
+        "on",
+        "or",
+        "tbd",
+        "that",
+        "the",
+        "this",
+        "to",
+        "us",
+        "we",
+        "when",
+        "will",
+        "with",
+        "yet",
+        "you",
+        "your",
+    ]
+)
+
+_SCHEMA = """
+CREATE TABLE docs (
+    n INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, module TEXT NOT NULL, title TEXT NOT NULL,
+    body TEXT NOT NULL, labels TEXT NOT NULL, raw TEXT NOT NULL, stamp TEXT NOT NULL);
+CREATE INDEX docs_module ON docs (module);
+CREATE VIRTUAL TABLE words USING fts5(
+    title, body, labels, content='docs', content_rowid='n',
+    tokenize='porter unicode61 remove_diacritics 2');
+CREATE VIRTUAL TABLE grams USING fts5(
+    raw, content='docs', content_rowid='n', tokenize='trigram', detail='none');
+CREATE TRIGGER docs_added AFTER INSERT ON docs BEGIN
+    INSERT INTO words (rowid, title, body, labels)
+        VALUES (new.n, new.title, new.body, new.labels);
+    INSERT INTO grams (rowid, raw) VALUES (new.n, new.raw);
+END;
+CREATE TRIGGER docs_removed AFTER DELETE ON docs BEGIN
+    INSERT INTO words (words, rowid, title, body, labels)
+        VALUES ('delete', old.n, old.title, old.body, old.labels);
+    INSERT INTO grams (grams, rowid, raw) VALUES ('delete', old.n, old.raw);
+END;
+"""
 
 
 class IndexCorrupt(Exception):
     """The files on disk cannot be read as an index; rebuild it from the store."""
 
 
-class _CappedTop(collectors.TopCollector):  # type: ignore[misc]
-    """Top-N with block-max skipping that gives up after MAX_SCANNED matches."""
-
-    capped = False
-
-    def matches(self) -> Iterator[int]:
-        for n, docnum in enumerate(super().matches()):
-            if n >= MAX_SCANNED:
-                self.capped = True
-                return
-            yield docnum
-
-
-def _schema() -> Schema:
-    stem = StemmingAnalyzer()
-    return Schema(
-        id=ID(stored=True, unique=True),
-        module=ID(stored=True),
-        title=TEXT(stored=True, analyzer=stem, field_boost=2.0),
-        body=TEXT(stored=True, analyzer=stem),
-        labels=TEXT(stored=True, analyzer=stem, field_boost=1.5),
-        # trigrams of every value: candidates for the list endpoint's substring search
-        grams=NGRAM(minsize=3, maxsize=3),
-        stamp=STORED,
-    )
-
-
 @dataclass(frozen=True)
 class KeywordHits:
-    ranked: list[tuple[str, float]]  # record id, BM25F score; best first
-    total: int  # every match, not only the ranked window
+    ranked: list[tuple[str, float]]  # record id, BM25 score (higher is better); best first
+    total: int  # every match (up to MAX_COUNTED), not only the ranked window
+
+
+def _connect(path: Path) -> sqlite3.Connection:
+    conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False, timeout=30.0)
+    conn.execute("PRAGMA journal_mode=WAL")
+    conn.execute("PRAGMA synchronous=NORMAL")  # the store is the truth: a rebuild restores it
+    return conn
+
+
+def _reader_connect(path: Path) -> sqlite3.Connection:
+    """A query connection, with its own scratch tables: ``temp.q`` stems a query's words as
+    the index does (``temp.qi`` lists them), ``temp.wv`` gives each stem's document count."""
+    conn = _connect(path)
+    conn.execute(f"CREATE VIRTUAL TABLE temp.q USING fts5(t, tokenize='{TOKENIZE}')")
+    conn.execute("CREATE VIRTUAL TABLE temp.qi USING fts5vocab(temp, q, instance)")
+    conn.execute("CREATE VIRTUAL TABLE temp.wv USING fts5vocab(main, words, row)")
+    conn.execute(
+        f"CREATE VIRTUAL TABLE temp.d USING fts5(title, body, labels, tokenize='{TOKENIZE}')"
+    )
+    conn.execute("CREATE VIRTUAL TABLE temp.di USING fts5vocab(temp, d, instance)")
+    return conn
+
+
+def query_words(text: str) -> list[str]:
+    """The words of ``text`` a keyword search looks for (stop words and 1-letter ones out)."""
+    words = dict.fromkeys(
+        w for w in (m.lower() for m in _WORD.findall(text)) if len(w) > 1 and w not in STOP_WORDS
+    )
+    return list(words)[:MAX_QUERY_WORDS]
+
+
+def _any(words: Sequence[str]) -> str:
+    return " OR ".join(f'"{w}"' for w in words)
+
+
+def _in(values: Collection[Any]) -> str:
+    return "(" + ", ".join("?" * len(values)) + ")"
 
 
 class KeywordIndex:
-    """Queries share one open searcher (replaced after each commit) and, per searcher, the
-    docnums of each module, so module visibility is a set lookup per candidate that keeps
-    whoosh's block-max skipping (a query filter would be re-run for every search)."""
-
-    def __init__(self, ix: Any) -> None:
-        self._ix = ix
-        self._lock = threading.Lock()
-        self._searcher: Any = ix.searcher(weighting=scoring.BM25F())
-        #: per searcher: module ids -> their docnums (whoosh takes a set, never changed), and
-        #: the module ids in the index
-        self._module_docs: dict[frozenset[str], set[int]] = {}
-        self._modules: frozenset[str] | None = None
-        parser = qparser.MultifieldParser(
-            ["title", "body", "labels"], ix.schema, group=qparser.OrGroup
-        )
-        # no field:value, wildcards or ranges from user text: they are slow or reach other fields
-        for plugin in (
-            qparser.FieldsPlugin,
-            qparser.WildcardPlugin,
-            qparser.RangePlugin,
-            qparser.BoostPlugin,
-        ):
-            parser.remove_plugin_class(plugin)
-        self._parser = parser
+    def __init__(self, path: Path, writer: sqlite3.Connection) -> None:
+        self._path = path
+        self._writer = writer
+        self._write_lock = threading.Lock()
+        self._readers: list[sqlite3.Connection] = []
+        self._all: list[sqlite3.Connection] = [writer]
+        self._pool_lock = threading.Lock()
+        self._records: int | None = None  # how many records are indexed (None: count again)
+        self._average: tuple[float, float] | None = None  # tokens per record, when counted
+        #: stem -> records holding it, counted since _counted_at (a slow-moving statistic)
+        self._counts: dict[str, int] = {}
+        self._counted_at = -math.inf
 
     @classmethod
     def open(cls, path: Path, *, create: bool = False) -> KeywordIndex:
-        """Open the index at ``path``; with ``create`` make an empty one when there is none."""
-        failure = None
-        # whoosh leaves a damaged file open when it fails: let that file go quietly here
-        # (a rare path; the filter change is process-wide for its duration)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", ResourceWarning)
-            try:
-                if index.exists_in(str(path)):
-                    return cls(index.open_dir(str(path)))
-            except Exception as exc:  # whoosh raises many kinds on damaged files
-                failure = repr(exc)
-            gc.collect()
-        if failure is not None:
-            raise IndexCorrupt(f"keyword index at {path}: {failure}")
-        if not create:
-            raise IndexCorrupt(f"no keyword index at {path}")
-        path.mkdir(parents=True, exist_ok=True)
-        return cls(index.create_in(str(path), _schema()))
+        """Open the index in folder ``path``; with ``create`` make an empty one when there is
+        none. Raise :class:`IndexCorrupt` when it is missing (without ``create``) or damaged."""
+        file = path / FILE
+        if not file.exists():
+            if not create:
+                raise IndexCorrupt(f"no keyword index at {path}")
+            path.mkdir(parents=True, exist_ok=True)
+            conn = _connect(file)
+            conn.executescript(_SCHEMA)
+            # last: a file left half made by a crash reads as damaged, and is made again
+            conn.execute(f"PRAGMA user_version = {FORMAT}")
+            return cls(path, conn)
+        try:
+            conn = _connect(file)
+            version = int(conn.execute("PRAGMA user_version").fetchone()[0])
+            if version != FORMAT:
+                conn.close()
+                raise IndexCorrupt(f"keyword index at {path} has format {version}")
+            conn.execute("SELECT count(*) FROM docs").fetchone()
+        except sqlite3.DatabaseError as exc:
+            raise IndexCorrupt(f"keyword index at {path}: {exc!r}") from exc
+        return cls(path, conn)
 
     def close(self) -> None:
-        with self._lock:
-            self._searcher.close()
-            self._ix.close()
+        with self._pool_lock:
+            for conn in self._all:
+                conn.close()
+            self._all, self._readers = [], []
+
+    @contextmanager
+    def _reader(self) -> Iterator[sqlite3.Connection]:
+        with self._pool_lock:
+            conn = self._readers.pop() if self._readers else None
+        if conn is None:
+            conn = _reader_connect(self._path / FILE)
+            with self._pool_lock:
+                self._all.append(conn)
+        try:
+            yield conn
+        finally:
+            with self._pool_lock:
+                if conn in self._all:
+                    self._readers.append(conn)
 
     def apply(self, docs: Sequence[Doc], deletes: Collection[str]) -> None:
-        """Upsert docs and drop deleted ids in one commit; then searches see the change."""
+        """Upsert docs and drop deleted ids in one transaction; then searches see the change."""
         if not docs and not deletes:
             return
-        writer = self._ix.writer(limitmb=256 if len(docs) >= 1000 else 32)
-        for rid in deletes:
-            writer.delete_by_term("id", rid)
-        for d in docs:
-            writer.update_document(
-                id=d.record_id,
-                module=d.module_id,
-                title=d.title,
-                body=d.body,
-                labels=d.labels,
-                grams=d.raw,
-                stamp=d.stamp,
-            )
-        writer.commit()
-        # refresh() fails on an empty index's reader
-        fresh = self._ix.searcher(weighting=scoring.BM25F())
-        with self._lock:
-            old, self._searcher = self._searcher, fresh
-            self._module_docs, self._modules = {}, None  # docnums change with every commit
-            old.close()
+        gone = [*deletes, *(d.record_id for d in docs)]
+        with self._write_lock:
+            c = self._writer
+            c.execute("BEGIN IMMEDIATE")
+            try:
+                c.executemany("DELETE FROM docs WHERE id = ?", [(rid,) for rid in gone])
+                c.executemany(
+                    "INSERT INTO docs (id, module, title, body, labels, raw, stamp)"
+                    " VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    [
+                        (d.record_id, d.module_id, d.title, d.body, d.labels, d.raw, d.stamp)
+                        for d in docs
+                    ],
+                )
+                c.execute("COMMIT")
+                self._records = None
+            except BaseException:
+                if c.in_transaction:
+                    c.execute("ROLLBACK")
+                raise
 
     def optimize(self) -> None:
-        """Merge every segment into one: after a bulk load, queries then walk one posting
-        list per term instead of one per segment."""
-        self._ix.optimize()
-        fresh = self._ix.searcher(weighting=scoring.BM25F())
-        with self._lock:
-            old, self._searcher = self._searcher, fresh
-            self._module_docs, self._modules = {}, None
-            old.close()
+        """Merge the FTS5 segments into one (after a bulk load)."""
+        with self._write_lock:
+            self._writer.execute("INSERT INTO words (words) VALUES ('optimize')")
+            self._writer.execute("INSERT INTO grams (grams) VALUES ('optimize')")
 
     def stamps(self) -> dict[str, str]:
         """record id -> stamp of every indexed record."""
-        with self._lock:
-            reader = self._searcher.reader()
-            return {f["id"]: f.get("stamp", "") for f in reader.all_stored_fields()}
+        with self._reader() as c:
+            return {str(rid): str(stamp) for rid, stamp in c.execute("SELECT id, stamp FROM docs")}
 
     def stored(self, ids: Sequence[str]) -> dict[str, dict[str, Any]]:
-        """Stored fields (module, title, body, labels) of the given ids that are indexed."""
+        """Stored fields (module, title, body, labels, stamp) of the given ids that are indexed."""
         out: dict[str, dict[str, Any]] = {}
-        with self._lock:
-            for rid in ids:
-                fields = self._searcher.document(id=rid)
-                if fields is not None:
-                    out[rid] = fields
+        ids = list(dict.fromkeys(ids))
+        with self._reader() as c:
+            for start in range(0, len(ids), 500):
+                part = ids[start : start + 500]
+                for rid, module, title, body, labels, stamp in c.execute(
+                    "SELECT id, module, title, body, labels, stamp FROM docs"
+                    f" WHERE id IN {_in(part)}",
+                    part,
+                ):
+                    out[rid] = {
+                        "id": rid,
+                        "module": module,
+                        "title": title,
+                        "body": body,
+                        "labels": labels,
+                        "stamp": stamp,
+                    }
         return out
 
     def search(self, text: str, module_ids: Collection[str] | None, limit: int) -> KeywordHits:
-        """BM25F over title, body and labels (any term may match; more matches rank higher).
+        """BM25 over title, body and labels (any word may match; more matches rank higher).
 
-        The top ``limit`` come from whoosh's block-max path: a block of postings whose best
-        possible score cannot reach the current top ``limit`` is skipped unread."""
-        q = self._parser.parse(text)
-        with self._lock:
-            allow, hide = self._visibility(module_ids)
-            if allow is not None and not allow:
-                return KeywordHits([], 0)
-            rare, common = self._split(q)
-            top = _CappedTop(limit if common is None else max(limit, RESCORE_POOL))
-            collector: Any = top
-            if allow is not None or hide:
-                collector = collectors.FilterCollector(top, allow, hide)
-            self._searcher.search_with_collector(rare, collector)
-            scored = [(float(s), int(d)) for s, d in collector.results().top_n]
-            if common is not None:
-                extra = self._rescore(common, [d for _, d in scored])
-                scored = [(s + extra.get(d, 0.0), d) for s, d in scored]
-                scored.sort(key=lambda sd: (-sd[0], sd[1]))
-                scored = scored[:limit]
-            stored = self._searcher.stored_fields
-            ranked = [(stored(d)["id"], s) for s, d in scored]
-            if len(ranked) < limit and common is None and not top.capped:
-                total = len(ranked)  # every match was collected
-            else:
-                # an estimate from the posting lengths (Results.estimated_length() would run
-                # a filtered query a second time to count exactly)
-                reader = self._searcher.reader()
-                estimate = min(int(q.estimate_size(reader)), reader.doc_count())
-                total = max(estimate, len(ranked))
-        return KeywordHits(ranked, total)
-
-    def _split(self, q: Any) -> tuple[Any, Any]:
-        """``q`` as (rare words, common words or None). A word found in more than
-        COMMON_FRACTION of the records has a low IDF, yet walking its postings would make a
-        query read a large share of the index: the candidates are the records holding a
-        rarer query word (a query of common words only keeps its rarest), and the common
-        words are then scored for the best RESCORE_POOL of them alone. Call under the lock."""
-        if not isinstance(q, query.Or) or len(q.subqueries) < 2:
-            return q, None
-        reader = self._searcher.reader()
-        groups: dict[str, list[Any]] = {}
-        freq: dict[str, int] = {}
-        for sub in q.subqueries:
-            # one group per word (its title, body and labels terms); phrases count as rare
-            key = sub.text if isinstance(sub, query.Term) else repr(sub)
-            groups.setdefault(key, []).append(sub)
-            if isinstance(sub, query.Term):
-                freq[key] = freq.get(key, 0) + reader.doc_frequency(sub.fieldname, sub.text)
-            else:
-                freq[key] = 0
-        limit = max(COMMON_MIN_DOCS, int(reader.doc_count() * COMMON_FRACTION))
-        order = sorted(groups, key=lambda k: freq[k])
-        rare = [k for k in order if freq[k] <= limit] or order[:1]
-        if len(rare) == len(order):
-            return q, None
-        return (
-            query.Or([s for k in rare for s in groups[k]]),
-            query.Or([s for k in order if k not in rare for s in groups[k]]),
+        ``bm25()`` scores every match, so a word in a large share of the records would make a
+        query read that share: the candidates are the records holding a rarer query word (a
+        query of common words only keeps its rarest), and the whole query is then scored for
+        the best RESCORE_POOL of them alone."""
+        words = query_words(text)
+        if not words or limit <= 0 or (module_ids is not None and not module_ids):
+            return KeywordHits([], 0)
+        visible = ""
+        shown: list[Any] = []
+        if module_ids is not None:
+            visible = f" AND d.module IN {_in(module_ids)}"
+            shown = list(module_ids)
+        select = (
+            f"SELECT d.id, bm25(words, {WEIGHTS}) AS s FROM words JOIN docs d ON d.n = words.rowid"
         )
+        with self._reader() as c:
+            counts, stems, records = self._frequencies(c, words)
+            common_over = max(COMMON_MIN_DOCS, int(records * COMMON_FRACTION))
+            by_count = sorted(words, key=lambda w: counts.get(w, 0))
+            rare = [w for w in by_count if counts.get(w, 0) <= common_over] or by_count[:1]
+            estimate = min(sum(counts.values()), records)
+            if len(rare) == len(words):
+                found = c.execute(
+                    f"{select} WHERE words MATCH ?{visible} ORDER BY s, d.id LIMIT ?",
+                    (_any(words), *shown, limit),
+                ).fetchall()
+            elif counts.get(rare[0], 0) > SCORED_MATCHES:
+                # only common words: bm25() over all their matches would cost a share of the
+                # index; the newest NEWEST_POOL records holding the rarest are ranked instead
+                pool = c.execute(
+                    "SELECT d.id, d.n FROM words JOIN docs d ON d.n = words.rowid"
+                    f" WHERE words MATCH ?{visible} ORDER BY words.rowid DESC LIMIT ?",
+                    (_any(rare), *shown, NEWEST_POOL),
+                ).fetchall()
+                every = {stems[w]: counts[w] for w in words if w in stems}
+                extra = self._rescore(c, [int(r[1]) for r in pool], every, records)
+                found = sorted(
+                    ((r[0], -extra.get(int(r[1]), 0.0)) for r in pool), key=lambda r: (r[1], r[0])
+                )[:limit]
+            else:
+                pool = c.execute(
+                    f"SELECT d.id, bm25(words, {WEIGHTS}) AS s, d.n FROM words"
+                    f" JOIN docs d ON d.n = words.rowid WHERE words MATCH ?{visible}"
+                    f" ORDER BY s, d.id LIMIT ?",
+                    (_any(rare), *shown, max(limit, RESCORE_POOL)),
+                ).fetchall()
+                common = {stems[w]: counts[w] for w in words if w not in rare and w in stems}
+                extra = self._rescore(c, [int(r[2]) for r in pool], common, records)
+                found = sorted(
+                    ((r[0], float(r[1]) - extra.get(int(r[2]), 0.0)) for r in pool),
+                    key=lambda r: (r[1], r[0]),
+                )[:limit]
+        ranked = [(str(rid), -float(score)) for rid, score in found]
+        total = len(ranked) if len(ranked) < limit and len(rare) == len(words) else estimate
+        return KeywordHits(ranked, max(total, len(ranked)))
 
-    def _rescore(self, q: Any, docnums: Sequence[int]) -> dict[int, float]:
-        """The score ``q`` adds to each of ``docnums``: its matcher skips from one to the
-        next, reading only the posting blocks that hold them. Call under the lock."""
+    def _frequencies(
+        self, c: sqlite3.Connection, words: Sequence[str]
+    ) -> tuple[dict[str, int], dict[str, str], int]:
+        """(query word -> records holding its stem, query word -> its stem, records)."""
+        c.execute("DELETE FROM temp.q")
+        c.executemany("INSERT INTO temp.q (rowid, t) VALUES (?, ?)", list(enumerate(words, 1)))
+        by_row = {int(doc): str(term) for term, doc in c.execute("SELECT term, doc FROM temp.qi")}
+        stems = {w: by_row[i] for i, w in enumerate(words, 1) if i in by_row}
+        now = time.monotonic()
+        if now - self._counted_at > COUNTS_SECONDS:
+            # FTS5 counts a word's records by reading its posting list: one pass over every
+            # word now and then costs less than reading the long lists of common words per query
+            counts = {str(t): int(n) for t, n in c.execute("SELECT term, doc FROM temp.wv")}
+            self._counts, self._counted_at = counts, now
+        known = self._counts
+        docs = {t: known.get(t, 0) for t in set(stems.values())}
+        counts = {w: docs.get(stems.get(w, ""), 0) for w in words}
+        records = self._records
+        if records is None:
+            records = self._records = int(c.execute("SELECT count(*) FROM docs").fetchone()[0])
+        return counts, stems, records
+
+    def _rescore(
+        self, c: sqlite3.Connection, rows: Sequence[int], common: dict[str, int], records: int
+    ) -> dict[int, float]:
+        """What the ``common`` stems (stem -> records holding it) add to the bm25() score of
+        each of ``rows``, by FTS5's formula, from the rows' own tokens (each row's text is
+        tokenized again here: a few hundred words, instead of reading long posting lists)."""
+        if not rows or not common:
+            return {}
+        c.execute("DELETE FROM temp.d")
+        c.execute(
+            "INSERT INTO temp.d (rowid, title, body, labels) SELECT n, title, body, labels"
+            f" FROM docs WHERE n IN {_in(rows)}",
+            list(rows),
+        )
+        lengths = dict(c.execute("SELECT doc, count(*) FROM temp.di GROUP BY doc").fetchall())
+        terms = list(common)
+        freq: dict[tuple[int, str], float] = {}
+        for term, doc, col, hits in c.execute(
+            f"SELECT term, doc, col, count(*) FROM temp.di WHERE term IN {_in(terms)}"
+            " GROUP BY term, doc, col",
+            terms,
+        ):
+            key = (int(doc), str(term))
+            freq[key] = freq.get(key, 0.0) + COLUMN_WEIGHTS.get(str(col), 1.0) * int(hits)
+        average = self._average_length(c, records)
         extra: dict[int, float] = {}
-        wanted = sorted(docnums)
-        context = self._searcher.context(needs_current=True)
-        for sub, offset in self._searcher.leaf_searchers():
-            end = offset + sub.doc_count_all()
-            matcher = q.matcher(sub, context)
-            for docnum in wanted:
-                if not offset <= docnum < end:
-                    continue
-                local = docnum - offset
-                if not matcher.is_active():
-                    break
-                if matcher.id() < local:
-                    matcher.skip_to(local)
-                if matcher.is_active() and matcher.id() == local:
-                    extra[docnum] = float(matcher.score())
+        for (doc, term), f in freq.items():
+            df = common[term]
+            idf = max(math.log((records - df + 0.5) / (df + 0.5)), 1e-6)
+            norm = K1 * (1 - B + B * int(lengths.get(doc, 0)) / average)
+            extra[doc] = extra.get(doc, 0.0) + idf * f * (K1 + 1) / (f + norm)
         return extra
 
-    def _visibility(
-        self, module_ids: Collection[str] | None
-    ) -> tuple[set[int] | None, set[int] | None]:
-        """(allowed, hidden) docnums for a module restriction: whichever set is smaller, the
-        other None; both None when every indexed module is visible. Call under the lock."""
-        if module_ids is None:
-            return None, None
-        wanted = set(module_ids)
-        indexed = self._indexed_modules()
-        hidden = indexed - wanted
-        if not hidden:
-            return None, None
-        visible = indexed & wanted
-        if len(visible) <= len(hidden):
-            return self._docs_of(visible), None
-        return None, self._docs_of(hidden)
-
-    def _indexed_modules(self) -> frozenset[str]:
-        if self._modules is None:
-            self._modules = frozenset(str(m) for m in self._searcher.reader().field_terms("module"))
-        return self._modules
-
-    def _docs_of(self, modules: Collection[str]) -> set[int]:
-        key = frozenset(modules)
-        docs = self._module_docs.get(key)
-        if docs is None:
-            if len(self._module_docs) >= MODULE_SETS:
-                self._module_docs.clear()
-            q = query.Or([query.Term("module", m) for m in sorted(key)])
-            docs = self._module_docs[key] = set(self._searcher.docs_for_query(q))
-        return docs
+    def _average_length(self, c: sqlite3.Connection, records: int) -> float:
+        """Tokens per record, counted again every AVERAGE_SECONDS (a slow-moving statistic)."""
+        now = time.monotonic()
+        if self._average is None or now - self._average[1] > AVERAGE_SECONDS:
+            tokens = c.execute("SELECT sum(cnt) FROM temp.wv").fetchone()[0] or 0
+            self._average = (max(float(tokens) / max(records, 1), 1.0), now)
+        return self._average[0]
 
     def filter_ids(self, text: str, module_id: str) -> list[str] | None:
         """Candidates for a substring search in one module: the records holding every trigram
         of ``text`` (a superset of the true matches, which SQL then checks). None when the
         index cannot narrow it down (text under 3 characters, or too many candidates)."""
-        grams = sorted({t.text for t in NgramAnalyzer(3, 3)(text)})[:32]
+        lowered = text.lower()
+        grams = sorted({lowered[i : i + 3] for i in range(len(lowered) - 2)})[:32]
         if not grams:
             return None
-        q = query.And([query.Term("grams", g) for g in grams])
-        with self._lock:
-            allow = self._docs_of([module_id])
-            if not allow:
-                return []
-            results = self._searcher.search(q, limit=MAX_FILTER_IDS + 1, filter=allow, scored=False)
-            ids = [hit["id"] for hit in results]
+        expr = " AND ".join('"' + g.replace('"', '""') + '"' for g in grams)
+        with self._reader() as c:
+            ids = [
+                str(r[0])
+                for r in c.execute(
+                    "SELECT d.id FROM grams JOIN docs d ON d.n = grams.rowid"
+                    " WHERE grams MATCH ? AND d.module = ? LIMIT ?",
+                    (expr, module_id, MAX_FILTER_IDS + 1),
+                )
+            ]
         return None if len(ids) > MAX_FILTER_IDS else ids

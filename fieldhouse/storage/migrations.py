@@ -112,6 +112,14 @@ SQLITE: tuple[str, ...] = (
     UPDATE record_links SET position = rowid;
     CREATE INDEX record_links_source ON record_links (source_record_id, field_slug, position)
     """,
+    # 4: sentence vectors, embedded once per record version by whichever process claims them
+    # (storage/vectors.py); the other processes read them from here
+    """
+    CREATE TABLE search_vectors (
+        account_id TEXT NOT NULL, record_id TEXT NOT NULL, stamp TEXT NOT NULL,
+        model TEXT NOT NULL, vector BLOB, claimed_at REAL NOT NULL,
+        PRIMARY KEY (account_id, record_id, stamp, model))
+    """,
 )
 
 POSTGRES: tuple[str, ...] = (
@@ -206,6 +214,14 @@ POSTGRES: tuple[str, ...] = (
     """,
     # 3: list totals kept per module and per single-choice value (storage/facets.py)
     FACETS,
+    # 4: sentence vectors (mirrors SQLITE[3])
+    """
+    CREATE TABLE search_vectors (
+        account_id text NOT NULL, record_id text COLLATE "C" NOT NULL,
+        stamp text COLLATE "C" NOT NULL, model text NOT NULL, vector bytea,
+        claimed_at double precision NOT NULL,
+        PRIMARY KEY (account_id, record_id, stamp, model));
+    """,
 )
 
 

@@ -16,7 +16,7 @@ from fieldhouse.model.listquery import ListQuery
 from fieldhouse.model.principal import Role
 from fieldhouse.model.records import RecordRow
 from fieldhouse.model.schema import FieldDef, ModuleDef, ModuleSchema, ReferenceDef, ViewDef
-from fieldhouse.storage import accounts, records, schemas
+from fieldhouse.storage import accounts, records, schemas, vectors
 from fieldhouse.storage import objects as obj
 from fieldhouse.storage import writebehind as wb
 from fieldhouse.storage.base import (
@@ -229,6 +229,31 @@ class Store:
         return await self._read(records.activity_since(account_id, seq, limit))
 
     # --- workspace objects ---
+
+    # --- search vectors (each record version embedded once per database) ---
+
+    async def get_vectors(
+        self, account_id: str, model: str, keys: Collection[vectors.Key]
+    ) -> dict[str, bytes]:
+        """record id -> stored vector bytes of those (record id, stamp) ``keys`` that have one."""
+        return await self._read(vectors.get_vectors(account_id, model, keys))
+
+    async def claim_vectors(
+        self, account_id: str, model: str, keys: Sequence[vectors.Key], now: float, stale: float
+    ) -> list[str]:
+        """Claim ``keys`` for embedding at wall-clock ``now``; return the record ids claimed
+        (a claim older than ``stale`` seconds without its vector is taken over)."""
+        op = vectors.claim_vectors(account_id, model, keys, now, now - stale)
+        return await self._db.write(op)
+
+    async def put_vectors(
+        self, account_id: str, model: str, items: Sequence[tuple[str, str, bytes]]
+    ) -> None:
+        """Store claimed (record id, stamp, vector bytes) and drop older versions' vectors."""
+        await self._db.write(vectors.put_vectors(account_id, model, items))
+
+    async def delete_vectors(self, account_id: str, record_ids: Collection[str]) -> None:
+        await self._db.write(vectors.delete_vectors(account_id, record_ids))
 
     async def get_object(self, account_id: str, kind: str, object_id: str) -> ObjectRow | None:
         return await self._read(obj.get_object(account_id, kind, object_id))

@@ -1,0 +1,72 @@
+"""The FTS5 keyword index: common words are scored for the best candidates only, exactly as
+bm25() would have scored them."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from fieldhouse.search import keyword
+from fieldhouse.search.documents import Doc
+from fieldhouse.search.keyword import KeywordIndex
+
+COLOURS = ["red", "green", "blue", "amber", "violet"]
+
+
+def corpus() -> list[Doc]:
+    docs = []
+    for i in range(300):
+        title = f"Order {i} of {COLOURS[i % 5]} widgets"  # "order", "widgets": in every record
+        body = " ".join(["shipping"] * (1 + i % 4) + ["crate"] * (i % 7 == 0))
+        docs.append(Doc(f"r{i:03d}", "m1" if i % 3 else "m2", title, body, "", "t"))
+    return docs
+
+
+def test_common_words_add_the_same_scores_as_bm25(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    index = KeywordIndex.open(tmp_path, create=True)
+    index.apply(corpus(), [])
+    text = "violet shipping widgets crate"
+    whole = index.search(text, None, 20)
+    assert len(whole.ranked) == 20
+    # "widgets" (every record) and "shipping" (most) are common now: only the best records
+    # by the rarer words get them scored, by the same formula
+    monkeypatch.setattr(keyword, "COMMON_MIN_DOCS", 100)
+    monkeypatch.setattr(keyword, "COMMON_FRACTION", 0.0)
+    monkeypatch.setattr(keyword, "RESCORE_POOL", 300)
+    index._counted_at = float("-inf")
+    split = index.search(text, None, 20)
+    assert [rid for rid, _ in split.ranked] == [rid for rid, _ in whole.ranked]
+    for (_, a), (_, b) in zip(split.ranked, whole.ranked, strict=True):
+        assert a == pytest.approx(b, rel=1e-6)
+    # module visibility holds on that path too
+    m2 = index.search(text, ["m2"], 50)
+    assert m2.ranked and all(int(rid[1:]) % 3 == 0 for rid, _ in m2.ranked)
+    index.close()
+
+
+def test_only_common_words_rank_the_newest_matches(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    index = KeywordIndex.open(tmp_path, create=True)
+    index.apply(corpus(), [])
+    monkeypatch.setattr(keyword, "COMMON_MIN_DOCS", 10)
+    monkeypatch.setattr(keyword, "COMMON_FRACTION", 0.0)
+    monkeypatch.setattr(keyword, "SCORED_MATCHES", 100)
+    monkeypatch.setattr(keyword, "NEWEST_POOL", 50)
+    found = index.search("order widgets shipping", None, 10)
+    assert len(found.ranked) == 10
+    assert all(int(rid[1:]) >= 250 for rid, _ in found.ranked)  # among the newest 50
+    assert found.total == 300
+    index.close()
+
+
+def test_stop_words_and_punctuation_match_nothing(tmp_path: Path) -> None:
+    index = KeywordIndex.open(tmp_path, create=True)
+    index.apply(corpus(), [])
+    assert index.search('the "of" to AND OR NOT * ( )', None, 10).ranked == []
+    crates = index.search("crates", ["m2"], 30).ranked  # stemmed: "crate" in the body
+    assert len(crates) == 15 and all(int(rid[1:]) % 21 == 0 for rid, _ in crates)
+    index.close()
