@@ -67,7 +67,6 @@ PENDING = {
     "search/background.py",
     "search/documents.py",
     "search/indexer.py",
-    "search/keyword.py",
     "search/vectors.py",
     "storage/base.py",
     "storage/rows.py",
