@@ -66,8 +66,8 @@ async def test_a_pinned_filter_and_a_sort_get_one_index_that_serves_both(store: 
     query = parse_list_query(args, schemas["deals"])
     keys = index_keys(query, schemas["deals"], store._db.dialect)
     # each expression alone, and the filter's followed by the sort's in one key
-    assert [len(k) for k in keys] == [1, 1, 2]
-    assert keys[2] == (keys[0][0], keys[1][0])
+    assert [len(k) for k in keys] == [2, 1, 1]
+    assert keys[0] == (keys[1][0], keys[2][0])
     before = await _ids(store, args)
     await store.index_list_query(schemas["deals"], query)
     assert await _ids(store, args) == before == (["r01"], 1)
