@@ -18,11 +18,11 @@ from fieldhouse.model.fields.kind import (
     ALLOWED_OPS,
     LIST_OPS,
     NO_VALUE_OPS,
-    OPERATORS,
     SINGLE_VALUE_OPS,
     Base,
     FilterKind,
 )
+from fieldhouse.model.operators import OPERATORS
 from fieldhouse.model.schema import FieldDef, ModuleSchema
 
 __all__ = [

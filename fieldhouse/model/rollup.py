@@ -14,29 +14,11 @@ from typing import Any
 from fieldhouse.model.errors import Issue
 from fieldhouse.model.formula import check_decimal_places
 from fieldhouse.model.formula_eval import FormulaEvalError, parse_moment, round_half_up
+from fieldhouse.model.operators import OPERATORS
 
 AGGREGATIONS: tuple[str, ...] = ("COUNT", "COUNTALL", "COUNTA", "SUM", "AVG", "MIN", "MAX")
 #: Aggregations that may run without an aggregate field.
 FIELDLESS_AGGREGATIONS: frozenset[str] = frozenset({"COUNT", "COUNTALL"})
-OPERATORS: tuple[str, ...] = (
-    "eq",
-    "neq",
-    "gt",
-    "gte",
-    "lt",
-    "lte",
-    "contains",
-    "notContains",
-    "startsWith",
-    "endsWith",
-    "in",
-    "notIn",
-    "isNull",
-    "isNotNull",
-    "between",
-    "before",
-    "after",
-)
 _LIST_OPERATORS = frozenset({"in", "notIn", "between"})
 #: Ordering operator -> the comparison results (-1, 0, 1) that satisfy it.
 _ORDER_OPERATORS: dict[str, tuple[int, ...]] = {

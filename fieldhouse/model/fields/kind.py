@@ -14,25 +14,6 @@ from typing import Literal
 #: What operands mean for a kind. ``text`` compares case-insensitively, ``exact`` as stored.
 Base = Literal["text", "exact", "ref", "number", "boolean", "date", "datetime", "time", "opaque"]
 
-OPERATORS: tuple[str, ...] = (
-    "eq",
-    "neq",
-    "gt",
-    "gte",
-    "lt",
-    "lte",
-    "contains",
-    "notContains",
-    "startsWith",
-    "endsWith",
-    "in",
-    "notIn",
-    "isNull",
-    "isNotNull",
-    "between",
-    "before",
-    "after",
-)
 SINGLE_VALUE_OPS = frozenset(
     {"eq", "neq", "gt", "gte", "lt", "lte", "contains", "notContains", "startsWith", "endsWith"}
     | {"before", "after"}
