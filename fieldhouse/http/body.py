@@ -11,9 +11,9 @@ says ``Connection: close``.
 from __future__ import annotations
 
 import trio
-from quart import request
 from werkzeug.exceptions import RequestTimeout
 
+from fieldhouse.http.exchange import Exchange
 from fieldhouse.model.errors import PayloadTooLarge
 
 #: how many times the body limit a refused body may be before it is not worth reading
@@ -24,35 +24,35 @@ def drain_limit(max_body_bytes: int) -> int:
     return DRAIN_FACTOR * max_body_bytes
 
 
-def _has_body() -> bool:
-    chunked = "chunked" in request.headers.get("Transfer-Encoding", "").lower()
-    return chunked or bool(request.content_length)
+def has_body(ex: Exchange) -> bool:
+    chunked = "chunked" in ex.headers.get("transfer-encoding", "").lower()
+    return chunked or bool(ex.content_length)
 
 
-async def read_body(max_body_bytes: int) -> bytes:
+async def read_body(ex: Exchange, max_body_bytes: int) -> bytes:
     """The whole body; PayloadTooLarge as soon as it passes ``max_body_bytes``."""
     data = bytearray()
-    with trio.move_on_after(request.body_timeout or float("inf")):
-        async for chunk in request.body:
+    with trio.move_on_after(ex.body_timeout or float("inf")):
+        while (chunk := await ex.next_chunk()) is not None:
             data.extend(chunk)
             if len(data) > max_body_bytes:
-                raise too_large(max_body_bytes)
+                raise too_large(ex, max_body_bytes)
         return bytes(data)
     raise RequestTimeout()
 
 
-async def discard_body(max_body_bytes: int) -> bool:
+async def discard_body(ex: Exchange, max_body_bytes: int) -> bool:
     """Read and drop what is left of the body (nothing once it has been read); False when it
     is too long to be worth reading, and the response must close the connection."""
-    if not _has_body():
+    if not has_body(ex):
         return True
     cap = drain_limit(max_body_bytes)
-    length = request.content_length
+    length = ex.content_length
     if length is not None and length > cap:
         return False
     seen = 0
-    with trio.move_on_after(request.body_timeout or float("inf")):
-        async for chunk in request.body:
+    with trio.move_on_after(ex.body_timeout or float("inf")):
+        while (chunk := await ex.next_chunk()) is not None:
             seen += len(chunk)
             if seen > cap:
                 return False
@@ -60,8 +60,8 @@ async def discard_body(max_body_bytes: int) -> bool:
     return False
 
 
-def too_large(max_body_bytes: int) -> PayloadTooLarge:
-    length = request.content_length
+def too_large(ex: Exchange, max_body_bytes: int) -> PayloadTooLarge:
+    length = ex.content_length
     if length is None:
         return PayloadTooLarge(f"Request body exceeds the limit of {max_body_bytes} bytes")
     return PayloadTooLarge(f"Request body is {length} bytes; the limit is {max_body_bytes}")

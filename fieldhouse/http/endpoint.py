@@ -7,7 +7,6 @@ cannot drift from what the server accepts.
 from __future__ import annotations
 
 import difflib
-import functools
 import re
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass, field
@@ -15,9 +14,10 @@ from functools import partial
 from typing import Any
 
 from pydantic import BaseModel
-from quart import Quart, Response, g, request
+from quart import Response
 
 from fieldhouse.http.body import read_body
+from fieldhouse.http.exchange import Exchange
 from fieldhouse.http.idempotency import HEADER, METHODS, fingerprint, idempotent
 from fieldhouse.http.json import json_response
 from fieldhouse.http.validation import parse_json_body, validate_model
@@ -33,6 +33,7 @@ from fieldhouse.services import Services
 
 PATH_PARAM = re.compile(r"\{(\w+)\}")
 Handler = Callable[..., Awaitable[Any]]
+_KEY_HEADER = HEADER.lower()
 
 
 @dataclass(frozen=True)
@@ -167,19 +168,6 @@ class Routes:
 
         return decorate
 
-    def install(self, app: Quart, svc: Services) -> None:
-        """Serve every endpoint of the group; each handler gets ``svc`` as its first argument."""
-        for spec, fn in self.entries:
-            view = _wrap(spec, fn, svc)
-            for index, path in enumerate(spec.served_paths):
-                app.add_url_rule(
-                    PATH_PARAM.sub(r"<\1>", path),
-                    spec.operation_id if index == 0 else f"{spec.operation_id}@{path}",
-                    view,
-                    methods=[spec.method],
-                    strict_slashes=False,
-                )
-
 
 def _require_json(mimetype: str) -> None:
     """A body sent as another media type is refused, not parsed as JSON anyway."""
@@ -189,59 +177,63 @@ def _require_json(mimetype: str) -> None:
         )
 
 
-def _wrap(spec: Endpoint, fn: Handler, svc: Services) -> Handler:
-    keyed = spec.method in METHODS and spec.path.startswith("/v1/")
+class Operation:
+    """An endpoint bound to its handler and the services: what serves one matched request."""
 
-    @functools.wraps(fn)
-    async def handler(**path_args: str) -> Response:
+    def __init__(self, spec: Endpoint, fn: Handler, svc: Services) -> None:
+        self.spec = spec
+        self.fn = fn
+        self.svc = svc
+        self.keyed = spec.method in METHODS and spec.path.startswith("/v1/")
+        self.params = spec.query_params
+
+    async def __call__(self, ex: Exchange, path_args: Mapping[str, str]) -> Response:
+        """Check the credential, parse and validate the request, run the handler; the answer
+        as a Response (the handler's own, or its payload as JSON). Raises ApiError."""
+        spec, svc = self.spec, self.svc
         kwargs: dict[str, Any] = {"svc": svc, **path_args}
         principal: Principal | None = None
         if spec.scope is not None:
             kwargs["principal"] = principal = require_principal(
-                spec.scope, admin_only=spec.admin_only, every_scope=spec.every_scope
+                ex, spec.scope, admin_only=spec.admin_only, every_scope=spec.every_scope
             )
-        key = request.headers.get(HEADER) if keyed else None
+        key = ex.headers.get(_KEY_HEADER) if self.keyed else None
         if key is None or principal is None:
-            return await _call(svc, spec, fn, kwargs, None)
-        body = await read_body(svc.settings.max_body_bytes)
-        print_ = fingerprint(spec.method, request.path, request.query_string, body)
-        call = partial(_call, svc, spec, fn, kwargs, body)
-        return await idempotent(svc, principal, key, print_, call)
+            return await self._call(ex, kwargs, None)
+        body = await read_body(ex, svc.settings.max_body_bytes)
+        print_ = fingerprint(spec.method, ex.path, ex.query_string, body)
+        return await idempotent(svc, principal, key, print_, partial(self._call, ex, kwargs, body))
 
-    return handler
-
-
-async def _call(
-    svc: Services, spec: Endpoint, fn: Handler, kwargs: dict[str, Any], raw: bytes | None
-) -> Response:
-    issues: list[Issue] = unknown_query_params(spec, request.args.keys())
-    if spec.query is not None:
-        try:
-            kwargs["query"] = validate_model(spec.query, dict(request.args.items()))
-        except ValidationFailed as exc:
-            issues.extend(exc.issues)
-    if spec.body is not None:
-        _require_json(request.mimetype)
-        if raw is None:
-            raw = await read_body(svc.settings.max_body_bytes)
-        data = {} if spec.body_optional and not raw.strip() else parse_json_body(raw)
-        try:
-            kwargs["body"] = validate_model(spec.body, data)
-        except ValidationFailed as exc:
-            issues.extend(exc.issues)
-    if issues:
-        raise ValidationFailed(issues)
-    result = await fn(**kwargs)
-    if isinstance(result, Response):
-        return result
-    payload, status = result if isinstance(result, tuple) else (result, 200)
-    return json_response(payload, status)
+    async def _call(self, ex: Exchange, kwargs: dict[str, Any], raw: bytes | None) -> Response:
+        spec = self.spec
+        args = ex.args
+        issues: list[Issue] = unknown_query_params(self.params, args.keys()) if args else []
+        if spec.query is not None:
+            try:
+                kwargs["query"] = validate_model(spec.query, dict(args.items()))
+            except ValidationFailed as exc:
+                issues.extend(exc.issues)
+        if spec.body is not None:
+            _require_json(ex.mimetype)
+            if raw is None:
+                raw = await read_body(ex, self.svc.settings.max_body_bytes)
+            data = {} if spec.body_optional and not raw.strip() else parse_json_body(raw)
+            try:
+                kwargs["body"] = validate_model(spec.body, data)
+            except ValidationFailed as exc:
+                issues.extend(exc.issues)
+        if issues:
+            raise ValidationFailed(issues)
+        result = await self.fn(**kwargs)
+        if isinstance(result, Response):
+            return result
+        payload, status = result if isinstance(result, tuple) else (result, 200)
+        return json_response(payload, status)
 
 
-def unknown_query_params(spec: Endpoint, keys: Iterable[str]) -> list[Issue]:
+def unknown_query_params(params: tuple[ExtraParam, ...], keys: Iterable[str]) -> list[Issue]:
     """One issue per query parameter the operation does not declare (a misspelt ``pagesize``
     or a generated client's ``first-name`` must not be silently ignored)."""
-    params = spec.query_params
     names = [p.name for p in params]
     issues: list[Issue] = []
     for key in dict.fromkeys(keys):
@@ -262,14 +254,12 @@ def unknown_query_params(spec: Endpoint, keys: Iterable[str]) -> list[Issue]:
 
 
 def require_principal(
-    scope: str, *, admin_only: bool = False, every_scope: bool = False
+    ex: Exchange, scope: str, *, admin_only: bool = False, every_scope: bool = False
 ) -> Principal:
     """The request's principal, or the auth error that explains why there is none."""
-    principal: Principal | None = getattr(g, "principal", None)
+    principal = ex.principal
     if principal is None:
-        raise getattr(g, "auth_error", None) or Unauthorized(
-            "Missing API key: send Authorization: Bearer <API_KEY>"
-        )
+        raise ex.auth_error or Unauthorized("Missing API key: send Authorization: Bearer <API_KEY>")
     if not principal.has_scope(scope):
         raise Forbidden(f"This credential lacks the {scope!r} scope", data={"requiredScope": scope})
     if admin_only and not principal.is_admin:

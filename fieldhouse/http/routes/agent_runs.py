@@ -6,11 +6,11 @@ from __future__ import annotations
 from typing import Any, Literal
 
 from pydantic import Field
-from quart import request
 
 from fieldhouse.actors.run_ops import AGENT_RUN
 from fieldhouse.agents.resume import load_run, prepare_resume
 from fieldhouse.http.endpoint import Routes
+from fieldhouse.http.exchange import current
 from fieldhouse.http.models import Open, Timestamp, Uuid
 from fieldhouse.http.routes.agents import AgentResponse, ChatQuery, run_stream
 from fieldhouse.model.agents import RunRecord, RunStatus
@@ -112,7 +112,7 @@ async def get_run(svc: Services, principal: Principal, runId: str) -> Any:
 )
 async def resume(svc: Services, principal: Principal, runId: str, query: ChatQuery) -> Any:
     job = await prepare_resume(svc.agents, principal, runId)
-    streaming = query.stream == "true" or "text/event-stream" in request.headers.get("Accept", "")
+    streaming = query.stream == "true" or "text/event-stream" in current().headers.get("accept", "")
     if streaming:
         return run_stream(svc, job, job.request.agent_id)
     return await job.execute()

@@ -9,7 +9,7 @@ from uuid import UUID
 
 import trio
 from pydantic import Field
-from quart import Response, request
+from quart import Response
 
 from fieldhouse.agents.run import (
     AgentRun,
@@ -20,6 +20,7 @@ from fieldhouse.agents.run import (
     load_agent,
 )
 from fieldhouse.http.endpoint import Routes
+from fieldhouse.http.exchange import current
 from fieldhouse.http.models import Open, Strict, Uuid
 from fieldhouse.http.sse import SHUTTING_DOWN, EventStream
 from fieldhouse.model.errors import ApiError
@@ -77,7 +78,7 @@ async def chat(svc: Services, principal: Principal, query: ChatQuery, body: Chat
     runtime = svc.agents
     agent_id = str(body.agentId) if body.agentId is not None else None
     run = replace(await load_agent(runtime.store, principal, agent_id), message=body.message)
-    streaming = query.stream == "true" or "text/event-stream" in request.headers.get("Accept", "")
+    streaming = query.stream == "true" or "text/event-stream" in current().headers.get("accept", "")
     job = AgentRun(runtime, run)
     if not streaming:
         return await job.execute()

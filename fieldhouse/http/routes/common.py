@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from quart import g
-
 from fieldhouse.actors.schemas import WorkspaceSchemas
+from fieldhouse.http.exchange import current
 from fieldhouse.model.clock import is_uuid
 from fieldhouse.model.errors import Forbidden, Issue, NotFound, ValidationFailed
 from fieldhouse.model.principal import Principal
@@ -14,7 +13,7 @@ from fieldhouse.services import Services
 
 async def workspace_schemas(svc: Services, principal: Principal) -> WorkspaceSchemas:
     """The principal's workspace schema, at least as new as its credential check saw."""
-    return await svc.actors.schemas.get(principal.account_id, getattr(g, "schema_version", None))
+    return await svc.actors.schemas.get(principal.account_id, current().schema_version)
 
 
 def check_slug(slug: str, name: str = "moduleSlug") -> None:

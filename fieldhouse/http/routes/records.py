@@ -6,10 +6,10 @@ from functools import partial
 from typing import Any
 
 import trio
-from quart import request
 
 from fieldhouse.actors.record_ops import Categorise, CreateRecord, DeleteRecords, UpdateRecord
 from fieldhouse.http.endpoint import ExtraParam, Routes
+from fieldhouse.http.exchange import current
 from fieldhouse.http.json import json_response
 from fieldhouse.http.record_models import (
     BulkDeleteBody,
@@ -76,7 +76,7 @@ LIST_PARAMS = (
 )
 async def list_records(svc: Services, principal: Principal, moduleSlug: str) -> Any:
     schema, _ = await visible_module(svc, principal, moduleSlug)
-    query = parse_list_query(list(request.args.items(multi=True)), schema)
+    query = parse_list_query(list(current().args.items(multi=True)), schema)
     store = svc.store
     index, search_ids = svc.search, None
     if query.search and index is not None:  # None: the index cannot answer, use LIKE
