@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from fieldhouse.http.exchange import Exchange, asgi_body, enter
 from fieldhouse.http.routes.common import check_slug, check_uuid, visible_module
 from fieldhouse.model.errors import Forbidden, NotFound, ValidationFailed
 from fieldhouse.model.principal import Principal, Role
@@ -42,14 +43,19 @@ async def test_a_hidden_module_is_absent_and_a_read_only_one_refuses_writes(
 ) -> None:
     role = Role("sales", frozenset({"deals", "contacts"}), frozenset({"deals"}))
     sales = Principal(ws.account_id, ws.owner_id, "Sal", role, None, "api_key", None, "k")
-    # a request's context: the lookup reads the schema version its credential check saw
-    async with runtime.app.app_context():
-        schema, _ = await visible_module(runtime.services, sales, "deals", write=True)
-        assert schema.module.slug == "deals"
-        with pytest.raises(NotFound, match="Module 'tasks' not found"):
-            await visible_module(runtime.services, sales, "tasks")
-        with pytest.raises(NotFound, match="Module 'boats' not found"):
-            await visible_module(runtime.services, sales, "boats")
-        await visible_module(runtime.services, sales, "contacts")
-        with pytest.raises(Forbidden, match="may not change records of module 'contacts'"):
-            await visible_module(runtime.services, sales, "contacts", write=True)
+
+    async def no_body() -> dict[str, object]:
+        return {"type": "http.request", "body": b""}
+
+    # a request's exchange: the lookup reads the schema version its credential check saw
+    scope = {"method": "GET", "path": "/v1/modules", "query_string": b"", "headers": []}
+    enter(Exchange(scope, asgi_body(no_body), None))
+    schema, _ = await visible_module(runtime.services, sales, "deals", write=True)
+    assert schema.module.slug == "deals"
+    with pytest.raises(NotFound, match="Module 'tasks' not found"):
+        await visible_module(runtime.services, sales, "tasks")
+    with pytest.raises(NotFound, match="Module 'boats' not found"):
+        await visible_module(runtime.services, sales, "boats")
+    await visible_module(runtime.services, sales, "contacts")
+    with pytest.raises(Forbidden, match="may not change records of module 'contacts'"):
+        await visible_module(runtime.services, sales, "contacts", write=True)
