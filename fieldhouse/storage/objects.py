@@ -94,3 +94,16 @@ def due_objects(kind: str, status: str, before: str, limit: int) -> Op[list[Obje
         (kind, status, before, limit),
     )
     return [object_from_row(r) for r in found]
+
+
+def objects_of_kind(
+    kind: str, status: str, after: tuple[str, str], limit: int
+) -> Op[list[ObjectRow]]:
+    """Objects of one kind and status in every workspace, by (workspace, id) after ``after``:
+    one page of a keyset walk (the webhook dispatcher's active hooks)."""
+    found = yield rows(
+        "SELECT * FROM objects WHERE kind = ? AND status = ?"
+        " AND (account_id > ? OR (account_id = ? AND id > ?)) ORDER BY account_id, id LIMIT ?",
+        (kind, status, after[0], after[0], after[1], limit),
+    )
+    return [object_from_row(r) for r in found]

@@ -264,6 +264,13 @@ class Store:
         """Newest first."""
         return await self._read(obj.list_objects(account_id, kind, status, limit))
 
+    async def objects_of_kind(
+        self, kind: str, status: str, *, after: tuple[str, str] = ("", ""), limit: int = 500
+    ) -> list[ObjectRow]:
+        """Objects of one kind and status across workspaces, ordered by (workspace, id); pass
+        the last one's (account_id, object_id) as ``after`` for the next page."""
+        return await self._read(obj.objects_of_kind(kind, status, after, limit))
+
     async def due_objects(
         self, kind: str, status: str, before: str, limit: int = 100
     ) -> list[ObjectRow]:
