@@ -153,6 +153,13 @@ class Approval:
     def expired(self, now: str) -> bool:
         return self.expires_at <= now
 
+    def as_of(self, now: str) -> Approval:
+        """What a reader sees at ``now``: a pending approval past its expiry is ``expired``
+        (it can no longer be decided) even before anything has written that down."""
+        if self.status == ApprovalStatus.PENDING and self.expired(now):
+            return self.but(status=ApprovalStatus.EXPIRED)
+        return self
+
     def but(self, **changes: Any) -> Approval:
         return replace(self, **changes)
 

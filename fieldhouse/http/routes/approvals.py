@@ -22,6 +22,7 @@ from fieldhouse.http.models import Open, Strict, Timestamp, Uuid
 from fieldhouse.model.agents import POLICY_ID, AgentActivity, ApprovalStatus
 from fieldhouse.model.agents import Approval as AgentApproval
 from fieldhouse.model.agents import Policy as AgentPolicy
+from fieldhouse.model.clock import now_iso
 from fieldhouse.model.errors import Issue, NotFound, ValidationFailed
 from fieldhouse.model.principal import Principal
 from fieldhouse.services import Services
@@ -113,16 +114,26 @@ class Policy(Open):
     responses={200: ApprovalList},
 )
 async def list_approvals(svc: Services, principal: Principal, query: ApprovalQuery) -> Any:
-    rows = await svc.store.list_objects(
-        principal.account_id,
-        APPROVAL,
-        status=query.status,
-        limit=500 if query.runId else query.limit,
-    )
-    found = [AgentApproval.from_row(r) for r in rows]
+    limit = 500 if query.runId else query.limit
+    # a pending approval past its expiry reads as expired: it is listed under that status
+    stored = [query.status]
+    if query.status == ApprovalStatus.EXPIRED:
+        stored.append(ApprovalStatus.PENDING)
+    rows = [
+        row
+        for status in stored
+        for row in await svc.store.list_objects(
+            principal.account_id, APPROVAL, status=status, limit=limit
+        )
+    ]
+    now = now_iso()
+    found = [AgentApproval.from_row(r).as_of(now) for r in rows]
+    if query.status is not None:
+        found = [a for a in found if a.status == query.status]
     if query.runId:
-        found = [a for a in found if a.run_id == query.runId][: query.limit]
-    return {"approvals": [a.to_json() for a in found]}
+        found = [a for a in found if a.run_id == query.runId]
+    found.sort(key=lambda a: (a.requested_at, a.approval_id), reverse=True)
+    return {"approvals": [a.to_json() for a in found[: query.limit]]}
 
 
 @routes.endpoint(
@@ -138,7 +149,7 @@ async def get_approval(svc: Services, principal: Principal, approvalId: str) -> 
     row = await svc.store.get_object(principal.account_id, APPROVAL, approvalId[:64])
     if row is None:
         raise NotFound(f"Approval {approvalId} not found")
-    return AgentApproval.from_row(row).to_json()
+    return AgentApproval.from_row(row).as_of(now_iso()).to_json()
 
 
 @routes.endpoint(

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import httpx
 
+from fieldhouse.actors.agent_ops import ApplyObjects, ObjectWrite
 from fieldhouse.runtime import Runtime
 from tests.agents.toolkit import call, context, objects
 from tests.conftest import Workspace, add_user
@@ -254,3 +255,32 @@ async def test_approvals_show_what_goes_out(
     outreach = previews["outreach.schedule"]
     assert outreach["recipients"] == ["ann@example.com"] and outreach["steps"] == steps
     assert outreach["startAt"] == "2026-04-01T09:00:00.000000Z"
+
+
+async def test_a_pending_approval_past_its_expiry_reads_as_expired(
+    client: httpx.AsyncClient, runtime: Runtime, ws: Workspace
+) -> None:
+    stale = await request_send(runtime, ws)
+    fresh = await call(await context(runtime, ws), "email.send", **{**MAIL, "subject": "Later"})
+    assert fresh.approval_id is not None
+    # nothing has written the expiry down yet: the row is still stored as pending
+    past = ObjectWrite(
+        "approval",
+        stale,
+        {"expiresAt": "2000-01-01T00:00:00.000000Z"},
+        "pending",
+        mode="update",
+        expect=("pending",),
+    )
+    await runtime.actors.ask(ws.account_id, ApplyObjects((past,)))
+
+    async def listed(query: str) -> list[tuple[str, str]]:
+        resp = await client.get(f"/api/approvals{query}", headers=ws.headers)
+        assert resp.status_code == 200, resp.text
+        return [(a["id"], a["status"]) for a in resp.json()["approvals"]]
+
+    assert await listed("?status=pending") == [(fresh.approval_id, "pending")]
+    assert await listed("?status=expired") == [(stale, "expired")]
+    assert await listed("") == [(fresh.approval_id, "pending"), (stale, "expired")]
+    one = await client.get(f"/api/approvals/{stale}", headers=ws.headers)
+    assert one.json()["status"] == "expired"
