@@ -167,9 +167,11 @@ async def delete_webhook(svc: Services, principal: Principal, webhookId: str) ->
 )
 async def list_deliveries(svc: Services, principal: Principal, webhookId: str) -> Any:
     row = await _live_hook(svc, principal, webhookId)
-    rows = await svc.store.list_objects(principal.account_id, DELIVERY, limit=1000)
-    mine = [r for r in rows if r.data.get("webhookId") == row.object_id][:100]
-    return {"deliveries": [_delivery(r) for r in mine]}
+    # a delivery's id is "<webhook id>-<activity seq>": one key range of the objects table
+    rows = await svc.store.list_objects(
+        principal.account_id, DELIVERY, limit=100, id_prefix=f"{row.object_id}-"
+    )
+    return {"deliveries": [_delivery(r) for r in rows]}
 
 
 @routes.endpoint(
