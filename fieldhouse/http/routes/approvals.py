@@ -23,7 +23,7 @@ from fieldhouse.model.agents import POLICY_ID, AgentActivity, ApprovalStatus
 from fieldhouse.model.agents import Approval as AgentApproval
 from fieldhouse.model.agents import Policy as AgentPolicy
 from fieldhouse.model.clock import now_iso
-from fieldhouse.model.errors import Issue, NotFound, ValidationFailed
+from fieldhouse.model.errors import Conflict, Issue, NotFound, ValidationFailed
 from fieldhouse.model.principal import Principal
 from fieldhouse.services import Services
 
@@ -165,10 +165,11 @@ async def get_approval(svc: Services, principal: Principal, approvalId: str) -> 
     responses={200: Decision, 403: None, 404: None, 409: None},
 )
 async def approve(svc: Services, principal: Principal, approvalId: str, body: ApproveBody) -> Any:
+    runner = await _requester(svc, principal, approvalId)
     edited = await _edited(svc, principal, approvalId, body.arguments)
     approval = await _decide(svc, principal, approvalId, True, None, edited)
     ctx = ToolContext(
-        principal=principal,
+        principal=runner,
         actors=svc.actors,
         store=svc.store,
         settings=svc.settings,
@@ -209,6 +210,27 @@ async def reject(svc: Services, principal: Principal, approvalId: str, body: Rej
 
 
 Edit = tuple[dict[str, Any], str, dict[str, Any]]
+
+
+async def _requester(svc: Services, principal: Principal, approval_id: str) -> Principal:
+    """Whose authority the approved call runs with: the API key that asked for it (its scopes
+    and its user's role, as they are now), so approving never lends the call the approver's
+    wider rights; a call asked for in a session runs as the approver. A key revoked (or whose
+    user was deleted) since it asked cannot have its call run: 409, and the approval stays
+    pending for a rejection."""
+    row = await svc.store.get_object(principal.account_id, APPROVAL, approval_id[:64])
+    if row is None:
+        raise NotFound(f"Approval {approval_id} not found")
+    key_id = AgentApproval.from_row(row).requested_key
+    if key_id is None:
+        return principal
+    requester = await svc.auth.principal_of_key(principal.account_id, key_id)
+    if requester is None:
+        raise Conflict(
+            f"Approval {approval_id} was asked for by an API key that has since been revoked "
+            "(or whose user was deleted); its call cannot run: reject it instead"
+        )
+    return requester
 
 
 async def _edited(
