@@ -17,7 +17,7 @@ from fieldhouse.model.errors import Issue, ValidationFailed
 
 
 class ActivityKind(StrEnum):
-    """Every ``activityType`` the server writes (the wire strings never change)."""
+    """Every activity type the server writes: the values of activityType, which never change."""
 
     # records (actors/record_ops.py)
     RECORD_CREATED = "record_created"
