@@ -53,16 +53,6 @@ class ApprovalStatus(StrEnum):
     EXPIRED = "expired"
 
 
-class AgentActivity(StrEnum):
-    """Activity entry types the agent writes."""
-
-    TOOL_CALL = "agent_tool_call"
-    AGENT_CREATED = "agent_created"
-    APPROVAL_REQUESTED = "approval_requested"
-    APPROVAL_DECIDED = "approval_decided"
-    POLICY_CHANGED = "agent_policy_changed"
-
-
 POLICY_ID = "agents"
 
 

@@ -19,7 +19,8 @@ from fieldhouse.agents.contract import ToolContext
 from fieldhouse.agents.gate import POLICY, args_hash, canonical, parse
 from fieldhouse.http.endpoint import Routes
 from fieldhouse.http.models import Open, Strict, Timestamp, Uuid
-from fieldhouse.model.agents import POLICY_ID, AgentActivity, ApprovalStatus
+from fieldhouse.model.activity import ActivityKind
+from fieldhouse.model.agents import POLICY_ID, ApprovalStatus
 from fieldhouse.model.agents import Approval as AgentApproval
 from fieldhouse.model.agents import Policy as AgentPolicy
 from fieldhouse.model.clock import now_iso
@@ -342,7 +343,7 @@ async def put_policy(svc: Services, principal: Principal, body: PolicyBody) -> A
         policy.to_json(),
         "active",
         mode="upsert",
-        activity=AgentActivity.POLICY_CHANGED,
+        activity=ActivityKind.AGENT_POLICY_CHANGED,
         activity_data=policy.to_json(),
     )
     await svc.actors.ask(

@@ -20,6 +20,7 @@ from trio.testing import MockClock
 
 from fieldhouse.actors.agent_ops import ApplyObjects, ObjectWrite
 from fieldhouse.config import Settings
+from fieldhouse.model.activity import ActivityKind
 from fieldhouse.runtime import Runtime, open_runtime
 from fieldhouse.storage.objects import ObjectRow
 from fieldhouse.webhooks import DELIVERY
@@ -145,10 +146,34 @@ async def test_signed_delivery_with_backoff_and_replay(
 async def test_webhook_rules(client: httpx.AsyncClient, ws: Workspace, other_ws: Workspace) -> None:
     bad = await client.post("/v1/webhooks", headers=ws.headers, json={"url": "not a url"})
     assert_envelope(bad, 400, "validation_error")
+    body = {"url": "http://127.0.0.1:9/", "eventTypes": ["record_created", "record_create"]}
+    unknown = await client.post("/v1/webhooks", headers=ws.headers, json=body)
+    issues = assert_envelope(unknown, 400, "validation_error")["issues"]
+    assert isinstance(issues, list) and len(issues) == 1
+    issue = issues[0]
+    assert issue["code"] == "invalid_enum_value" and issue["path"] == ["eventTypes", 1]
+    assert issue["options"] == [kind.value for kind in ActivityKind]
     hook = await register(client, ws, "http://127.0.0.1:9/")
     theirs = await client.get(f"/v1/webhooks/{hook['id']}/deliveries", headers=other_ws.headers)
     assert_envelope(theirs, 404, "not_found")
     assert (await client.get("/v1/webhooks", headers=other_ws.headers)).json()["webhooks"] == []
+
+
+async def test_a_webhook_gets_only_the_kinds_it_names(
+    client: httpx.AsyncClient, ws: Workspace, nursery: trio.Nursery
+) -> None:
+    receiver = Receiver()
+    url = await start_receiver(nursery, receiver)
+    hook = await register(client, ws, url + "/hook", eventTypes=["record_deleted"])
+    assert hook["eventTypes"] == ["record_deleted"]
+    made = (await client.post(RECORDS, headers=ws.headers, json=BODY)).json()["record"]
+    await client.delete(f"{RECORDS}/{made['recordId']}", headers=ws.headers)
+    await receiver.wait_for(1)
+    event = orjson.loads(receiver.got[0][2])
+    assert event["activityType"] == "record_deleted" and event["recordId"] == made["recordId"]
+    # the create came first: had it matched, it would be queued before the delete
+    log = (await client.get(f"/v1/webhooks/{hook['id']}/deliveries", headers=ws.headers)).json()
+    assert [d["event"]["activityType"] for d in log["deliveries"]] == ["record_deleted"]
 
 
 async def test_deliveries_survive_a_restart(settings: Settings, nursery: trio.Nursery) -> None:
