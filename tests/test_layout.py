@@ -44,7 +44,6 @@ TRIVIAL = {
 # that gains its test file must leave it (test_pending_list_is_current fails otherwise).
 PENDING = {
     "actors/agent_ops.py",
-    "actors/idempotency.py",
     "actors/record_logic.py",
     "actors/template_ops.py",
     "agents/providers/offline_plans.py",
