@@ -46,7 +46,6 @@ PENDING = {
     "agents/providers/offline_plans.py",
     "agents/resume.py",
     "agents/run.py",
-    "agents/tools/base.py",
     "http/models.py",
     "http/observe.py",
     "http/record_models.py",
