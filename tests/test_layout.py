@@ -45,7 +45,6 @@ TRIVIAL = {
 PENDING = {
     "agents/providers/offline_plans.py",
     "agents/resume.py",
-    "agents/run.py",
     "http/models.py",
     "http/observe.py",
     "http/record_models.py",
