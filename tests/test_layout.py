@@ -44,7 +44,6 @@ TRIVIAL = {
 # that gains its test file must leave it (test_pending_list_is_current fails otherwise).
 PENDING = {
     "agents/providers/offline_plans.py",
-    "agents/resume.py",
     "http/models.py",
     "http/observe.py",
     "http/record_models.py",
