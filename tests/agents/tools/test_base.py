@@ -62,7 +62,7 @@ def test_arguments_are_strict_and_normalised() -> None:
     with pytest.raises(ValidationError, match="is not an e-mail address"):
         SendArgs.model_validate({"to": [{"address": long}], "at": "2100-01-01"})
     with pytest.raises(ValidationError):
-        naive.at = "2000-01-01"  # type: ignore[misc]
+        naive.at = "2000-01-01"
 
 
 def test_a_tools_spec_is_flat() -> None:
