@@ -57,8 +57,6 @@ PENDING = {
     "http/routes/agent_runs.py",
     "http/routes/references.py",
     "http/routes/templates.py",
-    "model/listquery_kinds.py",
-    "model/listquery_values.py",
     "search/background.py",
     "search/documents.py",
     "search/indexer.py",
