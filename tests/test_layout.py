@@ -57,10 +57,7 @@ PENDING = {
     "http/routes/agent_runs.py",
     "http/routes/references.py",
     "http/routes/templates.py",
-    "search/background.py",
-    "search/documents.py",
     "search/indexer.py",
-    "search/vectors.py",
     "storage/base.py",
     "storage/rows.py",
 }
