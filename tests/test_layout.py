@@ -57,7 +57,6 @@ PENDING = {
     "http/routes/agent_runs.py",
     "http/routes/references.py",
     "http/routes/templates.py",
-    "search/indexer.py",
     "storage/base.py",
     "storage/rows.py",
 }
