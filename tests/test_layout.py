@@ -54,7 +54,6 @@ PENDING = {
     "agents/run.py",
     "agents/tools/base.py",
     "http/observe.py",
-    "http/routes/agent_runs.py",
     "storage/base.py",
     "storage/rows.py",
 }
