@@ -53,7 +53,6 @@ PENDING = {
     "agents/resume.py",
     "agents/run.py",
     "agents/tools/base.py",
-    "http/observe.py",
     "storage/base.py",
     "storage/rows.py",
 }
