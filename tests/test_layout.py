@@ -37,6 +37,8 @@ TRIVIAL = {
     "model/templates/tasks.py": "template data (tests/model/test_templates.py checks all)",
     "services.py": "one frozen dataclass of the running services",
     "storage/__init__.py": "re-exports",
+    "storage/base.py": "storage errors, row dataclasses, one-line Stmt constructors and the "
+    "Driver protocol (the driver and store tests run them)",
     "__init__.py": "the version string",
 }
 
@@ -53,8 +55,6 @@ PENDING = {
     "agents/resume.py",
     "agents/run.py",
     "agents/tools/base.py",
-    "storage/base.py",
-    "storage/rows.py",
 }
 
 
