@@ -43,7 +43,8 @@ async def test_listing_filters_by_status_and_limits(
         error = assert_envelope(
             await client.get(RUNS, headers=ws.headers, params=params), 400, "validation_error"
         )
-        assert [i["path"] for i in error["issues"]] == [list(params)]  # type: ignore[union-attr]
+        issues = error["issues"]
+        assert isinstance(issues, list) and [i["path"] for i in issues] == [list(params)]
 
 
 async def test_a_run_shows_its_calls_and_what_they_read(

@@ -69,7 +69,7 @@ def test_formula_config_is_checked_against_the_other_fields() -> None:
     ],
 )
 def test_formula_filters_by_its_result_type(result_type: str | None, base: str) -> None:
-    config = {} if result_type is None else {"formula": {"resultType": result_type}}
+    config: dict[str, Any] = {} if result_type is None else {"formula": {"resultType": result_type}}
     kind = FormulaType().filter_kind(fd("formula", "total", **config))
     assert (kind.base, kind.slug) == (base, "total")
     assert RollupType().filter_kind(fd("rollup", "sum")).base == "number"
