@@ -24,7 +24,7 @@ import hashlib
 import hmac
 import logging
 import time
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Collection, Sequence
 from contextlib import asynccontextmanager
 from datetime import UTC, datetime
 from functools import partial
@@ -50,6 +50,9 @@ BACKOFF_CAP = 3600.0
 POLL_SECONDS = 5.0
 SEND_TIMEOUT = 10.0
 BATCH = 100
+HOOKS_PAGE = 500
+#: seconds a pass waits after a wake-up, so a burst of commits costs one pass, not one each
+MIN_GAP = 0.05
 #: attempts kept in a delivery's log
 KEPT_ATTEMPTS = 20
 
@@ -82,29 +85,39 @@ def stamp(epoch: float) -> str:
 
 
 class Dispatcher:
+    """Turns activity into deliveries and sends them. Woken by every local commit, it looks
+    only at the webhooks of the workspaces those commits touched (one indexed query finds the
+    active hooks of all workspaces) and bursts of commits are coalesced into one pass per
+    ``MIN_GAP``; every ``POLL_SECONDS`` a full pass covers writes made by other processes."""
+
     def __init__(self, store: Store, actors: ActorSystem) -> None:
         self.store = store
         self.actors = actors
         self.clock = WallClock()
         self.wake = trio.Event()
+        #: workspaces with local commits since the last pass
+        self.touched: set[str] = set()
 
     def notify(self, events: Sequence[Event]) -> None:
+        self.touched.update(e.account_id for e in events)
         self.wake.set()
 
     async def run(
         self, stop: trio.Event, *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED
     ) -> None:
         task_status.started()
+        everything = True  # the first pass, and every pass the timer starts
         async with httpx.AsyncClient(timeout=SEND_TIMEOUT) as client:
             while not stop.is_set():
                 self.wake = trio.Event()
+                touched, self.touched = self.touched, set()
                 try:
-                    await self.enqueue()
+                    await self.enqueue(None if everything else touched)
                     wait = await self.send_due(client)
                 except Exception:
                     log.exception("webhook dispatch failed")
                     wait = POLL_SECONDS
-                with trio.move_on_after(wait):
+                with trio.move_on_after(wait) as timer:
                     async with trio.open_nursery() as nursery:
 
                         async def first(event: trio.Event) -> None:
@@ -113,15 +126,25 @@ class Dispatcher:
 
                         nursery.start_soon(first, self.wake)
                         nursery.start_soon(first, stop)
+                everything = timer.cancelled_caught
+                if not everything and not stop.is_set():
+                    await trio.sleep(MIN_GAP)  # let a burst of commits gather
 
-    async def enqueue(self) -> None:
-        """Queue a delivery for each new activity entry of each active webhook."""
-        for account in await self.store.list_accounts():
-            hooks = await self.store.list_objects(account.account_id, WEBHOOK, status="active")
+    async def enqueue(self, accounts: Collection[str] | None = None) -> bool:
+        """Queue a delivery for each new activity entry of each active webhook (of
+        ``accounts`` only, when given); True when anything was queued."""
+        queued = False
+        after = ("", "")
+        while True:
+            hooks = await self.store.objects_of_kind(WEBHOOK, "active", after=after)
             for hook in hooks:
-                await self._enqueue_hook(account.account_id, hook.object_id, hook.data)
+                if accounts is None or hook.account_id in accounts:
+                    queued |= await self._enqueue_hook(hook.account_id, hook.object_id, hook.data)
+            if len(hooks) < HOOKS_PAGE:
+                return queued
+            after = (hooks[-1].account_id, hooks[-1].object_id)
 
-    async def _enqueue_hook(self, account_id: str, hook_id: str, data: dict[str, Any]) -> None:
+    async def _enqueue_hook(self, account_id: str, hook_id: str, data: dict[str, Any]) -> bool:
         cursor = int(data.get("cursor", 0))
         entries = await self.store.list_activity(
             account_id,
@@ -132,7 +155,7 @@ class Dispatcher:
             after_seq=cursor,
         )
         if not entries:
-            return
+            return False
         wanted = set(data.get("eventTypes") or ())
         due = stamp(self.clock.now())
         writes = [
@@ -163,6 +186,8 @@ class Dispatcher:
             await self.actors.ask(account_id, ApplyObjects((*writes, advance)))
         except ApiError as exc:  # deleted meanwhile, or another server queued them
             log.info("webhook %s: %s", hook_id, exc.message)
+            return False
+        return bool(writes)
 
     async def send_due(self, client: httpx.AsyncClient) -> float:
         """Send every delivery that is due; return the seconds until the next one is."""

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from fieldhouse.actors.context import WriteContext
 from fieldhouse.actors.messages import Message
+from fieldhouse.model.activity import ActivityKind
 from fieldhouse.model.clock import new_id
 from fieldhouse.model.errors import BadRequest, Conflict, NotFound
 from fieldhouse.model.keys import generate_api_key
@@ -105,7 +106,9 @@ async def create_user(ctx: WriteContext, msg: CreateUser) -> str:
         await ctx.txn.insert_user(user, ctx.now)
     except ConflictError:
         raise Conflict(f"A user with e-mail {msg.email!r} already exists") from None
-    await ctx.activity("user_created", user_id=msg.actor_user_id, data={"userId": user.user_id})
+    await ctx.activity(
+        ActivityKind.USER_CREATED, user_id=msg.actor_user_id, data={"userId": user.user_id}
+    )
     return user.user_id
 
 
@@ -129,7 +132,9 @@ async def create_api_key(ctx: WriteContext, msg: CreateApiKey) -> CreatedKey:
         new_id(), ctx.account_id, msg.user_id, msg.name, new.key_hash, msg.scopes, False
     )
     await ctx.txn.insert_api_key(row, new.display_prefix, ctx.now)
-    await ctx.activity("api_key_created", user_id=msg.actor_user_id, data={"apiKeyId": row.key_id})
+    await ctx.activity(
+        ActivityKind.API_KEY_CREATED, user_id=msg.actor_user_id, data={"apiKeyId": row.key_id}
+    )
     return CreatedKey(new.secret, row.key_id)
 
 
@@ -137,7 +142,9 @@ async def revoke_api_key(ctx: WriteContext, msg: RevokeApiKey) -> bool:
     if not await ctx.txn.revoke_api_key(msg.key_id, ctx.now):
         raise NotFound(f"API key {msg.key_id} not found or already revoked")
     ctx.access_changed = True
-    await ctx.activity("api_key_revoked", user_id=msg.actor_user_id, data={"apiKeyId": msg.key_id})
+    await ctx.activity(
+        ActivityKind.API_KEY_REVOKED, user_id=msg.actor_user_id, data={"apiKeyId": msg.key_id}
+    )
     return True
 
 
@@ -145,7 +152,9 @@ async def delete_user(ctx: WriteContext, msg: DeleteUser) -> bool:
     if not await ctx.txn.delete_user(msg.user_id, ctx.now):
         raise NotFound(f"User {msg.user_id} not found or already deleted")
     ctx.access_changed = True
-    await ctx.activity("user_deleted", user_id=msg.actor_user_id, data={"userId": msg.user_id})
+    await ctx.activity(
+        ActivityKind.USER_DELETED, user_id=msg.actor_user_id, data={"userId": msg.user_id}
+    )
     return True
 
 
@@ -163,7 +172,7 @@ async def install_template(ctx: WriteContext, msg: InstallTemplate) -> ModuleDef
     await ctx.txn.upsert_references(schema.references)
     await ctx.schema_edited()
     await ctx.activity(
-        "template_installed",
+        ActivityKind.TEMPLATE_INSTALLED,
         user_id=msg.actor_user_id,
         module_id=module.module_id,
         data={"templateSlug": template.slug, "templateVersion": template.version},

@@ -12,7 +12,8 @@ from typing import Any, Literal
 
 from fieldhouse.actors.context import WriteContext
 from fieldhouse.actors.messages import Message, R
-from fieldhouse.model.agents import AgentActivity, Approval, ApprovalStatus, Kind
+from fieldhouse.model.activity import ActivityKind
+from fieldhouse.model.agents import Approval, ApprovalStatus, Kind
 from fieldhouse.model.errors import Conflict, Forbidden, InternalError, NotFound
 from fieldhouse.storage.objects import ObjectRow
 
@@ -36,7 +37,7 @@ class ObjectWrite:
     expect: tuple[str, ...] = ()
     due_at: str | None = None
     #: the activity entry written with it (None: none)
-    activity: str | None = None
+    activity: ActivityKind | None = None
     activity_data: Mapping[str, Any] | None = None
     module_id: str | None = None
     record_id: str | None = None
@@ -107,7 +108,7 @@ class AgentRecordOp(Message[R]):
             await _consume(ctx, self.consume, self.actor_user_id)
         result = await self.inner.apply(ctx)
         await ctx.activity(
-            "agent_tool_call",
+            ActivityKind.AGENT_TOOL_CALL,
             user_id=self.actor_user_id,
             module_id=getattr(result, "module_id", None),
             record_id=getattr(result, "record_id", None),
@@ -121,7 +122,9 @@ async def apply_objects(ctx: WriteContext, msg: ApplyObjects) -> list[ObjectRow]
         await _consume(ctx, msg.consume, msg.actor_user_id)
     rows = [await _write(ctx, w, msg.actor_user_id) for w in msg.writes]
     if msg.tool_call is not None:
-        await ctx.activity("agent_tool_call", user_id=msg.actor_user_id, data=msg.tool_call)
+        await ctx.activity(
+            ActivityKind.AGENT_TOOL_CALL, user_id=msg.actor_user_id, data=msg.tool_call
+        )
     return rows
 
 
@@ -233,7 +236,7 @@ async def decide_approval(ctx: WriteContext, msg: DecideApproval) -> Approval:
         }
     decided = await _store(ctx, approval, approval.but(**changes))
     await ctx.activity(
-        AgentActivity.APPROVAL_DECIDED,
+        ActivityKind.APPROVAL_DECIDED,
         user_id=msg.actor_user_id,
         data={
             "approvalId": approval.approval_id,

@@ -6,6 +6,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from fieldhouse.model.activity import ActivityEntry, ActivityKind
 from fieldhouse.model.clock import new_id, now_iso
 from fieldhouse.model.schema import ModuleSchema
 from fieldhouse.storage.base import UserRow
@@ -21,7 +22,7 @@ class Event:
     """Published after commit: what changed, in which order."""
 
     account_id: str
-    kind: str
+    kind: ActivityKind
     seq: int | None
     record_id: str | None = None
     module_id: str | None = None
@@ -41,7 +42,7 @@ class WriteContext:
 
     async def activity(
         self,
-        activity_type: str,
+        kind: ActivityKind,
         *,
         user_id: str | None,
         module_id: str | None = None,
@@ -49,18 +50,11 @@ class WriteContext:
         data: Mapping[str, Any] | None = None,
     ) -> int:
         """Append an activity entry with the workspace's next sequence number."""
-        seq = await self.txn.append_activity(
-            {
-                "id": new_id(),
-                "activityType": activity_type,
-                "moduleId": module_id,
-                "recordId": record_id,
-                "userId": user_id,
-                "createdDateTime": self.now,
-                "data": dict(data or {}),
-            }
+        entry = ActivityEntry(
+            new_id(), kind, user_id, self.now, module_id, record_id, dict(data or {})
         )
-        self.events.append(Event(self.account_id, activity_type, seq, record_id, module_id))
+        seq = await self.txn.append_activity(entry.to_json())
+        self.events.append(Event(self.account_id, kind, seq, record_id, module_id))
         return seq
 
     async def schema_edited(self) -> None:

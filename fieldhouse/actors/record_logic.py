@@ -6,6 +6,7 @@ All of it runs inside the actor's transaction, so reads see the batch's earlier 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any
 
@@ -293,6 +294,4 @@ def _drop_targets(field: FieldDef, values: dict[str, Any], gone: set[str]) -> bo
 
 
 def _with_fields(row: RecordRow, values: dict[str, Any]) -> RecordRow:
-    from dataclasses import replace
-
     return replace(row, fields=values)

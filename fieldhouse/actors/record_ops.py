@@ -18,6 +18,7 @@ from fieldhouse.actors.record_logic import (
     verify_links,
     write_links,
 )
+from fieldhouse.model.activity import ActivityKind
 from fieldhouse.model.clock import new_id
 from fieldhouse.model.errors import Conflict, Issue, NotFound, ValidationFailed
 from fieldhouse.model.records import RecordRow
@@ -112,7 +113,7 @@ async def create_record(ctx: WriteContext, msg: CreateRecord) -> RecordRow:
     await ctx.txn.insert_record(row)
     await write_links(ctx, schema, row.record_id, values)
     await ctx.activity(
-        "record_created",
+        ActivityKind.RECORD_CREATED,
         user_id=msg.actor_user_id,
         module_id=row.module_id,
         record_id=row.record_id,
@@ -164,7 +165,7 @@ async def update_record(ctx: WriteContext, msg: UpdateRecord) -> RecordRow:
     if link_slugs:
         await write_links(ctx, schema, row.record_id, merged, only=link_slugs)
     await ctx.activity(
-        "record_updated",
+        ActivityKind.RECORD_UPDATED,
         user_id=msg.actor_user_id,
         module_id=row.module_id,
         record_id=row.record_id,
@@ -201,7 +202,7 @@ async def delete_records(ctx: WriteContext, msg: DeleteRecords) -> list[str]:
     deleted = await ctx.txn.soft_delete(schema.module.module_id, unique, ctx.now, msg.actor_user_id)
     for record_id in deleted:
         await ctx.activity(
-            "record_deleted",
+            ActivityKind.RECORD_DELETED,
             user_id=msg.actor_user_id,
             module_id=schema.module.module_id,
             record_id=record_id,
@@ -257,12 +258,12 @@ async def categorise(ctx: WriteContext, msg: Categorise) -> list[RecordRow]:
         )
         await ctx.txn.update_record(row)
         for kind, before, after in (
-            ("labelled", old.label_ids, labels),
-            ("typed", old.type_ids, types),
+            (ActivityKind.RECORD_LABELLED, old.label_ids, labels),
+            (ActivityKind.RECORD_TYPED, old.type_ids, types),
         ):
             if before != after:
                 await ctx.activity(
-                    f"record_{kind}",
+                    kind,
                     user_id=msg.actor_user_id,
                     module_id=row.module_id,
                     record_id=rid,

@@ -7,7 +7,8 @@ from dataclasses import dataclass
 
 from fieldhouse.actors.context import WriteContext
 from fieldhouse.actors.messages import Message
-from fieldhouse.model.agents import AgentActivity, Kind, RunRecord
+from fieldhouse.model.activity import ActivityKind
+from fieldhouse.model.agents import Kind, RunRecord
 from fieldhouse.model.clock import new_id
 from fieldhouse.model.errors import BadRequest, Conflict
 from fieldhouse.storage.objects import ObjectRow
@@ -50,7 +51,7 @@ async def create_agent(ctx: WriteContext, msg: CreateAgent) -> str:
         ObjectRow(ctx.account_id, AGENT, agent_id, data, "active", None, ctx.now, ctx.now)
     )
     await ctx.activity(
-        AgentActivity.AGENT_CREATED,
+        ActivityKind.AGENT_CREATED,
         user_id=msg.actor_user_id,
         data={"agentId": agent_id, "name": name},
     )

@@ -15,6 +15,7 @@ from typing import Any
 from fieldhouse.actors.context import WriteContext
 from fieldhouse.actors.messages import Message
 from fieldhouse.actors.record_logic import assign_autonumbers, compute_derived
+from fieldhouse.model.activity import ActivityKind
 from fieldhouse.model.clock import new_id
 from fieldhouse.model.errors import Conflict, Issue, NotFound, ValidationFailed
 from fieldhouse.model.field_config import (
@@ -202,7 +203,7 @@ async def reset_to_template(ctx: WriteContext, msg: ResetToTemplate) -> ResetOut
         skipped_slugs=plan.skipped_slugs,
     )
     await ctx.activity(
-        "template_reset",
+        ActivityKind.TEMPLATE_RESET,
         user_id=msg.actor_user_id,
         module_id=module.module_id,
         data={
@@ -255,7 +256,7 @@ async def create_field(ctx: WriteContext, msg: CreateField) -> FieldDef:
     if _derived(field):
         await _recompute(ctx, replace(schema, fields=(*schema.fields, field)))
     await ctx.activity(
-        "field_created",
+        ActivityKind.FIELD_CREATED,
         user_id=msg.actor_user_id,
         module_id=schema.module.module_id,
         data={"fieldId": field.field_id, "slug": slug, "dataType": field.data_type},
@@ -314,7 +315,7 @@ async def update_field(ctx: WriteContext, msg: UpdateField) -> tuple[FieldDef, i
         if _derived(new) and "config" in changed:
             await _recompute(ctx, with_new)
         await ctx.activity(
-            "field_updated",
+            ActivityKind.FIELD_UPDATED,
             user_id=msg.actor_user_id,
             module_id=module_id,
             data={"fieldId": old.field_id, "slug": old.slug, "changed": changed},
@@ -323,7 +324,7 @@ async def update_field(ctx: WriteContext, msg: UpdateField) -> tuple[FieldDef, i
     if msg.backfill_existing:
         backfilled = await _backfill(ctx, with_new, new)
         await ctx.activity(
-            "field_backfilled",
+            ActivityKind.FIELD_BACKFILLED,
             user_id=msg.actor_user_id,
             module_id=module_id,
             data={"fieldId": old.field_id, "slug": old.slug, "count": backfilled},
@@ -357,7 +358,7 @@ async def delete_field(ctx: WriteContext, msg: DeleteField) -> None:
     cleared = await ctx.txn.remove_field_values(module_id, field.slug)
     await ctx.schema_edited()
     await ctx.activity(
-        "field_deleted",
+        ActivityKind.FIELD_DELETED,
         user_id=msg.actor_user_id,
         module_id=module_id,
         data={

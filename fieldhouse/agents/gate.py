@@ -34,9 +34,9 @@ from pydantic import ValidationError
 from fieldhouse.actors.agent_ops import APPROVAL, ApplyObjects, Consume, FailApproval, ObjectWrite
 from fieldhouse.agents.contract import ToolCall, ToolContext, ToolOutcome
 from fieldhouse.agents.tools.base import Args, Tool
+from fieldhouse.model.activity import ActivityKind
 from fieldhouse.model.agents import (
     POLICY_ID,
-    AgentActivity,
     Approval,
     ApprovalStatus,
     Kind,
@@ -185,7 +185,7 @@ async def _request(tool: Tool, args: Args, call: ToolCall, ctx: ToolContext) -> 
             pending.approval_id,
             pending.data(),
             ApprovalStatus.PENDING,
-            activity=AgentActivity.APPROVAL_REQUESTED,
+            activity=ActivityKind.APPROVAL_REQUESTED,
             activity_data={
                 "approvalId": pending.approval_id,
                 "tool": tool.spec.name,

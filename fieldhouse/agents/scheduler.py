@@ -22,6 +22,7 @@ from fieldhouse.agents.tools.email import EMAIL
 from fieldhouse.agents.tools.reminders import REMINDER
 from fieldhouse.agents.tools.social import POST
 from fieldhouse.config import Settings
+from fieldhouse.model.activity import ActivityKind
 from fieldhouse.model.agents import EmailStatus, PostStatus, ReminderStatus
 from fieldhouse.model.clock import now_iso
 from fieldhouse.model.errors import ApiError
@@ -55,7 +56,7 @@ async def tick(store: Store, actors: ActorSystem, settings: Settings, now: str) 
                 ReminderStatus.FIRED,
                 mode="update",
                 expect=(ReminderStatus.SCHEDULED,),
-                activity="reminder_fired",
+                activity=ActivityKind.REMINDER_FIRED,
                 activity_data={"text": row.data.get("text"), "dueAt": row.due_at},
                 record_id=row.data.get("recordId"),
             ),
@@ -71,7 +72,7 @@ async def tick(store: Store, actors: ActorSystem, settings: Settings, now: str) 
                 PostStatus.POSTED,
                 mode="update",
                 expect=(PostStatus.SCHEDULED,),
-                activity="social_posted",
+                activity=ActivityKind.SOCIAL_POSTED,
             ),
         )
     if settings.smtp_url:
@@ -82,7 +83,7 @@ async def tick(store: Store, actors: ActorSystem, settings: Settings, now: str) 
 
 async def _deliver(actors: ActorSystem, url: str, row: ObjectRow) -> bool:
     def step(
-        status: str, expect: str, data: dict[str, object], activity: str | None
+        status: str, expect: str, data: dict[str, object], activity: ActivityKind | None
     ) -> ObjectWrite:
         return ObjectWrite(
             EMAIL,
@@ -104,13 +105,18 @@ async def _deliver(actors: ActorSystem, url: str, row: ObjectRow) -> bool:
         await _move(
             actors,
             row,
-            step(EmailStatus.FAILED, EmailStatus.SENDING, {"error": str(exc)}, "email_failed"),
+            step(
+                EmailStatus.FAILED,
+                EmailStatus.SENDING,
+                {"error": str(exc)},
+                ActivityKind.EMAIL_FAILED,
+            ),
         )
         return True
     await _move(
         actors,
         row,
-        step(EmailStatus.SENT, EmailStatus.SENDING, {"sentAt": now_iso()}, "email_sent"),
+        step(EmailStatus.SENT, EmailStatus.SENDING, {"sentAt": now_iso()}, ActivityKind.EMAIL_SENT),
     )
     return True
 

@@ -18,7 +18,7 @@ from fieldhouse.config import Settings
 from fieldhouse.model.errors import Unauthorized
 from fieldhouse.model.keys import KEY_PREFIX, hash_api_key, hashes_match, looks_like_key
 from fieldhouse.model.principal import Principal, Role, builtin_role
-from fieldhouse.storage.base import UserRow
+from fieldhouse.storage.base import ApiKeyRow, UserRow
 from fieldhouse.storage.open import is_postgres
 from fieldhouse.storage.store import Store
 
@@ -160,20 +160,33 @@ class Authenticator:
             raise Unauthorized(INVALID_KEY)
         if found.key.revoked or found.user.deleted:
             raise Unauthorized(INVALID_KEY)
-        role = await self._role(found.user)
-        scopes = None if found.key.scopes is None else frozenset(found.key.scopes)
-        principal = Principal(
-            account_id=found.key.account_id,
-            user_id=found.user.user_id,
-            display_name=found.user.display_name,
-            role=role,
-            scopes=scopes,
-            auth_method="api_key",
-            api_key_id=found.key.key_id,
-            rate_key=f"key:{found.key.key_id}",
-        )
+        principal = await self._key_principal(found.key, found.user)
         self._remember(presented, principal, found.schema_version, epoch)
         return principal, found.schema_version
+
+    async def principal_of_key(self, account_id: str, key_id: str) -> Principal | None:
+        """What the key ``key_id`` may do now, without its secret: None once it is revoked,
+        its user deleted, or it belongs to another workspace (an approved agent call runs with
+        the authority of the key that asked for it, not more)."""
+        key = await self._store.find_key(key_id)
+        if key is None or key.revoked or key.account_id != account_id:
+            return None
+        user = await self._store.get_user(account_id, key.user_id)
+        if user is None or user.deleted:
+            return None
+        return await self._key_principal(key, user)
+
+    async def _key_principal(self, key: ApiKeyRow, user: UserRow) -> Principal:
+        return Principal(
+            account_id=key.account_id,
+            user_id=user.user_id,
+            display_name=user.display_name,
+            role=await self._role(user),
+            scopes=None if key.scopes is None else frozenset(key.scopes),
+            auth_method="api_key",
+            api_key_id=key.key_id,
+            rate_key=f"key:{key.key_id}",
+        )
 
     async def _by_jwt(self, token: str) -> tuple[Principal, int]:
         try:

@@ -111,7 +111,16 @@ def _add_cors_headers(ex: Exchange, origins: Sequence[str], response: Response) 
     if not origin:
         return
     allow = _allowed(origin, origins)
-    response.headers.add("Vary", "Origin")
+    if not _varies_by_origin(response):  # a refused preflight says so already
+        response.headers.add("Vary", "Origin")
     if allow is not None:
         response.headers["Access-Control-Allow-Origin"] = allow
         response.headers["Access-Control-Expose-Headers"] = EXPOSED
+
+
+def _varies_by_origin(response: Response) -> bool:
+    return any(
+        part.strip().lower() == "origin"
+        for line in response.headers.getlist("Vary")
+        for part in line.split(",")
+    )

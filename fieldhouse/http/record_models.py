@@ -8,6 +8,7 @@ from uuid import UUID
 from pydantic import Field, field_validator
 
 from fieldhouse.http.models import NonBlank, Open, Strict, Timestamp, Uuid
+from fieldhouse.model.activity import KIND_NAMES
 
 
 class RecordCreateBody(Strict):
@@ -102,7 +103,11 @@ class PickerQuery(Open):
 
 class ActivityQuery(Open):
     limit: int = Field(default=20, ge=1, le=50)
-    activityTypes: str | None = Field(default=None, max_length=1000)
+    activityTypes: str | None = Field(
+        default=None,
+        max_length=1000,
+        description="comma-separated activity types, each one of: " + ", ".join(KIND_NAMES),
+    )
     #: the change feed: entries with a sequence number above this one, oldest first
     afterSeq: int | None = Field(default=None, ge=0)
 

@@ -53,16 +53,6 @@ class ApprovalStatus(StrEnum):
     EXPIRED = "expired"
 
 
-class AgentActivity(StrEnum):
-    """Activity entry types the agent writes."""
-
-    TOOL_CALL = "agent_tool_call"
-    AGENT_CREATED = "agent_created"
-    APPROVAL_REQUESTED = "approval_requested"
-    APPROVAL_DECIDED = "approval_decided"
-    POLICY_CHANGED = "agent_policy_changed"
-
-
 POLICY_ID = "agents"
 
 
@@ -152,6 +142,13 @@ class Approval:
 
     def expired(self, now: str) -> bool:
         return self.expires_at <= now
+
+    def as_of(self, now: str) -> Approval:
+        """What a reader sees at ``now``: a pending approval past its expiry is ``expired``
+        (it can no longer be decided) even before anything has written that down."""
+        if self.status == ApprovalStatus.PENDING and self.expired(now):
+            return self.but(status=ApprovalStatus.EXPIRED)
+        return self
 
     def but(self, **changes: Any) -> Approval:
         return replace(self, **changes)

@@ -16,11 +16,11 @@ from typing import Any, Literal
 
 from fieldhouse.model.errors import Issue, ValidationFailed
 from fieldhouse.model.listquery_kinds import (
-    ALLOWED_OPS,
     LIST_OPS,
     NO_VALUE_OPS,
     OPERATORS,
     Base,
+    allowed_operators,
     resolve_key,
 )
 from fieldhouse.model.listquery_values import coerce_operand
@@ -169,13 +169,14 @@ def _condition(
     if kind is None:
         return None
     assert isinstance(slug, str) and isinstance(op, str)
-    if op not in ALLOWED_OPS[kind.base]:
+    allowed = allowed_operators(kind, schema)
+    if op not in allowed:
         issues.append(
             Issue(
                 "custom",
                 (*path, "operator"),
                 f"Operator {op!r} is not supported for field {slug!r} ({kind.base})",
-                {"allowed": sorted(ALLOWED_OPS[kind.base])},
+                {"allowed": sorted(allowed)},
             )
         )
         return None

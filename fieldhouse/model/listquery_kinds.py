@@ -5,7 +5,9 @@ maps to one :class:`FilterKind`: which operators make sense, how operands are ty
 inside the stored JSON value the compared part lives (``amount`` of a currency, ``recordId`` of a
 reference, ``start`` of a date range). A field's kind comes from its field type
 (``fieldhouse.model.fields``); both the parser (``listquery``) and the SQL compiler
-(``storage.sqlquery``) read it, so they can never disagree.
+(``storage.sqlquery``) read it, so they can never disagree. The operators a condition on a field
+may use come from its type too (``FieldType.operators``), so a type narrows or widens them in its
+own module.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
-from fieldhouse.model.fields import field_type
+from fieldhouse.model.fields import field_type, type_of
 from fieldhouse.model.fields.kind import (
     ALLOWED_OPS,
     LIST_OPS,
@@ -26,7 +28,6 @@ from fieldhouse.model.operators import OPERATORS
 from fieldhouse.model.schema import FieldDef, ModuleSchema
 
 __all__ = [
-    "ALLOWED_OPS",
     "LIST_OPS",
     "NO_VALUE_OPS",
     "OPERATORS",
@@ -34,6 +35,7 @@ __all__ = [
     "SYSTEM_KEYS",
     "Base",
     "FilterKind",
+    "allowed_operators",
     "is_safe_slug",
     "kind_of_field",
     "resolve_key",
@@ -72,3 +74,14 @@ def resolve_key(slug: str, schema: ModuleSchema, *, system: bool = True) -> Filt
         return None
     f = schema.field(slug)
     return kind_of_field(f) if f is not None else None
+
+
+def allowed_operators(kind: FilterKind, schema: ModuleSchema) -> frozenset[str]:
+    """The operators a condition on a resolved key may use. A field's type decides (its
+    ``operators``); a system key, or a field of a type this server does not know, has its
+    kind's."""
+    f = schema.field(kind.slug) if kind.column is None else None
+    ftype = type_of(f) if f is not None else None
+    if f is None or ftype is None:
+        return ALLOWED_OPS[kind.base]
+    return ftype.operators(f)

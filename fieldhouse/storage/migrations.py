@@ -120,6 +120,8 @@ SQLITE: tuple[str, ...] = (
         model TEXT NOT NULL, vector BLOB, claimed_at REAL NOT NULL,
         PRIMARY KEY (account_id, record_id, stamp, model))
     """,
+    # 5: objects of one kind across workspaces (the webhook dispatcher's active hooks)
+    "CREATE INDEX objects_by_kind ON objects (kind, status, account_id, id)",
 )
 
 POSTGRES: tuple[str, ...] = (
@@ -222,6 +224,8 @@ POSTGRES: tuple[str, ...] = (
         claimed_at double precision NOT NULL,
         PRIMARY KEY (account_id, record_id, stamp, model));
     """,
+    # 5: objects of one kind across workspaces (mirrors SQLITE[4])
+    "CREATE INDEX objects_by_kind ON objects (kind, status, account_id, id)",
 )
 
 

@@ -75,13 +75,20 @@ def transition(
     return bool(n == 1)
 
 
-def list_objects(account_id: str, kind: str, status: str | None, limit: int) -> Op[list[ObjectRow]]:
-    """Newest first."""
+def list_objects(
+    account_id: str, kind: str, status: str | None, limit: int, id_prefix: str = ""
+) -> Op[list[ObjectRow]]:
+    """Newest first; only ids that start with ``id_prefix`` when given (a key range)."""
     sql = "SELECT * FROM objects WHERE account_id = ? AND kind = ?"
     args: list[Any] = [account_id, kind]
     if status is not None:
         sql += " AND status = ?"
         args.append(status)
+    if id_prefix:
+        # every id that starts with the prefix sorts between it and the prefix with its last
+        # character moved one on (ids are ASCII: uuids, digits and dashes)
+        sql += " AND id >= ? AND id < ?"
+        args += [id_prefix, id_prefix[:-1] + chr(ord(id_prefix[-1]) + 1)]
     found = yield rows(sql + " ORDER BY created_at DESC, id DESC LIMIT ?", (*args, limit))
     return [object_from_row(r) for r in found]
 
@@ -92,5 +99,18 @@ def due_objects(kind: str, status: str, before: str, limit: int) -> Op[list[Obje
         "SELECT * FROM objects WHERE kind = ? AND status = ? AND due_at IS NOT NULL"
         " AND due_at <= ? ORDER BY due_at LIMIT ?",
         (kind, status, before, limit),
+    )
+    return [object_from_row(r) for r in found]
+
+
+def objects_of_kind(
+    kind: str, status: str, after: tuple[str, str], limit: int
+) -> Op[list[ObjectRow]]:
+    """Objects of one kind and status in every workspace, by (workspace, id) after ``after``:
+    one page of a keyset walk (the webhook dispatcher's active hooks)."""
+    found = yield rows(
+        "SELECT * FROM objects WHERE kind = ? AND status = ?"
+        " AND (account_id > ? OR (account_id = ? AND id > ?)) ORDER BY account_id, id LIMIT ?",
+        (kind, status, after[0], after[0], after[1], limit),
     )
     return [object_from_row(r) for r in found]

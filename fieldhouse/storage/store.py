@@ -259,10 +259,23 @@ class Store:
         return await self._read(obj.get_object(account_id, kind, object_id))
 
     async def list_objects(
-        self, account_id: str, kind: str, *, status: str | None = None, limit: int = 100
+        self,
+        account_id: str,
+        kind: str,
+        *,
+        status: str | None = None,
+        limit: int = 100,
+        id_prefix: str = "",
     ) -> list[ObjectRow]:
-        """Newest first."""
-        return await self._read(obj.list_objects(account_id, kind, status, limit))
+        """Newest first; with ``id_prefix``, only objects whose id starts with it."""
+        return await self._read(obj.list_objects(account_id, kind, status, limit, id_prefix))
+
+    async def objects_of_kind(
+        self, kind: str, status: str, *, after: tuple[str, str] = ("", ""), limit: int = 500
+    ) -> list[ObjectRow]:
+        """Objects of one kind and status across workspaces, ordered by (workspace, id); pass
+        the last one's (account_id, object_id) as ``after`` for the next page."""
+        return await self._read(obj.objects_of_kind(kind, status, after, limit))
 
     async def due_objects(
         self, kind: str, status: str, before: str, limit: int = 100

@@ -11,6 +11,7 @@ import trio
 from fieldhouse.actors.admin_ops import CreateLabel
 from fieldhouse.actors.context import WriteContext
 from fieldhouse.actors.messages import Message
+from fieldhouse.model.activity import ActivityKind
 from fieldhouse.model.errors import Conflict, InternalError
 from fieldhouse.model.records import RecordRow
 from fieldhouse.runtime import Runtime
@@ -22,7 +23,7 @@ class Explode(Message[None]):
     """A message whose handler fails unexpectedly (only tests send it)."""
 
     async def apply(self, ctx: WriteContext) -> None:
-        await ctx.activity("boom", user_id=None)
+        await ctx.activity(ActivityKind.RECORD_UPDATED, user_id=None)
         raise RuntimeError("handler bug")
 
 
@@ -33,7 +34,7 @@ class RecordBatch(Message[tuple[int, int]]):
     tag: str
 
     async def apply(self, ctx: WriteContext) -> tuple[int, int]:
-        seq = await ctx.activity("probe", user_id=None, data={"tag": self.tag})
+        seq = await ctx.activity(ActivityKind.RECORD_UPDATED, user_id=None, data={"tag": self.tag})
         return seq, id(ctx)
 
 
@@ -136,7 +137,9 @@ class InsertRow(Message[int]):
             self.record_id, ctx.account_id, self.module_id, "row", {}, ctx.now, ctx.now, None, None
         )
         await ctx.txn.insert_record(row)
-        return await ctx.activity("probe", user_id=None, record_id=self.record_id)
+        return await ctx.activity(
+            ActivityKind.RECORD_CREATED, user_id=None, record_id=self.record_id
+        )
 
 
 async def test_a_write_the_database_refuses_fails_only_its_own_message(

@@ -3,14 +3,20 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from typing import Any
 
 import pytest
 
-from fieldhouse.model.errors import ValidationFailed
-from fieldhouse.model.listquery import Condition, Group
+from fieldhouse.model.errors import Issue, ValidationFailed
+from fieldhouse.model.fields import FIELD_TYPES, type_of
+from fieldhouse.model.fields.kind import ALLOWED_OPS, Base
+from fieldhouse.model.listquery import Condition, Group, parse_list_query
+from fieldhouse.model.operators import OPERATORS
+from fieldhouse.model.schema import FieldDef
 from tests.model.listquery_support import (
     ROOT0,
+    SCHEMA,
     cond,
     issues_of,
     one_issue,
@@ -151,6 +157,60 @@ def test_bad_conditions(
     assert issue.path == (*ROOT0, *path) and issue.code == code, issue
     for key, value in extra.items():
         assert issue.extra[key] == value
+
+
+#: one field of every registered type (default config), beside the shared schema's variants
+_EVERY_TYPE = replace(
+    SCHEMA,
+    fields=(
+        *(f for f in SCHEMA.fields if f.slug != 'bad"slug'),
+        *(
+            FieldDef(
+                f"t-{name}", "m1", name, slug=f"t-{name}", label=name, data_type=name, config={}
+            )
+            for name in FIELD_TYPES
+        ),
+    ),
+)
+
+
+def _operator_issue(slug: str, op: str) -> Issue | None:
+    """The refusal of ``op`` on ``slug``, or None when the parser takes the operator."""
+    try:
+        parse_list_query(tree(cond(slug, op, value="x", values=["x", "y"])), _EVERY_TYPE)
+    except ValidationFailed as exc:
+        found = [i for i in exc.issues if i.path == (*ROOT0, "operator")]
+        return found[0] if found else None
+    return None
+
+
+@pytest.mark.parametrize("field", _EVERY_TYPE.fields, ids=lambda f: f.slug)
+def test_a_fields_type_decides_its_operators(field: FieldDef) -> None:
+    """The parser takes exactly the operators the field's type lists, and a refusal names
+    them: a type narrows or widens its operators in its own module."""
+    ftype = type_of(field)
+    assert ftype is not None
+    allowed = ftype.operators(field)
+    for op in OPERATORS:
+        issue = _operator_issue(field.slug, op)
+        if op in allowed:
+            assert issue is None, (op, issue)
+            continue
+        assert issue is not None, op
+        base = ftype.filter_kind(field).base
+        assert issue.message == (
+            f"Operator {op!r} is not supported for field {field.slug!r} ({base})"
+        )
+        assert issue.extra == {"allowed": sorted(allowed)}
+
+
+@pytest.mark.parametrize(("key", "base"), [("displayName", "text"), ("created_at", "datetime")])
+def test_a_system_key_takes_its_kinds_operators(key: str, base: Base) -> None:
+    for op in OPERATORS:
+        issue = _operator_issue(key, op)
+        assert (issue is None) == (op in ALLOWED_OPS[base]), (op, issue)
+        if issue is not None:
+            assert issue.extra == {"allowed": sorted(ALLOWED_OPS[base])}
 
 
 def test_between_accepts_a_two_item_value() -> None:

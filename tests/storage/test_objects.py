@@ -46,3 +46,22 @@ async def test_failed_transaction_leaves_no_object(runtime: Runtime, ws: Workspa
     except Boom:
         pass
     assert await runtime.store.get_object(ws.account_id, "email", "e1") is None
+
+
+async def test_objects_of_kind_walks_every_workspace_in_pages(
+    runtime: Runtime, ws: Workspace, other_ws: Workspace
+) -> None:
+    store = runtime.store
+    for w in (ws, other_ws):
+        async with store.write(w.account_id) as txn:
+            for oid in ("h1", "h2", "h3"):
+                await txn.put_object(_row(w, "webhook", oid, "active"))
+            await txn.put_object(_row(w, "webhook", "h4", "deleted"))
+            await txn.put_object(_row(w, "agent", "g1", "active"))
+    expected = sorted((w.account_id, oid) for w in (ws, other_ws) for oid in ("h1", "h2", "h3"))
+    seen: list[tuple[str, str]] = []
+    after = ("", "")
+    while page := await store.objects_of_kind("webhook", "active", after=after, limit=2):
+        seen += [(o.account_id, o.object_id) for o in page]
+        after = seen[-1]
+    assert seen == expected  # every active hook once, in order, none of another kind or status

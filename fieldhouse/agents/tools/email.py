@@ -22,6 +22,7 @@ from fieldhouse.agents.tools.base import (
     requested,
     short,
 )
+from fieldhouse.model.activity import ActivityKind
 from fieldhouse.model.agents import EmailStatus
 from fieldhouse.model.clock import new_id, now_iso
 
@@ -53,7 +54,7 @@ async def draft(args: DraftArgs, ctx: ToolContext, consume: Consume | None) -> T
         email_id,
         {**_content(args), **requested(ctx)},
         EmailStatus.DRAFT,
-        activity="email_drafted",
+        activity=ActivityKind.EMAIL_DRAFTED,
         activity_data={"subject": args.subject, "to": list(args.to)},
     )
     (row,) = await apply(ctx, "email.draft", summary, (write,), consume)
@@ -79,7 +80,7 @@ async def send(args: SendArgs, ctx: ToolContext, consume: Consume | None) -> Too
         mode="update" if draft_id else "create",
         expect=(EmailStatus.DRAFT,),
         due_at=now,
-        activity="email_queued",
+        activity=ActivityKind.EMAIL_QUEUED,
         activity_data={"subject": args.subject, "to": list(args.to)},
     )
     summary = f"Queued the e-mail {short(args.subject)!r} to {', '.join(args.to)} for delivery."

@@ -27,6 +27,7 @@ from fieldhouse.agents.tools.base import (
     stored_preview,
 )
 from fieldhouse.agents.tools.email import EMAIL
+from fieldhouse.model.activity import ActivityKind
 from fieldhouse.model.agents import EmailStatus, SequenceStatus
 from fieldhouse.model.clock import new_id, to_iso
 from fieldhouse.model.errors import NotFound
@@ -62,7 +63,7 @@ async def draft(args: DraftArgs, ctx: ToolContext, consume: Consume | None) -> T
         new_id(),
         data,
         SequenceStatus.DRAFT,
-        activity="outreach_drafted",
+        activity=ActivityKind.OUTREACH_DRAFTED,
         activity_data={},
     )
     (row,) = await apply(ctx, "outreach.draft", summary, (write,), consume)
@@ -102,7 +103,7 @@ async def schedule(args: ScheduleArgs, ctx: ToolContext, consume: Consume | None
         SequenceStatus.SCHEDULED,
         mode="update",
         expect=(SequenceStatus.DRAFT,),
-        activity="outreach_scheduled",
+        activity=ActivityKind.OUTREACH_SCHEDULED,
         activity_data={"startAt": args.startAt, "emailCount": len(emails)},
     )
     rows = await apply(ctx, "outreach.schedule", summary, (mark, *emails), consume)

@@ -22,6 +22,7 @@ from fieldhouse.agents.tools.base import (
     short,
     stored_preview,
 )
+from fieldhouse.model.activity import ActivityKind
 from fieldhouse.model.agents import PageStatus
 from fieldhouse.model.clock import now_iso
 
@@ -51,7 +52,7 @@ async def create(args: CreateArgs, ctx: ToolContext, consume: Consume | None) ->
         args.slug,
         {"slug": args.slug, "title": args.title, "html": sanitise(args.html), **requested(ctx)},
         PageStatus.DRAFT,
-        activity="page_created",
+        activity=ActivityKind.PAGE_CREATED,
         activity_data={"slug": args.slug, "title": args.title},
     )
     (row,) = await apply(ctx, "pages.create", summary, (write,), consume)
@@ -69,7 +70,7 @@ async def publish(args: PublishArgs, ctx: ToolContext, consume: Consume | None) 
         PageStatus.PUBLISHED,
         mode="update",
         expect=(PageStatus.DRAFT,),
-        activity="page_published",
+        activity=ActivityKind.PAGE_PUBLISHED,
         activity_data={"slug": args.slug, "path": path},
     )
     (row,) = await apply(ctx, "pages.publish", summary, (write,), consume)

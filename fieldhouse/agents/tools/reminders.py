@@ -24,6 +24,7 @@ from fieldhouse.agents.tools.base import (
     requested,
     short,
 )
+from fieldhouse.model.activity import ActivityKind
 from fieldhouse.model.agents import ReminderStatus
 from fieldhouse.model.clock import new_id
 
@@ -49,7 +50,7 @@ async def create(args: CreateArgs, ctx: ToolContext, consume: Consume | None) ->
         {"text": args.text, "recordId": args.recordId, **requested(ctx)},
         ReminderStatus.SCHEDULED,
         due_at=args.dueAt,
-        activity="reminder_created",
+        activity=ActivityKind.REMINDER_CREATED,
         activity_data={"text": args.text, "dueAt": args.dueAt},
         record_id=args.recordId,
     )

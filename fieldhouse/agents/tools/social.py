@@ -25,6 +25,7 @@ from fieldhouse.agents.tools.base import (
     short,
     stored_preview,
 )
+from fieldhouse.model.activity import ActivityKind
 from fieldhouse.model.agents import PostStatus
 from fieldhouse.model.clock import new_id, now_iso
 
@@ -53,7 +54,7 @@ async def draft(args: DraftArgs, ctx: ToolContext, consume: Consume | None) -> T
         new_id(),
         {"network": args.network, "text": args.text, **requested(ctx)},
         PostStatus.DRAFT,
-        activity="social_drafted",
+        activity=ActivityKind.SOCIAL_DRAFTED,
         activity_data={"network": args.network},
     )
     (row,) = await apply(ctx, "social.draft", summary, (write,), consume)
@@ -70,7 +71,7 @@ async def schedule(args: ScheduleArgs, ctx: ToolContext, consume: Consume | None
         mode="update",
         expect=(PostStatus.DRAFT,),
         due_at=args.publishAt,
-        activity="social_scheduled",
+        activity=ActivityKind.SOCIAL_SCHEDULED,
         activity_data={"publishAt": args.publishAt},
     )
     (row,) = await apply(ctx, "social.schedule", summary, (write,), consume)
@@ -86,7 +87,7 @@ async def post(args: PostArgs, ctx: ToolContext, consume: Consume | None) -> Too
         PostStatus.POSTED,
         mode="update",
         expect=(PostStatus.DRAFT, PostStatus.SCHEDULED),
-        activity="social_posted",
+        activity=ActivityKind.SOCIAL_POSTED,
     )
     (row,) = await apply(ctx, "social.post", summary, (write,), consume)
     return ok(summary, post=object_json(row))

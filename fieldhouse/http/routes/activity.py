@@ -13,15 +13,12 @@ from fieldhouse.http.record_models import (
     RecordActivityQuery,
 )
 from fieldhouse.http.routes.common import check_uuid, visible_module, workspace_schemas
+from fieldhouse.model.activity import parse_kinds
 from fieldhouse.model.errors import NotFound
 from fieldhouse.model.principal import Principal
 from fieldhouse.services import Services
 
 routes = Routes()
-
-
-def _types(raw: str | None) -> list[str]:
-    return [t.strip() for t in (raw or "").split(",") if t.strip()]
 
 
 @routes.endpoint(
@@ -49,7 +46,7 @@ async def workspace_activity(svc: Services, principal: Principal, query: Activit
         principal.account_id,
         module_ids=module_ids,
         record_id=None,
-        types=_types(query.activityTypes),
+        types=parse_kinds(query.activityTypes, ("activityTypes",)),
         limit=query.limit,
         after_seq=query.afterSeq,
     )
@@ -83,7 +80,7 @@ async def module_activity(
         principal.account_id,
         module_ids=[schema.module.module_id],
         record_id=None,
-        types=_types(query.activityTypes),
+        types=parse_kinds(query.activityTypes, ("activityTypes",)),
         limit=query.limit,
         after_seq=query.afterSeq,
     )

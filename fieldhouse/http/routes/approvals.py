@@ -19,10 +19,12 @@ from fieldhouse.agents.contract import ToolContext
 from fieldhouse.agents.gate import POLICY, args_hash, canonical, parse
 from fieldhouse.http.endpoint import Routes
 from fieldhouse.http.models import Open, Strict, Timestamp, Uuid
-from fieldhouse.model.agents import POLICY_ID, AgentActivity, ApprovalStatus
+from fieldhouse.model.activity import ActivityKind
+from fieldhouse.model.agents import POLICY_ID, ApprovalStatus
 from fieldhouse.model.agents import Approval as AgentApproval
 from fieldhouse.model.agents import Policy as AgentPolicy
-from fieldhouse.model.errors import Issue, NotFound, ValidationFailed
+from fieldhouse.model.clock import now_iso
+from fieldhouse.model.errors import Conflict, Issue, NotFound, ValidationFailed
 from fieldhouse.model.principal import Principal
 from fieldhouse.services import Services
 
@@ -113,16 +115,26 @@ class Policy(Open):
     responses={200: ApprovalList},
 )
 async def list_approvals(svc: Services, principal: Principal, query: ApprovalQuery) -> Any:
-    rows = await svc.store.list_objects(
-        principal.account_id,
-        APPROVAL,
-        status=query.status,
-        limit=500 if query.runId else query.limit,
-    )
-    found = [AgentApproval.from_row(r) for r in rows]
+    limit = 500 if query.runId else query.limit
+    # a pending approval past its expiry reads as expired: it is listed under that status
+    stored = [query.status]
+    if query.status == ApprovalStatus.EXPIRED:
+        stored.append(ApprovalStatus.PENDING)
+    rows = [
+        row
+        for status in stored
+        for row in await svc.store.list_objects(
+            principal.account_id, APPROVAL, status=status, limit=limit
+        )
+    ]
+    now = now_iso()
+    found = [AgentApproval.from_row(r).as_of(now) for r in rows]
+    if query.status is not None:
+        found = [a for a in found if a.status == query.status]
     if query.runId:
-        found = [a for a in found if a.run_id == query.runId][: query.limit]
-    return {"approvals": [a.to_json() for a in found]}
+        found = [a for a in found if a.run_id == query.runId]
+    found.sort(key=lambda a: (a.requested_at, a.approval_id), reverse=True)
+    return {"approvals": [a.to_json() for a in found[: query.limit]]}
 
 
 @routes.endpoint(
@@ -138,7 +150,7 @@ async def get_approval(svc: Services, principal: Principal, approvalId: str) -> 
     row = await svc.store.get_object(principal.account_id, APPROVAL, approvalId[:64])
     if row is None:
         raise NotFound(f"Approval {approvalId} not found")
-    return AgentApproval.from_row(row).to_json()
+    return AgentApproval.from_row(row).as_of(now_iso()).to_json()
 
 
 @routes.endpoint(
@@ -154,10 +166,11 @@ async def get_approval(svc: Services, principal: Principal, approvalId: str) -> 
     responses={200: Decision, 403: None, 404: None, 409: None},
 )
 async def approve(svc: Services, principal: Principal, approvalId: str, body: ApproveBody) -> Any:
+    runner = await _requester(svc, principal, approvalId)
     edited = await _edited(svc, principal, approvalId, body.arguments)
     approval = await _decide(svc, principal, approvalId, True, None, edited)
     ctx = ToolContext(
-        principal=principal,
+        principal=runner,
         actors=svc.actors,
         store=svc.store,
         settings=svc.settings,
@@ -198,6 +211,27 @@ async def reject(svc: Services, principal: Principal, approvalId: str, body: Rej
 
 
 Edit = tuple[dict[str, Any], str, dict[str, Any]]
+
+
+async def _requester(svc: Services, principal: Principal, approval_id: str) -> Principal:
+    """Whose authority the approved call runs with: the API key that asked for it (its scopes
+    and its user's role, as they are now), so approving never lends the call the approver's
+    wider rights; a call asked for in a session runs as the approver. A key revoked (or whose
+    user was deleted) since it asked cannot have its call run: 409, and the approval stays
+    pending for a rejection."""
+    row = await svc.store.get_object(principal.account_id, APPROVAL, approval_id[:64])
+    if row is None:
+        raise NotFound(f"Approval {approval_id} not found")
+    key_id = AgentApproval.from_row(row).requested_key
+    if key_id is None:
+        return principal
+    requester = await svc.auth.principal_of_key(principal.account_id, key_id)
+    if requester is None:
+        raise Conflict(
+            f"Approval {approval_id} was asked for by an API key that has since been revoked "
+            "(or whose user was deleted); its call cannot run: reject it instead"
+        )
+    return requester
 
 
 async def _edited(
@@ -309,7 +343,7 @@ async def put_policy(svc: Services, principal: Principal, body: PolicyBody) -> A
         policy.to_json(),
         "active",
         mode="upsert",
-        activity=AgentActivity.POLICY_CHANGED,
+        activity=ActivityKind.AGENT_POLICY_CHANGED,
         activity_data=policy.to_json(),
     )
     await svc.actors.ask(

@@ -10,6 +10,7 @@ from pydantic import AnyHttpUrl, Field
 from fieldhouse.actors.agent_ops import ApplyObjects, ObjectWrite
 from fieldhouse.http.endpoint import Routes
 from fieldhouse.http.models import Open, Strict, Timestamp, Uuid
+from fieldhouse.model.activity import ActivityKind
 from fieldhouse.model.clock import new_id
 from fieldhouse.model.errors import NotFound
 from fieldhouse.model.principal import Principal
@@ -28,8 +29,8 @@ SIGNING = (
 
 class WebhookBody(Strict):
     url: AnyHttpUrl
-    #: activity types to deliver (empty: every entry)
-    eventTypes: list[str] = Field(default_factory=list, max_length=50)
+    #: activity types to deliver (empty: every entry); an unknown one is refused
+    eventTypes: list[ActivityKind] = Field(default_factory=list, max_length=50)
 
 
 class WebhookOut(Open):
@@ -114,7 +115,7 @@ async def create_webhook(svc: Services, principal: Principal, body: WebhookBody)
     )
     data = {
         "url": str(body.url),
-        "eventTypes": body.eventTypes,
+        "eventTypes": [kind.value for kind in body.eventTypes],
         "secret": "whsec_" + secrets.token_urlsafe(32),
         # deliveries start with the next write
         "cursor": newest[0]["seq"] if newest else 0,
@@ -167,9 +168,11 @@ async def delete_webhook(svc: Services, principal: Principal, webhookId: str) ->
 )
 async def list_deliveries(svc: Services, principal: Principal, webhookId: str) -> Any:
     row = await _live_hook(svc, principal, webhookId)
-    rows = await svc.store.list_objects(principal.account_id, DELIVERY, limit=1000)
-    mine = [r for r in rows if r.data.get("webhookId") == row.object_id][:100]
-    return {"deliveries": [_delivery(r) for r in mine]}
+    # a delivery's id is "<webhook id>-<activity seq>": one key range of the objects table
+    rows = await svc.store.list_objects(
+        principal.account_id, DELIVERY, limit=100, id_prefix=f"{row.object_id}-"
+    )
+    return {"deliveries": [_delivery(r) for r in rows]}
 
 
 @routes.endpoint(

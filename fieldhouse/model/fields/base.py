@@ -2,7 +2,7 @@
 
 A :class:`FieldType` answers for its type: how a value is validated and normalised, whether a
 normalised value counts as blank, how a field definition's ``config`` is checked, how filters and
-sorts read the stored value (its :class:`FilterKind`, which also fixes the allowed operators),
+sorts read the stored value (its :class:`FilterKind`), which filter operators it allows,
 which words of a value search indexes, the OpenAPI schema of a value, a configured default, and
 the records or users a value links to. Callers ask ``field_type(f.data_type)`` instead of testing
 type names (see ``fieldhouse.model.fields`` for the registry).
@@ -151,7 +151,8 @@ class FieldType:
         return FilterKind("opaque", field.slug)
 
     def operators(self, field: FieldDef) -> frozenset[str]:
-        """The filter operators a condition on this field may use."""
+        """The filter operators a condition on this field may use (what the list-query parser
+        accepts). By default its kind's; a type overrides this to narrow or widen them."""
         return ALLOWED_OPS[self.filter_kind(field).base]
 
     def search_text(self, value: Any) -> Iterator[str]:

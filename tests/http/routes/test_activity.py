@@ -9,6 +9,7 @@ import httpx
 import trio
 
 from fieldhouse.actors import admin_ops as ops
+from fieldhouse.model.activity import ActivityKind
 from fieldhouse.runtime import Runtime
 from tests.conftest import Workspace, add_user
 from tests.http.test_auth import assert_envelope
@@ -28,6 +29,22 @@ async def bad_limit(client: httpx.AsyncClient, ws: Workspace, path: str, **param
     resp = await client.get(path, headers=ws.headers, params=params)
     error = assert_envelope(resp, 400, "validation_error")
     assert [i["path"] for i in error["issues"]] == [list(params)]  # type: ignore[union-attr]
+
+
+async def unknown_kind(client: httpx.AsyncClient, ws: Workspace, path: str) -> None:
+    """A kind no writer produces is a 400 naming the known ones, not an empty feed."""
+    params = {"activityTypes": "record_created,nothing"}
+    resp = await client.get(path, headers=ws.headers, params=params)
+    error = assert_envelope(resp, 400, "validation_error")
+    assert error["issues"] == [
+        {
+            "code": "invalid_enum_value",
+            "path": ["activityTypes"],
+            "message": "Unknown activity type 'nothing'",
+            "options": [kind.value for kind in ActivityKind],
+            "received": "nothing",
+        }
+    ]
 
 
 async def test_each_kind_of_entry(client: httpx.AsyncClient, ws: Workspace) -> None:
@@ -99,7 +116,8 @@ async def test_filters_and_limits(client: httpx.AsyncClient, ws: Workspace) -> N
     assert len(module) == 23 and {e["moduleId"] for e in module} == {made[0]["moduleId"]}
     one = await feed(client, ws, "/v1/modules/tasks/activity", limit=1)
     assert one == module[:1]
-    assert await feed(client, ws, "/v1/modules/tasks/activity", activityTypes="nothing") == []
+    for path in ("/v1/activity", "/v1/modules/tasks/activity"):
+        await unknown_kind(client, ws, path)
     for path in ("/v1/activity", "/v1/modules/tasks/activity"):
         for limit in (0, 51, "many"):
             await bad_limit(client, ws, path, limit=limit)

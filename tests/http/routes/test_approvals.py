@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import httpx
 
+from fieldhouse.actors.admin_ops import RevokeApiKey
+from fieldhouse.actors.agent_ops import ApplyObjects, ObjectWrite
 from fieldhouse.runtime import Runtime
 from tests.agents.toolkit import call, context, objects
 from tests.conftest import Workspace, add_user
@@ -254,3 +256,62 @@ async def test_approvals_show_what_goes_out(
     outreach = previews["outreach.schedule"]
     assert outreach["recipients"] == ["ann@example.com"] and outreach["steps"] == steps
     assert outreach["startAt"] == "2026-04-01T09:00:00.000000Z"
+
+
+async def test_a_pending_approval_past_its_expiry_reads_as_expired(
+    client: httpx.AsyncClient, runtime: Runtime, ws: Workspace
+) -> None:
+    stale = await request_send(runtime, ws)
+    fresh = await call(await context(runtime, ws), "email.send", **{**MAIL, "subject": "Later"})
+    assert fresh.approval_id is not None
+    # nothing has written the expiry down yet: the row is still stored as pending
+    past = ObjectWrite(
+        "approval",
+        stale,
+        {"expiresAt": "2000-01-01T00:00:00.000000Z"},
+        "pending",
+        mode="update",
+        expect=("pending",),
+    )
+    await runtime.actors.ask(ws.account_id, ApplyObjects((past,)))
+
+    async def listed(query: str) -> list[tuple[str, str]]:
+        resp = await client.get(f"/api/approvals{query}", headers=ws.headers)
+        assert resp.status_code == 200, resp.text
+        return [(a["id"], a["status"]) for a in resp.json()["approvals"]]
+
+    assert await listed("?status=pending") == [(fresh.approval_id, "pending")]
+    assert await listed("?status=expired") == [(stale, "expired")]
+    assert await listed("") == [(fresh.approval_id, "pending"), (stale, "expired")]
+    one = await client.get(f"/api/approvals/{stale}", headers=ws.headers)
+    assert one.json()["status"] == "expired"
+
+
+async def test_the_approved_call_runs_with_the_asking_keys_authority(
+    client: httpx.AsyncClient, runtime: Runtime, ws: Workspace
+) -> None:
+    member = await add_user(runtime, ws, "member")
+    admin = await add_user(runtime, ws, "admin")
+    approval_id = await request_send(runtime, member)
+    resp = await client.post(f"/api/approvals/{approval_id}/approve", headers=admin.headers)
+    assert resp.status_code == 200, resp.text
+    assert resp.json()["approval"]["decidedBy"] == admin.owner_id
+    feed = await client.get("/v1/activity?activityTypes=email_queued", headers=ws.headers)
+    (queued,) = feed.json()["activities"]
+    assert queued["userId"] == member.owner_id  # the agent's key acted, not the approver
+
+
+async def test_a_call_asked_for_by_a_revoked_key_cannot_run(
+    client: httpx.AsyncClient, runtime: Runtime, ws: Workspace
+) -> None:
+    member = await add_user(runtime, ws, "member")
+    admin = await add_user(runtime, ws, "admin")
+    approval_id = await request_send(runtime, member)
+    await runtime.actors.ask(ws.account_id, RevokeApiKey(member.key_id))
+    resp = await client.post(f"/api/approvals/{approval_id}/approve", headers=admin.headers)
+    assert resp.status_code == 409 and "revoked" in resp.json()["error"]["message"]
+    assert await objects(runtime, ws, "email") == []
+    one = await client.get(f"/api/approvals/{approval_id}", headers=ws.headers)
+    assert one.json()["status"] == "pending"  # still there to be rejected
+    rejected = await client.post(f"/api/approvals/{approval_id}/reject", headers=admin.headers)
+    assert rejected.status_code == 200 and rejected.json()["approval"]["status"] == "rejected"

@@ -20,7 +20,10 @@ from trio.testing import MockClock
 
 from fieldhouse.actors.agent_ops import ApplyObjects, ObjectWrite
 from fieldhouse.config import Settings
-from fieldhouse.runtime import open_runtime
+from fieldhouse.model.activity import ActivityKind
+from fieldhouse.runtime import Runtime, open_runtime
+from fieldhouse.storage.objects import ObjectRow
+from fieldhouse.webhooks import DELIVERY
 from tests.conftest import Workspace, make_workspace
 from tests.http.test_auth import assert_envelope
 
@@ -143,10 +146,34 @@ async def test_signed_delivery_with_backoff_and_replay(
 async def test_webhook_rules(client: httpx.AsyncClient, ws: Workspace, other_ws: Workspace) -> None:
     bad = await client.post("/v1/webhooks", headers=ws.headers, json={"url": "not a url"})
     assert_envelope(bad, 400, "validation_error")
+    body = {"url": "http://127.0.0.1:9/", "eventTypes": ["record_created", "record_create"]}
+    unknown = await client.post("/v1/webhooks", headers=ws.headers, json=body)
+    issues = assert_envelope(unknown, 400, "validation_error")["issues"]
+    assert isinstance(issues, list) and len(issues) == 1
+    issue = issues[0]
+    assert issue["code"] == "invalid_enum_value" and issue["path"] == ["eventTypes", 1]
+    assert issue["options"] == [kind.value for kind in ActivityKind]
     hook = await register(client, ws, "http://127.0.0.1:9/")
     theirs = await client.get(f"/v1/webhooks/{hook['id']}/deliveries", headers=other_ws.headers)
     assert_envelope(theirs, 404, "not_found")
     assert (await client.get("/v1/webhooks", headers=other_ws.headers)).json()["webhooks"] == []
+
+
+async def test_a_webhook_gets_only_the_kinds_it_names(
+    client: httpx.AsyncClient, ws: Workspace, nursery: trio.Nursery
+) -> None:
+    receiver = Receiver()
+    url = await start_receiver(nursery, receiver)
+    hook = await register(client, ws, url + "/hook", eventTypes=["record_deleted"])
+    assert hook["eventTypes"] == ["record_deleted"]
+    made = (await client.post(RECORDS, headers=ws.headers, json=BODY)).json()["record"]
+    await client.delete(f"{RECORDS}/{made['recordId']}", headers=ws.headers)
+    await receiver.wait_for(1)
+    event = orjson.loads(receiver.got[0][2])
+    assert event["activityType"] == "record_deleted" and event["recordId"] == made["recordId"]
+    # the create came first: had it matched, it would be queued before the delete
+    log = (await client.get(f"/v1/webhooks/{hook['id']}/deliveries", headers=ws.headers)).json()
+    assert [d["event"]["activityType"] for d in log["deliveries"]] == ["record_deleted"]
 
 
 async def test_deliveries_survive_a_restart(settings: Settings, nursery: trio.Nursery) -> None:
@@ -181,3 +208,48 @@ async def test_deliveries_survive_a_restart(settings: Settings, nursery: trio.Nu
     event = orjson.loads(receiver.got[0][2])
     assert event["activityType"] == "record_created"
     verify(hook["secret"], receiver.got[0][1], receiver.got[0][2])
+
+
+def _delivered(hook_id: str, seq: int) -> dict[str, Any]:
+    event = {"workspaceId": "w", "seq": seq, "activityType": "record_created"}
+    return {"webhookId": hook_id, "event": event, "attemptCount": 1, "attempts": []}
+
+
+async def test_a_hooks_log_holds_its_own_deliveries_among_many_of_another(
+    client: httpx.AsyncClient, runtime: Runtime, ws: Workspace
+) -> None:
+    mine = await register(client, ws, "http://127.0.0.1:9/mine")
+    busy = await register(client, ws, "http://127.0.0.1:9/busy")
+    at = "2026-01-01T00:00:00.000000Z"
+    async with runtime.store.write(ws.account_id) as txn:
+        await txn.put_object(
+            ObjectRow(
+                ws.account_id,
+                DELIVERY,
+                f"{mine['id']}-1",
+                _delivered(mine["id"], 1),
+                "failed",
+                None,
+                at,
+                at,
+            )
+        )
+        for seq in range(2, 1200):  # all newer than mine's, as a busy hook's would be
+            later = f"2026-01-02T00:00:{seq % 60:02d}.{seq:06d}Z"
+            await txn.put_object(
+                ObjectRow(
+                    ws.account_id,
+                    DELIVERY,
+                    f"{busy['id']}-{seq}",
+                    _delivered(busy["id"], seq),
+                    "delivered",
+                    None,
+                    later,
+                    later,
+                )
+            )
+    log = (await client.get(f"/v1/webhooks/{mine['id']}/deliveries", headers=ws.headers)).json()
+    assert [d["id"] for d in log["deliveries"]] == [f"{mine['id']}-1"]
+    theirs = await client.get(f"/v1/webhooks/{busy['id']}/deliveries", headers=ws.headers)
+    ids = [d["id"] for d in theirs.json()["deliveries"]]
+    assert len(ids) == 100 and all(i.startswith(busy["id"]) for i in ids)

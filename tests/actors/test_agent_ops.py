@@ -1,0 +1,217 @@
+"""Agent writes through the workspace actor (no HTTP, no tools), on both backends: objects
+written by mode, an approval decided once and used up once, and a tool's writes, approval and
+activity entry committing together or not at all."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from fieldhouse.actors.agent_ops import (
+    APPROVAL,
+    AgentRecordOp,
+    ApplyObjects,
+    Consume,
+    DecideApproval,
+    FailApproval,
+    ObjectWrite,
+)
+from fieldhouse.actors.record_ops import CreateRecord
+from fieldhouse.model.agents import Approval, ApprovalStatus
+from fieldhouse.model.errors import (
+    Conflict,
+    Forbidden,
+    InternalError,
+    NotFound,
+    ValidationFailed,
+)
+from fieldhouse.runtime import Runtime
+from tests.conftest import Workspace
+
+FUTURE = "2100-01-01T00:00:00.000000Z"
+PAST = "2000-01-01T00:00:00.000000Z"
+CONSUME = Consume("ap-1", "email.send", "hash-1")
+
+
+def approval(status: ApprovalStatus, expires_at: str = FUTURE) -> Approval:
+    return Approval(
+        approval_id="ap-1",
+        tool="email.send",
+        arguments={"to": ["ada@example.com"]},
+        args_hash="hash-1",
+        status=status,
+        description="Sending an e-mail to ada@example.com",
+        preview={},
+        run_id="run-1",
+        call_id="call-1",
+        agent_id=None,
+        requested_by=None,
+        requested_key="key-asking",
+        requested_at="2026-01-01T00:00:00.000000Z",
+        expires_at=expires_at,
+    )
+
+
+async def put_approval(runtime: Runtime, ws: Workspace, made: Approval) -> None:
+    write = ObjectWrite(APPROVAL, made.approval_id, made.data(), made.status)
+    await runtime.actors.ask(ws.account_id, ApplyObjects((write,)))
+
+
+async def stored(runtime: Runtime, ws: Workspace, kind: str = APPROVAL, oid: str = "ap-1") -> Any:
+    return await runtime.store.get_object(ws.account_id, kind, oid)
+
+
+async def activity(runtime: Runtime, ws: Workspace, kind: str) -> list[dict[str, Any]]:
+    return await runtime.store.list_activity(
+        ws.account_id, module_ids=None, record_id=None, types=(kind,), limit=50
+    )
+
+
+async def test_objects_are_created_updated_and_upserted_by_mode(
+    runtime: Runtime, ws: Workspace
+) -> None:
+    ask = runtime.actors.ask
+    draft = ObjectWrite(
+        "email", "e1", {"subject": "Hi", "body": "Hello"}, "draft", due_at=FUTURE, activity="made"
+    )
+    (created,) = await ask(ws.account_id, ApplyObjects((draft,), actor_user_id=ws.owner_id))
+    with pytest.raises(Conflict, match="A email 'e1' already exists"):
+        await ask(ws.account_id, ApplyObjects((draft,)))
+    send = ObjectWrite("email", "e1", {"body": "Hello!"}, "queued", "update", ("draft",))
+    (updated,) = await ask(ws.account_id, ApplyObjects((send,)))
+    # an update merges into the stored data and keeps when it was made and when it is due
+    assert updated.data == {"subject": "Hi", "body": "Hello!"}
+    assert (updated.status, updated.due_at, updated.created_at) == (
+        "queued",
+        FUTURE,
+        created.created_at,
+    )
+    with pytest.raises(Conflict, match="The email 'e1' is queued, not draft"):
+        await ask(ws.account_id, ApplyObjects((send,)))
+    with pytest.raises(NotFound, match="No email 'e2'"):
+        await ask(ws.account_id, ApplyObjects((ObjectWrite("email", "e2", {}, "x", "update"),)))
+    replace = ObjectWrite("email", "e1", {"subject": "New"}, "draft", "upsert")
+    await ask(ws.account_id, ApplyObjects((replace,)))
+    row = await stored(runtime, ws, "email", "e1")
+    assert (row.data, row.status) == ({"subject": "New"}, "draft")
+    (entry,) = await activity(runtime, ws, "made")
+    assert entry["userId"] == ws.owner_id and entry["data"] == {"kind": "email", "objectId": "e1"}
+
+
+async def test_a_tools_writes_and_its_approval_commit_together_or_not_at_all(
+    runtime: Runtime, ws: Workspace
+) -> None:
+    await put_approval(runtime, ws, approval(ApprovalStatus.APPROVED))
+    await runtime.actors.ask(ws.account_id, ApplyObjects((ObjectWrite("email", "taken", {}, "x"),)))
+    writes = (ObjectWrite("email", "new", {}, "queued"), ObjectWrite("email", "taken", {}, "x"))
+    failing = ApplyObjects(writes, CONSUME, {"tool": "email.send"})
+    with pytest.raises(Conflict, match="already exists"):
+        await runtime.actors.ask(ws.account_id, failing)
+    assert await stored(runtime, ws, "email", "new") is None
+    assert (await stored(runtime, ws)).status == ApprovalStatus.APPROVED
+    assert await activity(runtime, ws, "agent_tool_call") == []
+    # the same call without the clash: all of it lands, the approval used up with it
+    call = ApplyObjects(writes[:1], CONSUME, {"tool": "email.send"}, actor_user_id=ws.owner_id)
+    await runtime.actors.ask(ws.account_id, call)
+    assert (await stored(runtime, ws, "email", "new")).status == "queued"
+    used = Approval.from_row(await stored(runtime, ws))
+    assert used.status == ApprovalStatus.EXECUTED and used.executed_at is not None
+    (entry,) = await activity(runtime, ws, "agent_tool_call")
+    assert entry["data"] == {"tool": "email.send"} and entry["userId"] == ws.owner_id
+    with pytest.raises(Conflict, match="Approval ap-1 is not approved for this call"):
+        await runtime.actors.ask(ws.account_id, ApplyObjects((), CONSUME))
+
+
+@pytest.mark.parametrize(
+    ("consume", "expires_at"),
+    [
+        (Consume("ap-1", "social.post", "hash-1"), FUTURE),  # another tool
+        (Consume("ap-1", "email.send", "hash-2"), FUTURE),  # other arguments
+        (CONSUME, PAST),  # too late
+    ],
+)
+async def test_an_approval_covers_only_its_own_call_in_time(
+    runtime: Runtime, ws: Workspace, consume: Consume, expires_at: str
+) -> None:
+    await put_approval(runtime, ws, approval(ApprovalStatus.APPROVED, expires_at))
+    with pytest.raises(Conflict, match="is not approved for this call"):
+        await runtime.actors.ask(ws.account_id, ApplyObjects((), consume))
+    assert (await stored(runtime, ws)).status == ApprovalStatus.APPROVED
+    with pytest.raises(NotFound, match="Approval ap-9 not found"):
+        await runtime.actors.ask(ws.account_id, ApplyObjects((), Consume("ap-9", "t", "h")))
+
+
+async def test_an_approval_is_decided_once_with_the_edited_arguments(
+    runtime: Runtime, ws: Workspace
+) -> None:
+    await put_approval(runtime, ws, approval(ApprovalStatus.PENDING))
+    edited = {"to": ["bob@example.com"]}
+    decide = DecideApproval(
+        "ap-1", True, arguments=edited, args_hash="hash-2", actor_user_id=ws.owner_id
+    )
+    decided = await runtime.actors.ask(ws.account_id, decide)
+    assert decided == Approval.from_row(await stored(runtime, ws))
+    assert (decided.status, decided.decided_by) == (ApprovalStatus.APPROVED, ws.owner_id)
+    assert (decided.arguments, decided.args_hash) == (edited, "hash-2")
+    assert decided.original_arguments == {"to": ["ada@example.com"]}
+    (entry,) = await activity(runtime, ws, "approval_decided")
+    assert entry["data"]["decision"] == "approved" and entry["data"]["edited"] is True
+    with pytest.raises(Conflict) as again:
+        await runtime.actors.ask(ws.account_id, DecideApproval("ap-1", False, reason="no"))
+    assert again.value.data == {"status": "approved"}
+    assert (await stored(runtime, ws)).status == ApprovalStatus.APPROVED
+
+
+async def test_only_another_credential_decides_and_not_after_expiry(
+    runtime: Runtime, ws: Workspace
+) -> None:
+    await put_approval(runtime, ws, approval(ApprovalStatus.PENDING))
+    with pytest.raises(Forbidden, match="The API key that asked for this call may not decide"):
+        await runtime.actors.ask(
+            ws.account_id, DecideApproval("ap-1", True, decider_key="key-asking")
+        )
+    reject = DecideApproval("ap-1", False, reason="Wrong recipient", decider_key="key-other")
+    rejected = await runtime.actors.ask(ws.account_id, reject)
+    assert (rejected.status, rejected.reason) == (ApprovalStatus.REJECTED, "Wrong recipient")
+    assert rejected.arguments == {"to": ["ada@example.com"]}  # nothing edited
+    await put_approval(runtime, ws, approval(ApprovalStatus.PENDING, PAST).but(approval_id="ap-2"))
+    with pytest.raises(Conflict, match=r"Approval ap-2 was already decided \(expired\)"):
+        await runtime.actors.ask(ws.account_id, DecideApproval("ap-2", True))
+
+
+async def test_only_an_approved_call_can_fail(runtime: Runtime, ws: Workspace) -> None:
+    await put_approval(runtime, ws, approval(ApprovalStatus.PENDING))
+    assert await runtime.actors.ask(ws.account_id, FailApproval("ap-1", "smtp down")) is None
+    assert (await stored(runtime, ws)).status == ApprovalStatus.PENDING
+    await runtime.actors.ask(ws.account_id, DecideApproval("ap-1", True))
+    failed = await runtime.actors.ask(ws.account_id, FailApproval("ap-1", "x" * 600))
+    assert failed is not None and failed.status == ApprovalStatus.FAILED
+    assert failed.error == "x" * 500
+    with pytest.raises(Conflict, match="not approved for this call"):
+        await runtime.actors.ask(ws.account_id, ApplyObjects((), CONSUME))
+
+
+async def test_an_agent_record_write_is_logged_with_its_record(
+    runtime: Runtime, ws: Workspace
+) -> None:
+    schema = (await runtime.actors.schemas.get(ws.account_id)).get("deals")
+    assert schema is not None
+    module_id = schema.module.module_id
+    await put_approval(runtime, ws, approval(ApprovalStatus.APPROVED))
+    invalid = CreateRecord(module_id, "Big", {"name": "Big", "stage": "nope"})
+    with pytest.raises(ValidationFailed):
+        await runtime.actors.ask(ws.account_id, AgentRecordOp(invalid, {"tool": "x"}, CONSUME))
+    assert (await stored(runtime, ws)).status == ApprovalStatus.APPROVED  # not used up
+    create = CreateRecord(module_id, "Big", {"name": "Big", "stage": "lead"})
+    op = AgentRecordOp(create, {"tool": "records.create"}, CONSUME, actor_user_id=ws.owner_id)
+    row = await runtime.actors.ask(ws.account_id, op)
+    (entry,) = await activity(runtime, ws, "agent_tool_call")
+    assert (entry["recordId"], entry["moduleId"], entry["userId"]) == (
+        row.record_id,
+        module_id,
+        ws.owner_id,
+    )
+    assert (await stored(runtime, ws)).status == ApprovalStatus.EXECUTED
+    with pytest.raises(InternalError):
+        await runtime.actors.ask(ws.account_id, AgentRecordOp(op, {"tool": "records.create"}))

@@ -1,0 +1,230 @@
+"""The workspace actor on its own (no actor system, no HTTP), over a real store on both
+backends: messages queued before it starts are drained in batches, so what one commit holds is
+known exactly."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import pytest
+import trio
+import trio.testing
+
+from fieldhouse.actors.context import Event, WriteContext
+from fieldhouse.actors.messages import Message
+from fieldhouse.actors.workspace import OnChange, WorkspaceActor, nothing_to_tell
+from fieldhouse.model.errors import Conflict, InternalError
+from fieldhouse.model.records import RecordRow
+from fieldhouse.runtime import Runtime
+from tests.conftest import Workspace
+
+
+@dataclass(frozen=True)
+class Probe(Message[int]):
+    """Appends an activity entry; returns its sequence number."""
+
+    tag: str
+
+    async def apply(self, ctx: WriteContext) -> int:
+        return await ctx.activity("probe", user_id=None, data={"tag": self.tag})
+
+
+@dataclass(frozen=True)
+class Crash(Message[int]):
+    """Writes an activity entry, then fails on a bug (not an ApiError)."""
+
+    async def apply(self, ctx: WriteContext) -> int:
+        await ctx.activity("probe", user_id=None, data={"tag": "crash"})
+        raise RuntimeError("handler bug")
+
+
+@dataclass(frozen=True)
+class Refuse(Message[int]):
+    """Writes an activity entry and edits the schema, then refuses with a client error."""
+
+    async def apply(self, ctx: WriteContext) -> int:
+        await ctx.activity("probe", user_id=None, data={"tag": "refused"})
+        await ctx.schema_edited()
+        raise Conflict("refused on purpose")
+
+
+@dataclass(frozen=True)
+class InsertRow(Message[int]):
+    """Inserts a record under a fixed id (the database refuses a taken one) and an entry."""
+
+    module_id: str
+    record_id: str
+
+    async def apply(self, ctx: WriteContext) -> int:
+        row = RecordRow(
+            self.record_id, ctx.account_id, self.module_id, "row", {}, ctx.now, ctx.now, None, None
+        )
+        await ctx.txn.insert_record(row)
+        return await ctx.activity("probe", user_id=None, data={"tag": self.record_id})
+
+
+@dataclass(frozen=True)
+class EditSchema(Message[None]):
+    async def apply(self, ctx: WriteContext) -> None:
+        await ctx.schema_edited()
+
+
+@dataclass
+class Seen:
+    """What the actor told the outside world."""
+
+    published: list[list[Event]] = field(default_factory=list)
+    schemas: list[tuple[str, int]] = field(default_factory=list)
+    batches: list[int] = field(default_factory=list)
+
+
+async def drain(
+    runtime: Runtime,
+    ws: Workspace,
+    messages: Sequence[Message[Any]],
+    *,
+    batch_size: int = 16,
+    on_change: OnChange = nothing_to_tell,
+) -> Seen:
+    """Queue the messages, close the mailbox and let a fresh actor serve it to the end."""
+    send, receive = trio.open_memory_channel[Message[Any]](len(messages))
+    for message in messages:
+        send.send_nowait(message)
+    send.close()
+    seen = Seen()
+    actor = WorkspaceActor(
+        runtime.store,
+        ws.account_id,
+        receive,
+        batch_size=batch_size,
+        publish=lambda events: seen.published.append(list(events)),
+        on_schema=lambda account, version, _: seen.schemas.append((account, version)),
+        on_change=on_change,
+        on_batch=lambda size, _: seen.batches.append(size),
+    )
+    await actor.run()
+    return seen
+
+
+async def outcome(message: Message[Any]) -> Any:
+    """The message's reply: its value, or the error it was answered with."""
+    try:
+        return await message.reply.wait()
+    except Exception as exc:
+        return exc
+
+
+async def probes(runtime: Runtime, ws: Workspace, after: int) -> list[tuple[int, str]]:
+    entries = await runtime.store.list_activity(
+        ws.account_id, module_ids=None, record_id=None, types=("probe",), limit=100, after_seq=after
+    )
+    return [(e["seq"], e["data"]["tag"]) for e in entries]
+
+
+async def last_seq(runtime: Runtime, ws: Workspace) -> int:
+    (newest,) = await runtime.store.list_activity(
+        ws.account_id, module_ids=None, record_id=None, types=(), limit=1
+    )
+    return int(newest["seq"])
+
+
+async def test_a_batch_commits_once_in_mailbox_order(runtime: Runtime, ws: Workspace) -> None:
+    before = await last_seq(runtime, ws)
+    messages = [Probe(str(i)) for i in range(5)]
+    seen = await drain(runtime, ws, messages, batch_size=2)
+    assert seen.batches == [2, 2, 1]
+    assert [await outcome(m) for m in messages] == [before + 1 + i for i in range(5)]
+    assert await probes(runtime, ws, before) == [(before + 1 + i, str(i)) for i in range(5)]
+    # one publication per committed batch, its events in the order they were written
+    assert [[e.seq for e in events] for events in seen.published] == [
+        [before + 1, before + 2],
+        [before + 3, before + 4],
+        [before + 5],
+    ]
+
+
+async def test_a_failing_message_leaves_nothing_and_spares_its_neighbours(
+    runtime: Runtime, ws: Workspace, caplog: pytest.LogCaptureFixture
+) -> None:
+    before = await last_seq(runtime, ws)
+    messages: list[Message[Any]] = [Probe("a"), Crash(), Refuse(), Probe("b")]
+    with caplog.at_level(logging.ERROR):
+        seen = await drain(runtime, ws, messages)
+    a, crash, refused, b = [await outcome(m) for m in messages]
+    assert isinstance(crash, InternalError)  # a bug is not shown to the caller
+    assert isinstance(refused, Conflict) and refused.message == "refused on purpose"
+    assert (a, b) == (before + 1, before + 2)  # the failed ones took no number
+    assert await probes(runtime, ws, before) == [(before + 1, "a"), (before + 2, "b")]
+    assert seen.batches == [4]
+    assert [[e.seq for e in events] for events in seen.published] == [[before + 1, before + 2]]
+    assert seen.schemas == []  # the refused message's schema edit was rolled back with it
+    assert any("Crash failed" in r.getMessage() for r in caplog.records)
+
+
+async def test_a_lone_failing_message_is_rolled_back(runtime: Runtime, ws: Workspace) -> None:
+    before = await last_seq(runtime, ws)
+    version = await runtime.store.schema_version(ws.account_id)
+    refused = Refuse()
+    seen = await drain(runtime, ws, [refused])
+    assert isinstance(await outcome(refused), Conflict)
+    assert await last_seq(runtime, ws) == before
+    assert await runtime.store.schema_version(ws.account_id) == version
+    assert seen == Seen()  # nothing committed: nothing published, no batch counted
+
+
+async def test_a_write_the_database_refuses_fails_alone(
+    runtime: Runtime, ws: Workspace, caplog: pytest.LogCaptureFixture
+) -> None:
+    _, schemas = await runtime.store.load_schemas(ws.account_id)
+    module_id = schemas["deals"].module.module_id
+    await drain(runtime, ws, [InsertRow(module_id, "taken")])
+    before = await last_seq(runtime, ws)
+    messages = [
+        InsertRow(module_id, "free-a"),
+        InsertRow(module_id, "taken"),
+        Probe("p"),
+        InsertRow(module_id, "free-b"),
+    ]
+    with caplog.at_level(logging.WARNING):
+        seen = await drain(runtime, ws, messages)
+    free_a, taken, probe, free_b = [await outcome(m) for m in messages]
+    assert isinstance(taken, InternalError)
+    assert [free_a, probe, free_b] == [before + 1, before + 2, before + 3]
+    assert await probes(runtime, ws, before) == [
+        (before + 1, "free-a"),
+        (before + 2, "p"),
+        (before + 3, "free-b"),
+    ]
+    found = await runtime.store.get_records(ws.account_id, ["free-a", "free-b", "taken"])
+    assert sorted(r.record_id for r in found) == ["free-a", "free-b", "taken"]
+    # the lax attempt was rolled back unseen: one batch was committed and announced
+    assert seen.batches == [4] and len(seen.published) == 1
+    assert any("batch retried strictly" in r.getMessage() for r in caplog.records)
+
+
+async def test_a_schema_change_is_announced_before_anyone_hears_of_the_write(
+    runtime: Runtime, ws: Workspace
+) -> None:
+    version = await runtime.store.schema_version(ws.account_id)
+    order: list[str] = []
+    edit = EditSchema()
+
+    async def on_change() -> None:
+        # were the reply already out, its waiter would run while this waits
+        await trio.testing.wait_all_tasks_blocked()
+        order.append("change")
+
+    async def waiter() -> None:
+        await edit.reply.wait()
+        order.append("reply")
+
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(waiter)
+        await trio.testing.wait_all_tasks_blocked()
+        seen = await drain(runtime, ws, [edit], on_change=on_change)
+    assert order == ["change", "reply"]
+    assert seen.schemas == [(ws.account_id, version + 1)]
+    assert await runtime.store.schema_version(ws.account_id) == version + 1

@@ -1,0 +1,155 @@
+"""Resuming a run once its approvals are decided, driven directly over the real actors, store
+and tools (both backends): who may see a run, when it may go on, what the model is told of
+each decision, and that of two resumes of one run only one goes on."""
+
+from __future__ import annotations
+
+import pytest
+
+from fieldhouse.actors.agent_ops import DecideApproval
+from fieldhouse.actors.run_ops import AGENT_RUN, SaveRun
+from fieldhouse.agents.providers import OfflineProvider
+from fieldhouse.agents.registry import build_executor
+from fieldhouse.agents.resume import decided_outcome, load_run, prepare_resume
+from fieldhouse.agents.run import AgentRun, AgentRuntime, RunRequest
+from fieldhouse.model.agents import Approval, ApprovalStatus, RunRecord, RunStatus, ToolCallEntry
+from fieldhouse.model.errors import Conflict, NotFound
+from fieldhouse.runtime import Runtime
+from tests.agents.toolkit import principal_of
+from tests.conftest import Workspace, add_user
+
+NOW = "2026-06-01T00:00:00.000000Z"
+MAIL = "send an email to bob@example.com about Pricing"
+
+
+def agents(runtime: Runtime) -> AgentRuntime:
+    return AgentRuntime(
+        runtime.settings, runtime.actors, runtime.store, OfflineProvider(), build_executor()
+    )
+
+
+async def stored(runtime: Runtime, ws: Workspace, run_id: str) -> RunRecord:
+    row = await runtime.store.get_object(ws.account_id, AGENT_RUN, run_id)
+    assert row is not None
+    return RunRecord.from_row(row)
+
+
+def waiting(summary: str = "Sending the e-mail awaits approval (id ap-1).") -> ToolCallEntry:
+    return ToolCallEntry("c1", "email.send", {}, "pending_approval", summary, {}, "ap-1")
+
+
+def approval(status: ApprovalStatus, **changes: object) -> Approval:
+    made = Approval(
+        approval_id="ap-1",
+        tool="email.send",
+        arguments={"to": ["bob@example.com"]},
+        args_hash="h",
+        status=status,
+        description="Sending the e-mail 'Pricing' to bob@example.com",
+        preview={},
+        run_id="run-1",
+        call_id="c1",
+        agent_id=None,
+        requested_by=None,
+        requested_key=None,
+        requested_at="2026-01-01T00:00:00.000000Z",
+        expires_at="2100-01-01T00:00:00.000000Z",
+    )
+    return made.but(**changes)
+
+
+def run_record(user_id: str | None, status: RunStatus = RunStatus.SUCCEEDED) -> RunRecord:
+    return RunRecord(
+        "run-1", None, user_id, None, "hi", "offline", status, 1, [], [], "", 0, None, NOW
+    )
+
+
+def test_the_model_is_told_what_became_of_each_approval() -> None:
+    said = {
+        status: decided_outcome(approval(status, **changes), waiting(), NOW)
+        for status, changes in (
+            (ApprovalStatus.EXECUTED, {}),
+            (ApprovalStatus.REJECTED, {"reason": "Wrong recipient"}),
+            (ApprovalStatus.FAILED, {"error": "SMTP refused"}),
+            (ApprovalStatus.PENDING, {}),
+        )
+    }
+    assert [(o.status, o.summary) for o in said.values()] == [
+        ("ok", "Approved and done: Sending the e-mail 'Pricing' to bob@example.com."),
+        ("rejected", "An approver rejected this call: Wrong recipient."),
+        ("error", "Approved, but it failed: SMTP refused"),
+        ("pending_approval", "Sending the e-mail awaits approval (id ap-1)."),
+    ]
+    assert said[ApprovalStatus.REJECTED].result["reason"] == "Wrong recipient"
+    assert said[ApprovalStatus.PENDING].approval_id == "ap-1"
+    edited = approval(
+        ApprovalStatus.EXECUTED,
+        arguments={"to": ["eve@example.com"]},
+        original_arguments={"to": ["bob@example.com"]},
+    )
+    outcome = decided_outcome(edited, waiting(), NOW)
+    assert outcome.summary.startswith("Approved with edited arguments and done: ")
+    assert outcome.result["arguments"] == {"to": ["eve@example.com"]}
+    no_reason = decided_outcome(approval(ApprovalStatus.REJECTED), waiting(), NOW)
+    assert no_reason.summary == "An approver rejected this call: no reason given."
+    late = approval(ApprovalStatus.PENDING, expires_at="2026-01-02T00:00:00.000000Z")
+    expired = decided_outcome(late, waiting(), NOW)
+    assert (expired.status, expired.result["status"]) == ("error", "expired")
+    gone = decided_outcome(None, waiting(), NOW)
+    assert (gone.status, gone.summary) == ("error", "The approval of this call no longer exists")
+
+
+async def test_a_run_is_seen_by_its_user_and_the_admins_only(
+    runtime: Runtime, ws: Workspace
+) -> None:
+    member = await add_user(runtime, ws, "member")
+    await runtime.actors.ask(ws.account_id, SaveRun(run_record(member.owner_id)))
+    rt = agents(runtime)
+    mine = await load_run(rt, await principal_of(runtime, member), "run-1")
+    assert mine.user_id == member.owner_id
+    assert (await load_run(rt, await principal_of(runtime, ws), "run-1")).run_id == "run-1"
+    other = await add_user(runtime, ws, "member", ("agents:write",))
+    with pytest.raises(NotFound) as hidden:
+        await load_run(rt, await principal_of(runtime, other), "run-1")
+    assert hidden.value.data == {"runId": "run-1"}
+    with pytest.raises(NotFound):
+        await load_run(rt, await principal_of(runtime, member), "run-1" + "x" * 100)
+
+
+async def test_only_a_finished_run_with_a_waiting_call_is_resumed(
+    runtime: Runtime, ws: Workspace
+) -> None:
+    rt, principal = agents(runtime), await principal_of(runtime, ws)
+    await runtime.actors.ask(ws.account_id, SaveRun(run_record(ws.owner_id, RunStatus.RUNNING)))
+    with pytest.raises(Conflict, match="Run run-1 is still running"):
+        await prepare_resume(rt, principal, "run-1")
+    await runtime.actors.ask(ws.account_id, SaveRun(run_record(ws.owner_id)))
+    with pytest.raises(Conflict, match="has no tool call that waited for an approval"):
+        await prepare_resume(rt, principal, "run-1")
+
+
+async def test_a_resumed_run_reads_the_decision_and_goes_on(
+    runtime: Runtime, ws: Workspace
+) -> None:
+    rt, principal = agents(runtime), await principal_of(runtime, ws)
+    first = AgentRun(rt, RunRequest(principal, MAIL, None))
+    (approval_id,) = (await first.execute())["pendingApprovals"]
+    with pytest.raises(Conflict) as undecided:
+        await prepare_resume(rt, principal, first.run_id)
+    assert undecided.value.data == {"pendingApprovals": [approval_id]}
+    reject = DecideApproval(approval_id, False, reason="Wrong recipient")
+    await runtime.actors.ask(ws.account_id, reject)
+    resumed = await prepare_resume(rt, principal, first.run_id)
+    rival = await prepare_resume(rt, principal, first.run_id)
+    response = await resumed.execute()
+    assert response["runId"] == first.run_id and response["success"] is True
+    assert response["response"] == "An approver rejected this call: Wrong recipient."
+    record = await stored(runtime, ws, first.run_id)
+    assert (record.status, record.created_at) == ("succeeded", first.created_at)
+    assert [(e.status, e.result.get("reason")) for e in record.tool_calls] == [
+        ("rejected", "Wrong recipient")
+    ]
+    # the other resume read the same version: it may not go on as well
+    with pytest.raises(Conflict, match="it was resumed meanwhile"):
+        await rival.execute()
+    assert await stored(runtime, ws, first.run_id) == record

@@ -1,0 +1,83 @@
+"""The workspace metadata models: request bodies refuse unknown properties, blank strings and
+booleans posing as numbers; response models keep properties they do not know."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from pydantic import BaseModel, ValidationError
+
+from fieldhouse.http.models import (
+    ErrorEnvelope,
+    JsonInt,
+    JsonNumber,
+    NamedItemBody,
+    NonBlank,
+    Strict,
+    TypeBody,
+)
+
+
+class Numbers(Strict):
+    count: JsonInt = 0
+    ratio: JsonNumber = 0.0
+
+
+class Named(Strict):
+    name: NonBlank
+
+
+def refusals(
+    model: type[BaseModel], data: dict[str, Any]
+) -> list[tuple[str, tuple[Any, ...], str]]:
+    with pytest.raises(ValidationError) as caught:
+        model.model_validate(data)
+    return [(e["type"], e["loc"], e["msg"]) for e in caught.value.errors()]
+
+
+@pytest.mark.parametrize("field", ["count", "ratio"])
+def test_a_boolean_is_not_a_number(field: str) -> None:
+    assert refusals(Numbers, {field: True}) == [
+        ("int_type", (field,), "Input should be a number, not a boolean")
+    ]
+    # a real number still passes, and a float body property takes an integer
+    assert Numbers.model_validate({"count": 3, "ratio": 1}).model_dump() == {
+        "count": 3,
+        "ratio": 1.0,
+    }
+
+
+def test_a_blank_string_has_no_character() -> None:
+    assert refusals(Named, {"name": " \t\n"}) == [
+        (
+            "string_too_short",
+            ("name",),
+            "String should have at least 1 character other than whitespace",
+        )
+    ]
+    assert Named.model_validate({"name": " x "}).name == " x "
+
+
+def test_request_bodies_refuse_unknown_properties_and_check_lengths() -> None:
+    assert refusals(NamedItemBody, {"name": "VIP", "colour": "red"}) == [
+        ("extra_forbidden", ("colour",), "Extra inputs are not permitted")
+    ]
+    assert refusals(NamedItemBody, {"name": "x" * 101, "color": "c" * 33}) == [
+        ("string_too_long", ("name",), "String should have at most 100 characters"),
+        ("string_too_long", ("color",), "String should have at most 32 characters"),
+    ]
+    assert refusals(TypeBody, {"name": "Partner", "moduleSlug": ""}) == [
+        ("string_too_short", ("moduleSlug",), "String should have at least 1 character")
+    ]
+    body = TypeBody.model_validate({"name": "Partner"})
+    assert (body.name, body.color, body.moduleSlug) == ("Partner", None, None)
+
+
+def test_response_models_keep_unknown_properties() -> None:
+    envelope = ErrorEnvelope.model_validate(
+        {"error": {"code": "conflict", "message": "m", "statusCode": 409, "hint": "retry"}}
+    )
+    assert envelope.model_dump(exclude_none=True) == {
+        "error": {"code": "conflict", "message": "m", "statusCode": 409, "hint": "retry"}
+    }

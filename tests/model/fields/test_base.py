@@ -1,0 +1,67 @@
+"""The field-type protocol's shared parts: what counts as empty, which strings search reads,
+and the defaults a type that overrides nothing gets."""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+import pytest
+
+from fieldhouse.model.fields import field_type
+from fieldhouse.model.fields.base import FieldType, is_empty, strings_of
+from fieldhouse.model.fields.kind import ALLOWED_OPS
+from fieldhouse.model.schema import DataType
+from tests.model.fields.support import fd
+
+
+class Plain(FieldType):
+    data_type: ClassVar[DataType] = DataType.TEXT
+
+
+class Words(Plain):
+    searchable = True
+
+
+@pytest.mark.parametrize(
+    "value", [None, "", "  \n", [], (), {}, {"a": None, "b": " "}, {"a": {"b": []}}]
+)
+def test_empty_values(value: Any) -> None:
+    assert is_empty(value)
+
+
+@pytest.mark.parametrize("value", [0, False, "x", [None], {"amount": 0}, {"a": {"b": "c"}}])
+def test_values_that_are_not_empty(value: Any) -> None:
+    assert not is_empty(value)
+
+
+def test_strings_of_skips_ids() -> None:
+    value = [
+        {"recordId": "r-1", "displayName": "Acme"},
+        {"id": "x", "userId": "u", "avatar": "a.png", "label": "Ops", "tags": ["one", 2]},
+        "plain",
+    ]
+    assert list(strings_of(value)) == ["Acme", "Ops", "one", "plain"]
+
+
+def test_defaults_of_a_type_that_overrides_nothing() -> None:
+    kind, f = Plain(), fd("text", "notes")
+    with pytest.raises(NotImplementedError):
+        kind.normalise(f, "x")
+    assert kind.filter_kind(f).base == "opaque"
+    assert kind.operators(f) == ALLOWED_OPS["opaque"]
+    assert kind.default(f) is None and kind.value_schema() == {}
+    assert kind.check_config({"a": 1}, None) == ({"a": 1}, [])  # type: ignore[arg-type]
+    assert kind.link_checks(f, "x") == [] and kind.link_targets(f, "x") == []
+    assert kind.without_targets(f, "x", {"x"}) == (False, "x")
+    assert kind.is_blank(" ") and not kind.is_blank("x")
+
+
+def test_only_searchable_types_give_words() -> None:
+    value = {"label": "Ops", "id": "x"}
+    assert list(Plain().search_text(value)) == []
+    assert list(Words().search_text(value)) == ["Ops"]
+    # the registered types: names are words, numbers are not
+    text, number = field_type("text"), field_type("number")
+    assert text is not None and number is not None
+    assert list(text.search_text("Migrate the mail")) == ["Migrate the mail"]
+    assert list(number.search_text(42)) == []

@@ -1,0 +1,159 @@
+"""Domain values to columns and back: every column of a schema or a record survives a write
+and a read on both backends (JSON as JSON, booleans as booleans, NULL as None), an upsert
+keeps what it must, and auto-number counters advance from their start."""
+
+from __future__ import annotations
+
+import pytest
+from pyrsistent import freeze
+
+from fieldhouse.model.records import RecordRow
+from fieldhouse.model.schema import FieldDef, ModuleDef, ModuleSchema, ReferenceDef, ViewDef
+from fieldhouse.storage import Store
+from fieldhouse.storage.rows import FIELDS, advance_autonumber, dumps, loads
+from tests.storage.conftest import AT, A, B
+
+LATER = "2026-02-02T00:00:00.000000Z"
+MODULE = ModuleDef("mod-x", A, "Projects", "projects", True, "projects", "1.2.0", AT, AT)
+CONFIG = {"options": ["ä", "✓"], "nested": {"n": 1.5, "flag": False, "none": None}}
+FIELD_A = FieldDef(
+    "f-a", "mod-x", "Alpha", "alpha", "Älpha", "select", CONFIG, True, True, "role", 2, True, AT, AT
+)
+FIELD_B = FieldDef("f-b", "mod-x", "Beta", "beta", "Beta", "text", {}, sort_order=1)
+FIELD_C = FieldDef("f-c", "mod-x", "Gamma", "gamma", "Gamma", "number", {}, sort_order=1)
+VIEWS = (
+    ViewDef("v-2", "mod-x", "Board", "board", {"columns": ["alpha"]}, False, 0),
+    ViewDef("v-1", "mod-x", "All", "all", {}, True, 5),
+)
+REFS = (
+    ReferenceDef("r-1", "mod-x", "owner", "f-a", "alpha", "many_to_one", "module", "deals"),
+    ReferenceDef(
+        "r-2",
+        "mod-x",
+        "lead",
+        None,
+        None,
+        "one_to_many",
+        "user",
+        None,
+        {"role": ["admin"]},
+        True,
+        True,
+        True,
+        True,
+    ),
+)
+
+
+async def write_schema(store: Store) -> None:
+    async with store.write(A) as txn:
+        await txn.insert_module(MODULE)
+        await txn.upsert_fields([FIELD_A, FIELD_B, FIELD_C])
+        await txn.upsert_views(list(VIEWS))
+        await txn.upsert_references(list(REFS))
+
+
+async def test_a_schema_reads_back_as_written(store: Store) -> None:
+    await write_schema(store)
+    _, schemas = await store.load_schemas(A)
+    assert schemas["projects"] == ModuleSchema(
+        MODULE,
+        (FIELD_B, FIELD_C, FIELD_A),  # by sort order, then slug
+        (VIEWS[0], VIEWS[1]),
+        (REFS[1], REFS[0]),  # by slug
+    )
+    field = schemas["projects"].field("alpha")
+    assert field is not None and field.is_required is True and field.config == CONFIG
+    _, others = await store.load_schemas(B)
+    assert "projects" not in others  # rows are read per workspace
+
+
+async def test_an_upserted_field_keeps_its_module_and_creation(store: Store) -> None:
+    await write_schema(store)
+    changed = FieldDef(
+        "f-a",
+        "mod-elsewhere",
+        "Alpha",
+        "alpha",
+        "Renamed",
+        "select",
+        {"options": []},
+        created_at=LATER,
+        updated_at=LATER,
+    )
+    async with store.write(A) as txn:
+        await txn.upsert_fields([changed])
+    _, schemas = await store.load_schemas(A)
+    field = schemas["projects"].field("alpha")
+    assert field is not None
+    assert (field.label, field.config, field.is_required, field.updated_at) == (
+        "Renamed",
+        {"options": []},
+        False,
+        LATER,
+    )
+    assert (field.module_id, field.created_at) == ("mod-x", AT)
+
+
+@pytest.mark.parametrize(
+    "row",
+    [
+        RecordRow(
+            "rec-full",
+            A,
+            "mod-1-acct-a",
+            "Ünïcode ✓",
+            {
+                "title": "x",
+                "amount": 1.25,
+                "tags": ["a", "b"],
+                "done": False,
+                "gone": None,
+                "who": {"userId": "u-1", "displayName": "Ann"},
+            },
+            AT,
+            LATER,
+            "u-1",
+            "u-2",
+            "Ann",
+            "Bob",
+            ["l-1"],
+            ["t-1", "t-2"],
+            "private",
+            "<p>Hi</p>",
+            "u-3",
+        ),
+        RecordRow("rec-bare", A, "mod-1-acct-a", "Bare", {}, AT, AT, None, None),
+    ],
+    ids=["every-column", "defaults"],
+)
+async def test_a_record_reads_back_as_written(store: Store, row: RecordRow) -> None:
+    async with store.write(A) as txn:
+        await txn.insert_record(row)
+    assert await store.get_record(A, row.module_id, row.record_id) == row
+    assert await store.get_record(B, row.module_id, row.record_id) is None
+
+
+def test_frozen_configs_are_written_as_json() -> None:
+    """Schemas the actors hold are frozen (pyrsistent); they go to the database as JSON."""
+    frozen = freeze({"options": ["a", "b"], "nested": {"x": 1}})
+    assert loads(dumps(frozen)) == {"options": ["a", "b"], "nested": {"x": 1}}
+    assert FIELDS.values(FIELD_B, account_id=A)[1] == A  # the column the value does not hold
+    assert loads(None) is None
+    with pytest.raises(TypeError, match="not JSON serializable: set"):
+        dumps({"s": {1}})
+
+
+def test_autonumber_counters_advance_from_their_start() -> None:
+    config: dict[str, object] = {}
+    assert [advance_autonumber(config, None) for _ in range(3)] == [1, 2, 3]
+    assert config == {"autonumber": {"nextValue": 4}}
+    zero: dict[str, object] = {"autonumber": {"startFrom": 0}}
+    assert advance_autonumber(zero, None) == 0  # 0 is a start, not a missing one
+    by_type: dict[str, object] = {"autonumber": {"startFrom": 100, "nextValue": 7}}
+    assert advance_autonumber(by_type, "credits") == 100
+    assert advance_autonumber(by_type, "credits") == 101
+    assert advance_autonumber(by_type, None) == 7
+    assert by_type == {
+        "autonumber": {"startFrom": 100, "nextValue": 8, "sequenceCounters": {"credits": 102}}
+    }
