@@ -12,7 +12,8 @@ import httpx
 import pytest
 
 from fieldhouse.config import Settings
-from fieldhouse.http.observe import ALLOWED_METHODS, PREFLIGHT_MAX_AGE, UNMATCHED
+from fieldhouse.http.exchange import UNMATCHED
+from fieldhouse.http.observe import ALLOWED_METHODS, PREFLIGHT_MAX_AGE
 from fieldhouse.runtime import open_runtime
 from tests.conftest import Workspace, make_workspace
 
