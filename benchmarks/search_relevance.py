@@ -38,6 +38,7 @@ from fieldhouse.search.engine import CANDIDATES, Mode, WorkspaceIndex
 CACHE = Path(tempfile.gettempdir()) / "fieldhouse-relevance"
 MIN_SIMILARITY = 0.3  # the API's default minSimilarity
 K = 10
+OLD_DEPTH = 100  # candidates a list of the reciprocal-rank fusion used before
 Ranked = list[tuple[str, float]]
 Rule = Callable[[Ranked, Ranked], dict[str, float]]
 
@@ -163,6 +164,10 @@ def convex(alpha: float, norm: str, depth: int = CANDIDATES) -> Rule:
             return {rid: (v - lo) / span if span else 1.0 for rid, v in ranked}
         if norm == "max":
             return {rid: v / float(vals.max()) for rid, v in ranked}
+        if norm == "tmm":  # theoretical minimum: 0 for BM25, minSimilarity for a cosine
+            lo = MIN_SIMILARITY if float(vals.max()) <= 1.0 else 0.0
+            span = float(vals.max()) - lo
+            return {rid: (v - lo) / span if span > 0 else 1.0 for rid, v in ranked}
         mu, sd = float(vals.mean()), float(vals.std()) or 1.0
         return {rid: (v - mu) / sd for rid, v in ranked}
 
@@ -185,9 +190,11 @@ def sweep_rules() -> dict[str, Rule]:
             rules[f"rrf k={k} wkw={w}"] = rrf(k, w)
     for depth in (20, 50):
         rules[f"rrf k=60 depth={depth}"] = rrf(60, 0.5, depth)
-    for norm in ("minmax", "max", "z"):
-        for alpha in (0.2, 0.3, 0.4, 0.5, 0.6, 0.7):
+    for norm in ("minmax", "tmm", "max", "z"):
+        for alpha in (0.2, 0.3, 0.35, 0.4, 0.45, 0.5, 0.6, 0.7):
             rules[f"{norm} a={alpha}"] = convex(alpha, norm)
+    for depth in (20, 50):
+        rules[f"minmax a=0.4 depth={depth}"] = convex(0.4, "minmax", depth)
     return rules
 
 
@@ -203,7 +210,7 @@ def evaluate(s: RelevanceSet, embedder: Embedder, windows: bool, sweep: bool) ->
         try:
             runs = {m: mean_scores(run_mode(index, s, qvecs, m), s) for m in _MODES}
             lists = candidate_lists(index, s, qvecs)
-            old = mean_scores(apply_rule(rrf(60), lists), s)
+            old = mean_scores(apply_rule(rrf(60, 0.5, OLD_DEPTH), lists), s)
             if sweep:
                 for label, rule in sweep_rules().items():
                     got = mean_scores(apply_rule(rule, lists), s)
