@@ -26,7 +26,7 @@ from fieldhouse.search.keyword import IndexCorrupt, KeywordIndex
 from fieldhouse.search.vectors import VectorIndex, VectorsCorrupt
 
 Mode = Literal["hybrid", "keyword", "vector"]
-CANDIDATES = 100  # per list, before fusion (fewer ranked worse: benchmarks/relevance.md)
+CANDIDATES = 100  # per list, before fusion (fewer did not rank better on CISI)
 #: the keyword list's weight in the fused score; the vector list has the rest (tuned on CISI)
 KEYWORD_WEIGHT = 0.4
 #: the fused score of a record last in one list and absent from the other (scores are > 0)
