@@ -9,6 +9,8 @@ targets and half paraphrases that share (almost) none. The public sets are read 
   judgements), as shared in the public repository oussbenk/cranfield-trec-dataset.
 - ``cisi/``: CISI in its original SMART form (``CISI.ALL``, ``CISI.QRY``, ``CISI.REL``; 1,460
   library-science abstracts, 112 queries of which 76 have judgements).
+- ``cacm/``: CACM in SMART form (``cacm.all``, ``query.text``, ``qrels.text``; 3,204
+  Communications of the ACM titles, most with an abstract, 64 queries of which 52 judged).
 - ``scifact/``, ``nfcorpus/``, ``arguana/``, ``scidocs/``, ``fiqa/``: a BEIR folder
   (``corpus.jsonl``, ``queries.jsonl``, ``qrels/test.tsv``) as the BEIR authors publish it.
 
@@ -33,7 +35,7 @@ MODULE = "m-docs"
 DATA_ENV = "FIELDHOUSE_RELEVANCE_DATA"
 DEFAULT_DATA = Path.home() / ".cache" / "fieldhouse" / "relevance"
 BEIR_SETS = ("scifact", "nfcorpus", "arguana", "scidocs", "fiqa")
-SETS = ("handmade", "cranfield", "cisi", *BEIR_SETS)
+SETS = ("handmade", "cranfield", "cisi", "cacm", *BEIR_SETS)
 
 #: published nDCG@10 of BM25 (BEIR paper, Thakur et al. 2021, table 2) and of
 #: all-MiniLM-L6-v2 (MTEB results in the model's card); recall@10 is not published for them
@@ -135,7 +137,7 @@ def load(name: str, root: Path | None = None) -> RelevanceSet:
     folder = (root or data_root()) / name
     if name == "handmade":
         return _handmade()
-    loaders = {"cranfield": _cranfield, "cisi": _cisi}
+    loaders = {"cranfield": _cranfield, "cisi": _cisi, "cacm": _cacm}
     if name in loaders:
         return loaders[name](folder)
     if name in BEIR_SETS:
@@ -213,18 +215,28 @@ def _smart(path: Path) -> Iterator[tuple[str, dict[str, str]]]:
 
 
 def _cisi(folder: Path) -> RelevanceSet:
-    docs_path, queries_path, qrels_path = _need(folder, ("CISI.ALL", "CISI.QRY", "CISI.REL"))
-    docs = [_doc(rid, f.get("T", ""), f.get("W", "")) for rid, f in _smart(docs_path)]
+    return _smart_set("cisi", folder, ("CISI.ALL", "CISI.QRY", "CISI.REL"))
+
+
+def _cacm(folder: Path) -> RelevanceSet:
+    return _smart_set("cacm", folder, ("cacm.all", "query.text", "qrels.text"))
+
+
+def _smart_set(name: str, folder: Path, files: tuple[str, str, str]) -> RelevanceSet:
+    """A SMART-format set: documents with a title (.T) and abstract (.W), queries (.W, and .T
+    where there is one), and judgements ``query doc ...`` (any listed pair is relevant)."""
+    docs_path, queries_path, qrels_path = _need(folder, files)
+    docs = [_doc(str(int(rid)), f.get("T", ""), f.get("W", "")) for rid, f in _smart(docs_path)]
     queries = {
-        rid: re.sub(r"\s+", " ", f"{f.get('T', '')} {f.get('W', '')}").strip()
+        str(int(rid)): re.sub(r"\s+", " ", f"{f.get('T', '')} {f.get('W', '')}").strip()
         for rid, f in _smart(queries_path)
     }
     qrels: dict[str, dict[str, int]] = {}
     for line in qrels_path.read_text().splitlines():
         parts = line.split()
         if len(parts) >= 2:
-            qrels.setdefault(parts[0], {})[parts[1]] = 1
-    return RelevanceSet("cisi", docs, queries, qrels, str(folder))
+            qrels.setdefault(str(int(parts[0])), {})[str(int(parts[1]))] = 1
+    return RelevanceSet(name, docs, queries, qrels, str(folder))
 
 
 def _beir(name: str, folder: Path) -> RelevanceSet:

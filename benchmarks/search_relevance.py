@@ -1,4 +1,4 @@
-"""Ranking quality: ``python -m benchmarks.search_relevance [--sets cranfield,cisi,handmade]``.
+"""Ranking quality: ``python -m benchmarks.search_relevance [--sets handmade,cisi,cacm]``.
 
 Each set (``benchmarks/relevance_sets.py`` says where its files go) is indexed through the real
 path: :class:`Doc` -> ``WorkspaceIndex.apply`` with the MiniLM embedder's vectors of
@@ -245,7 +245,7 @@ _MODES: tuple[Mode, ...] = ("keyword", "vector", "hybrid")
 
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
-    parser.add_argument("--sets", default="handmade,cranfield,cisi")
+    parser.add_argument("--sets", default="handmade,cisi,cranfield,cacm")
     parser.add_argument("--embedder", default="minilm", help="a make_embedder() name")
     parser.add_argument("--windows", action="store_true", help="also the vector half, 1 window")
     parser.add_argument("--sweep", action="store_true", help="print every fusion rule tried")
