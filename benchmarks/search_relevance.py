@@ -31,7 +31,7 @@ from pathlib import Path
 import numpy as np
 from tokenizers import Tokenizer
 
-from benchmarks.relevance_sets import SETS, RelevanceSet, SetMissing, data_root, load
+from benchmarks.relevance_sets import SETS, RelevanceSet, SetMissing, load
 from fieldhouse.search.embedder import MAX_TOKENS, Embedder, Matrix, make_embedder, model_dir
 from fieldhouse.search.engine import CANDIDATES, Mode, WorkspaceIndex
 
@@ -260,7 +260,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         try:
             s = load(name)
         except SetMissing as exc:
-            print(f"skipped {exc} (under {data_root()})")
+            print(f"skipped {exc}")
             continue
         rows.extend(evaluate(s, embedder, args.windows, args.sweep))
     print(f"\nembedder {embedder.name}; minSimilarity {MIN_SIMILARITY}; published = nDCG@10 of")
