@@ -67,7 +67,6 @@ PENDING = {
     "model/listquery_values.py",
     "search/background.py",
     "search/documents.py",
-    "search/indexer.py",
     "search/vectors.py",
     "storage/base.py",
     "storage/rows.py",
