@@ -1,5 +1,5 @@
 """Freshness under load: ``python -m benchmarks.search_freshness [--seconds 20] [--writers 16]
-[--share-vectors] [--embedder minilm|minilm-int8]``.
+[--share-vectors] [--embedder minilm|minilm-int8] [--rate N]``.
 
 Creates records at full speed through the actors (the path every API write takes) in one
 process with the real indexer, for a fixed time, and probes how long each sampled record takes
@@ -7,6 +7,7 @@ to be found by a keyword search for its own unique word, and to have its vector.
 create rate, the probe latencies (p50 / p99 / max), how many records the embedder read and
 how many of them more than once (the titles are unique), the embedding rate while writing and
 how long the vectors took to catch up after, and whether any workspace was re-synced whole.
+``--rate``: at most N creates a second in all, to find the rate the vectors keep up with.
 SQLite in a temporary data directory. ``--share-vectors`` runs it as one worker of a
 two-worker server: vectors go through the store's ``search_vectors`` table (claimed,
 embedded, stored), as there.
@@ -59,7 +60,9 @@ def _quantiles(lags: list[float]) -> str:
     return f"p50 {p50:.2f} s  p99 {p99:.2f} s  max {lags[-1]:.2f} s"
 
 
-async def run(seconds: float, writers: int, share_vectors: bool, int8: bool) -> None:
+async def run(
+    seconds: float, writers: int, share_vectors: bool, int8: bool, rate: float | None
+) -> None:
     embedder = CountingEmbedder(int8=INT8_KINDS if int8 else ())
     embedder.embed(["warm up"])  # load the model before the clock starts
     CountingEmbedder.texts = CountingEmbedder.passes = 0
@@ -134,7 +137,11 @@ async def run(seconds: float, writers: int, share_vectors: bool, int8: bool) -> 
             async def writer(w: int) -> None:
                 nonlocal created
                 n = 0
+                next_at = trio.current_time()
                 while trio.current_time() < stop_at:
+                    if rate is not None:
+                        await trio.sleep_until(next_at)
+                        next_at += writers / rate
                     word = f"zq{w}x{n}"
                     title = f"Follow up {word} with the supplier about the delivery"
                     row = await rt.actors.ask(
@@ -193,8 +200,10 @@ def main() -> None:
     parser.add_argument("--writers", type=int, default=16)
     parser.add_argument("--share-vectors", action="store_true")
     parser.add_argument("--embedder", choices=["minilm", "minilm-int8"], default="minilm")
+    parser.add_argument("--rate", type=float, default=None)
     args = parser.parse_args()
-    trio.run(run, args.seconds, args.writers, args.share_vectors, args.embedder == "minilm-int8")
+    int8 = args.embedder == "minilm-int8"
+    trio.run(run, args.seconds, args.writers, args.share_vectors, int8, args.rate)
 
 
 if __name__ == "__main__":

@@ -209,8 +209,8 @@ class Indexer:
             turn += 1
             try:
                 later = await self.embed_batch(quota)
-            except Exception:  # the embedder failed: every workspace of the pass waits
-                log.warning("search: embedding failed", exc_info=True)
+            except Exception:  # the store or the embedder failed: try again a little later
+                log.warning("search: embedding for %s failed", sorted(quota), exc_info=True)
                 later = dict.fromkeys(quota, trio.current_time() + STORE_RETRY)
             for account in quota:
                 retry.pop(account, None)
@@ -401,8 +401,8 @@ class Indexer:
     async def embed_batch(self, quota: dict[str, int], *, locked: bool = False) -> dict[str, float]:
         """Give up to ``quota[account]`` queued records of each workspace their vectors (read
         from the store, or embedded here, all in one forward pass). Return, per workspace
-        that made no progress, the trio time from which to try again: its records are being
-        embedded by another process, or its store failed (the others carry on)."""
+        that made no progress, the trio time from which to look again: another process is
+        embedding its records."""
         now = trio.current_time()
         later: dict[str, float] = {}
         picked: dict[str, list[Doc]] = {}
@@ -425,12 +425,7 @@ class Indexer:
         found: dict[str, dict[str, Matrix]] = {}
         mine: list[tuple[str, Doc]] = []
         for account, docs in picked.items():
-            try:
-                found[account], claimed = await self._claim(account, docs)
-            except Exception:
-                log.warning("search: reading vectors of %s failed", account, exc_info=True)
-                later[account] = now + STORE_RETRY
-                continue
+            found[account], claimed = await self._claim(account, docs)
             mine.extend((account, d) for d in claimed)
         if mine:
             # the lower-priority thread; meanwhile the event loop runs requests
@@ -441,12 +436,7 @@ class Indexer:
             log.info("search: embedded %d records of %d workspaces", len(mine), len(found))
         for account, vectors in found.items():
             embedded = [d for a, d in mine if a == account]
-            try:
-                await self._keep(account, picked[account], vectors, embedded, locked=locked)
-            except Exception:
-                log.warning("search: storing vectors of %s failed", account, exc_info=True)
-                later[account] = now + STORE_RETRY
-                continue
+            await self._keep(account, picked[account], vectors, embedded, locked=locked)
             if not any(d.record_id in vectors for d in picked[account]):
                 later[account] = now + HOLD
         self.service.progressed()
