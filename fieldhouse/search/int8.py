@@ -53,37 +53,39 @@ class Graph:
             x = self.node("Mul", [x, self.const(f"{name}.smooth", 1.0 / smooth)], f"{name}.sx")
             weight = weight * smooth[:, None]
         wq, wscale = quantize_columns(weight)
-        zero = self.const(f"{name}.zero", np.array(0.0, np.float32))
-        hi = self.node("ReduceMax", [x], f"{name}.hi", axes=[-1], keepdims=1)
-        lo = self.node("ReduceMin", [x], f"{name}.lo", axes=[-1], keepdims=1)
-        hi = self.node("Max", [hi, zero], f"{name}.hi0")  # zero stays exact
-        lo = self.node("Min", [lo, zero], f"{name}.lo0")
-        span = self.node("Sub", [hi, lo], f"{name}.span")
-        tiny = self.const(f"{name}.tiny", np.array(1e-8 * 255, np.float32))
-        span = self.node("Max", [span, tiny], f"{name}.span1")  # an all-zero row
-        step = self.node(
-            "Div", [span, self.const(f"{name}.255", np.array(255, np.float32))], f"{name}.s"
-        )
-        zp = self.node(
-            "Round",
-            [self.node("Neg", [self.node("Div", [lo, step], f"{name}.ls")], f"{name}.nls")],
-            f"{name}.zp",
-        )
-        q = self.node("Div", [x, step], f"{name}.xs")
-        q = self.node("Round", [self.node("Add", [q, zp], f"{name}.xz")], f"{name}.xr")
-        top = self.const(f"{name}.top", np.array(255, np.float32))
-        q = self.node("Clip", [q, zero, top], f"{name}.xc")
-        q = self.node("Cast", [q], f"{name}.xq", to=TensorProto.UINT8)
+        q, step, zp = self._quantize_rows(x, name)
         acc = self.node("MatMulInteger", [q, self.const(f"{name}.wq", wq)], f"{name}.acc")
+        # x ~= step * (q - zp) per token, weight ~= wq * wscale per column, so x @ weight ~=
+        # step * wscale * (q @ wq) - step * zp * wscale * (the column sums of wq)
         y = self.node("Cast", [acc], f"{name}.accf", to=TensorProto.FLOAT)
         y = self.node("Mul", [y, step], f"{name}.y1")
         y = self.node("Mul", [y, self.const(f"{name}.wscale", wscale)], f"{name}.y2")
-        # the zero point's share: zp * step * sum_k wq[k, n] * wscale[n], per token and column
         colsum = (wq.astype(np.float32).sum(0) * wscale).astype(np.float32)
         zs = self.node("Mul", [zp, step], f"{name}.zs")
         shift = self.node("Mul", [zs, self.const(f"{name}.colsum", colsum)], f"{name}.shift")
         y = self.node("Sub", [y, shift], f"{name}.y3")
         return self.node("Add", [y, self.const(f"{name}.b", bias)], f"{name}.out")
+
+    def _quantize_rows(self, x: str, name: str) -> tuple[str, str, str]:
+        """``x`` as uint8 per token (last axis): the codes, each row's step and zero point
+        (floats of shape (..., 1)), the range widened to hold 0 so that 0 is exact."""
+        zero = self.const(f"{name}.zero", np.array(0.0, np.float32))
+        hi = self.node("ReduceMax", [x], f"{name}.hi", axes=[-1], keepdims=1)
+        lo = self.node("ReduceMin", [x], f"{name}.lo", axes=[-1], keepdims=1)
+        hi = self.node("Max", [hi, zero], f"{name}.hi0")
+        lo = self.node("Min", [lo, zero], f"{name}.lo0")
+        span = self.node("Sub", [hi, lo], f"{name}.span")
+        tiny = self.const(f"{name}.tiny", np.array(1e-8 * 255, np.float32))
+        span = self.node("Max", [span, tiny], f"{name}.span1")  # an all-zero row
+        levels = self.const(f"{name}.255", np.array(255, np.float32))
+        step = self.node("Div", [span, levels], f"{name}.step")
+        neg_lo = self.node("Neg", [lo], f"{name}.neglo")
+        zp = self.node("Round", [self.node("Div", [neg_lo, step], f"{name}.zpf")], f"{name}.zp")
+        q = self.node("Add", [self.node("Div", [x, step], f"{name}.xs"), zp], f"{name}.xz")
+        q = self.node("Round", [q], f"{name}.xr")
+        q = self.node("Clip", [q, zero, levels], f"{name}.xc")  # rounding may pass 255
+        q = self.node("Cast", [q], f"{name}.xq", to=TensorProto.UINT8)
+        return q, step, zp
 
 
 def smoothing(act_max: Matrix, weight: Matrix) -> Matrix:
