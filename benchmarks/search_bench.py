@@ -1,7 +1,7 @@
 """Search quality and speed: ``python -m benchmarks.search_bench [--sizes 10000,100000]``.
 
 Quality: recall@10 and MRR of keyword only, vector only and hybrid over the labelled set in
-``search_relevance``. Speed: indexing throughput with real embeddings, then query p50/p99 at
+``relevance_sets``. Speed: indexing throughput with real embeddings, then query p50/p99 at
 each size. Embedding 100,000 texts with the numpy MiniLM would take most of an hour on 2 cores,
 so for the speed part the corpus is synthetic text and its vectors are real embeddings of a
 smaller set of distinct texts, reused with small random perturbations (said in the output).
@@ -22,7 +22,7 @@ from pathlib import Path
 
 import numpy as np
 
-from benchmarks.search_relevance import QUERIES, RECORDS
+from benchmarks.relevance_sets import QUERIES, RECORDS
 from fieldhouse.search.documents import Doc
 from fieldhouse.search.embedder import MiniLMEmbedder, normalise
 from fieldhouse.search.engine import Mode, WorkspaceIndex

@@ -1,13 +1,16 @@
 """Freshness under load: ``python -m benchmarks.search_freshness [--seconds 20] [--writers 16]
-[--share-vectors]``.
+[--share-vectors] [--embedder minilm|minilm-int8] [--rate N]``.
 
 Creates records at full speed through the actors (the path every API write takes) in one
 process with the real indexer, for a fixed time, and probes how long each sampled record takes
 to be found by a keyword search for its own unique word, and to have its vector. Prints the
-create rate, the probe latencies (p50 / p99 / max), how many records the embedder read (each
-once: no re-embedding), and whether any workspace was re-synced whole. SQLite in a temporary
-data directory. ``--share-vectors`` runs it as one worker of a two-worker server: vectors go
-through the store's ``search_vectors`` table (claimed, embedded, stored), as there.
+create rate, the probe latencies (p50 / p99 / max), how many records the embedder read and
+how many of them more than once (the titles are unique), the embedding rate while writing and
+how long the vectors took to catch up after, and whether any workspace was re-synced whole.
+``--rate``: at most N creates a second in all, to find the rate the vectors keep up with.
+SQLite in a temporary data directory. ``--share-vectors`` runs it as one worker of a
+two-worker server: vectors go through the store's ``search_vectors`` table (claimed,
+embedded, stored), as there.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ from __future__ import annotations
 import argparse
 import tempfile
 import time
+from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -25,7 +29,7 @@ from fieldhouse.actors.record_ops import CreateRecord
 from fieldhouse.config import Settings
 from fieldhouse.runtime import open_runtime
 from fieldhouse.search import indexer as indexer_module
-from fieldhouse.search.embedder import Matrix, MiniLMEmbedder
+from fieldhouse.search.embedder import INT8_KINDS, Matrix, MiniLMEmbedder
 
 PROBE_EVERY = 10  # every n-th record is probed
 PROBE_INTERVAL = 0.05
@@ -34,10 +38,19 @@ GIVE_UP = 120.0
 
 class CountingEmbedder(MiniLMEmbedder):
     texts = 0
+    passes = 0
+    cpu = 0.0  # the embedding thread's CPU seconds: the cost, whatever else runs
+    seen: Counter[str] = Counter()
 
     def embed(self, texts: Sequence[str]) -> Matrix:
         CountingEmbedder.texts += len(texts)
-        return super().embed(texts)
+        CountingEmbedder.passes += 1
+        CountingEmbedder.seen.update(texts)
+        cpu = time.thread_time()
+        try:
+            return super().embed(texts)
+        finally:
+            CountingEmbedder.cpu += time.thread_time() - cpu
 
 
 def _quantiles(lags: list[float]) -> str:
@@ -47,10 +60,15 @@ def _quantiles(lags: list[float]) -> str:
     return f"p50 {p50:.2f} s  p99 {p99:.2f} s  max {lags[-1]:.2f} s"
 
 
-async def run(seconds: float, writers: int, share_vectors: bool) -> None:
-    embedder = CountingEmbedder()
+async def run(
+    seconds: float, writers: int, share_vectors: bool, int8: bool, rate: float | None
+) -> None:
+    embedder = CountingEmbedder(int8=INT8_KINDS if int8 else ())
     embedder.embed(["warm up"])  # load the model before the clock starts
-    CountingEmbedder.texts = 0
+    CountingEmbedder.texts = CountingEmbedder.passes = 0
+    CountingEmbedder.cpu = 0.0
+    CountingEmbedder.seen.clear()
+    print(f"embedder {embedder.name}")
     indexer_module.make_embedder = lambda _: embedder  # type: ignore[assignment]
     resyncs = 0
     real_sync = indexer_module.Indexer.sync
@@ -119,7 +137,11 @@ async def run(seconds: float, writers: int, share_vectors: bool) -> None:
             async def writer(w: int) -> None:
                 nonlocal created
                 n = 0
+                next_at = trio.current_time()
                 while trio.current_time() < stop_at:
+                    if rate is not None:
+                        await trio.sleep_until(next_at)
+                        next_at += writers / rate
                     word = f"zq{w}x{n}"
                     title = f"Follow up {word} with the supplier about the delivery"
                     row = await rt.actors.ask(
@@ -141,7 +163,11 @@ async def run(seconds: float, writers: int, share_vectors: bool) -> None:
                     for w in range(writers):
                         writers_nursery.start_soon(writer, w)
                 elapsed = time.perf_counter() - started
+                embedded_while_writing = CountingEmbedder.texts
                 writing = False
+                # the vectors catch up after the writes stop
+                await rt.search.wait_fresh(account, GIVE_UP)
+                drained = time.perf_counter() - started - elapsed
             cpu = time.process_time() - cpu0
             print(
                 f"{created} records created in {elapsed:.1f} s by {writers} concurrent writers "
@@ -154,9 +180,16 @@ async def run(seconds: float, writers: int, share_vectors: bool) -> None:
                 )
             if vector_lags:
                 print(f"with its vector after: {_quantiles(vector_lags)}")
+            twice = sum(1 for n in CountingEmbedder.seen.values() if n > 1)
             print(
-                f"texts embedded: {CountingEmbedder.texts} for {created} records "
-                f"(probes are keyword searches: no query embeddings); "
+                f"embedded while writing: {embedded_while_writing / elapsed:.0f}/s; every vector "
+                f"in {drained:.1f} s after the writes stopped; {CountingEmbedder.passes} passes "
+                f"({CountingEmbedder.texts / max(CountingEmbedder.passes, 1):.1f} texts each), "
+                f"{1000 * CountingEmbedder.cpu / max(CountingEmbedder.texts, 1):.2f} CPU ms/text"
+            )
+            print(
+                f"texts embedded: {CountingEmbedder.texts} for {created} records, {twice} of them "
+                f"more than once (probes are keyword searches: no query embeddings); "
                 f"whole-workspace syncs during the run: {resyncs - syncs_before}"
             )
 
@@ -166,8 +199,11 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=20.0)
     parser.add_argument("--writers", type=int, default=16)
     parser.add_argument("--share-vectors", action="store_true")
+    parser.add_argument("--embedder", choices=["minilm", "minilm-int8"], default="minilm")
+    parser.add_argument("--rate", type=float, default=None)
     args = parser.parse_args()
-    trio.run(run, args.seconds, args.writers, args.share_vectors)
+    int8 = args.embedder == "minilm-int8"
+    trio.run(run, args.seconds, args.writers, args.share_vectors, int8, args.rate)
 
 
 if __name__ == "__main__":

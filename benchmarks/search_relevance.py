@@ -1,72 +1,277 @@
-"""A small labelled relevance set: records, and queries with the records they should find.
+"""Ranking quality: ``python -m benchmarks.search_relevance [--sets handmade,cisi,cacm]``.
 
-Keyword queries share words with their targets; paraphrase queries share (almost) none, so
-only the semantic half can find them.
+Each set (``benchmarks/relevance_sets.py`` says where its files go) is indexed through the real
+path: :class:`Doc` -> ``WorkspaceIndex.apply`` with the MiniLM embedder's vectors of
+``Doc.embed_text``. Every judged query then runs through ``WorkspaceIndex.query`` in keyword,
+vector and hybrid mode (``minSimilarity`` 0.3, the API default), and the table gives nDCG@10
+(linear gains, as trec_eval's ndcg_cut_10) and recall@10 per mode, next to the BM25 and
+all-MiniLM-L6-v2 nDCG@10 published for the set where there is one. ``hybrid-rrf60`` is the
+fusion used before (reciprocal ranks, K=60, 100 candidates a list), recomputed from the same
+two lists, so the two hybrid columns differ by the rule alone.
+
+``--windows`` also embeds each set with only the first 128-token window of every text, to show
+what reading up to 4 windows (``embedder.MAX_WINDOWS``) adds to the vector half. ``--sweep``
+prints the fusion rules tried (on the lists the index returns) for the table in
+``benchmarks/relevance.md``. Document vectors are cached under ``/tmp`` by set, embedder and
+window count, so a rerun only embeds the queries.
 """
 
 from __future__ import annotations
 
-RECORDS: dict[str, tuple[str, str]] = {
-    "c1": ("Acme Anvils", "Supplier of anvils, rocket skates and other hardware"),
-    "c2": ("Borealis Shipping", "Cold-chain freight forwarding between Oslo and Rotterdam"),
-    "c3": ("Sunny Bakery", "Sourdough bread, pastries and wedding cakes"),
-    "c4": ("Helix Biotech", "Clinical trials for a new diabetes treatment"),
-    "c5": ("Northwind Legal", "Law firm handling contracts and intellectual property disputes"),
-    "c6": ("Pixel Forge", "Video game studio building a fantasy role-playing game"),
-    "c7": ("GreenLeaf Energy", "Installs solar panels and home batteries"),
-    "c8": ("Atlas Realty", "Sells and rents apartments in the city centre"),
-    "c9": ("Blue Harbor Hotel", "Seaside hotel with conference rooms and a spa"),
-    "c10": ("Quantum Ledger", "Accounting software for small businesses: invoices and payroll"),
-    "t1": ("Book flights for the Berlin trade fair", "Two tickets, return on Friday"),
-    "t2": ("Renew the office printer lease", "Contract ends in March"),
-    "t3": ("Prepare the quarterly revenue report", "Numbers for the board meeting"),
-    "t4": ("Hire a senior backend engineer", "Python and PostgreSQL experience"),
-    "t5": ("Fix the leaking roof in the warehouse", "Call a contractor before the rain"),
-    "t6": ("Plan the team offsite", "Somewhere in the mountains with hiking"),
-    "t7": ("Reset the admin password for the CRM", "Locked out after three failed logins"),
-    "t8": ("Order new laptops for the sales team", "Ten machines with 16 GB memory"),
-    "t9": ("Send the customer satisfaction survey", "Ask clients how happy they are with support"),
-    "t10": ("Renegotiate the cloud hosting bill", "Our AWS costs doubled this year"),
-    "d1": ("Enterprise licence for Globex", "Three-year deal, 500 seats"),
-    "d2": ("Catering contract with the city council", "Lunches for municipal schools"),
-    "d3": ("Website redesign for a dental clinic", "New booking page for patients"),
-    "d4": ("Security audit for a bank", "Penetration testing of online banking"),
-    "d5": ("Fleet of electric delivery vans", "Twenty vans with charging stations"),
-    "n1": ("Dog walking schedule", "Walk the dogs twice a day in the park"),
-    "n2": ("Recipe: tomato soup", "Tomatoes, onions, garlic and basil"),
-    "n3": ("Marathon training plan", "Long runs on Sundays, intervals on Tuesdays"),
-    "n4": ("Guitar lessons", "Learn chords and strumming patterns"),
-    "n5": ("Garden tasks", "Prune the roses and plant tulip bulbs"),
-}
+import argparse
+import hashlib
+import math
+import statistics
+import sys
+import tempfile
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
 
-#: (query, kind, expected record ids)
-QUERIES: list[tuple[str, str, set[str]]] = [
-    ("anvils", "keyword", {"c1"}),
-    ("freight forwarding", "keyword", {"c2"}),
-    ("sourdough", "keyword", {"c3"}),
-    ("printer lease", "keyword", {"t2"}),
-    ("revenue report", "keyword", {"t3"}),
-    ("backend engineer", "keyword", {"t4"}),
-    ("admin password", "keyword", {"t7"}),
-    ("laptops", "keyword", {"t8"}),
-    ("security audit", "keyword", {"d4"}),
-    ("tomato soup", "keyword", {"n2"}),
-    ("solar panels", "keyword", {"c7"}),
-    ("invoices payroll", "keyword", {"c10"}),
-    ("medicine research for blood sugar disease", "paraphrase", {"c4"}),
-    ("attorneys for patent disagreements", "paraphrase", {"c5"}),
-    ("company that makes computer games", "paraphrase", {"c6"}),
-    ("renewable power for houses", "paraphrase", {"c7", "d5"}),
-    ("property agency for flats downtown", "paraphrase", {"c8"}),
-    ("arrange travel to the exhibition in Germany", "paraphrase", {"t1"}),
-    ("repair water damage to the building", "paraphrase", {"t5"}),
-    ("team retreat in the alps", "paraphrase", {"t6"}),
-    ("I can't log in to the customer system", "paraphrase", {"t7"}),
-    ("find out if clients like our service", "paraphrase", {"t9"}),
-    ("reduce server infrastructure spending", "paraphrase", {"t10"}),
-    ("food supply for public schools", "paraphrase", {"d2"}),
-    ("hacking test for a financial institution", "paraphrase", {"d4"}),
-    ("training for a long distance running race", "paraphrase", {"n3"}),
-    ("learning to play music", "paraphrase", {"n4"}),
-    ("where to stay by the sea with meeting space", "paraphrase", {"c9"}),
-]
+import numpy as np
+from tokenizers import Tokenizer
+
+from benchmarks.relevance_sets import SETS, RelevanceSet, SetMissing, load
+from fieldhouse.search.embedder import MAX_TOKENS, Embedder, Matrix, make_embedder, model_dir
+from fieldhouse.search.engine import CANDIDATES, Mode, WorkspaceIndex
+
+CACHE = Path(tempfile.gettempdir()) / "fieldhouse-relevance"
+MIN_SIMILARITY = 0.3  # the API's default minSimilarity
+K = 10
+OLD_DEPTH = 100  # candidates a list of the reciprocal-rank fusion used before
+Ranked = list[tuple[str, float]]
+Rule = Callable[[Ranked, Ranked], dict[str, float]]
+
+
+@dataclass(frozen=True)
+class Scores:
+    ndcg: float
+    recall: float
+
+
+def ndcg_at(ranked: Sequence[str], grades: dict[str, int], k: int = K) -> float:
+    """nDCG@k with linear gains (trec_eval's ndcg_cut): graded sets count their grades."""
+    dcg = sum(grades.get(rid, 0) / math.log2(i + 2) for i, rid in enumerate(ranked[:k]))
+    ideal = sorted(grades.values(), reverse=True)[:k]
+    best = sum(g / math.log2(i + 2) for i, g in enumerate(ideal))
+    return dcg / best if best else 0.0
+
+
+def recall_at(ranked: Sequence[str], grades: dict[str, int], k: int = K) -> float:
+    relevant = {rid for rid, g in grades.items() if g > 0}
+    return len(relevant & set(ranked[:k])) / len(relevant) if relevant else 0.0
+
+
+def mean_scores(runs: dict[str, list[str]], s: RelevanceSet) -> Scores:
+    qids = [q for q in runs if s.qrels.get(q)]
+    return Scores(
+        statistics.mean(ndcg_at(runs[q], s.qrels[q]) for q in qids),
+        statistics.mean(recall_at(runs[q], s.qrels[q]) for q in qids),
+    )
+
+
+def first_window(texts: Sequence[str]) -> list[str]:
+    """Each text cut after the tokens one window of MAX_TOKENS holds."""
+    tokenizer = Tokenizer.from_file(str(model_dir() / "tokenizer.json"))
+    tokenizer.no_truncation()
+    out = []
+    for text, enc in zip(texts, tokenizer.encode_batch(list(texts)), strict=True):
+        # offsets[0] is [CLS]; the window keeps MAX_TOKENS - 2 word pieces and [SEP]
+        cut = enc.offsets[MAX_TOKENS - 2][1] if len(enc.ids) > MAX_TOKENS else len(text)
+        out.append(text[:cut])
+    return out
+
+
+def doc_vectors(s: RelevanceSet, embedder: Embedder, windows: str) -> Matrix:
+    """The set's document vectors, from the /tmp cache when the texts are the same."""
+    texts = [d.embed_text for d in s.docs]
+    if windows == "1":
+        texts = first_window(texts)
+    digest = hashlib.sha256("\x00".join(texts).encode()).hexdigest()[:16]
+    name = embedder.name.replace("/", "_")
+    path = CACHE / f"{s.name}-{name}-{windows}w-{digest}.npy"
+    if path.exists():
+        return np.load(path)  # type: ignore[no-any-return]
+    print(f"  embedding {len(texts)} documents of {s.name} ({windows} window(s))...", flush=True)
+    vecs = embedder.embed(texts)
+    CACHE.mkdir(parents=True, exist_ok=True)
+    np.save(path, vecs)
+    return vecs
+
+
+def open_index(s: RelevanceSet, vecs: Matrix, embedder: Embedder, folder: Path) -> WorkspaceIndex:
+    index = WorkspaceIndex.open(folder, embedder, create=True)
+    for start in range(0, len(s.docs), 500):
+        index.apply(s.docs[start : start + 500], vecs[start : start + 500], [])
+    return index
+
+
+def run_mode(
+    index: WorkspaceIndex, s: RelevanceSet, qvecs: dict[str, Matrix], mode: Mode
+) -> dict[str, list[str]]:
+    out = {}
+    for qid in s.qrels:
+        found = index.query(
+            s.queries[qid], qvecs[qid], None, limit=K, min_similarity=MIN_SIMILARITY, mode=mode
+        )
+        out[qid] = [h.record_id for h in found.hits]
+    return out
+
+
+def candidate_lists(
+    index: WorkspaceIndex, s: RelevanceSet, qvecs: dict[str, Matrix]
+) -> dict[str, tuple[Ranked, Ranked]]:
+    """Both halves' candidates per query, as ``WorkspaceIndex.query`` fetches them."""
+    return {
+        qid: (
+            index.keyword.search(s.queries[qid], None, CANDIDATES).ranked,
+            index.vectors.search(qvecs[qid], None, CANDIDATES, MIN_SIMILARITY).ranked,
+        )
+        for qid in s.qrels
+    }
+
+
+def apply_rule(rule: Rule, lists: dict[str, tuple[Ranked, Ranked]]) -> dict[str, list[str]]:
+    out = {}
+    for qid, (kw, vec) in lists.items():
+        fused = rule(kw, vec)
+        out[qid] = sorted(fused, key=lambda rid: (-fused[rid], rid))[:K]
+    return out
+
+
+def rrf(k: int, weight: float = 0.5, depth: int = CANDIDATES) -> Rule:
+    """Reciprocal-rank fusion; ``weight`` is the keyword list's share (0.5: equal)."""
+
+    def rule(kw: Ranked, vec: Ranked) -> dict[str, float]:
+        out: dict[str, float] = {}
+        for w, ranked in ((weight, kw), (1 - weight, vec)):
+            for rank, (rid, _) in enumerate(ranked[:depth]):
+                out[rid] = out.get(rid, 0.0) + w / (k + rank + 1)
+        return out
+
+    return rule
+
+
+def convex(alpha: float, norm: str, depth: int = CANDIDATES) -> Rule:
+    """``alpha`` * keyword + (1 - alpha) * vector of scores normalised within each list."""
+
+    def scale(ranked: Ranked) -> dict[str, float]:
+        if not ranked:
+            return {}
+        vals = np.array([v for _, v in ranked])
+        if norm == "minmax":
+            lo, span = float(vals.min()), float(vals.max() - vals.min())
+            return {rid: (v - lo) / span if span else 1.0 for rid, v in ranked}
+        if norm == "max":
+            return {rid: v / float(vals.max()) for rid, v in ranked}
+        if norm == "tmm":  # theoretical minimum: 0 for BM25, minSimilarity for a cosine
+            lo = MIN_SIMILARITY if float(vals.max()) <= 1.0 else 0.0
+            span = float(vals.max()) - lo
+            return {rid: (v - lo) / span if span > 0 else 1.0 for rid, v in ranked}
+        mu, sd = float(vals.mean()), float(vals.std()) or 1.0
+        return {rid: (v - mu) / sd for rid, v in ranked}
+
+    def rule(kw: Ranked, vec: Ranked) -> dict[str, float]:
+        a, b = scale(kw[:depth]), scale(vec[:depth])
+        floor_a = min(a.values(), default=0.0) if norm == "z" else 0.0
+        floor_b = min(b.values(), default=0.0) if norm == "z" else 0.0
+        return {
+            rid: alpha * a.get(rid, floor_a) + (1 - alpha) * b.get(rid, floor_b)
+            for rid in a.keys() | b.keys()
+        }
+
+    return rule
+
+
+def sweep_rules() -> dict[str, Rule]:
+    rules: dict[str, Rule] = {}
+    for k in (10, 20, 60):
+        for w in (0.3, 0.4, 0.5, 0.6, 0.7):
+            rules[f"rrf k={k} wkw={w}"] = rrf(k, w)
+    for depth in (20, 50):
+        rules[f"rrf k=60 depth={depth}"] = rrf(60, 0.5, depth)
+    for norm in ("minmax", "tmm", "max", "z"):
+        for alpha in (0.2, 0.3, 0.35, 0.4, 0.45, 0.5, 0.6, 0.7):
+            rules[f"{norm} a={alpha}"] = convex(alpha, norm)
+    for depth in (20, 50):
+        rules[f"minmax a=0.4 depth={depth}"] = convex(0.4, "minmax", depth)
+    return rules
+
+
+def evaluate(s: RelevanceSet, embedder: Embedder, windows: bool, sweep: bool) -> list[str]:
+    """Index the set, run every mode, return its table rows (and print the sweep)."""
+    print(f"{s.name}: {len(s.docs)} documents, {len(s.qrels)} judged queries ({s.source})")
+    judged = list(s.qrels)
+    qmat = embedder.embed([s.queries[q] for q in judged])
+    qvecs = {q: qmat[i] for i, q in enumerate(judged)}
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        index = open_index(s, doc_vectors(s, embedder, "4"), embedder, Path(tmp) / "index")
+        try:
+            runs = {m: mean_scores(run_mode(index, s, qvecs, m), s) for m in _MODES}
+            lists = candidate_lists(index, s, qvecs)
+            old = mean_scores(apply_rule(rrf(60, 0.5, OLD_DEPTH), lists), s)
+            if sweep:
+                for label, rule in sweep_rules().items():
+                    got = mean_scores(apply_rule(rule, lists), s)
+                    print(f"  sweep {s.name:<10} {label:<24} {got.ndcg:.4f} {got.recall:.4f}")
+        finally:
+            index.close()
+        one = None
+        if windows:
+            index = open_index(s, doc_vectors(s, embedder, "1"), embedder, Path(tmp) / "one")
+            try:
+                one = mean_scores(run_mode(index, s, qvecs, "vector"), s)
+            finally:
+                index.close()
+    pub = s.published
+    for metric in ("ndcg", "recall"):
+        cells = [getattr(runs[m], metric) for m in _MODES]
+        cells.insert(2, getattr(old, metric))
+        published = (
+            f"{pub[0]:>6.3f} {pub[1]:>7.3f}" if pub and metric == "ndcg" else f"{'-':>6} {'-':>7}"
+        )
+        vec1 = f"{getattr(one, metric):>8.3f}" if one else f"{'-':>8}"
+        rows.append(
+            f"{s.name:<10} {len(s.docs):>6} {len(s.qrels):>5} {metric + '@10':<9} {published} "
+            + " ".join(f"{c:>8.3f}" for c in cells)
+            + f" {vec1}"
+        )
+    return rows
+
+
+_MODES: tuple[Mode, ...] = ("keyword", "vector", "hybrid")
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
+    parser.add_argument("--sets", default="handmade,cisi,cranfield,cacm")
+    parser.add_argument("--embedder", default="minilm", help="a make_embedder() name")
+    parser.add_argument("--windows", action="store_true", help="also the vector half, 1 window")
+    parser.add_argument("--sweep", action="store_true", help="print every fusion rule tried")
+    args = parser.parse_args(argv)
+    embedder = make_embedder(args.embedder)
+    if not embedder.dim:
+        sys.exit(f"embedder {args.embedder!r} has no vectors: nothing to compare")
+    rows = []
+    for name in args.sets.split(","):
+        if name not in SETS:
+            sys.exit(f"unknown set {name!r}; expected one of {', '.join(SETS)}")
+        try:
+            s = load(name)
+        except SetMissing as exc:
+            print(f"skipped {exc}")
+            continue
+        rows.extend(evaluate(s, embedder, args.windows, args.sweep))
+    print(f"\nembedder {embedder.name}; minSimilarity {MIN_SIMILARITY}; published = nDCG@10 of")
+    print("BM25 (BEIR paper, table 2) and all-MiniLM-L6-v2 (MTEB) where the set has one")
+    print(
+        f"{'set':<10} {'docs':>6} {'qrys':>5} {'metric':<9} {'pubBM25':>6} {'pubMiniLM':>7} "
+        f"{'keyword':>8} {'vector':>8} {'hyb-rrf60':>8} {'hybrid':>8} {'vec-1win':>8}"
+    )
+    for row in rows:
+        print(row)
+
+
+if __name__ == "__main__":
+    main()

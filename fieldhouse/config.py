@@ -37,7 +37,8 @@ class Settings:
     metrics_dir: str | None = None
     #: hybrid search (keyword + vectors); off: POST /v1/search answers with the fallback
     search_enabled: bool = True
-    #: sentence embedder: ``minilm`` (all-MiniLM-L6-v2, numpy) or ``none`` (keyword only)
+    #: sentence embedder: ``minilm`` (all-MiniLM-L6-v2), ``minilm-int8`` (its dense layers
+    #: quantised, less CPU) or ``none`` (keyword only)
     embedder: str = "minilm"
     #: where queued agent e-mails are delivered (smtp://[user:pass@]host:port[?from=addr],
     #: smtps:// for TLS); None keeps them queued in the outbox

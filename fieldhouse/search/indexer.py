@@ -45,6 +45,10 @@ log = logging.getLogger("fieldhouse.search")
 MAX_BATCH_EVENTS = 256
 BATCH_WINDOW = 0.05  # seconds the indexer waits for more changes when it has only a few
 EMBED_CHUNK = 64  # texts per forward pass (and per call into the embedding thread)
+#: seconds a backlog smaller than a chunk waits for more records (all workspaces together):
+#: under a trickle one pass for several records costs less CPU per record than one each, and
+#: a record still has its vector well within the 2 s freshness budget
+GATHER = 0.1
 PAGE = 500
 SAVE_EVERY_ROWS = 20_000  # above this many vectors, save at most every SAVE_SECONDS
 SAVE_SECONDS = 30.0
@@ -96,6 +100,8 @@ class Indexer:
         #: records another process is embedding, per workspace: id -> when to look again
         self._held: dict[str, dict[str, float]] = {}
         self._queued = trio.Event()
+        #: trio time each workspace's embedding backlog last went from empty to not empty
+        self._since: dict[str, float] = {}
         self._schemas: dict[str, tuple[int, dict[str, ModuleSchema]]] = {}
         self._saved_at: dict[str, float] = {}
         if poll_seconds is None and self.store.shared_between_processes:
@@ -178,7 +184,9 @@ class Indexer:
                 await self._guarded(account, self._apply_events, account, changes)
 
     async def _embed_forever(self) -> None:
-        """Vectors: one chunk of one workspace's queued records per turn, workspaces in turn."""
+        """Vectors: each turn is one forward pass over queued records of every workspace
+        that has some (a fair share of a chunk each), after at most GATHER seconds of waiting
+        for a chunk to fill."""
         turn = 0
         retry: dict[str, float] = {}
         while True:
@@ -190,18 +198,26 @@ class Indexer:
                 with trio.move_on_at(math.inf if wake is None else wake):
                     await self._queued.wait()
                 continue
-            account = ready[turn % len(ready)]
+            sizes = {a: len(self.service.to_embed[a]) for a in ready}
+            gather_until = min(self._since.get(a, now) for a in ready) + GATHER
+            if sum(sizes.values()) < EMBED_CHUNK and now < gather_until:
+                with trio.move_on_at(gather_until):
+                    await self._queued.wait()
+                continue  # look again: more records, or the time is up
+            first = turn % len(ready)
+            quota = _shares(ready[first:] + ready[:first], sizes)
             turn += 1
-            retry.pop(account, None)
             try:
-                later = await self.embed_some(account)
-            except Exception:
-                log.warning("search: embedding for workspace %s failed", account, exc_info=True)
-                later = trio.current_time() + STORE_RETRY
-            if later is not None:
-                retry[account] = later
-            async with self.service.steps.setdefault(account, trio.Lock()):
-                await self._maybe_save(account)
+                later = await self.embed_batch(quota)
+            except Exception:  # the store or the embedder failed: try again a little later
+                log.warning("search: embedding for %s failed", sorted(quota), exc_info=True)
+                later = dict.fromkeys(quota, trio.current_time() + STORE_RETRY)
+            for account in quota:
+                retry.pop(account, None)
+                if account in later:
+                    retry[account] = later[account]
+                async with self.service.steps.setdefault(account, trio.Lock()):
+                    await self._maybe_save(account)
 
     async def _guarded(self, account: str, fn: Any, *args: Any) -> None:
         """Run one workspace's step; a failure makes that workspace unavailable (search then
@@ -367,6 +383,8 @@ class Indexer:
             await self._thread(index.apply, part, None, list(deletes) if start == 0 else [])
         if self.service.embedder.dim:
             backlog = self.service.to_embed.setdefault(account, {})
+            if not backlog:
+                self._since[account] = trio.current_time()
             for doc in docs:
                 backlog.pop(doc.record_id, None)  # to the end: the latest version
                 backlog[doc.record_id] = doc
@@ -376,30 +394,81 @@ class Indexer:
     async def embed_some(
         self, account: str, most: int = EMBED_CHUNK, *, locked: bool = False
     ) -> float | None:
-        """Give up to ``most`` of the workspace's queued records their vectors (read from the
-        store, or embedded here); return None when done, or the trio time from which the
-        records left (another process is embedding them) are worth looking up again.
-        ``locked``: the caller holds the workspace's step lock."""
-        backlog = self.service.to_embed.get(account)
-        if not backlog or account not in self.service.indexes:
-            self.service.to_embed.pop(account, None)
-            self._held.pop(account, None)
-            return None
+        """Give up to ``most`` of the workspace's queued records their vectors (see
+        :meth:`embed_batch`); ``locked``: the caller holds the workspace's step lock."""
+        return (await self.embed_batch({account: most}, locked=locked)).get(account)
+
+    async def embed_batch(self, quota: dict[str, int], *, locked: bool = False) -> dict[str, float]:
+        """Give up to ``quota[account]`` queued records of each workspace their vectors (read
+        from the store, or embedded here, all in one forward pass). Return, per workspace
+        that made no progress, the trio time from which to look again: another process is
+        embedding its records."""
         now = trio.current_time()
-        held = self._held.setdefault(account, {})
-        # they stay queued until their vectors are in: the workspace is not fresh before
-        docs = list(
-            itertools.islice(
-                (d for rid, d in backlog.items() if held.get(rid, -math.inf) <= now), most
+        later: dict[str, float] = {}
+        picked: dict[str, list[Doc]] = {}
+        for account, most in quota.items():
+            backlog = self.service.to_embed.get(account)
+            if not backlog or account not in self.service.indexes:
+                self._done(account)
+                continue
+            held = self._held.setdefault(account, {})
+            # they stay queued until their vectors are in: the workspace is not fresh before
+            docs = list(
+                itertools.islice(
+                    (d for rid, d in backlog.items() if held.get(rid, -math.inf) <= now), most
+                )
             )
-        )
-        if not docs:
-            return min(held[rid] for rid in backlog if rid in held)
-        vectors = await self._vectors_of(account, docs)
+            if docs:
+                picked[account] = docs
+            else:
+                later[account] = min(held[rid] for rid in backlog if rid in held)
+        found: dict[str, dict[str, Matrix]] = {}
+        mine: list[tuple[str, Doc]] = []
+        for account, docs in picked.items():
+            found[account], claimed = await self._claim(account, docs)
+            mine.extend((account, d) for d in claimed)
+        if mine:
+            # the lower-priority thread; meanwhile the event loop runs requests
+            texts = [d.embed_text for _, d in mine]
+            mat = await self.service.background.run(self.service.embedder.embed, texts)
+            for i, (account, d) in enumerate(mine):
+                found[account][d.record_id] = mat[i]
+            log.info("search: embedded %d records of %d workspaces", len(mine), len(found))
+        for account, vectors in found.items():
+            embedded = [d for a, d in mine if a == account]
+            await self._keep(account, picked[account], vectors, embedded, locked=locked)
+            if not any(d.record_id in vectors for d in picked[account]):
+                later[account] = now + HOLD
+        self.service.progressed()
+        return later
+
+    def _done(self, account: str) -> None:
+        self.service.to_embed.pop(account, None)
+        self._held.pop(account, None)
+        self._since.pop(account, None)
+
+    async def _keep(
+        self,
+        account: str,
+        docs: Sequence[Doc],
+        vectors: dict[str, Matrix],
+        embedded: Sequence[Doc],
+        *,
+        locked: bool,
+    ) -> None:
+        """Store the vectors ``embedded`` here for the other processes, add those of ``docs``
+        to be had to the index and take them off the backlog; the rest wait HOLD seconds."""
+        if self.share_vectors and embedded:
+            items = [
+                (d.record_id, d.stamp, np.asarray(vectors[d.record_id], dtype="<f4").tobytes())
+                for d in embedded
+            ]
+            await self.store.put_vectors(account, self.service.embedder.name, items)
         ready = [d for d in docs if d.record_id in vectors]
+        held = self._held.setdefault(account, {})
         for doc in docs:
             if doc.record_id not in vectors:
-                held[doc.record_id] = now + HOLD
+                held[doc.record_id] = trio.current_time() + HOLD
         if ready:
             mat: Matrix = np.stack([vectors[d.record_id] for d in ready])
             if locked:
@@ -407,15 +476,13 @@ class Indexer:
             else:
                 async with self.service.steps.setdefault(account, trio.Lock()):
                     await self._add_vectors(account, ready, mat)
+        backlog = self.service.to_embed.get(account, {})
         for doc in ready:
             held.pop(doc.record_id, None)
             if backlog.get(doc.record_id) is doc:
                 del backlog[doc.record_id]
         if not backlog:
-            self.service.to_embed.pop(account, None)
-            self._held.pop(account, None)
-        self.service.progressed()
-        return None if ready else now + HOLD
+            self._done(account)
 
     async def _add_vectors(self, account: str, docs: Sequence[Doc], mat: Matrix) -> None:
         # a record changed or deleted meanwhile is skipped (a newer version is queued)
@@ -423,44 +490,31 @@ class Indexer:
         if index is not None:
             await self._thread(index.add_vectors, docs, mat)
 
-    async def _vectors_of(self, account: str, docs: Sequence[Doc]) -> dict[str, Matrix]:
-        """record id -> vector of those ``docs`` whose vector is to be had now: stored by
-        another process, or embedded here (and then stored for the others). Those another
-        process claimed and has not stored yet are left out."""
+    async def _claim(
+        self, account: str, docs: Sequence[Doc]
+    ) -> tuple[dict[str, Matrix], list[Doc]]:
+        """The vectors of ``docs`` another process stored already, and the ``docs`` this
+        process is to embed: all of them, or with shared vectors those it claimed (those
+        another process claimed and has not stored yet are in neither)."""
         embedder = self.service.embedder
         if not self.share_vectors:
-            mine = list(docs)
-            found: dict[str, Matrix] = {}
-        else:
-            keys = [(d.record_id, d.stamp) for d in docs]
-            stored = await self.store.get_vectors(account, embedder.name, keys)
-            found = {
-                rid: np.frombuffer(raw, dtype="<f4").astype(np.float32)
-                for rid, raw in stored.items()
-                if len(raw) == 4 * embedder.dim
-            }
-            missing = [k for k in keys if k[0] not in found]
-            claimed: set[str] = set()
-            if missing:
-                claimed = set(
-                    await self.store.claim_vectors(
-                        account, embedder.name, missing, time.time(), CLAIM_STALE
-                    )
+            return {}, list(docs)
+        keys = [(d.record_id, d.stamp) for d in docs]
+        stored = await self.store.get_vectors(account, embedder.name, keys)
+        found = {
+            rid: np.frombuffer(raw, dtype="<f4").astype(np.float32)
+            for rid, raw in stored.items()
+            if len(raw) == 4 * embedder.dim
+        }
+        missing = [k for k in keys if k[0] not in found]
+        claimed: set[str] = set()
+        if missing:
+            claimed = set(
+                await self.store.claim_vectors(
+                    account, embedder.name, missing, time.time(), CLAIM_STALE
                 )
-            mine = [d for d in docs if d.record_id in claimed]
-        if not mine:
-            return found
-        # the lower-priority thread; meanwhile the event loop runs requests
-        mat = await self.service.background.run(embedder.embed, [d.embed_text for d in mine])
-        if self.share_vectors:
-            items = [
-                (d.record_id, d.stamp, np.asarray(mat[i], dtype="<f4").tobytes())
-                for i, d in enumerate(mine)
-            ]
-            await self.store.put_vectors(account, embedder.name, items)
-        log.info("search: embedded %d records of workspace %s", len(mine), account)
-        found.update((d.record_id, mat[i]) for i, d in enumerate(mine))
-        return found
+            )
+        return found, [d for d in docs if d.record_id in claimed]
 
     async def embed_all(self, account: str) -> None:
         """Every queued record of the workspace gets its vector (the caller holds its lock)."""
@@ -488,6 +542,19 @@ class Indexer:
         if force or len(index.vectors) < SAVE_EVERY_ROWS or now - last >= SAVE_SECONDS:
             await self._thread(index.save_vectors)
             self._saved_at[account] = now
+
+
+def _shares(accounts: Sequence[str], sizes: dict[str, int]) -> dict[str, int]:
+    """How many queued records of each workspace one forward pass takes: EMBED_CHUNK split
+    evenly, a workspace with fewer leaving the rest to the others, at least one each; at most
+    EMBED_CHUNK workspaces, the first ones of ``accounts`` (the caller rotates it)."""
+    chosen = list(accounts[:EMBED_CHUNK])
+    left = EMBED_CHUNK
+    quota: dict[str, int] = {}
+    for k, account in enumerate(sorted(chosen, key=lambda a: sizes[a])):
+        quota[account] = max(1, min(sizes[account], left // (len(chosen) - k)))
+        left -= quota[account]
+    return quota
 
 
 def shares_vectors(settings: Settings, store: Store) -> bool:

@@ -1,4 +1,4 @@
-"""The numpy MiniLM forward pass: shape, unit length, determinism, and meaning."""
+"""The MiniLM embedder (ONNX, numpy and int8): shape, unit length, determinism, and meaning."""
 
 from __future__ import annotations
 
@@ -48,6 +48,36 @@ def test_onnx_and_numpy_give_the_same_vectors(embedder: MiniLMEmbedder) -> None:
     assert np.all(np.einsum("ij,ij->i", onnx, plain) >= 0.9999)
     with pytest.raises(ValueError, match="unknown MiniLM backend"):
         MiniLMEmbedder(backend="torch")
+
+
+#: the smallest cosine to fp32 benchmarks.embed_cost measured for minilm-int8 (1-3-word
+#: texts; 0.9994 for 35 words), less a margin
+INT8_COSINE = 0.9985
+
+
+def test_int8_is_near_fp32_deterministic_and_named_apart(embedder: MiniLMEmbedder) -> None:
+    int8 = make_embedder("minilm-int8")
+    texts = [
+        "Renew the office printer lease",
+        "x",
+        "Deal 12. Acme Corp renewal, stage proposal, amount 444 EUR",
+        "Call Anna about the Q3 budget before Friday's board meeting in Lisbon",
+        "a longer text about invoices " * 40,
+    ]
+    vecs = int8.embed(texts)
+    assert vecs.shape == (5, 384) and vecs.dtype == np.float32
+    assert np.allclose(np.linalg.norm(vecs, axis=1), 1.0, atol=1e-5)
+    assert np.all(np.einsum("ij,ij->i", vecs, embedder.embed(texts)) >= INT8_COSINE)
+    # a text's vector does not depend on its batch (each token is quantised on its own)
+    assert np.allclose(int8.embed(texts[3:4])[0], vecs[3], atol=1e-5)
+    assert np.allclose(int8.embed(list(reversed(texts)))[::-1], vecs, atol=1e-5)
+    # stored vectors of one variant are never taken for the other's
+    assert int8.name != embedder.name
+    assert int8.name != MiniLMEmbedder(int8=("qkv", "out", "up", "down")).name
+    with pytest.raises(ValueError, match="int8"):
+        MiniLMEmbedder(int8=("attention",))
+    with pytest.raises(ValueError, match="int8"):
+        MiniLMEmbedder(backend="numpy", int8=("up",))
 
 
 def test_make_embedder() -> None:

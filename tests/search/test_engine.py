@@ -10,7 +10,14 @@ import pytest
 from fieldhouse.model.records import RecordRow
 from fieldhouse.search.documents import Doc, record_doc, strip_html
 from fieldhouse.search.embedder import MiniLMEmbedder, NoEmbedder
-from fieldhouse.search.engine import RRF_K, WorkspaceIndex, snippet
+from fieldhouse.search.engine import (
+    CANDIDATES,
+    KEYWORD_WEIGHT,
+    SCORE_FLOOR,
+    WorkspaceIndex,
+    fuse,
+    snippet,
+)
 from fieldhouse.search.keyword import IndexCorrupt
 
 EMBEDDER = MiniLMEmbedder()
@@ -51,31 +58,61 @@ def test_paraphrase_hit_via_vectors(tmp_path: Path) -> None:
     assert ask(index, "arrange a trip to Germany")[0] == "r3"
 
 
-def test_rrf_order_and_scores(tmp_path: Path) -> None:
+def test_hybrid_order_and_scores(tmp_path: Path) -> None:
     index = build(tmp_path)
     text = "anvil supplier"
-    found = index.query(
-        text, EMBEDDER.embed([text])[0], None, limit=10, min_similarity=0.0, mode="hybrid"
-    )
-    kw = [
-        h.record_id
-        for h in index.query(text, None, None, limit=10, min_similarity=0, mode="keyword").hits
-    ]
-    vec = [
-        h.record_id
-        for h in index.query(
-            text, EMBEDDER.embed([text])[0], None, limit=10, min_similarity=0, mode="vector"
-        ).hits
-    ]
-    expected: dict[str, float] = {}
-    for ranked in (kw, vec):
-        for rank, rid in enumerate(ranked):
-            expected[rid] = expected.get(rid, 0) + 1 / (RRF_K + rank + 1)
+    qvec = EMBEDDER.embed([text])[0]
+    found = index.query(text, qvec, None, limit=10, min_similarity=0.0, mode="hybrid")
+    kw = index.keyword.search(text, None, CANDIDATES).ranked
+    vec = index.vectors.search(qvec, None, CANDIDATES, 0.0).ranked
+    expected = fuse(kw, vec)
     assert [h.record_id for h in found.hits] == sorted(expected, key=lambda r: (-expected[r], r))
     top = found.hits[0]
     assert top.record_id == "r1" and top.score == pytest.approx(1.0)  # first in both lists
     assert all(0 < h.score <= 1 for h in found.hits)
     assert found.total == len(found.hits)
+
+
+def test_a_single_mode_scores_its_best_one(tmp_path: Path) -> None:
+    index = build(tmp_path)
+    hits = index.query("anvils", None, None, limit=10, min_similarity=0.3, mode="keyword").hits
+    assert [h.record_id for h in hits] == ["r5", "r1"]
+    assert hits[0].score == pytest.approx(1.0) and 0 < hits[1].score < 1
+
+
+def test_found_high_by_both_halves_beats_found_by_one() -> None:
+    kw = [("both", 9.0), ("words", 8.5), ("low", 1.0)]
+    vec = [("meaning", 0.8), ("both", 0.75), ("low", 0.3)]
+    fused = fuse(kw, vec)
+    order = sorted(fused, key=lambda r: (-fused[r], r))
+    assert order[0] == "both"
+    # a record near the top of one list outranks one near the bottom of both
+    assert fused["words"] > fused["low"] and fused["meaning"] > fused["low"]
+    # the vector half weighs more: its best beats the keyword half's runner-up
+    assert fused["meaning"] > fused["words"]
+    assert all(0 < v <= 1 for v in fused.values())
+
+
+def test_close_second_in_both_beats_first_and_last() -> None:
+    # "b" is a hair behind the best in both lists; "a" and "c" each top one list and come last
+    # in the other. Reciprocal ranks (K=60) put "a" first (1/61 + 1/63 > 2/62); the scores
+    # keep the gaps, so "b" wins
+    kw = [("a", 10.0), ("b", 9.9), ("c", 1.0)]
+    vec = [("c", 0.9), ("b", 0.89), ("a", 0.3)]
+    fused = fuse(kw, vec)
+    assert max(fused, key=lambda r: fused[r]) == "b"
+
+
+def test_fusion_of_one_half_or_none() -> None:
+    assert fuse(None, None) == {}
+    assert fuse([], []) == {}
+    only = fuse([("a", 3.0), ("b", 1.0)], None)
+    assert only["a"] == pytest.approx(1.0) and only["b"] == pytest.approx(SCORE_FLOOR)
+    # the vector half ran and found nothing: a keyword-only record keeps the keyword weight
+    ran = fuse([("a", 3.0)], [])
+    assert ran["a"] == pytest.approx(SCORE_FLOOR + (1 - SCORE_FLOOR) * KEYWORD_WEIGHT)
+    # equal scores in a list count as its best
+    assert fuse(None, [("x", 0.5), ("y", 0.5)]) == {"x": 1.0, "y": 1.0}
 
 
 def test_min_similarity_applies_to_the_semantic_part(tmp_path: Path) -> None:

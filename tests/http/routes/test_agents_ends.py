@@ -343,6 +343,6 @@ async def test_agent_activity_in_the_feeds(
     assert decision == {**decision, "approvalId": approval, "decision": "approved"}
     assert decision["runId"] == send_run
     assert sent == {**sent, "tool": "email.send", "approvalId": approval, "runId": send_run}
-    # the approver decided and ran the call; the requester asked for it
+    # the approver decided; the call ran with the authority of the key that asked for it
     users = [e["userId"] for e in res.json()["activities"]][::-1]
-    assert users == [ws.owner_id, ws.owner_id, admin.owner_id, admin.owner_id]
+    assert users == [ws.owner_id, ws.owner_id, admin.owner_id, ws.owner_id]
