@@ -23,6 +23,7 @@ from werkzeug.datastructures import MultiDict
 from werkzeug.http import parse_options_header
 from werkzeug.sansio.utils import get_content_length
 
+from fieldhouse.http.ratelimit import RateState
 from fieldhouse.model.errors import ApiError
 from fieldhouse.model.principal import Principal
 
@@ -43,7 +44,6 @@ class Exchange:
     """The request (method, path, headers, query, body) and the pipeline's notes on it."""
 
     def __init__(self, scope: Scope, next_chunk: NextChunk, body_timeout: float | None) -> None:
-        self.scope = scope
         self.method: str = scope["method"]
         self.path: str = scope["path"]
         self.query_string: bytes = scope["query_string"]
@@ -63,7 +63,7 @@ class Exchange:
         self.principal: Principal | None = None
         self.schema_version: int | None = None
         self.auth_error: ApiError | None = None
-        self.rate: Any = None  # a RateState once counted
+        self.rate: RateState | None = None
         self.error_code: str | None = None
 
     @cached_property
