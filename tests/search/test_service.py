@@ -10,7 +10,7 @@ import trio
 from fieldhouse.actors.record_ops import CreateRecord, DeleteRecords
 from fieldhouse.config import Settings
 from fieldhouse.runtime import Runtime, open_runtime
-from fieldhouse.search.embedder import Matrix, MiniLMEmbedder
+from fieldhouse.search.embedder import Matrix, make_embedder
 from fieldhouse.search.indexer import Indexer
 from fieldhouse.search.service import SearchService
 from tests.conftest import make_workspace
@@ -47,12 +47,19 @@ async def titles(rt: Runtime, account: str, text: str, module_ids: object = None
     return [h.title for h in found.hits]
 
 
-class Counting(MiniLMEmbedder):
+class Counting:
+    """The configured embedder (same name, same vectors), counting the texts it embeds."""
+
     calls = 0
+
+    def __init__(self, choice: str) -> None:
+        self._inner = make_embedder(choice)
+        self.name = self._inner.name
+        self.dim = self._inner.dim
 
     def embed(self, texts: Sequence[str]) -> Matrix:
         Counting.calls += len(texts)
-        return super().embed(texts)
+        return self._inner.embed(texts)
 
 
 async def test_index_survives_restart_without_reembedding(
@@ -63,7 +70,7 @@ async def test_index_survives_restart_without_reembedding(
         await add_task(rt, ws.account_id, "Migrate the mail server")
         assert await titles(rt, ws.account_id, "mail server") == ["Migrate the mail server"]
     Counting.calls = 0
-    monkeypatch.setattr("fieldhouse.search.indexer.make_embedder", lambda _: Counting())
+    monkeypatch.setattr("fieldhouse.search.indexer.make_embedder", Counting)
     async with open_runtime(settings) as rt:
         assert await titles(rt, ws.account_id, "mail server") == ["Migrate the mail server"]
         assert Counting.calls == 1  # the query only: the records were not embedded again
@@ -108,7 +115,7 @@ async def test_burst_of_creates_is_indexed_once_without_a_resync(
     settings: Settings, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     Counting.calls = 0
-    monkeypatch.setattr("fieldhouse.search.indexer.make_embedder", lambda _: Counting())
+    monkeypatch.setattr("fieldhouse.search.indexer.make_embedder", Counting)
     resyncs: list[str] = []
     real_sync = Indexer.sync
 
