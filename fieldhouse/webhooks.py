@@ -127,8 +127,9 @@ class Dispatcher:
                         nursery.start_soon(first, self.wake)
                         nursery.start_soon(first, stop)
                 everything = timer.cancelled_caught
-                if not everything and not stop.is_set():
-                    await trio.sleep(MIN_GAP)  # let a burst of commits gather
+                if not everything:
+                    with trio.move_on_after(MIN_GAP):  # let a burst of commits gather
+                        await stop.wait()  # (but not hold up a shutdown)
 
     async def enqueue(self, accounts: Collection[str] | None = None) -> bool:
         """Queue a delivery for each new activity entry of each active webhook (of
