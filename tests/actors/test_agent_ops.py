@@ -18,6 +18,7 @@ from fieldhouse.actors.agent_ops import (
     ObjectWrite,
 )
 from fieldhouse.actors.record_ops import CreateRecord
+from fieldhouse.model.activity import ActivityKind
 from fieldhouse.model.agents import Approval, ApprovalStatus
 from fieldhouse.model.errors import (
     Conflict,
@@ -73,7 +74,12 @@ async def test_objects_are_created_updated_and_upserted_by_mode(
 ) -> None:
     ask = runtime.actors.ask
     draft = ObjectWrite(
-        "email", "e1", {"subject": "Hi", "body": "Hello"}, "draft", due_at=FUTURE, activity="made"
+        "email",
+        "e1",
+        {"subject": "Hi", "body": "Hello"},
+        "draft",
+        due_at=FUTURE,
+        activity=ActivityKind.EMAIL_DRAFTED,
     )
     (created,) = await ask(ws.account_id, ApplyObjects((draft,), actor_user_id=ws.owner_id))
     with pytest.raises(Conflict, match="A email 'e1' already exists"):
@@ -95,7 +101,7 @@ async def test_objects_are_created_updated_and_upserted_by_mode(
     await ask(ws.account_id, ApplyObjects((replace,)))
     row = await stored(runtime, ws, "email", "e1")
     assert (row.data, row.status) == ({"subject": "New"}, "draft")
-    (entry,) = await activity(runtime, ws, "made")
+    (entry,) = await activity(runtime, ws, "email_drafted")
     assert entry["userId"] == ws.owner_id and entry["data"] == {"kind": "email", "objectId": "e1"}
 
 

@@ -6,9 +6,13 @@ from __future__ import annotations
 from dataclasses import replace
 
 from fieldhouse.actors.context import Event, WriteContext
+from fieldhouse.model.activity import ActivityKind
 from fieldhouse.model.schema import FieldDef
 from fieldhouse.runtime import Runtime
 from tests.conftest import Workspace
+
+#: an activity kind these tests write themselves (no setup writes it)
+PROBE = ActivityKind.REMINDER_FIRED
 
 
 async def last_seq(runtime: Runtime, ws: Workspace) -> int:
@@ -24,17 +28,17 @@ async def test_activity_takes_the_next_numbers_and_announces_them_in_order(
     before = await last_seq(runtime, ws)
     async with runtime.store.write(ws.account_id) as txn:
         ctx = WriteContext(txn, ws.account_id, {})
-        first = await ctx.activity("probe", user_id=ws.owner_id, data={"n": 1})
+        first = await ctx.activity(PROBE, user_id=ws.owner_id, data={"n": 1})
         second = await ctx.activity(
-            "probe", user_id=None, module_id="m-1", record_id="r-1", data={"n": 2}
+            PROBE, user_id=None, module_id="m-1", record_id="r-1", data={"n": 2}
         )
     assert (first, second) == (before + 1, before + 2)
     assert ctx.events == [
-        Event(ws.account_id, "probe", before + 1),
-        Event(ws.account_id, "probe", before + 2, "r-1", "m-1"),
+        Event(ws.account_id, PROBE, before + 1),
+        Event(ws.account_id, PROBE, before + 2, "r-1", "m-1"),
     ]
     stored = await runtime.store.list_activity(
-        ws.account_id, module_ids=None, record_id=None, types=("probe",), limit=10, after_seq=before
+        ws.account_id, module_ids=None, record_id=None, types=(PROBE,), limit=10, after_seq=before
     )
     assert [(e["seq"], e["userId"], e["moduleId"], e["recordId"], e["data"]) for e in stored] == [
         (before + 1, ws.owner_id, None, None, {"n": 1}),

@@ -16,10 +16,14 @@ import trio.testing
 from fieldhouse.actors.context import Event, WriteContext
 from fieldhouse.actors.messages import Message
 from fieldhouse.actors.workspace import OnChange, WorkspaceActor, nothing_to_tell
+from fieldhouse.model.activity import ActivityKind
 from fieldhouse.model.errors import Conflict, InternalError
 from fieldhouse.model.records import RecordRow
 from fieldhouse.runtime import Runtime
 from tests.conftest import Workspace
+
+#: an activity kind these tests write themselves (no setup writes it)
+PROBE = ActivityKind.REMINDER_FIRED
 
 
 @dataclass(frozen=True)
@@ -29,7 +33,7 @@ class Probe(Message[int]):
     tag: str
 
     async def apply(self, ctx: WriteContext) -> int:
-        return await ctx.activity("probe", user_id=None, data={"tag": self.tag})
+        return await ctx.activity(PROBE, user_id=None, data={"tag": self.tag})
 
 
 @dataclass(frozen=True)
@@ -37,7 +41,7 @@ class Crash(Message[int]):
     """Writes an activity entry, then fails on a bug (not an ApiError)."""
 
     async def apply(self, ctx: WriteContext) -> int:
-        await ctx.activity("probe", user_id=None, data={"tag": "crash"})
+        await ctx.activity(PROBE, user_id=None, data={"tag": "crash"})
         raise RuntimeError("handler bug")
 
 
@@ -46,7 +50,7 @@ class Refuse(Message[int]):
     """Writes an activity entry and edits the schema, then refuses with a client error."""
 
     async def apply(self, ctx: WriteContext) -> int:
-        await ctx.activity("probe", user_id=None, data={"tag": "refused"})
+        await ctx.activity(PROBE, user_id=None, data={"tag": "refused"})
         await ctx.schema_edited()
         raise Conflict("refused on purpose")
 
@@ -63,7 +67,7 @@ class InsertRow(Message[int]):
             self.record_id, ctx.account_id, self.module_id, "row", {}, ctx.now, ctx.now, None, None
         )
         await ctx.txn.insert_record(row)
-        return await ctx.activity("probe", user_id=None, data={"tag": self.record_id})
+        return await ctx.activity(PROBE, user_id=None, data={"tag": self.record_id})
 
 
 @dataclass(frozen=True)
@@ -119,7 +123,7 @@ async def outcome(message: Message[Any]) -> Any:
 
 async def probes(runtime: Runtime, ws: Workspace, after: int) -> list[tuple[int, str]]:
     entries = await runtime.store.list_activity(
-        ws.account_id, module_ids=None, record_id=None, types=("probe",), limit=100, after_seq=after
+        ws.account_id, module_ids=None, record_id=None, types=(PROBE,), limit=100, after_seq=after
     )
     return [(e["seq"], e["data"]["tag"]) for e in entries]
 
