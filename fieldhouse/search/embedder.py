@@ -48,6 +48,9 @@ class Embedder(Protocol):
 
     def embed(self, texts: Sequence[str]) -> Matrix: ...
 
+    def load(self) -> None:
+        """Read whatever the model needs now (a server calls it before it serves)."""
+
 
 class EmbedderUnavailable(Exception):
     """The configured model's files are missing or unreadable."""
@@ -389,6 +392,9 @@ class MiniLMEmbedder:
         self.name = f"all-MiniLM-L6-v2{variant}/{MAX_TOKENS}x{MAX_WINDOWS}"
         self._lock = threading.Lock()
 
+    def load(self) -> None:
+        self._model()
+
     def _model(self) -> tuple[Any, Any]:
         """The forward function's model (weights or ONNX session) and the tokenizer."""
         with self._lock:
@@ -449,6 +455,9 @@ class NoEmbedder:
 
     def embed(self, texts: Sequence[str]) -> Matrix:
         return np.zeros((len(texts), 0), np.float32)
+
+    def load(self) -> None:
+        pass
 
 
 #: the quantised dense kinds of ``minilm-int8``: with the FFN down projections int8 too, a

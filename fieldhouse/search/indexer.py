@@ -588,6 +588,9 @@ async def open_search_service(settings: Settings, store: Store) -> AsyncIterator
     """The service with its indexer running; indexes are saved and closed on exit."""
     service = SearchService(search_root(settings), store, make_embedder(settings.embedder))
     try:
+        # the model's weights, graph and int8 calibration are read before the process serves,
+        # not by the first writes' embedding while requests wait for the CPU (once per process)
+        await service.background.run(service.embedder.load)
         async with trio.open_nursery() as nursery:
             # worker processes of one server share the store: follow what the others write
             poll = POLL_SECONDS if settings.workers > 1 else None

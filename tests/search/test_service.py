@@ -61,6 +61,9 @@ class Counting:
         Counting.calls += len(texts)
         return self._inner.embed(texts)
 
+    def load(self) -> None:
+        self._inner.load()
+
 
 async def test_index_survives_restart_without_reembedding(
     settings: Settings, monkeypatch: pytest.MonkeyPatch
