@@ -50,7 +50,11 @@ EMBED_CHUNK = 64  # texts per forward pass (and per call into the embedding thre
 #: a record still has its vector well within the 2 s freshness budget
 GATHER = 0.1
 PAGE = 500
-SAVE_EVERY_ROWS = 20_000  # above this many vectors, save at most every SAVE_SECONDS
+#: vectors are saved at most every SAVE_SECONDS * rows / SAVE_EVERY_ROWS seconds (capped at
+#: SAVE_SECONDS): each save rewrites the workspace's whole vector file, so the interval grows
+#: with it and the bytes written stay near 1.5 KB * SAVE_EVERY_ROWS / SAVE_SECONDS (~1 MB/s)
+#: whatever the size; a clean shutdown saves everything, a crash re-embeds only the tail
+SAVE_EVERY_ROWS = 20_000
 SAVE_SECONDS = 30.0
 OPTIMIZE_AFTER = 5_000  # a sync that indexed this many merges the keyword segments
 POLL_SECONDS = 0.5  # how often a shared store's activity is read for other processes' writes
@@ -540,9 +544,14 @@ class Indexer:
             return
         now = trio.current_time()
         last = self._saved_at.get(account, -math.inf)
-        if force or len(index.vectors) < SAVE_EVERY_ROWS or now - last >= SAVE_SECONDS:
+        if force or now - last >= save_interval(len(index.vectors)):
             await self._thread(index.save_vectors)
             self._saved_at[account] = now
+
+
+def save_interval(rows: int) -> float:
+    """Seconds between two saves of a vector file of ``rows`` vectors (see SAVE_EVERY_ROWS)."""
+    return SAVE_SECONDS * min(1.0, rows / SAVE_EVERY_ROWS)
 
 
 def _shares(accounts: Sequence[str], sizes: dict[str, int]) -> dict[str, int]:

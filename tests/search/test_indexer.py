@@ -14,7 +14,13 @@ from fieldhouse.config import Settings
 from fieldhouse.runtime import Runtime, open_runtime
 from fieldhouse.search.embedder import Matrix, MiniLMEmbedder
 from fieldhouse.search.engine import Mode
-from fieldhouse.search.indexer import rebuild_indexes, shares_vectors
+from fieldhouse.search.indexer import (
+    SAVE_EVERY_ROWS,
+    SAVE_SECONDS,
+    rebuild_indexes,
+    save_interval,
+    shares_vectors,
+)
 from fieldhouse.search.service import SearchService
 from fieldhouse.storage import open_database
 from tests.conftest import make_workspace
@@ -125,3 +131,14 @@ async def test_a_version_is_embedded_once_across_processes(
     async with open_runtime(settings) as rt:
         assert await found(rt, ws.account_id, "sweep loft", "vector") == ["Sweep the loft"]
         assert counting.texts == ["sweep loft"]  # the query only
+
+
+def test_a_vector_file_is_saved_less_often_the_larger_it_is() -> None:
+    # each save rewrites the whole file: the interval grows with it, so the bytes written per
+    # second stay bounded, up to the cap for large workspaces
+    assert save_interval(0) == 0.0  # a new workspace's first vectors are saved at once
+    assert save_interval(SAVE_EVERY_ROWS // 2) == SAVE_SECONDS / 2
+    assert save_interval(SAVE_EVERY_ROWS) == save_interval(10 * SAVE_EVERY_ROWS) == SAVE_SECONDS
+    sizes = [100, 1_000, 10_000, SAVE_EVERY_ROWS]
+    rates = [rows / save_interval(rows) for rows in sizes]  # rows rewritten a second
+    assert rates == pytest.approx([SAVE_EVERY_ROWS / SAVE_SECONDS] * len(sizes))
