@@ -166,8 +166,9 @@ async def get_approval(svc: Services, principal: Principal, approvalId: str) -> 
     responses={200: Decision, 403: None, 404: None, 409: None},
 )
 async def approve(svc: Services, principal: Principal, approvalId: str, body: ApproveBody) -> Any:
-    runner = await _requester(svc, principal, approvalId)
-    edited = await _edited(svc, principal, approvalId, body.arguments)
+    asked = await _load(svc, principal, approvalId)
+    runner = await _requester(svc, principal, asked)
+    edited = await _edited(svc, principal, asked, body.arguments)
     approval = await _decide(svc, principal, approvalId, True, None, edited)
     ctx = ToolContext(
         principal=runner,
@@ -213,37 +214,37 @@ async def reject(svc: Services, principal: Principal, approvalId: str, body: Rej
 Edit = tuple[dict[str, Any], str, dict[str, Any]]
 
 
-async def _requester(svc: Services, principal: Principal, approval_id: str) -> Principal:
+async def _load(svc: Services, principal: Principal, approval_id: str) -> AgentApproval:
+    row = await svc.store.get_object(principal.account_id, APPROVAL, approval_id[:64])
+    if row is None:
+        raise NotFound(f"Approval {approval_id} not found")
+    return AgentApproval.from_row(row)
+
+
+async def _requester(svc: Services, principal: Principal, approval: AgentApproval) -> Principal:
     """Whose authority the approved call runs with: the API key that asked for it (its scopes
     and its user's role, as they are now), so approving never lends the call the approver's
     wider rights; a call asked for in a session runs as the approver. A key revoked (or whose
     user was deleted) since it asked cannot have its call run: 409, and the approval stays
     pending for a rejection."""
-    row = await svc.store.get_object(principal.account_id, APPROVAL, approval_id[:64])
-    if row is None:
-        raise NotFound(f"Approval {approval_id} not found")
-    key_id = AgentApproval.from_row(row).requested_key
+    key_id = approval.requested_key
     if key_id is None:
         return principal
     requester = await svc.auth.principal_of_key(principal.account_id, key_id)
     if requester is None:
         raise Conflict(
-            f"Approval {approval_id} was asked for by an API key that has since been revoked "
-            "(or whose user was deleted); its call cannot run: reject it instead"
+            f"Approval {approval.approval_id} was asked for by an API key that has since been "
+            "revoked (or whose user was deleted); its call cannot run: reject it instead"
         )
     return requester
 
 
 async def _edited(
-    svc: Services, principal: Principal, approval_id: str, arguments: dict[str, Any] | None
+    svc: Services, principal: Principal, approval: AgentApproval, arguments: dict[str, Any] | None
 ) -> Edit | None:
     """Edited arguments, validated by the tool's model: (canonical, hash, preview)."""
     if arguments is None:
         return None
-    row = await svc.store.get_object(principal.account_id, APPROVAL, approval_id[:64])
-    if row is None:
-        raise NotFound(f"Approval {approval_id} not found")
-    approval = AgentApproval.from_row(row)
     tool = svc.tools.tool(approval.tool)
     if tool is None:
         raise NotFound(f"Unknown tool {approval.tool!r}")
