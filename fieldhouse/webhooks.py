@@ -131,21 +131,22 @@ class Dispatcher:
                     with trio.move_on_after(MIN_GAP):  # let a burst of commits gather
                         await stop.wait()  # (but not hold up a shutdown)
 
-    async def enqueue(self, accounts: Collection[str] | None = None) -> bool:
+    async def enqueue(self, accounts: Collection[str] | None = None) -> None:
         """Queue a delivery for each new activity entry of each active webhook (of
-        ``accounts`` only, when given); True when anything was queued."""
-        queued = False
+        ``accounts`` only, when given)."""
         after = ("", "")
         while True:
-            hooks = await self.store.objects_of_kind(WEBHOOK, "active", after=after)
+            hooks = await self.store.objects_of_kind(
+                WEBHOOK, "active", after=after, limit=HOOKS_PAGE
+            )
             for hook in hooks:
                 if accounts is None or hook.account_id in accounts:
-                    queued |= await self._enqueue_hook(hook.account_id, hook.object_id, hook.data)
+                    await self._enqueue_hook(hook.account_id, hook.object_id, hook.data)
             if len(hooks) < HOOKS_PAGE:
-                return queued
+                return
             after = (hooks[-1].account_id, hooks[-1].object_id)
 
-    async def _enqueue_hook(self, account_id: str, hook_id: str, data: dict[str, Any]) -> bool:
+    async def _enqueue_hook(self, account_id: str, hook_id: str, data: dict[str, Any]) -> None:
         cursor = int(data.get("cursor", 0))
         entries = await self.store.list_activity(
             account_id,
@@ -156,7 +157,7 @@ class Dispatcher:
             after_seq=cursor,
         )
         if not entries:
-            return False
+            return
         wanted = set(data.get("eventTypes") or ())
         due = stamp(self.clock.now())
         writes = [
@@ -187,8 +188,6 @@ class Dispatcher:
             await self.actors.ask(account_id, ApplyObjects((*writes, advance)))
         except ApiError as exc:  # deleted meanwhile, or another server queued them
             log.info("webhook %s: %s", hook_id, exc.message)
-            return False
-        return bool(writes)
 
     async def send_due(self, client: httpx.AsyncClient) -> float:
         """Send every delivery that is due; return the seconds until the next one is."""
