@@ -9,7 +9,7 @@ from fieldhouse.agents.gate import args_hash
 from fieldhouse.model.agents import Approval
 from fieldhouse.model.errors import Conflict
 from fieldhouse.runtime import Runtime
-from tests.agents.toolkit import activity_types, call, context, executor, objects
+from tests.agents.toolkit import activity_types, call, context, executor, expire, objects
 from tests.conftest import Workspace
 
 MAIL = {"to": ["ada@example.com"], "subject": "Hello", "body": "Hi Ada"}
@@ -97,17 +97,7 @@ async def test_an_expired_approval_cannot_be_approved(runtime: Runtime, ws: Work
     ctx = await context(runtime, ws)
     pending = await call(ctx, "email.send", **MAIL)
     assert pending.approval_id is not None
-    row = await runtime.store.get_object(ws.account_id, "approval", pending.approval_id)
-    assert row is not None
-    old = ObjectWrite(
-        "approval",
-        row.object_id,
-        {"expiresAt": "2000-01-01T00:00:00.000000Z"},
-        "pending",
-        mode="update",
-        expect=("pending",),
-    )
-    await runtime.actors.ask(ws.account_id, ApplyObjects((old,)))
+    await expire(runtime, ws, pending.approval_id)
     try:
         await approve_directly(runtime, ws, pending.approval_id)
     except Conflict as exc:

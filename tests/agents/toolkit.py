@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from fieldhouse.actors.agent_ops import ApplyObjects, ObjectWrite
 from fieldhouse.agents.contract import ToolCall, ToolContext, ToolOutcome
 from fieldhouse.agents.registry import GatedExecutor, build_executor
 from fieldhouse.model.principal import Principal
@@ -47,3 +48,16 @@ async def activity_types(runtime: Runtime, ws: Workspace) -> list[str]:
         ws.account_id, module_ids=None, record_id=None, types=(), limit=200
     )
     return [e["activityType"] for e in entries]
+
+
+async def expire(runtime: Runtime, ws: Workspace, approval_id: str) -> None:
+    """Move a pending approval's expiry into the past; nothing marks it expired yet."""
+    past = ObjectWrite(
+        "approval",
+        approval_id,
+        {"expiresAt": "2000-01-01T00:00:00.000000Z"},
+        "pending",
+        mode="update",
+        expect=("pending",),
+    )
+    await runtime.actors.ask(ws.account_id, ApplyObjects((past,)))

@@ -7,9 +7,8 @@ from __future__ import annotations
 import httpx
 
 from fieldhouse.actors.admin_ops import RevokeApiKey
-from fieldhouse.actors.agent_ops import ApplyObjects, ObjectWrite
 from fieldhouse.runtime import Runtime
-from tests.agents.toolkit import call, context, objects
+from tests.agents.toolkit import call, context, expire, objects
 from tests.conftest import Workspace, add_user
 
 MAIL = {"to": ["ada@example.com"], "subject": "Hello", "body": "Hi Ada"}
@@ -265,15 +264,7 @@ async def test_a_pending_approval_past_its_expiry_reads_as_expired(
     fresh = await call(await context(runtime, ws), "email.send", **{**MAIL, "subject": "Later"})
     assert fresh.approval_id is not None
     # nothing has written the expiry down yet: the row is still stored as pending
-    past = ObjectWrite(
-        "approval",
-        stale,
-        {"expiresAt": "2000-01-01T00:00:00.000000Z"},
-        "pending",
-        mode="update",
-        expect=("pending",),
-    )
-    await runtime.actors.ask(ws.account_id, ApplyObjects((past,)))
+    await expire(runtime, ws, stale)
 
     async def listed(query: str) -> list[tuple[str, str]]:
         resp = await client.get(f"/api/approvals{query}", headers=ws.headers)
