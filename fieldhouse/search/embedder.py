@@ -269,12 +269,9 @@ def _onnx_session(w: _Weights, int8: frozenset[str] = frozenset(), taps: Taps | 
             thirds = const(f"{p}.thirds", np.array([dim, dim, dim], np.int64))
             g.nodes.append(helper.make_node("Split", [joint, thirds], qkv, axis=-1))
         else:
-            for j, out in enumerate(qkv):
-                cols = slice(j * dim, (j + 1) * dim)
-                y = node(
-                    "MatMul", [h, const(f"{p}.w{j}", layer.qkv_w[:, cols].copy())], f"{out}.mm"
-                )
-                node("Add", [y, const(f"{p}.b{j}", layer.qkv_b[cols].copy())], out)
+            for j, kind in enumerate("qkv"):
+                cols = slice(j * dim, (j + 1) * dim)  # named f"{p}.{kind}.out", as in qkv
+                g.dense(h, layer.qkv_w[:, cols].copy(), layer.qkv_b[cols].copy(), f"{p}.{kind}")
         parts = []
         for kind, x in zip("qkv", qkv, strict=True):
             x = node("Reshape", [x, heads_shape], f"{p}.{kind}.heads")
