@@ -4,11 +4,19 @@ One writer connection sits behind a ``CapacityLimiter(1)`` and a lock held for a
 transaction; a small pool of reader connections serves reads concurrently (WAL lets readers
 run beside the writer). A whole operation runs in one worker-thread hop; nothing here blocks
 the trio thread.
+
+Several server processes on one database file (``serve --workers N``) queue for the write
+lock on an ``flock`` of ``<database>-writelock`` taken before ``BEGIN IMMEDIATE`` and let go
+right after ``COMMIT``: the kernel wakes the next process the moment the lock is free. Left to
+SQLite, a process that finds the database locked sleeps in its busy handler (1, 2, 5, 10 ms
+...) while the lock sits free, and two processes together wrote no faster than one.
 """
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
+import os
 import sqlite3
 from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
@@ -80,8 +88,11 @@ class SQLiteDriver:
     dialect = SQLITE
     shared_between_processes = False
 
-    def __init__(self, writer: Conn, readers: list[Conn]) -> None:
+    def __init__(self, writer: Conn, readers: list[Conn], lock_fd: int | None = None) -> None:
         self._writer = writer
+        #: the file the processes on this database queue on for the write lock
+        self._lock_fd = lock_fd
+        self._locked = False
         self._write_limiter = trio.CapacityLimiter(1)
         self._write_lock = trio.Lock()
         self._readers = readers
@@ -90,19 +101,58 @@ class SQLiteDriver:
 
     @classmethod
     async def open(cls, path: Path, *, readers: int = 3, synchronous: str = "FULL") -> SQLiteDriver:
-        def setup() -> tuple[Conn, list[Conn]]:
+        def setup() -> tuple[Conn, list[Conn], int]:
             path.parent.mkdir(parents=True, exist_ok=True)
-            writer = _connect(str(path), synchronous)
-            migrate_sqlite(writer)
-            return writer, [_connect(str(path), synchronous) for _ in range(readers)]
+            lock_fd = os.open(f"{path}-writelock", os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+            fcntl.flock(lock_fd, fcntl.LOCK_EX)
+            try:
+                writer = _connect(str(path), synchronous)
+                migrate_sqlite(writer)
+            finally:
+                fcntl.flock(lock_fd, fcntl.LOCK_UN)
+            return writer, [_connect(str(path), synchronous) for _ in range(readers)], lock_fd
 
-        writer, pool = await trio.to_thread.run_sync(setup)
-        return cls(writer, pool)
+        writer, pool, lock_fd = await trio.to_thread.run_sync(setup)
+        return cls(writer, pool, lock_fd)
 
     async def aclose(self) -> None:
         async with self._write_lock:
             for conn in [self._writer, *self._readers]:
                 await trio.to_thread.run_sync(conn.close)
+            if self._lock_fd is not None:
+                os.close(self._lock_fd)
+                self._lock_fd = None
+
+    def _lock(self) -> None:
+        """Queue for the write lock among the processes on this database (blocks the thread)."""
+        if self._lock_fd is not None and not self._locked:
+            fcntl.flock(self._lock_fd, fcntl.LOCK_EX)
+            self._locked = True
+
+    def _unlock(self) -> None:
+        if self._locked:
+            self._locked = False
+            if self._lock_fd is not None:
+                fcntl.flock(self._lock_fd, fcntl.LOCK_UN)
+
+    def _locked_then(self, fn: Callable[[Conn], T]) -> T:
+        """``fn`` on the writer under the write lock, let go after (autocommit statements)."""
+        self._lock()
+        try:
+            return fn(self._writer)
+        finally:
+            self._unlock()
+
+    def _finish(self, end: Callable[[Conn], None]) -> Callable[[Conn], None]:
+        """``end`` (COMMIT or ROLLBACK), then the write lock goes to the next process."""
+
+        def run(c: Conn) -> None:
+            try:
+                end(c)
+            finally:
+                self._unlock()
+
+        return run
 
     async def _on_writer(self, fn: Callable[[Conn], T]) -> T:
         return await trio.to_thread.run_sync(
@@ -114,6 +164,8 @@ class SQLiteDriver:
         # a thread hop of its own; only this transaction's task touches the queue, and it waits
         # while the worker thread runs.
         pending, self._pending = self._pending, []
+        if pending:
+            self._lock()
         for sql in pending:
             self._writer.execute(sql)
         return fn(self._writer)
@@ -140,7 +192,9 @@ class SQLiteDriver:
 
     async def write(self, op: Op[T]) -> T:
         async with self._write_lock:
-            return await self._run(op)
+            return await trio.to_thread.run_sync(
+                self._locked_then, lambda c: run_op(c, op), limiter=self._write_limiter
+            )
 
     @asynccontextmanager
     async def transaction(self, account_id: str) -> AsyncIterator[_Txn]:
@@ -152,13 +206,15 @@ class SQLiteDriver:
                 txn = _Txn(self)
                 yield txn
                 if not txn.committed:
-                    await self._on_writer(commit)
+                    await self._on_writer(self._finish(commit))
             except BaseException:
                 # also after a failed COMMIT: the connection must leave the transaction
                 self._pending = []
                 with trio.CancelScope(shield=True):
-                    await self._on_writer(rollback)
+                    await self._on_writer(self._finish(rollback))
                 raise
+            finally:
+                self._unlock()  # a transaction that never reached the database took none
 
     async def create_index(self, key: Sequence[str]) -> None:
         exprs = [f"({e.replace('r.fields', 'fields')})" for e in key]
@@ -170,7 +226,9 @@ class SQLiteDriver:
             f" (account_id, module_id, {', '.join(exprs)}, id) WHERE deleted_at IS NULL"
         )
         async with self._write_lock:
-            await self._on_writer(lambda c: c.execute(sql))
+            await trio.to_thread.run_sync(
+                self._locked_then, lambda c: c.execute(sql), limiter=self._write_limiter
+            )
 
 
 class _Txn:
@@ -186,7 +244,7 @@ class _Txn:
 
         def run_and_commit(c: Conn) -> T:
             result = run_op(c, op)
-            _commit(c)
+            self._driver._finish(_commit)(c)
             return result
 
         result = await self._driver._on_writer(run_and_commit)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import fcntl
+import os
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -52,3 +54,71 @@ async def test_write_transactions_take_turns(lite: Store) -> None:
         assert order == ["first in"]  # one writer: even another workspace waits
         release.set()
     assert order == ["first in", "first out", "second in"]
+
+
+def _try_writelock(path: Path) -> bool:
+    """Whether another process could take the database's write lock now."""
+    fd = os.open(f"{path}-writelock", os.O_RDWR)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return False
+    finally:
+        os.close(fd)  # closing lets go of the lock if it was taken
+    return True
+
+
+async def test_an_open_write_transaction_holds_the_file_lock_other_processes_queue_on(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "lite.sqlite3"
+    async with open_database(f"sqlite:///{path}") as db:
+        await db.create_account(A, "A", "a", AT)
+        assert _try_writelock(path)
+        async with db.write(A) as txn:
+            await txn.insert_record(record(A, "r01", "one"))
+            assert _try_writelock(path)  # nothing reached the database yet: no lock taken
+            await txn.flush()
+            assert not _try_writelock(path)
+        assert _try_writelock(path)  # let go with the commit
+        with pytest.raises(RuntimeError):
+            async with db.write(A) as txn:
+                await txn.insert_record(record(A, "r02", "two"))
+                await txn.flush()
+                raise RuntimeError("abandoned")
+        assert _try_writelock(path)  # and with a rollback
+        assert [r.record_id for r in await db.get_records(A, ["r01", "r02"])] == ["r01"]
+
+
+async def test_two_stores_on_one_file_write_in_turn_through_the_file_lock(tmp_path: Path) -> None:
+    path = tmp_path / "lite.sqlite3"
+    url = f"sqlite:///{path}"
+    order: list[str] = []
+    entered, release = trio.Event(), trio.Event()
+    async with open_database(url) as one, open_database(url) as two:
+        await one.create_account(A, "A", "a", AT)
+
+        async def first() -> None:
+            async with one.write(A) as txn:
+                await txn.insert_record(record(A, "r01", "one"))
+                await txn.flush()
+                order.append("first in")
+                entered.set()
+                await release.wait()
+                order.append("first out")
+
+        async def second() -> None:
+            async with two.write(A) as txn:
+                await txn.insert_record(record(A, "r02", "two"))
+                await txn.flush()
+                order.append("second in")
+
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(first)
+            await entered.wait()
+            nursery.start_soon(second)
+            await trio.testing.wait_all_tasks_blocked()
+            assert order == ["first in"]  # the other "process" waits for the lock
+            release.set()
+        assert order == ["first in", "first out", "second in"]
+        assert len(await two.get_records(A, ["r01", "r02"])) == 2
