@@ -41,6 +41,9 @@ class Settings:
     #: down projections in int8: 1.5-2.2x less CPU a record, cosine >= 0.999 to fp32 on record
     #: texts, the same nDCG@10 within noise), ``minilm`` (fp32) or ``none`` (keyword only)
     embedder: str = "minilm-int8"
+    #: records are embedded in a child process at idle priority (off: in a lower-priority
+    #: thread of the server, which still competes with requests for the GIL)
+    embedding_process: bool = True
     #: where queued agent e-mails are delivered (smtp://[user:pass@]host:port[?from=addr],
     #: smtps:// for TLS); None keeps them queued in the outbox
     smtp_url: str | None = None
@@ -115,6 +118,7 @@ def settings_from_env(env: Mapping[str, str] | None = None) -> Settings:
             else None
         ),
         embedder=env.get("FIELDHOUSE_EMBEDDER") or None,
+        embedding_process=_flag(env, "FIELDHOUSE_EMBEDDING_PROCESS"),
         smtp_url=env.get("FIELDHOUSE_SMTP_URL") or None,
         agent_provider=env.get("FIELDHOUSE_AGENT_PROVIDER") or None,
         agent_model=env.get("FIELDHOUSE_AGENT_MODEL") or None,
@@ -145,6 +149,17 @@ def _float(env: Mapping[str, str], name: str) -> float | None:
         return float(env[name])
     except ValueError:
         raise SettingsError(f"{name} must be a number, not {env[name]!r}") from None
+
+
+def _flag(env: Mapping[str, str], name: str) -> bool | None:
+    value = env.get(name, "").strip().lower()
+    if not value:
+        return None
+    if value in ("1", "true", "on", "yes"):
+        return True
+    if value in ("0", "false", "off", "no"):
+        return False
+    raise SettingsError(f"{name}={env[name]!r}: expected on or off")
 
 
 def _choice(env: Mapping[str, str], name: str, allowed: tuple[str, ...]) -> str | None:

@@ -55,7 +55,9 @@ def backend(request: pytest.FixtureRequest) -> str:
 
 @pytest.fixture
 def settings(tmp_path: Path, backend: str, request: pytest.FixtureRequest) -> Settings:
-    base = Settings(data_dir=tmp_path / "data", rate_limit=10_000, port=0)
+    # records embed in a thread here: a child process per test would cost seconds each
+    # (tests/search/test_process.py and the multi-process server tests run the child)
+    base = Settings(data_dir=tmp_path / "data", rate_limit=10_000, port=0, embedding_process=False)
     if backend == "postgres":
         return replace(base, database_url=str(request.getfixturevalue("pg_url")))
     return base

@@ -36,6 +36,7 @@ from fieldhouse.search.documents import Doc, record_doc
 from fieldhouse.search.embedder import Matrix, make_embedder
 from fieldhouse.search.engine import WorkspaceIndex
 from fieldhouse.search.keyword import IndexCorrupt
+from fieldhouse.search.process import EmbeddingProcess
 from fieldhouse.search.service import ChangeEvent, SearchService, search_root
 from fieldhouse.storage.store import Store
 
@@ -432,9 +433,8 @@ class Indexer:
             found[account], claimed = await self._claim(account, docs)
             mine.extend((account, d) for d in claimed)
         if mine:
-            # the lower-priority thread; meanwhile the event loop runs requests
-            texts = [d.embed_text for _, d in mine]
-            mat = await self.service.background.run(self.service.embedder.embed, texts)
+            # below requests in priority; meanwhile the event loop runs requests
+            mat = await self.service.embed_records([d.embed_text for _, d in mine])
             for i, (account, d) in enumerate(mine):
                 found[account][d.record_id] = mat[i]
         for account, vectors in found.items():
@@ -598,8 +598,13 @@ async def open_search_service(settings: Settings, store: Store) -> AsyncIterator
     service = SearchService(search_root(settings), store, make_embedder(settings.embedder))
     try:
         # the model's weights, graph and int8 calibration are read before the process serves,
-        # not by the first writes' embedding while requests wait for the CPU (once per process)
-        await service.background.run(service.embedder.load)
+        # not by the first writes' embedding while requests wait for the CPU (once per process,
+        # and once in the embedding process, which reads its copy meanwhile)
+        async with trio.open_nursery() as loading:
+            if settings.embedding_process and service.embedder.dim:
+                service.process = EmbeddingProcess(settings.embedder)
+                loading.start_soon(service.process.load)
+            await service.background.run(service.embedder.load)
         async with trio.open_nursery() as nursery:
             # worker processes of one server share the store: follow what the others write
             poll = POLL_SECONDS if settings.workers > 1 else None

@@ -22,6 +22,7 @@ from fieldhouse.search.background import LowPriorityThread
 from fieldhouse.search.documents import Doc
 from fieldhouse.search.embedder import Embedder, Matrix
 from fieldhouse.search.engine import Mode, SearchResult, WorkspaceIndex
+from fieldhouse.search.process import EmbeddingProcess
 from fieldhouse.storage.store import Store
 
 log = logging.getLogger("fieldhouse.search")
@@ -61,6 +62,8 @@ class SearchService:
         self.steps: dict[str, trio.Lock] = {}
         #: the indexer's embedding runs here, below request handling in priority
         self.background = LowPriorityThread()
+        #: or in a child process of its own (the server's default, :mod:`.process`)
+        self.process: EmbeddingProcess | None = None
         #: changes not yet taken by the indexer. Unbounded on purpose: an entry is a few ids,
         #: and dropping one would cost a re-read of the whole workspace (the indexer takes
         #: them in batches, so a backlog costs fewer, larger batches, not more work)
@@ -192,6 +195,12 @@ class SearchService:
             log.exception("list search in workspace %s failed", account_id)
             return None
 
+    async def embed_records(self, texts: Sequence[str]) -> Matrix:
+        """The records' vectors, computed below request handling in priority."""
+        if self.process is not None:
+            return await self.process.embed(texts)
+        return await self.background.run(self.embedder.embed, texts)
+
     async def aclose(self) -> None:
         self._closed = True
         self.pending.clear()
@@ -205,6 +214,8 @@ class SearchService:
                     index.close()
 
         self.background.close()
+        if self.process is not None:
+            await self.process.aclose()
         await trio.to_thread.run_sync(close_all)
 
 

@@ -1,0 +1,63 @@
+"""The embedding process: records' vectors computed in a child at idle priority equal the
+server's own, a dead child is replaced, and closing waits for it to exit."""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+
+import numpy as np
+import pytest
+
+from fieldhouse.search.embedder import make_embedder
+from fieldhouse.search.process import EmbedderGone, EmbeddingProcess
+
+TEXTS = ["Acme renewal, stage won, 12,000 USD", "call the supplier about late invoices", ""]
+
+
+def gone(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    return False
+
+
+async def test_the_child_embeds_what_the_server_would() -> None:
+    process = EmbeddingProcess("minilm")
+    try:
+        pid = await process.load()
+        assert pid != os.getpid()
+        vectors = await process.embed(TEXTS)
+    finally:
+        await process.aclose()
+    assert gone(pid)  # closing waited for the child to exit
+    assert vectors.shape == (3, 384) and vectors.dtype == np.float32
+    np.testing.assert_allclose(vectors, make_embedder("minilm").embed(TEXTS), atol=1e-6)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="SCHED_IDLE is Linux's")
+async def test_the_child_runs_only_on_idle_cpu() -> None:
+    process = EmbeddingProcess("none")
+    try:
+        pid = await process.load()
+        assert os.sched_getscheduler(pid) == os.SCHED_IDLE
+        assert os.getpriority(os.PRIO_PROCESS, pid) == 19
+        assert os.sched_getscheduler(0) != os.SCHED_IDLE  # the server's own is untouched
+    finally:
+        await process.aclose()
+
+
+async def test_a_killed_child_fails_its_call_and_the_next_call_starts_another() -> None:
+    process = EmbeddingProcess("none")
+    try:
+        first = await process.load()
+        os.kill(first, signal.SIGKILL)
+        with pytest.raises(EmbedderGone):
+            await process.embed(["lost"])
+        second = await process.load()
+        assert second != first
+        assert (await process.embed(["a", "b"])).shape == (2, 0)
+    finally:
+        await process.aclose()
