@@ -39,7 +39,9 @@ class Settings:
     search_enabled: bool = True
     #: sentence embedder: ``minilm-int8`` (all-MiniLM-L6-v2 with its dense layers but the FFN
     #: down projections in int8: 1.5-2.2x less CPU a record, cosine >= 0.999 to fp32 on record
-    #: texts, the same nDCG@10 within noise), ``minilm`` (fp32) or ``none`` (keyword only)
+    #: texts, the same nDCG@10 within noise), ``minilm`` (fp32), ``wordllama-256`` (wordllama's
+    #: static token embeddings: a mean of token vectors, far less CPU, coarser meaning) or
+    #: ``none`` (keyword only)
     embedder: str = "minilm-int8"
     #: records are embedded in a child process at idle priority (off: in a lower-priority
     #: thread of the server, which still competes with requests for the GIL)

