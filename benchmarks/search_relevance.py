@@ -1,11 +1,12 @@
 """Ranking quality: ``python -m benchmarks.search_relevance [--sets handmade,cisi,cacm]``.
 
 Each set (``benchmarks/relevance_sets.py`` says where its files go) is indexed through the real
-path: :class:`Doc` -> ``WorkspaceIndex.apply`` with the MiniLM embedder's vectors of
-``Doc.embed_text``. Every judged query then runs through ``WorkspaceIndex.query`` in keyword,
-vector and hybrid mode (``minSimilarity`` 0.3, the API default), and the table gives nDCG@10
-(linear gains, as trec_eval's ndcg_cut_10) and recall@10 per mode, next to the BM25 and
-all-MiniLM-L6-v2 nDCG@10 published for the set where there is one. ``hybrid-rrf60`` is the
+path: :class:`Doc` -> ``WorkspaceIndex.apply`` with the vectors of ``Doc.embed_text`` by the
+embedder ``--embedder`` names (a :func:`make_embedder` choice, default ``minilm``). Every judged
+query then runs through ``WorkspaceIndex.query`` in keyword, vector and hybrid mode
+(``minSimilarity`` 0.3, the API default), and the table gives nDCG@10 (linear gains, as
+trec_eval's ndcg_cut_10) and recall@10 per mode, next to the BM25 and all-MiniLM-L6-v2 nDCG@10
+published for the set where there is one. ``hybrid-rrf60`` is the
 fusion used before (reciprocal ranks, K=60, 100 candidates a list), recomputed from the same
 two lists, so the two hybrid columns differ by the rule alone.
 
@@ -14,6 +15,12 @@ what reading up to 4 windows (``embedder.MAX_WINDOWS``) adds to the vector half.
 prints the fusion rules tried (on the lists the index returns) for the table in
 ``benchmarks/relevance.md``. Document vectors are cached under ``/tmp`` by set, embedder and
 window count, so a rerun only embeds the queries.
+
+Each set also gets a line on how much the threshold filters: of the vector half's 100
+candidates per query (cosine order), the share at or above ``minSimilarity``, and the share of
+all records that are (each result's ``total`` counts them). ``--thresholds 0.2,0.3,0.4`` runs the
+vector and hybrid modes again at each threshold, for an embedder whose cosines sit elsewhere
+than MiniLM's (the static ``wordllama-256``'s sit higher).
 """
 
 from __future__ import annotations
@@ -107,12 +114,16 @@ def open_index(s: RelevanceSet, vecs: Matrix, embedder: Embedder, folder: Path) 
 
 
 def run_mode(
-    index: WorkspaceIndex, s: RelevanceSet, qvecs: dict[str, Matrix], mode: Mode
+    index: WorkspaceIndex,
+    s: RelevanceSet,
+    qvecs: dict[str, Matrix],
+    mode: Mode,
+    min_similarity: float = MIN_SIMILARITY,
 ) -> dict[str, list[str]]:
     out = {}
     for qid in s.qrels:
         found = index.query(
-            s.queries[qid], qvecs[qid], None, limit=K, min_similarity=MIN_SIMILARITY, mode=mode
+            s.queries[qid], qvecs[qid], None, limit=K, min_similarity=min_similarity, mode=mode
         )
         out[qid] = [h.record_id for h in found.hits]
     return out
@@ -129,6 +140,34 @@ def candidate_lists(
         )
         for qid in s.qrels
     }
+
+
+def passing(
+    index: WorkspaceIndex, s: RelevanceSet, qvecs: dict[str, Matrix], threshold: float
+) -> tuple[float, float]:
+    """Mean shares, over the judged queries, of the vector half's candidates and of all
+    records whose cosine is at or above ``threshold``."""
+    n = len(s.docs)
+    of_candidates, of_all = [], []
+    for qid in s.qrels:
+        hits = index.vectors.search(qvecs[qid], None, CANDIDATES, threshold)
+        of_candidates.append(len(hits.ranked) / min(CANDIDATES, n))
+        of_all.append(hits.total / n)
+    return statistics.mean(of_candidates), statistics.mean(of_all)
+
+
+def threshold_rows(
+    index: WorkspaceIndex, s: RelevanceSet, qvecs: dict[str, Matrix], thresholds: Sequence[float]
+) -> None:
+    for t in thresholds:
+        cand, every = passing(index, s, qvecs, t)
+        vec = mean_scores(run_mode(index, s, qvecs, "vector", t), s)
+        hyb = mean_scores(run_mode(index, s, qvecs, "hybrid", t), s)
+        print(
+            f"  threshold {s.name:<10} {t:.2f}: candidates passing {cand:6.1%}, all records "
+            f"{every:6.1%}; nDCG@10 vector {vec.ndcg:.3f} hybrid {hyb.ndcg:.3f}; "
+            f"recall@10 vector {vec.recall:.3f} hybrid {hyb.recall:.3f}"
+        )
 
 
 def apply_rule(rule: Rule, lists: dict[str, tuple[Ranked, Ranked]]) -> dict[str, list[str]]:
@@ -198,7 +237,13 @@ def sweep_rules() -> dict[str, Rule]:
     return rules
 
 
-def evaluate(s: RelevanceSet, embedder: Embedder, windows: bool, sweep: bool) -> list[str]:
+def evaluate(
+    s: RelevanceSet,
+    embedder: Embedder,
+    windows: bool,
+    sweep: bool,
+    thresholds: Sequence[float] = (),
+) -> list[str]:
     """Index the set, run every mode, return its table rows (and print the sweep)."""
     print(f"{s.name}: {len(s.docs)} documents, {len(s.qrels)} judged queries ({s.source})")
     judged = list(s.qrels)
@@ -209,6 +254,12 @@ def evaluate(s: RelevanceSet, embedder: Embedder, windows: bool, sweep: bool) ->
         index = open_index(s, doc_vectors(s, embedder, "4"), embedder, Path(tmp) / "index")
         try:
             runs = {m: mean_scores(run_mode(index, s, qvecs, m), s) for m in _MODES}
+            cand, every = passing(index, s, qvecs, MIN_SIMILARITY)
+            print(
+                f"  cosine >= {MIN_SIMILARITY}: {cand:.1%} of the vector candidates, "
+                f"{every:.1%} of all records (means over the queries)"
+            )
+            threshold_rows(index, s, qvecs, thresholds)
             lists = candidate_lists(index, s, qvecs)
             old = mean_scores(apply_rule(rrf(60, 0.5, OLD_DEPTH), lists), s)
             if sweep:
@@ -249,6 +300,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--embedder", default="minilm", help="a make_embedder() name")
     parser.add_argument("--windows", action="store_true", help="also the vector half, 1 window")
     parser.add_argument("--sweep", action="store_true", help="print every fusion rule tried")
+    parser.add_argument(
+        "--thresholds", default="", help="minSimilarity values to rerun vector and hybrid at"
+    )
     args = parser.parse_args(argv)
     embedder = make_embedder(args.embedder)
     if not embedder.dim:
@@ -262,7 +316,8 @@ def main(argv: Sequence[str] | None = None) -> None:
         except SetMissing as exc:
             print(f"skipped {exc}")
             continue
-        rows.extend(evaluate(s, embedder, args.windows, args.sweep))
+        thresholds = [float(t) for t in args.thresholds.split(",") if t]
+        rows.extend(evaluate(s, embedder, args.windows, args.sweep, thresholds))
     print(f"\nembedder {embedder.name}; minSimilarity {MIN_SIMILARITY}; published = nDCG@10 of")
     print("BM25 (BEIR paper, table 2) and all-MiniLM-L6-v2 (MTEB) where the set has one")
     print(
