@@ -124,6 +124,11 @@ SQLITE: tuple[str, ...] = (
     "CREATE INDEX objects_by_kind ON objects (kind, status, account_id, id)",
 )
 
+#: the embedded store keeps search_vectors in a file of its own beside the database, so that
+#: claiming and storing vectors never waits for (or holds up) the records' write lock; the
+#: table of SQLITE[3] in the main file stays, unused
+SQLITE_VECTORS: tuple[str, ...] = (SQLITE[3],)
+
 POSTGRES: tuple[str, ...] = (
     # 1: the foundation (mirrors SQLITE[0])
     """
@@ -229,13 +234,13 @@ POSTGRES: tuple[str, ...] = (
 )
 
 
-def migrate_sqlite(conn: sqlite3.Connection) -> int:
+def migrate_sqlite(conn: sqlite3.Connection, steps: tuple[str, ...] = SQLITE) -> int:
     """Bring the database to the newest schema; return the version it is at."""
     conn.execute("BEGIN IMMEDIATE")
     try:
         version = int(conn.execute("PRAGMA user_version").fetchone()[0])
-        for index in range(version, len(SQLITE)):
-            for statement in SQLITE[index].split(";"):
+        for index in range(version, len(steps)):
+            for statement in steps[index].split(";"):
                 if statement.strip():
                     conn.execute(statement)
             conn.execute(f"PRAGMA user_version = {index + 1}")
@@ -243,7 +248,12 @@ def migrate_sqlite(conn: sqlite3.Connection) -> int:
     except BaseException:
         conn.execute("ROLLBACK")
         raise
-    return len(SQLITE)
+    return len(steps)
+
+
+def migrate_sqlite_vectors(conn: sqlite3.Connection) -> int:
+    """The embedded store's vector file: the ``search_vectors`` table alone (SQLITE[3])."""
+    return migrate_sqlite(conn, SQLITE_VECTORS)
 
 
 async def migrate_postgres(conn: Any) -> int:

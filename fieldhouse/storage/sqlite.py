@@ -100,14 +100,21 @@ class SQLiteDriver:
         self._pending: list[str] = []
 
     @classmethod
-    async def open(cls, path: Path, *, readers: int = 3, synchronous: str = "FULL") -> SQLiteDriver:
+    async def open(
+        cls,
+        path: Path,
+        *,
+        readers: int = 3,
+        synchronous: str = "FULL",
+        migrate: Callable[[Conn], object] = migrate_sqlite,
+    ) -> SQLiteDriver:
         def setup() -> tuple[Conn, list[Conn], int]:
             path.parent.mkdir(parents=True, exist_ok=True)
             lock_fd = os.open(f"{path}-writelock", os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
             fcntl.flock(lock_fd, fcntl.LOCK_EX)
             try:
                 writer = _connect(str(path), synchronous)
-                migrate_sqlite(writer)
+                migrate(writer)
             finally:
                 fcntl.flock(lock_fd, fcntl.LOCK_UN)
             return writer, [_connect(str(path), synchronous) for _ in range(readers)], lock_fd

@@ -43,8 +43,10 @@ T = TypeVar("T")
 class Store:
     """A Fieldhouse database. Open with :func:`fieldhouse.storage.open_database`."""
 
-    def __init__(self, driver: Driver) -> None:
+    def __init__(self, driver: Driver, *, vector_db: Driver | None = None) -> None:
         self._db = driver
+        #: where search_vectors lives: the database itself, or a file of its own (SQLite)
+        self._vectors = vector_db or driver
         self._indexed: set[tuple[str, ...]] = set()
         self._rate_window = -1
 
@@ -54,7 +56,11 @@ class Store:
         return self._db.shared_between_processes
 
     async def aclose(self) -> None:
-        await self._db.aclose()
+        try:
+            if self._vectors is not self._db:
+                await self._vectors.aclose()
+        finally:
+            await self._db.aclose()
 
     @asynccontextmanager
     async def write(self, account_id: str) -> AsyncIterator[WriteTxn]:
@@ -236,7 +242,7 @@ class Store:
         self, account_id: str, model: str, keys: Collection[vectors.Key]
     ) -> dict[str, bytes]:
         """record id -> stored vector bytes of those (record id, stamp) ``keys`` that have one."""
-        return await self._read(vectors.get_vectors(account_id, model, keys))
+        return await self._vectors.read(vectors.get_vectors(account_id, model, keys))
 
     async def claim_vectors(
         self, account_id: str, model: str, keys: Sequence[vectors.Key], now: float, stale: float
@@ -244,16 +250,16 @@ class Store:
         """Claim ``keys`` for embedding at wall-clock ``now``; return the record ids claimed
         (a claim older than ``stale`` seconds without its vector is taken over)."""
         op = vectors.claim_vectors(account_id, model, keys, now, now - stale)
-        return await self._db.write(op)
+        return await self._vectors.write(op)
 
     async def put_vectors(
         self, account_id: str, model: str, items: Sequence[tuple[str, str, bytes]]
     ) -> None:
         """Store claimed (record id, stamp, vector bytes) and drop older versions' vectors."""
-        await self._db.write(vectors.put_vectors(account_id, model, items))
+        await self._vectors.write(vectors.put_vectors(account_id, model, items))
 
     async def delete_vectors(self, account_id: str, record_ids: Collection[str]) -> None:
-        await self._db.write(vectors.delete_vectors(account_id, record_ids))
+        await self._vectors.write(vectors.delete_vectors(account_id, record_ids))
 
     async def get_object(self, account_id: str, kind: str, object_id: str) -> ObjectRow | None:
         return await self._read(obj.get_object(account_id, kind, object_id))
