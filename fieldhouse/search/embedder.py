@@ -229,13 +229,17 @@ def _tap(taps: Taps | None, layer: int, kind: str, x: Matrix) -> None:
         taps[(layer, kind)] = np.abs(x).max(0)
 
 
-def _onnx_session(w: _Weights, int8: frozenset[str] = frozenset(), taps: Taps | None = None) -> Any:
+def _onnx_session(
+    w: _Weights, int8: frozenset[str] = frozenset(), taps: Taps | None = None, threads: int = 1
+) -> Any:
     """The same encoder as :func:`_forward` as an ONNX graph built from the weights (no
-    export tool, no download), run by onnxruntime on one thread: its fused kernels cost a
-    fraction of numpy's CPU per token, and the embedding thread leaves the other core to
-    requests. The dense layers of the kinds in ``int8`` are quantised (:mod:`.int8`), smoothed
-    by the calibration maxima ``taps``. Inputs: ids (B, L) int64, positions (L,) int64, bias
-    (B, 1, 1, L) float32 (0 or -1e9 per token); output: the last hidden states (B, L, dim)."""
+    export tool, no download), run by onnxruntime on ``threads`` threads (one in the server
+    process, which leaves the other cores to requests; every core in the embedding process,
+    whose idle priority lets it use only what requests leave): its fused kernels cost a
+    fraction of numpy's CPU per token. The dense layers of the kinds in ``int8`` are quantised
+    (:mod:`.int8`), smoothed by the calibration maxima ``taps``. Inputs: ids (B, L) int64,
+    positions (L,) int64, bias (B, 1, 1, L) float32 (0 or -1e9 per token); output: the last
+    hidden states (B, L, dim)."""
     import onnxruntime as ort
     from onnx import TensorProto, helper
 
@@ -313,8 +317,10 @@ def _onnx_session(w: _Weights, int8: frozenset[str] = frozenset(), taps: Taps | 
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
     model.ir_version = 8
     options = ort.SessionOptions()
-    options.intra_op_num_threads = 1
+    options.intra_op_num_threads = threads
     options.inter_op_num_threads = 1
+    # idle pool threads sleep instead of spinning for the next pass (CPU nobody asked for)
+    options.add_session_config_entry("session.intra_op.allow_spinning", "0")
     options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
     options.log_severity_level = 3
     return ort.InferenceSession(
@@ -323,10 +329,10 @@ def _onnx_session(w: _Weights, int8: frozenset[str] = frozenset(), taps: Taps | 
 
 
 @functools.cache
-def _load_onnx(path: Path, int8: frozenset[str] = frozenset()) -> Any:
+def _load_onnx(path: Path, int8: frozenset[str] = frozenset(), threads: int = 1) -> Any:
     weights, tokenizer = _load(path)
     taps = _calibrate(weights, tokenizer) if int8 else None
-    return _onnx_session(weights, int8, taps)
+    return _onnx_session(weights, int8, taps, threads)
 
 
 def _calibrate(w: _Weights, tokenizer: Any) -> Taps:
@@ -376,6 +382,7 @@ class MiniLMEmbedder:
         *,
         backend: str = "onnx",
         int8: Collection[str] = (),
+        threads: int = 1,
     ) -> None:
         if backend not in ("onnx", "numpy"):
             raise ValueError(f"unknown MiniLM backend {backend!r}; expected 'onnx' or 'numpy'")
@@ -385,6 +392,8 @@ class MiniLMEmbedder:
         self._path = path
         self.backend = backend
         self.int8 = frozenset(int8)
+        #: onnxruntime threads per forward pass (the vectors do not depend on it)
+        self.threads = threads
         # the token budget is part of the name: vectors made with another budget are re-embedded
         variant = "-int8-" + "+".join(k for k in DENSE_KINDS if k in self.int8) if int8 else ""
         self.name = f"all-MiniLM-L6-v2{variant}/{MAX_TOKENS}x{MAX_WINDOWS}"
@@ -400,7 +409,7 @@ class MiniLMEmbedder:
             weights, tokenizer = _load(path)
             if self.backend == "numpy":
                 return weights, tokenizer
-            return _load_onnx(path, self.int8), tokenizer
+            return _load_onnx(path, self.int8, self.threads), tokenizer
 
     def embed(self, texts: Sequence[str]) -> Matrix:
         if not texts:
@@ -467,13 +476,13 @@ INT8_KINDS = ("qkv", "out", "up")
 CHOICES = ("minilm", "minilm-int8", "wordllama-256", "none")
 
 
-def make_embedder(choice: str) -> Embedder:
+def make_embedder(choice: str, *, threads: int = 1) -> Embedder:
     """The embedder named by ``FIELDHOUSE_EMBEDDER``: ``minilm``, ``minilm-int8``,
     ``wordllama-256`` (static token embeddings, :mod:`.static`) or ``none``."""
     if choice == "minilm":
-        return MiniLMEmbedder()
+        return MiniLMEmbedder(threads=threads)
     if choice == "minilm-int8":
-        return MiniLMEmbedder(int8=INT8_KINDS)
+        return MiniLMEmbedder(int8=INT8_KINDS, threads=threads)
     if choice == "wordllama-256":
         from fieldhouse.search.static import StaticEmbedder  # it imports this module
 

@@ -48,7 +48,8 @@ def _start_child(choice: str) -> None:
         os.nice(19)
     with contextlib.suppress(AttributeError, OSError):
         os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
-    _model = make_embedder(choice)
+    # every core: at idle priority the extra threads only take what requests leave unused
+    _model = make_embedder(choice, threads=os.cpu_count() or 1)
 
 
 def _load() -> int:

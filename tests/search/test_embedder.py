@@ -96,3 +96,13 @@ def test_long_text_is_read_past_the_first_window(embedder: MiniLMEmbedder) -> No
     assert float(long @ only_tail) > float(only_head @ only_tail) + 0.1
     # a short text is one window, as before: its vector does not depend on the long one
     assert np.allclose(embedder.embed([tail])[0], only_tail, atol=1e-5)
+
+
+def test_more_onnx_threads_give_the_same_vectors_under_the_same_name(
+    embedder: MiniLMEmbedder,
+) -> None:
+    texts = ["Acme renewal, stage won", "call the supplier about late invoices", "x " * 300]
+    two = MiniLMEmbedder(threads=2)
+    assert two.name == embedder.name  # stored vectors of either are the same vectors
+    np.testing.assert_allclose(two.embed(texts), embedder.embed(texts), atol=1e-5)
+    assert make_embedder("minilm-int8", threads=2).name == make_embedder("minilm-int8").name
