@@ -1,5 +1,5 @@
 """Freshness under load: ``python -m benchmarks.search_freshness [--seconds 20] [--writers 16]
-[--share-vectors] [--embedder minilm|minilm-int8] [--rate N]``.
+[--share-vectors] [--embedder minilm-int8|minilm] [--rate N]``.
 
 Creates records at full speed through the actors (the path every API write takes) in one
 process with the real indexer, for a fixed time, and probes how long each sampled record takes
@@ -16,6 +16,7 @@ embedded, stored), as there.
 from __future__ import annotations
 
 import argparse
+import os
 import tempfile
 import time
 from collections import Counter
@@ -29,28 +30,40 @@ from fieldhouse.actors.record_ops import CreateRecord
 from fieldhouse.config import Settings
 from fieldhouse.runtime import open_runtime
 from fieldhouse.search import indexer as indexer_module
-from fieldhouse.search.embedder import INT8_KINDS, Matrix, MiniLMEmbedder
+from fieldhouse.search.embedder import Matrix
+from fieldhouse.search.service import SearchService
 
 PROBE_EVERY = 10  # every n-th record is probed
 PROBE_INTERVAL = 0.05
 GIVE_UP = 120.0
 
 
-class CountingEmbedder(MiniLMEmbedder):
+class Counted:
+    """What the indexer sent to be embedded (in the embedding process, or its thread)."""
+
     texts = 0
     passes = 0
-    cpu = 0.0  # the embedding thread's CPU seconds: the cost, whatever else runs
     seen: Counter[str] = Counter()
 
-    def embed(self, texts: Sequence[str]) -> Matrix:
-        CountingEmbedder.texts += len(texts)
-        CountingEmbedder.passes += 1
-        CountingEmbedder.seen.update(texts)
-        cpu = time.thread_time()
-        try:
-            return super().embed(texts)
-        finally:
-            CountingEmbedder.cpu += time.thread_time() - cpu
+
+_embed_records = SearchService.embed_records
+
+
+async def _counting_embed_records(self: SearchService, texts: Sequence[str]) -> Matrix:
+    Counted.texts += len(texts)
+    Counted.passes += 1
+    Counted.seen.update(texts)
+    return await _embed_records(self, texts)
+
+
+def _embedding_cpu(service: SearchService) -> float:
+    """CPU seconds the embedding process has used so far (Linux ``/proc``), else this
+    process's (the embedding then runs in one of its threads)."""
+    pid = service.process.pid if service.process is not None else None
+    if pid is None:
+        return time.process_time()
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def _quantiles(lags: list[float]) -> str:
@@ -61,15 +74,11 @@ def _quantiles(lags: list[float]) -> str:
 
 
 async def run(
-    seconds: float, writers: int, share_vectors: bool, int8: bool, rate: float | None
+    seconds: float, writers: int, share_vectors: bool, embedder: str, rate: float | None
 ) -> None:
-    embedder = CountingEmbedder(int8=INT8_KINDS if int8 else ())
-    embedder.embed(["warm up"])  # load the model before the clock starts
-    CountingEmbedder.texts = CountingEmbedder.passes = 0
-    CountingEmbedder.cpu = 0.0
-    CountingEmbedder.seen.clear()
-    print(f"embedder {embedder.name}")
-    indexer_module.make_embedder = lambda _: embedder  # type: ignore[assignment]
+    Counted.texts = Counted.passes = 0
+    Counted.seen.clear()
+    SearchService.embed_records = _counting_embed_records  # type: ignore[method-assign]
     resyncs = 0
     real_sync = indexer_module.Indexer.sync
 
@@ -80,8 +89,11 @@ async def run(
 
     indexer_module.Indexer.sync = counting_sync  # type: ignore[method-assign]
     with tempfile.TemporaryDirectory() as tmp:
-        settings = Settings(data_dir=Path(tmp) / "data", workers=2 if share_vectors else 1)
+        settings = Settings(
+            data_dir=Path(tmp) / "data", workers=2 if share_vectors else 1, embedder=embedder
+        )
         async with open_runtime(settings) as rt:
+            print(f"embedder {rt.search.embedder.name if rt.search else '-'}")
             made, _ = await init_workspace(rt.actors, "Bench", None)
             account = made.account_id
             assert rt.search is not None
@@ -157,13 +169,16 @@ async def run(
 
             started = time.perf_counter()
             cpu0 = time.process_time()
+            embedding_cpu0 = _embedding_cpu(rt.search)
+            Counted.texts = Counted.passes = 0  # the workspace's own records, embedded at start
+            Counted.seen.clear()
             async with trio.open_nursery() as probes:
                 probes.start_soon(prober)
                 async with trio.open_nursery() as writers_nursery:
                     for w in range(writers):
                         writers_nursery.start_soon(writer, w)
                 elapsed = time.perf_counter() - started
-                embedded_while_writing = CountingEmbedder.texts
+                embedded_while_writing = Counted.texts
                 writing = False
                 # the vectors catch up after the writes stop
                 await rt.search.wait_fresh(account, GIVE_UP)
@@ -180,15 +195,16 @@ async def run(
                 )
             if vector_lags:
                 print(f"with its vector after: {_quantiles(vector_lags)}")
-            twice = sum(1 for n in CountingEmbedder.seen.values() if n > 1)
+            twice = sum(1 for n in Counted.seen.values() if n > 1)
+            embedding_cpu = _embedding_cpu(rt.search) - embedding_cpu0
             print(
                 f"embedded while writing: {embedded_while_writing / elapsed:.0f}/s; every vector "
-                f"in {drained:.1f} s after the writes stopped; {CountingEmbedder.passes} passes "
-                f"({CountingEmbedder.texts / max(CountingEmbedder.passes, 1):.1f} texts each), "
-                f"{1000 * CountingEmbedder.cpu / max(CountingEmbedder.texts, 1):.2f} CPU ms/text"
+                f"in {drained:.1f} s after the writes stopped; {Counted.passes} passes "
+                f"({Counted.texts / max(Counted.passes, 1):.1f} texts each), "
+                f"{1000 * embedding_cpu / max(Counted.texts, 1):.2f} CPU ms/text"
             )
             print(
-                f"texts embedded: {CountingEmbedder.texts} for {created} records, {twice} of them "
+                f"texts embedded: {Counted.texts} for {created} records, {twice} of them "
                 f"more than once (probes are keyword searches: no query embeddings); "
                 f"whole-workspace syncs during the run: {resyncs - syncs_before}"
             )
@@ -199,11 +215,10 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=20.0)
     parser.add_argument("--writers", type=int, default=16)
     parser.add_argument("--share-vectors", action="store_true")
-    parser.add_argument("--embedder", choices=["minilm", "minilm-int8"], default="minilm")
+    parser.add_argument("--embedder", choices=["minilm", "minilm-int8"], default="minilm-int8")
     parser.add_argument("--rate", type=float, default=None)
     args = parser.parse_args()
-    int8 = args.embedder == "minilm-int8"
-    trio.run(run, args.seconds, args.writers, args.share_vectors, int8, args.rate)
+    trio.run(run, args.seconds, args.writers, args.share_vectors, args.embedder, args.rate)
 
 
 if __name__ == "__main__":

@@ -68,6 +68,8 @@ class EmbeddingProcess:
 
     def __init__(self, choice: str) -> None:
         self.choice = choice
+        #: the child's process id, once loaded
+        self.pid: int | None = None
         self._pool: ProcessPoolExecutor | None = None
 
     def _executor(self) -> ProcessPoolExecutor:
@@ -109,6 +111,7 @@ class EmbeddingProcess:
     async def load(self) -> int:
         """Start the child and read the model there; its process id."""
         pid: int = await self._call(_load)
+        self.pid = pid
         return pid
 
     async def embed(self, texts: Sequence[str]) -> Matrix:
