@@ -29,6 +29,26 @@ def _lower_priority(nice: int) -> None:
         os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), nice)
 
 
+async def wait_for(future: Future[T]) -> T:
+    """The result of a ``concurrent.futures`` future (a thread's or a process's), awaited in
+    trio. When cancelled, a call not yet started is cancelled; one already running finishes
+    where it runs and its result is dropped."""
+    token = trio.lowlevel.current_trio_token()
+    done = trio.Event()
+
+    def wake(_: Future[T]) -> None:
+        with contextlib.suppress(trio.RunFinishedError):
+            token.run_sync_soon(done.set)
+
+    future.add_done_callback(wake)
+    try:
+        await done.wait()
+    except trio.Cancelled:
+        future.cancel()
+        raise
+    return future.result()
+
+
 class LowPriorityThread:
     """Runs blocking calls one at a time in one lower-priority daemon thread."""
 
@@ -40,21 +60,7 @@ class LowPriorityThread:
     async def run(self, fn: Callable[..., T], *args: object) -> T:
         """``fn(*args)`` in the thread. When cancelled the call is abandoned: it finishes in
         the background and its result is dropped (callers give it pure work, like embedding)."""
-        token = trio.lowlevel.current_trio_token()
-        done = trio.Event()
-
-        def wake(_: Future[T]) -> None:
-            with contextlib.suppress(trio.RunFinishedError):
-                token.run_sync_soon(done.set)
-
-        future = self._executor.submit(fn, *args)
-        future.add_done_callback(wake)
-        try:
-            await done.wait()
-        except trio.Cancelled:
-            future.cancel()
-            raise
-        return future.result()
+        return await wait_for(self._executor.submit(fn, *args))
 
     def close(self) -> None:
         self._executor.shutdown(wait=False, cancel_futures=True)

@@ -21,12 +21,13 @@ import logging
 import multiprocessing
 import os
 from collections.abc import Callable, Sequence
-from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import TypeVar
 
 import trio
 
+from fieldhouse.search.background import wait_for
 from fieldhouse.search.embedder import Embedder, Matrix, make_embedder
 
 log = logging.getLogger("fieldhouse.search")
@@ -84,23 +85,9 @@ class EmbeddingProcess:
         return self._pool
 
     async def _call(self, fn: Callable[..., T], *args: object) -> T:
-        token = trio.lowlevel.current_trio_token()
-        done = trio.Event()
-
-        def wake(_: Future[T]) -> None:
-            with contextlib.suppress(trio.RunFinishedError):
-                token.run_sync_soon(done.set)
-
         try:
             # a pool that already knows its child died refuses at once
-            future = self._executor().submit(fn, *args)
-            future.add_done_callback(wake)
-            try:
-                await done.wait()
-            except trio.Cancelled:
-                future.cancel()  # a call the child already runs finishes there, unread
-                raise
-            return future.result()
+            return await wait_for(self._executor().submit(fn, *args))
         except BrokenProcessPool as exc:
             log.warning("search: the embedding process died; a new one starts")
             pool, self._pool = self._pool, None
