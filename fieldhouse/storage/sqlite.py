@@ -150,6 +150,11 @@ class SQLiteDriver:
         finally:
             self._unlock()
 
+    async def _write_alone(self, fn: Callable[[Conn], T]) -> T:
+        """``fn`` on the writer, outside any transaction, under the write lock of every process
+        (the caller holds this process's)."""
+        return await trio.to_thread.run_sync(self._locked_then, fn, limiter=self._write_limiter)
+
     def _finish(self, end: Callable[[Conn], None]) -> Callable[[Conn], None]:
         """``end`` (COMMIT or ROLLBACK), then the write lock goes to the next process."""
 
@@ -199,9 +204,7 @@ class SQLiteDriver:
 
     async def write(self, op: Op[T]) -> T:
         async with self._write_lock:
-            return await trio.to_thread.run_sync(
-                self._locked_then, lambda c: run_op(c, op), limiter=self._write_limiter
-            )
+            return await self._write_alone(lambda c: run_op(c, op))
 
     @asynccontextmanager
     async def transaction(self, account_id: str) -> AsyncIterator[_Txn]:
@@ -233,9 +236,7 @@ class SQLiteDriver:
             f" (account_id, module_id, {', '.join(exprs)}, id) WHERE deleted_at IS NULL"
         )
         async with self._write_lock:
-            await trio.to_thread.run_sync(
-                self._locked_then, lambda c: c.execute(sql), limiter=self._write_limiter
-            )
+            await self._write_alone(lambda c: c.execute(sql))
 
 
 class _Txn:
