@@ -90,6 +90,11 @@ class Settings:
         return replace(self, **clean)  # type: ignore[arg-type]
 
 
+#: how a switch reads on and off in the environment
+_ON = ("1", "true", "on", "yes")
+_OFF = ("0", "false", "off", "no")
+
+
 def settings_from_env(env: Mapping[str, str] | None = None) -> Settings:
     """Settings from FIELDHOUSE_* variables; flags override these in the CLI."""
     env = os.environ if env is None else env
@@ -115,9 +120,7 @@ def settings_from_env(env: Mapping[str, str] | None = None) -> Settings:
             else None
         ),
         search_enabled=(
-            env["FIELDHOUSE_SEARCH"].lower() not in ("0", "false", "off", "no")
-            if env.get("FIELDHOUSE_SEARCH")
-            else None
+            env["FIELDHOUSE_SEARCH"].lower() not in _OFF if env.get("FIELDHOUSE_SEARCH") else None
         ),
         embedder=env.get("FIELDHOUSE_EMBEDDER") or None,
         embedding_process=_flag(env, "FIELDHOUSE_EMBEDDING_PROCESS"),
@@ -154,14 +157,8 @@ def _float(env: Mapping[str, str], name: str) -> float | None:
 
 
 def _flag(env: Mapping[str, str], name: str) -> bool | None:
-    value = env.get(name, "").strip().lower()
-    if not value:
-        return None
-    if value in ("1", "true", "on", "yes"):
-        return True
-    if value in ("0", "false", "off", "no"):
-        return False
-    raise SettingsError(f"{name}={env[name]!r}: expected on or off")
+    value = _choice(env, name, _ON + _OFF)
+    return None if value is None else value in _ON
 
 
 def _choice(env: Mapping[str, str], name: str, allowed: tuple[str, ...]) -> str | None:

@@ -19,6 +19,7 @@ def test_variables_become_settings() -> None:
             "FIELDHOUSE_LOG_FORMAT": " JSON ",
             "FIELDHOUSE_CORS_ORIGINS": "https://a.example/, https://b.example ,,",
             "FIELDHOUSE_SEARCH": "off",
+            "FIELDHOUSE_EMBEDDING_PROCESS": " Off ",
             "FIELDHOUSE_ACTOR_SEND_TIMEOUT": "2.5",
         }
     )
@@ -28,6 +29,8 @@ def test_variables_become_settings() -> None:
     assert settings.log_format == "json"
     assert settings.cors_origins == ("https://a.example", "https://b.example")
     assert settings.search_enabled is False
+    assert settings.embedding_process is False
+    assert settings_from_env({"FIELDHOUSE_EMBEDDING_PROCESS": "yes"}).embedding_process is True
     assert settings.actor_send_timeout == 2.5
 
 
@@ -48,6 +51,12 @@ def test_unset_and_empty_variables_keep_the_defaults() -> None:
             "FIELDHOUSE_LOG_FORMAT",
             "xml",
             "FIELDHOUSE_LOG_FORMAT='xml': expected one of json, text",
+        ),
+        (
+            "FIELDHOUSE_EMBEDDING_PROCESS",
+            "maybe",
+            "FIELDHOUSE_EMBEDDING_PROCESS='maybe': expected one of 1, true, on, yes, 0, false,"
+            " off, no",
         ),
     ],
 )
