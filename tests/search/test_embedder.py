@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from fieldhouse.search.embedder import MiniLMEmbedder, NoEmbedder, make_embedder
+from tests.search.texts import PARAPHRASES
 
 
 @pytest.fixture(scope="module")
@@ -25,14 +26,7 @@ def test_shape_norm_and_determinism(embedder: MiniLMEmbedder) -> None:
     assert embedder.embed([]).shape == (0, 384)
 
 
-@pytest.mark.parametrize(
-    ("text", "paraphrase", "unrelated"),
-    [
-        ("A man is eating food.", "Someone is having a meal.", "The stock market fell today."),
-        ("invoice for office chairs", "bill for furniture", "walk the dog in the park"),
-        ("How do I reset my password?", "I forgot my login credentials", "Paris is in France"),
-    ],
-)
+@pytest.mark.parametrize(("text", "paraphrase", "unrelated"), PARAPHRASES)
 def test_paraphrases_are_closer(
     embedder: MiniLMEmbedder, text: str, paraphrase: str, unrelated: str
 ) -> None:

@@ -9,6 +9,7 @@ import pytest
 
 from fieldhouse.search.embedder import make_embedder
 from fieldhouse.search.static import DIM, MAX_TOKENS, StaticEmbedder, _load
+from tests.search.texts import PARAPHRASES
 
 
 @pytest.fixture(scope="module")
@@ -42,14 +43,7 @@ def test_long_texts_are_cut_at_max_tokens(embedder: StaticEmbedder) -> None:
     assert np.allclose(a, b, atol=1e-6)
 
 
-@pytest.mark.parametrize(
-    ("text", "paraphrase", "unrelated"),
-    [
-        ("A man is eating food.", "Someone is having a meal.", "The stock market fell today."),
-        ("invoice for office chairs", "bill for furniture", "walk the dog in the park"),
-        ("How do I reset my password?", "I forgot my login credentials", "Paris is in France"),
-    ],
-)
+@pytest.mark.parametrize(("text", "paraphrase", "unrelated"), PARAPHRASES)
 def test_paraphrases_are_closer(
     embedder: StaticEmbedder, text: str, paraphrase: str, unrelated: str
 ) -> None:
