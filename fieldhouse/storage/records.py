@@ -44,22 +44,32 @@ def _records(sql: str, params: Sequence[Any]) -> Op[list[RecordRow]]:
     return [RECORDS.read(r) for r in found]
 
 
+def _by_ids(d: Dialect, prefix: str = "") -> str:
+    """Live records of the workspace among a list of ids: the ids drive (the primary key)."""
+    return (
+        f"{d.not_driving(prefix + 'account_id')} = ? AND {prefix}deleted_at IS NULL"
+        f" AND {prefix}id = ANY(?)"
+    )
+
+
 def get_records(
-    account_id: str, ids: Collection[str], module_id: str | None = None
+    d: Dialect, account_id: str, ids: Collection[str], module_id: str | None = None
 ) -> Op[list[RecordRow]]:
     """Live records among ids, by id (missing and deleted ones are simply absent)."""
     if not ids:
         return []
     if module_id is None:
-        sql = f"{_SELECT} WHERE {_LIVE} AND id = ANY(?) ORDER BY id"
+        sql = f"{_SELECT} WHERE {_by_ids(d)} ORDER BY id"
         return (yield from _records(sql, (account_id, list(ids))))
-    sql = f"{_SELECT} WHERE {_LIVE} AND id = ANY(?) AND module_id = ? ORDER BY id"
+    sql = f"{_SELECT} WHERE {_by_ids(d)} AND module_id = ? ORDER BY id"
     return (yield from _records(sql, (account_id, list(ids), module_id)))
 
 
-def records_after(account_id: str, last_id: str, limit: int) -> Op[list[RecordRow]]:
-    """Live records of every module with an id above ``last_id``, by id (keyset paging)."""
-    sql = f"{_SELECT} WHERE {_LIVE} AND id > ? ORDER BY id LIMIT ?"
+def records_after(d: Dialect, account_id: str, last_id: str, limit: int) -> Op[list[RecordRow]]:
+    """Live records of every module with an id above ``last_id``, by id (keyset paging: the
+    key drives, or every page would read and sort the whole workspace)."""
+    sql = f"{_SELECT} WHERE {d.not_driving('account_id')} = ? AND deleted_at IS NULL"
+    sql += " AND id > ? ORDER BY id LIMIT ?"
     return (yield from _records(sql, (account_id, last_id, limit)))
 
 
@@ -109,15 +119,15 @@ def picker(account_id: str, module_id: str, search: str | None, limit: int) -> O
 
 
 def soft_delete(
-    account_id: str, module_id: str, ids: Sequence[str], at: str, by: str | None
+    d: Dialect, account_id: str, module_id: str, ids: Sequence[str], at: str, by: str | None
 ) -> Op[list[str]]:
     """Mark live records deleted; return the ids that were live."""
     if not ids:
         return []
     found = yield rows(
         "UPDATE records SET deleted_at = ?, updated_at = ?, updated_by = ?"
-        f" WHERE {_LIVE} AND module_id = ? AND id = ANY(?) RETURNING id",
-        (at, at, by, account_id, module_id, list(ids)),
+        f" WHERE {_by_ids(d)} AND module_id = ? RETURNING id",
+        (at, at, by, account_id, list(ids), module_id),
     )
     return [r[0] for r in found]
 
@@ -167,14 +177,16 @@ def linking_sources(account_id: str, target_ids: Collection[str]) -> Op[list[tup
     return [(r[0], r[1]) for r in found]
 
 
-def record_modules(account_id: str, ids: Collection[str]) -> Op[dict[str, tuple[str, str]]]:
+def record_modules(
+    d: Dialect, account_id: str, ids: Collection[str]
+) -> Op[dict[str, tuple[str, str]]]:
     """record id -> (module slug, display name) for live records among ids."""
     if not ids:
         return {}
     found = yield rows(
         "SELECT r.id, m.slug, r.display_name FROM records r"
         " JOIN modules m ON m.account_id = r.account_id AND m.id = r.module_id"
-        " WHERE r.account_id = ? AND r.id = ANY(?) AND r.deleted_at IS NULL",
+        f" WHERE {_by_ids(d, 'r.')}",
         (account_id, list(ids)),
     )
     return {r[0]: (r[1], r[2]) for r in found}

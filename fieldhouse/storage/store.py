@@ -150,17 +150,19 @@ class Store:
 
     async def get_record(self, account_id: str, module_id: str, record_id: str) -> RecordRow | None:
         """A live record of a module, or None."""
-        found = await self._read(records.get_records(account_id, [record_id], module_id))
+        found = await self._read(
+            records.get_records(self._db.dialect, account_id, [record_id], module_id)
+        )
         return found[0] if found else None
 
     async def get_records(self, account_id: str, ids: Collection[str]) -> list[RecordRow]:
         """The live records among ``ids``, by id (deleted and unknown ids are absent)."""
-        return await self._read(records.get_records(account_id, ids))
+        return await self._read(records.get_records(self._db.dialect, account_id, ids))
 
     async def records_after(self, account_id: str, last_id: str, limit: int) -> list[RecordRow]:
         """Up to ``limit`` live records of the workspace with ids above ``last_id``, by id:
         ``""`` starts, the last id of a page continues."""
-        return await self._read(records.records_after(account_id, last_id, limit))
+        return await self._read(records.records_after(self._db.dialect, account_id, last_id, limit))
 
     async def list_records(
         self,
@@ -551,7 +553,7 @@ class WriteTxn:
         self, ids: Collection[str], module_id: str | None = None
     ) -> list[RecordRow]:
         """Live records among ids (missing and deleted ones are simply absent)."""
-        return await self._run(records.get_records(self.account_id, ids, module_id))
+        return await self._run(records.get_records(self._dialect, self.account_id, ids, module_id))
 
     async def records_by_value(
         self, module_id: str, field_slug: str, values: Collection[str]
@@ -565,7 +567,9 @@ class WriteTxn:
         self, module_id: str, ids: Sequence[str], at: str, by: str | None
     ) -> list[str]:
         """Mark live records deleted; return the ids that were live."""
-        return await self._run(records.soft_delete(self.account_id, module_id, ids, at, by))
+        return await self._run(
+            records.soft_delete(self._dialect, self.account_id, module_id, ids, at, by)
+        )
 
     async def set_links(self, source_id: str, field_slug: str, targets: Sequence[str]) -> None:
         fresh = source_id in self._inserted and (source_id, field_slug) not in self._linked
@@ -585,7 +589,7 @@ class WriteTxn:
 
     async def record_modules(self, ids: Collection[str]) -> dict[str, tuple[str, str]]:
         """record id -> (module slug, display name) for live records among ids."""
-        return await self._run(records.record_modules(self.account_id, ids))
+        return await self._run(records.record_modules(self._dialect, self.account_id, ids))
 
     async def append_activity(self, entry: Mapping[str, Any]) -> int:
         """Take the workspace's next activity sequence number and store the entry under it
