@@ -254,9 +254,13 @@ class Indexer:
             # (polled) this process made it, or an earlier batch held a later event of it;
             # such a record is not embedded again
             have: dict[str, str] = await self._thread(index.current, [r.record_id for r in rows])
+            # indexed by its words, its vector to come (looked up per row: the backlog holds
+            # thousands while the vectors lag, and walking it per batch cost 10% of a core)
             queued = self.service.to_embed.get(account, {})
-            for rid, doc in queued.items():
-                have.setdefault(rid, doc.stamp)  # indexed by its words, its vector to come
+            for row in rows:
+                doc = queued.get(row.record_id)
+                if doc is not None:
+                    have.setdefault(row.record_id, doc.stamp)
             rows = [r for r in rows if have.get(r.record_id) != r.updated_at]
             await self.index_rows(account, rows, [i for i in ids if i not in live])
         polled_seqs = [e.seq for e in events if isinstance(e, PolledChange) and e.seq is not None]
