@@ -122,6 +122,8 @@ SQLITE: tuple[str, ...] = (
     """,
     # 5: objects of one kind across workspaces (the webhook dispatcher's active hooks)
     "CREATE INDEX objects_by_kind ON objects (kind, status, account_id, id)",
+    # 6: a workspace's keys without reading every workspace's (PostgreSQL has it from 1)
+    "CREATE INDEX api_keys_by_account ON api_keys (account_id, id)",
 )
 
 #: the embedded store keeps search_vectors in a file of its own beside the database, so that

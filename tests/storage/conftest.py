@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -10,6 +11,9 @@ import pytest
 from fieldhouse.model.records import RecordRow
 from fieldhouse.model.schema import FieldDef, ModuleDef
 from fieldhouse.storage import Store, open_database
+from fieldhouse.storage.base import Op
+from fieldhouse.storage.migrations import migrate_sqlite
+from fieldhouse.storage.sqldialect import SQLITE
 
 A, B, MOD = "acct-a", "acct-b", "mod-1"
 AT = "2026-01-01T00:00:00.000000Z"
@@ -53,3 +57,12 @@ def record(account: str, rid: str, name: str, **fields: object) -> RecordRow:
     """A record of the workspace's module MOD; ``created_at`` follows the id."""
     at = f"2026-01-01T00:00:{rid[-2:]}.000000Z"
     return RecordRow(rid, account, f"{MOD}-{account}", name, dict(fields), at, at, None, None)
+
+
+def sqlite_plan(op: Op[object]) -> str:
+    """SQLite's plan (without statistics, as the server runs) for the op's first statement."""
+    stmt = next(op)
+    conn = sqlite3.connect(":memory:", isolation_level=None)
+    migrate_sqlite(conn)
+    sql, params = SQLITE.statement(stmt.sql, stmt.params)
+    return " | ".join(str(r[3]) for r in conn.execute(f"EXPLAIN QUERY PLAN {sql}", params))

@@ -7,9 +7,9 @@ from dataclasses import replace
 import pytest
 
 from fieldhouse.model.principal import Role
-from fieldhouse.storage import ApiKeyRow, Store, UserRow
+from fieldhouse.storage import ApiKeyRow, Store, UserRow, accounts
 from fieldhouse.storage.base import ConflictError
-from tests.storage.conftest import AT, A, B
+from tests.storage.conftest import AT, A, B, sqlite_plan
 
 
 async def test_accounts_users_and_keys(store: Store) -> None:
@@ -50,3 +50,8 @@ async def test_rate_limits_are_counted_in_a_shared_store_only(store: Store) -> N
     assert [await store.hit_rate_limit("ip", 100) for _ in range(3)] == [1, 2, 3]
     assert await store.hit_rate_limit("ip", 160) == 1
     assert await store.hit_rate_limit("other", 160) == 1
+
+
+def test_a_workspaces_keys_are_listed_without_reading_every_workspaces() -> None:
+    plan = sqlite_plan(accounts.list_api_keys(A))
+    assert "api_keys_by_account (account_id=?)" in plan

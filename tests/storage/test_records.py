@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Callable
 from dataclasses import replace
 
@@ -11,9 +10,8 @@ import trio
 
 from fieldhouse.storage import Store, records
 from fieldhouse.storage.base import Op
-from fieldhouse.storage.migrations import migrate_sqlite
 from fieldhouse.storage.sqldialect import SQLITE as SQLITE_DIALECT
-from tests.storage.conftest import AT, MOD, A, B, record
+from tests.storage.conftest import AT, MOD, A, B, record, sqlite_plan
 
 
 class Boom(Exception):
@@ -127,15 +125,6 @@ async def test_a_cancelled_transaction_rolls_back_and_frees_the_workspace(store:
     assert [r.record_id for r in await store.get_records(A, ["r01", "r02"])] == ["r02"]
 
 
-def _sqlite_plan(op: Op[object]) -> str:
-    """SQLite's plan (without statistics, as the server runs) for the op's first statement."""
-    stmt = next(op)
-    conn = sqlite3.connect(":memory:", isolation_level=None)
-    migrate_sqlite(conn)
-    sql, params = SQLITE_DIALECT.statement(stmt.sql, stmt.params)
-    return " | ".join(str(r[3]) for r in conn.execute(f"EXPLAIN QUERY PLAN {sql}", params))
-
-
 @pytest.mark.parametrize(
     "op",
     [
@@ -153,6 +142,6 @@ def test_records_looked_up_by_id_are_read_by_their_key_not_the_whole_workspace(
     # with more than ~10 ids SQLite chose records_by_module (account_id = ?) and read every
     # record of the workspace for each lookup: the indexer's read-back of 14 records cost
     # 2.3 ms at 7,000 records and grew with the workspace
-    plan = _sqlite_plan(op([f"r{n:03}" for n in range(500)]))
+    plan = sqlite_plan(op([f"r{n:03}" for n in range(500)]))
     assert "sqlite_autoindex_records_1 (id" in plan
     assert "records_by_module" not in plan
