@@ -24,6 +24,7 @@ import csv
 import html
 import json
 import os
+import random
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -133,7 +134,11 @@ def data_root() -> Path:
 
 
 def load(name: str, root: Path | None = None) -> RelevanceSet:
-    """The set called ``name``; raise :class:`SetMissing` naming the files to put in place."""
+    """The set called ``name``; raise :class:`SetMissing` naming the files to put in place.
+    ``<set>-x<k>`` is that set's long-record form (:func:`joined`)."""
+    base, sep, times = name.rpartition("-x")
+    if sep and times.isdigit() and int(times) > 1:
+        return joined(load(base, root), int(times))
     folder = (root or data_root()) / name
     if name == "handmade":
         return _handmade()
@@ -143,6 +148,34 @@ def load(name: str, root: Path | None = None) -> RelevanceSet:
     if name in BEIR_SETS:
         return _beir(name, folder)
     raise ValueError(f"unknown set {name!r}; expected one of {', '.join(SETS)}")
+
+
+def joined(s: RelevanceSet, per: int, seed: int = 15) -> RelevanceSet:
+    """Long records made of a labelled set: its documents shuffled (with a fixed seed) and
+    joined ``per`` to a record, the first one's title as the record's title and every part's
+    title and text, in order, as its body. A record is as relevant to a query as its most
+    relevant part. No public set of long documents with judgements can be had here (SciFact's
+    and NFCorpus's corpora are in no registry package or fetchable copy), so this stands in for
+    one: a record whose text runs far past the first 128-token window, about one topic per
+    part, like a report of several sections or a thread of several notes."""
+    order = list(s.docs)
+    random.Random(seed).shuffle(order)
+    docs: list[Doc] = []
+    part_of: dict[str, str] = {}
+    for start in range(0, len(order), per):
+        parts = order[start : start + per]
+        rid = f"long{start // per}"
+        body = " \n ".join(f"{p.title}. {p.body}" if p.title else p.body for p in parts)
+        docs.append(_doc(rid, parts[0].title, body))
+        part_of.update((p.record_id, rid) for p in parts)
+    qrels: dict[str, dict[str, int]] = {}
+    for qid, grades in s.qrels.items():
+        mine = qrels.setdefault(qid, {})
+        for rid, grade in grades.items():
+            if rid in part_of:
+                mine[part_of[rid]] = max(mine.get(part_of[rid], 0), grade)
+    source = f"{s.name}'s documents joined {per} to a record (relevance_sets.joined)"
+    return RelevanceSet(f"{s.name}-x{per}", docs, s.queries, qrels, source)
 
 
 def _doc(rid: str, title: str, body: str) -> Doc:
