@@ -49,7 +49,7 @@ class Counted:
 _embed_records = SearchService.embed_records
 
 
-async def _counting_embed_records(self: SearchService, texts: Sequence[str]) -> Matrix:
+async def _counting_embed_records(self: SearchService, texts: Sequence[str]) -> list[Matrix]:
     Counted.texts += len(texts)
     Counted.passes += 1
     Counted.seen.update(texts)

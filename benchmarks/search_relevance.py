@@ -10,11 +10,12 @@ published for the set where there is one. ``hybrid-rrf60`` is the
 fusion used before (reciprocal ranks, K=60, 100 candidates a list), recomputed from the same
 two lists, so the two hybrid columns differ by the rule alone.
 
-``--windows`` also embeds each set with only the first 128-token window of every text, to show
-what reading up to 4 windows (``embedder.MAX_WINDOWS``) adds to the vector half, and each
-window on its own (``vec-best``: a record ranked by its best window, chunking, against the
-average of its windows that the index keeps). ``<set>-x4`` joins a set's documents four to a
-record (``relevance_sets.joined``): long records. ``--sweep``
+The index keeps a vector per window of a record's text (up to 4 windows of 128 tokens,
+``embedder.MAX_WINDOWS``) and ranks a record by its best window. ``--windows`` also runs the
+vector half with only the first window of every text (``vec-1win``) and with the average of
+the windows as the record's one vector (``vec-avg``, what the index kept before).
+``<set>-x4`` joins a set's documents four to a record (``relevance_sets.joined``): long
+records. ``--sweep``
 prints the fusion rules tried (on the lists the index returns) for the table in
 ``benchmarks/relevance.md``. Document vectors are cached under ``/tmp`` by set, embedder and
 window count, so a rerun only embeds the queries.
@@ -44,7 +45,6 @@ from tokenizers import Tokenizer
 from benchmarks.relevance_sets import SETS, RelevanceSet, SetMissing, load
 from fieldhouse.search.embedder import (
     MAX_TOKENS,
-    MAX_WINDOWS,
     Embedder,
     Matrix,
     make_embedder,
@@ -91,6 +91,7 @@ def first_window(texts: Sequence[str]) -> list[str]:
     """Each text cut after the tokens one window of MAX_TOKENS holds."""
     tokenizer = Tokenizer.from_file(str(model_dir() / "tokenizer.json"))
     tokenizer.no_truncation()
+    tokenizer.no_padding()  # tokenizer.json pads to 128: offsets past a short text are (0, 0)
     out = []
     for text, enc in zip(texts, tokenizer.encode_batch(list(texts)), strict=True):
         # offsets[0] is [CLS]; the window keeps MAX_TOKENS - 2 word pieces and [SEP]
@@ -99,65 +100,36 @@ def first_window(texts: Sequence[str]) -> list[str]:
     return out
 
 
-def window_texts(texts: Sequence[str]) -> tuple[list[str], list[int]]:
-    """Every text cut into the windows the embedder reads (up to MAX_WINDOWS of MAX_TOKENS),
-    each window's text, and the index of the text it belongs to."""
-    tokenizer = Tokenizer.from_file(str(model_dir() / "tokenizer.json"))
-    tokenizer.no_truncation()
-    step = MAX_TOKENS - 2  # word pieces a window holds beside [CLS] and [SEP]
-    pieces: list[str] = []
-    owners: list[int] = []
-    for i, (text, enc) in enumerate(zip(texts, tokenizer.encode_batch(list(texts)), strict=True)):
-        offsets = enc.offsets[1:-1]
-        for start in range(0, min(len(offsets), step * MAX_WINDOWS), step):
-            part = offsets[start : start + step]
-            pieces.append(text[part[0][0] : part[-1][1]])
-            owners.append(i)
-    return pieces, owners
-
-
-def best_window(s: RelevanceSet, embedder: Embedder, qvecs: dict[str, Matrix]) -> Scores:
-    """The vector half if each window had a vector of its own and a record scored by its
-    best window (chunking) instead of the average of its windows (what the index keeps):
-    plain cosine over the whole set, no threshold."""
-    pieces, owners = window_texts([d.embed_text for d in s.docs])
-    digest = hashlib.sha256("\x00".join(pieces).encode()).hexdigest()[:16]
-    path = CACHE / f"{s.name}-{embedder.name.replace('/', '_')}-windows-{digest}.npy"
-    if path.exists():
-        vecs: Matrix = np.load(path)
-    else:
-        print(f"  embedding {len(pieces)} windows of {s.name} one by one...", flush=True)
-        vecs = embedder.embed(pieces)
-        CACHE.mkdir(parents=True, exist_ok=True)
-        np.save(path, vecs)
-    owner = np.asarray(owners)
-    ids = [d.record_id for d in s.docs]
-    runs = {}
-    for qid in s.qrels:
-        best = np.full(len(ids), -np.inf, np.float32)
-        np.maximum.at(best, owner, vecs @ qvecs[qid])
-        runs[qid] = [ids[j] for j in np.argsort(-best, kind="stable")[:K]]
-    return mean_scores(runs, s)
-
-
-def doc_vectors(s: RelevanceSet, embedder: Embedder, windows: str) -> Matrix:
-    """The set's document vectors, from the /tmp cache when the texts are the same."""
+def doc_vectors(s: RelevanceSet, embedder: Embedder, windows: str) -> list[Matrix]:
+    """The set's document vectors, from the /tmp cache when the texts are the same: ``each``
+    a vector per window (what the index keeps), ``avg`` their average (what it kept before),
+    ``1`` the first window's alone."""
     texts = [d.embed_text for d in s.docs]
     if windows == "1":
         texts = first_window(texts)
     digest = hashlib.sha256("\x00".join(texts).encode()).hexdigest()[:16]
     name = embedder.name.replace("/", "_")
-    path = CACHE / f"{s.name}-{name}-{windows}w-{digest}.npy"
+    path = CACHE / f"{s.name}-{name}-{windows}-{digest}.npz"
     if path.exists():
-        return np.load(path)  # type: ignore[no-any-return]
-    print(f"  embedding {len(texts)} documents of {s.name} ({windows} window(s))...", flush=True)
-    vecs = embedder.embed(texts)
-    CACHE.mkdir(parents=True, exist_ok=True)
-    np.save(path, vecs)
-    return vecs
+        with np.load(path) as saved:
+            mat, counts = saved["mat"], saved["counts"]
+    else:
+        print(f"  embedding {len(texts)} documents of {s.name} ({windows})...", flush=True)
+        if windows == "each":
+            rows = embedder.embed_windows(texts)
+            mat = np.concatenate(rows) if rows else np.zeros((0, embedder.dim), np.float32)
+            counts = np.array([len(r) for r in rows])
+        else:
+            mat, counts = embedder.embed(texts), np.ones(len(texts), np.int64)
+        CACHE.mkdir(parents=True, exist_ok=True)
+        np.savez(path, mat=mat, counts=counts)
+    bounds = np.concatenate([[0], np.cumsum(counts)])
+    return [mat[bounds[i] : bounds[i + 1]] for i in range(len(texts))]
 
 
-def open_index(s: RelevanceSet, vecs: Matrix, embedder: Embedder, folder: Path) -> WorkspaceIndex:
+def open_index(
+    s: RelevanceSet, vecs: list[Matrix], embedder: Embedder, folder: Path
+) -> WorkspaceIndex:
     index = WorkspaceIndex.open(folder, embedder, create=True)
     for start in range(0, len(s.docs), 500):
         index.apply(s.docs[start : start + 500], vecs[start : start + 500], [])
@@ -302,7 +274,7 @@ def evaluate(
     qvecs = {q: qmat[i] for i, q in enumerate(judged)}
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
-        index = open_index(s, doc_vectors(s, embedder, "4"), embedder, Path(tmp) / "index")
+        index = open_index(s, doc_vectors(s, embedder, "each"), embedder, Path(tmp) / "index")
         try:
             runs = {m: mean_scores(run_mode(index, s, qvecs, m), s) for m in _MODES}
             cand, every = passing(index, s, qvecs, MIN_SIMILARITY)
@@ -319,14 +291,15 @@ def evaluate(
                     print(f"  sweep {s.name:<10} {label:<24} {got.ndcg:.4f} {got.recall:.4f}")
         finally:
             index.close()
-        one = chunked = None
+        one = averaged = None
         if windows:
-            index = open_index(s, doc_vectors(s, embedder, "1"), embedder, Path(tmp) / "one")
-            try:
-                one = mean_scores(run_mode(index, s, qvecs, "vector"), s)
-            finally:
-                index.close()
-            chunked = best_window(s, embedder, qvecs)
+            for kind in ("1", "avg"):
+                index = open_index(s, doc_vectors(s, embedder, kind), embedder, Path(tmp) / kind)
+                try:
+                    got = mean_scores(run_mode(index, s, qvecs, "vector"), s)
+                finally:
+                    index.close()
+                one, averaged = (got, averaged) if kind == "1" else (one, got)
     pub = s.published
     for metric in ("ndcg", "recall"):
         cells = [getattr(runs[m], metric) for m in _MODES]
@@ -335,11 +308,11 @@ def evaluate(
             f"{pub[0]:>6.3f} {pub[1]:>7.3f}" if pub and metric == "ndcg" else f"{'-':>6} {'-':>7}"
         )
         vec1 = f"{getattr(one, metric):>8.3f}" if one else f"{'-':>8}"
-        best = f"{getattr(chunked, metric):>8.3f}" if chunked else f"{'-':>8}"
+        avg = f"{getattr(averaged, metric):>8.3f}" if averaged else f"{'-':>8}"
         rows.append(
             f"{s.name:<12} {len(s.docs):>6} {len(s.qrels):>5} {metric + '@10':<9} {published} "
             + " ".join(f"{c:>8.3f}" for c in cells)
-            + f" {vec1} {best}"
+            + f" {vec1} {avg}"
         )
     return rows
 
@@ -376,7 +349,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     print(
         f"{'set':<12} {'docs':>6} {'qrys':>5} {'metric':<9} {'pubBM25':>6} {'pubMiniLM':>7} "
         f"{'keyword':>8} {'vector':>8} {'hyb-rrf60':>8} {'hybrid':>8} {'vec-1win':>8} "
-        f"{'vec-best':>8}"
+        f"{'vec-avg':>8}"
     )
     for row in rows:
         print(row)

@@ -49,6 +49,11 @@ class Embedder(Protocol):
 
     def embed(self, texts: Sequence[str]) -> Matrix: ...
 
+    def embed_windows(self, texts: Sequence[str]) -> list[Matrix]:
+        """Each text's unit vectors, one per window it is read in (``windows x dim``): the
+        index keeps them all and ranks a record by its best."""
+        ...
+
     def load(self) -> None:
         """Read whatever the model needs now (a server calls it before it serves)."""
 
@@ -396,7 +401,8 @@ class MiniLMEmbedder:
         self.threads = threads
         # the token budget is part of the name: vectors made with another budget are re-embedded
         variant = "-int8-" + "+".join(k for k in DENSE_KINDS if k in self.int8) if int8 else ""
-        self.name = f"all-MiniLM-L6-v2{variant}/{MAX_TOKENS}x{MAX_WINDOWS}"
+        # (a vector per window since "/windows"; before, one per record, their average)
+        self.name = f"all-MiniLM-L6-v2{variant}/{MAX_TOKENS}x{MAX_WINDOWS}/windows"
         self._lock = threading.Lock()
 
     def load(self) -> None:
@@ -412,8 +418,27 @@ class MiniLMEmbedder:
             return _load_onnx(path, self.int8, self.threads), tokenizer
 
     def embed(self, texts: Sequence[str]) -> Matrix:
+        """One vector a text: the average of its windows' (a query's text)."""
         if not texts:
             return np.zeros((0, self.dim), np.float32)
+        vecs, windows, owner = self._windows(texts)
+        if len(windows) == len(texts):
+            return vecs  # one window each: owner is 0, 1, 2, ...
+        weights = np.array([len(w) for w in windows], np.float32)
+        out = np.zeros((len(texts), self.dim), np.float32)
+        np.add.at(out, np.array(owner), vecs * weights[:, None])
+        return normalise(out)
+
+    def embed_windows(self, texts: Sequence[str]) -> list[Matrix]:
+        if not texts:
+            return []
+        vecs, _, owner = self._windows(texts)
+        bounds = np.searchsorted(np.array(owner), np.arange(len(texts) + 1))
+        return [vecs[bounds[i] : bounds[i + 1]] for i in range(len(texts))]
+
+    def _windows(self, texts: Sequence[str]) -> tuple[Matrix, list[list[int]], list[int]]:
+        """The unit vector of every window of every text, the windows' token ids, and the
+        text each belongs to (in text order)."""
         model, tokenizer = self._model()
         forward = _forward_onnx if self.backend == "onnx" else _forward
         encoded = tokenizer.encode_batch([t or " " for t in texts])
@@ -436,22 +461,23 @@ class MiniLMEmbedder:
                 ids[row, :n] = windows[i]
                 mask[row, :n] = 1.0
             vecs[chunk] = forward(model, ids, mask)
-        if len(windows) == len(texts):
-            return vecs  # one window each: owner is 0, 1, 2, ...
-        weights = np.array([len(w) for w in windows], np.float32)
-        out = np.zeros((len(texts), self.dim), np.float32)
-        np.add.at(out, np.array(owner), vecs * weights[:, None])
-        return normalise(out)
+        return vecs, windows, owner
 
 
 def _windows(ids: Sequence[int]) -> list[list[int]]:
-    """A text's token ids ([CLS] ... [SEP]) as windows of at most MAX_TOKENS, each with its
-    own [CLS] and [SEP]; a short text is one window, unchanged."""
+    """A text's token ids ([CLS] ... [SEP]) as full windows of MAX_TOKENS, each with its own
+    [CLS] and [SEP], as few as cover the text (up to MAX_WINDOWS), spread evenly from its
+    start to its end, so they overlap rather than leave a short last window: a window of a
+    few dozen tokens has a noisy vector, and ranked by its best window a record of 150 tokens
+    was found by its 24-token tail (Cranfield's vector nDCG@10 0.400 -> 0.374). A short text
+    is one window, unchanged."""
     if len(ids) <= MAX_TOKENS:
         return [list(ids)]
     first, inner, last = ids[0], ids[1:-1], ids[-1]
     step = MAX_TOKENS - 2
-    return [[first, *inner[i : i + step], last] for i in range(0, len(inner), step)]
+    count = min(-(-len(inner) // step), MAX_WINDOWS)
+    starts = [round(k * (len(inner) - step) / (count - 1)) for k in range(count)]
+    return [[first, *inner[s : s + step], last] for s in starts]
 
 
 class NoEmbedder:
@@ -462,6 +488,9 @@ class NoEmbedder:
 
     def embed(self, texts: Sequence[str]) -> Matrix:
         return np.zeros((len(texts), 0), np.float32)
+
+    def embed_windows(self, texts: Sequence[str]) -> list[Matrix]:
+        return [np.zeros((1, 0), np.float32) for _ in texts]
 
     def load(self) -> None:
         pass

@@ -124,8 +124,11 @@ class WorkspaceIndex:
         vecs = self.vectors.stamps_of(list(words))
         return {rid: stamp for rid, stamp in words.items() if vecs.get(rid) == stamp}
 
-    def apply(self, docs: Sequence[Doc], vecs: Matrix | None, deletes: Collection[str]) -> None:
-        """Upsert docs (with their vectors when the model has any) and drop deleted ids."""
+    def apply(
+        self, docs: Sequence[Doc], vecs: Sequence[Matrix] | Matrix | None, deletes: Collection[str]
+    ) -> None:
+        """Upsert docs (with their vectors when the model has any: a row each, or a matrix of
+        window rows each) and drop deleted ids."""
         self.keyword.apply(docs, deletes)
         self.vectors.delete(deletes)
         if docs and vecs is not None and self.vectors.dim:
@@ -136,7 +139,7 @@ class WorkspaceIndex:
                 vecs,
             )
 
-    def add_vectors(self, docs: Sequence[Doc], vecs: Matrix) -> None:
+    def add_vectors(self, docs: Sequence[Doc], vecs: Sequence[Matrix] | Matrix) -> None:
         """The vectors of ``docs`` whose indexed words are still of the same version (a
         record changed or deleted since is skipped: its newer version comes later)."""
         if not self.vectors.dim or not docs:
@@ -152,7 +155,7 @@ class WorkspaceIndex:
                 [docs[i].record_id for i in keep],
                 [docs[i].module_id for i in keep],
                 [docs[i].stamp for i in keep],
-                vecs[keep],
+                [vecs[i] for i in keep],
             )
 
     def optimize(self) -> None:

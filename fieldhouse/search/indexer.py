@@ -438,9 +438,9 @@ class Indexer:
             mine.extend((account, d) for d in claimed)
         if mine:
             # below requests in priority; meanwhile the event loop runs requests
-            mat = await self.service.embed_records([d.embed_text for _, d in mine])
-            for i, (account, d) in enumerate(mine):
-                found[account][d.record_id] = mat[i]
+            windows = await self.service.embed_records([d.embed_text for _, d in mine])
+            for (account, d), mat in zip(mine, windows, strict=True):
+                found[account][d.record_id] = mat
         for account, vectors in found.items():
             embedded = [d for a, d in mine if a == account]
             if embedded:
@@ -479,12 +479,12 @@ class Indexer:
             if doc.record_id not in vectors:
                 held[doc.record_id] = trio.current_time() + HOLD
         if ready:
-            mat: Matrix = np.stack([vectors[d.record_id] for d in ready])
+            mats = [vectors[d.record_id] for d in ready]
             if locked:
-                await self._add_vectors(account, ready, mat)
+                await self._add_vectors(account, ready, mats)
             else:
                 async with self.service.steps.setdefault(account, trio.Lock()):
-                    await self._add_vectors(account, ready, mat)
+                    await self._add_vectors(account, ready, mats)
         backlog = self.service.to_embed.get(account, {})
         for doc in ready:
             held.pop(doc.record_id, None)
@@ -493,11 +493,11 @@ class Indexer:
         if not backlog:
             self._done(account)
 
-    async def _add_vectors(self, account: str, docs: Sequence[Doc], mat: Matrix) -> None:
+    async def _add_vectors(self, account: str, docs: Sequence[Doc], mats: list[Matrix]) -> None:
         # a record changed or deleted meanwhile is skipped (a newer version is queued)
         index = self.service.indexes.get(account)
         if index is not None:
-            await self._thread(index.add_vectors, docs, mat)
+            await self._thread(index.add_vectors, docs, mats)
 
     async def _claim(
         self, account: str, docs: Sequence[Doc]
@@ -510,10 +510,11 @@ class Indexer:
             return {}, list(docs)
         keys = [(d.record_id, d.stamp) for d in docs]
         stored = await self.store.get_vectors(account, embedder.name, keys)
+        # a record's window vectors, one after the other
         found = {
-            rid: np.frombuffer(raw, dtype="<f4").astype(np.float32)
+            rid: np.frombuffer(raw, dtype="<f4").astype(np.float32).reshape(-1, embedder.dim)
             for rid, raw in stored.items()
-            if len(raw) == 4 * embedder.dim
+            if raw and len(raw) % (4 * embedder.dim) == 0
         }
         missing = [k for k in keys if k[0] not in found]
         claimed: set[str] = set()

@@ -64,6 +64,11 @@ def _embed(texts: Sequence[str]) -> Matrix:
     return _model.embed(texts)
 
 
+def _embed_windows(texts: Sequence[str]) -> list[Matrix]:
+    assert _model is not None
+    return _model.embed_windows(texts)
+
+
 class EmbeddingProcess:
     """Embeds texts with the embedder named ``choice`` in one child process, a call at a time."""
 
@@ -104,6 +109,11 @@ class EmbeddingProcess:
     async def embed(self, texts: Sequence[str]) -> Matrix:
         """Unit vectors of ``texts``, computed in the child."""
         result: Matrix = await self._call(_embed, list(texts))
+        return result
+
+    async def embed_windows(self, texts: Sequence[str]) -> list[Matrix]:
+        """Each text's window vectors (``Embedder.embed_windows``), computed in the child."""
+        result: list[Matrix] = await self._call(_embed_windows, list(texts))
         return result
 
     async def aclose(self) -> None:

@@ -195,11 +195,13 @@ class SearchService:
             log.exception("list search in workspace %s failed", account_id)
             return None
 
-    async def embed_records(self, texts: Sequence[str]) -> Matrix:
-        """The records' vectors, computed below request handling in priority."""
+    async def embed_records(self, texts: Sequence[str]) -> list[Matrix]:
+        """Each record's vectors (one per window), computed below request handling in
+        priority."""
         if self.process is not None:
-            return await self.process.embed(texts)
-        return await self.background.run(self.embedder.embed, texts)
+            return await self.process.embed_windows(texts)
+        result: list[Matrix] = await self.background.run(self.embedder.embed_windows, texts)
+        return result
 
     async def aclose(self) -> None:
         self._closed = True

@@ -89,3 +89,7 @@ class StaticEmbedder:
         out = np.empty((len(texts), self.dim), np.float32)
         out[order] = pooled
         return normalise(out)
+
+    def embed_windows(self, texts: Sequence[str]) -> list[Matrix]:
+        """One vector a text (it reads up to MAX_TOKENS in one go)."""
+        return [row[None, :] for row in self.embed(texts)]

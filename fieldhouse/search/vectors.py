@@ -1,8 +1,9 @@
 """The semantic half: one normalised float32 matrix per workspace, searched by one product.
 
 Rows are unit vectors, so a matrix-vector product gives every cosine similarity at once; a
-delete moves the last row into the hole, so the live rows stay one contiguous block. Blocking;
-call from a thread.
+long record has a row per window of its text and is ranked by its best one. A delete moves the
+last rows into the holes, so the live rows stay one contiguous block. Blocking; call from a
+thread.
 """
 
 from __future__ import annotations
@@ -30,19 +31,29 @@ class VectorHits:
 
 
 class VectorIndex:
+    """A record has one row per window its text was read in (a short record one): it is
+    found by its best window, so a long record is found by its third section as well as by
+    its first (the average of its windows would blur them: ``benchmarks/relevance.md``)."""
+
     def __init__(self, dim: int) -> None:
         self.dim = dim
         self._lock = threading.Lock()
         self._mat: Matrix = np.zeros((0, dim), np.float32)
         self._modules: npt.NDArray[np.int32] = np.zeros(0, np.int32)
-        self._ids: list[str] = []
-        self._stamps: list[str] = []
-        self._pos: dict[str, int] = {}
+        #: the record of each row, as its id and as a number (for counting records)
+        self._row_ids: list[str] = []
+        self._owner: npt.NDArray[np.int64] = np.zeros(0, np.int64)
+        self._rows: dict[str, list[int]] = {}
+        self._stamps: dict[str, str] = {}
+        self._numbers: dict[str, int] = {}
         self._codes: dict[str, int] = {}
+        self._extra = 0  # rows beyond each record's first
+        self._most = 1  # the most rows one record has had
+        self._next = 0  # the next record number (never reused)
         self.dirty = False
 
     def __len__(self) -> int:
-        return len(self._ids)
+        return len(self._rows)
 
     def _code(self, module_id: str) -> int:
         return self._codes.setdefault(module_id, len(self._codes))
@@ -50,89 +61,130 @@ class VectorIndex:
     def _grow(self, need: int) -> None:
         if need <= self._mat.shape[0]:
             return
+        n = len(self._row_ids)
         cap = max(need, int(self._mat.shape[0] * 1.5) + 64)
         mat = np.zeros((cap, self.dim), np.float32)
-        mat[: len(self._ids)] = self._mat[: len(self._ids)]
+        mat[:n] = self._mat[:n]
         modules = np.zeros(cap, np.int32)
-        modules[: len(self._ids)] = self._modules[: len(self._ids)]
-        self._mat, self._modules = mat, modules
+        modules[:n] = self._modules[:n]
+        owner = np.zeros(cap, np.int64)
+        owner[:n] = self._owner[:n]
+        self._mat, self._modules, self._owner = mat, modules, owner
 
     def upsert(
-        self, ids: Sequence[str], modules: Sequence[str], stamps: Sequence[str], vecs: Matrix
+        self,
+        ids: Sequence[str],
+        modules: Sequence[str],
+        stamps: Sequence[str],
+        vecs: Sequence[Matrix] | Matrix,
     ) -> None:
+        """Each record's vectors replace those it had: one row (``dim``) or one per window
+        (``windows x dim``)."""
         with self._lock:
-            self._grow(len(self._ids) + len(ids))
             for rid, module, stamp, vec in zip(ids, modules, stamps, vecs, strict=True):
-                row = self._pos.get(rid)
-                if row is None:
-                    row = len(self._ids)
-                    self._pos[rid] = row
-                    self._ids.append(rid)
-                    self._stamps.append(stamp)
-                else:
-                    self._stamps[row] = stamp
-                self._mat[row] = vec
-                self._modules[row] = self._code(module)
+                windows = np.atleast_2d(np.asarray(vec, np.float32))
+                rows = self._rows.get(rid)
+                if rows is not None and len(rows) != len(windows):
+                    self._drop(rid)
+                    rows = None
+                if rows is None:
+                    n = len(self._row_ids)
+                    self._grow(n + len(windows))
+                    rows = list(range(n, n + len(windows)))
+                    self._rows[rid] = rows
+                    self._row_ids.extend([rid] * len(windows))
+                    self._extra += len(windows) - 1
+                self._most = max(self._most, len(windows))
+                number = self._numbers.get(rid)
+                if number is None:
+                    number = self._numbers[rid] = self._next
+                    self._next += 1
+                for row, window in zip(rows, windows, strict=True):
+                    self._mat[row] = window
+                    self._modules[row] = self._code(module)
+                    self._owner[row] = number
+                self._stamps[rid] = stamp
             self.dirty = True
+
+    def _drop(self, rid: str) -> None:
+        """Remove a record's rows, moving the last rows into their places (lock held)."""
+        rows = self._rows.pop(rid, None)
+        if rows is None:
+            return
+        self._stamps.pop(rid, None)
+        self._numbers.pop(rid, None)
+        self._extra -= len(rows) - 1
+        for row in sorted(rows, reverse=True):  # each later row of rid is gone already
+            last = len(self._row_ids) - 1
+            if row != last:
+                moved = self._row_ids[last]
+                self._mat[row] = self._mat[last]
+                self._modules[row] = self._modules[last]
+                self._owner[row] = self._owner[last]
+                self._row_ids[row] = moved
+                others = self._rows[moved]
+                others[others.index(last)] = row
+            self._row_ids.pop()
+        self.dirty = True
 
     def delete(self, ids: Collection[str]) -> None:
         with self._lock:
             for rid in ids:
-                row = self._pos.pop(rid, None)
-                if row is None:
-                    continue
-                last = len(self._ids) - 1
-                if row != last:
-                    moved = self._ids[last]
-                    self._mat[row] = self._mat[last]
-                    self._modules[row] = self._modules[last]
-                    self._ids[row] = moved
-                    self._stamps[row] = self._stamps[last]
-                    self._pos[moved] = row
-                self._ids.pop()
-                self._stamps.pop()
-                self.dirty = True
+                self._drop(rid)
 
     def stamps(self) -> dict[str, str]:
         with self._lock:
-            return dict(zip(self._ids, self._stamps, strict=True))
+            return dict(self._stamps)
 
     def stamps_of(self, ids: Sequence[str]) -> dict[str, str]:
         with self._lock:
-            return {
-                rid: self._stamps[row] for rid in ids if (row := self._pos.get(rid)) is not None
-            }
+            return {rid: stamp for rid in ids if (stamp := self._stamps.get(rid)) is not None}
 
     def search(
         self, q: Matrix, module_ids: Collection[str] | None, k: int, min_similarity: float
     ) -> VectorHits:
-        """The k most similar rows at or above ``min_similarity``, within the modules."""
+        """The k records most similar by their best row, at or above ``min_similarity``,
+        within the modules; ``total`` counts the records above it."""
         with self._lock:
-            n = len(self._ids)
+            n = len(self._row_ids)
             if n == 0 or k <= 0:
                 return VectorHits([], 0)
             sims = self._mat[:n] @ q
             if module_ids is not None:
                 codes = [self._codes[m] for m in module_ids if m in self._codes]
                 sims[~np.isin(self._modules[:n], codes)] = -np.inf
-            above = int(np.count_nonzero(sims >= min_similarity))
-            take = min(k, above)
+            passing = sims >= min_similarity
+            if self._extra:
+                above = int(np.unique(self._owner[:n][passing]).size)
+            else:
+                above = int(np.count_nonzero(passing))
+            # the best rows of k records are among the first k * (most rows a record has)
+            take = min(k * self._most if self._extra else k, int(np.count_nonzero(passing)))
             if take == 0:
                 return VectorHits([], 0)
             top = np.argpartition(-sims, take - 1)[:take]
             top = top[np.argsort(-sims[top], kind="stable")]
-            return VectorHits([(self._ids[i], float(sims[i])) for i in top], above)
+            ranked: list[tuple[str, float]] = []
+            seen: set[str] = set()
+            for i in top:
+                rid = self._row_ids[i]
+                if rid not in seen:
+                    seen.add(rid)
+                    ranked.append((rid, float(sims[i])))
+                    if len(ranked) == k:
+                        break
+            return VectorHits(ranked, above)
 
     # --- persistence ---
 
     def save(self, path: Path) -> None:
         """Write atomically (temp file, then rename): a crash leaves the old file whole."""
         with self._lock:
-            n = len(self._ids)
+            n = len(self._row_ids)
             inverse = {code: m for m, code in self._codes.items()}
             mat = self._mat[:n].copy()
-            ids = np.array(self._ids, dtype=str)
-            stamps = np.array(self._stamps, dtype=str)
+            ids = np.array(self._row_ids, dtype=str)
+            stamps = np.array([self._stamps[rid] for rid in self._row_ids], dtype=str)
             modules = np.array([inverse[int(c)] for c in self._modules[:n]], dtype=str)
             self.dirty = False
         tmp = path.with_name(path.name + ".tmp")
@@ -142,6 +194,7 @@ class VectorIndex:
 
     @classmethod
     def load(cls, path: Path, dim: int) -> VectorIndex:
+        """The saved rows (one per record, or one per window of a record) read back."""
         index = cls(dim)
         if not path.exists():
             return index
@@ -155,7 +208,15 @@ class VectorIndex:
             raise VectorsCorrupt(f"vectors at {path}: {exc!r}") from exc
         if mat.ndim != 2 or mat.shape != (len(ids), dim) or len(stamps) != len(ids):
             raise VectorsCorrupt(f"vectors at {path} have shape {mat.shape}, expected dim {dim}")
-        if ids:
-            index.upsert(ids, modules, stamps, mat)
+        rows: dict[str, list[int]] = {}
+        for row, rid in enumerate(ids):
+            rows.setdefault(rid, []).append(row)
+        if rows:
+            index.upsert(
+                list(rows),
+                [modules[r[0]] for r in rows.values()],
+                [stamps[r[0]] for r in rows.values()],
+                [mat[r] for r in rows.values()],
+            )
         index.dirty = False
         return index

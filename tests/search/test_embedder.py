@@ -5,7 +5,14 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from fieldhouse.search.embedder import MiniLMEmbedder, NoEmbedder, make_embedder
+from fieldhouse.search.embedder import (
+    MAX_TOKENS,
+    MAX_WINDOWS,
+    MiniLMEmbedder,
+    NoEmbedder,
+    _windows,
+    make_embedder,
+)
 from tests.search.texts import PARAPHRASES
 
 
@@ -100,3 +107,28 @@ def test_more_onnx_threads_give_the_same_vectors_under_the_same_name(
     assert two.name == embedder.name  # stored vectors of either are the same vectors
     np.testing.assert_allclose(two.embed(texts), embedder.embed(texts), atol=1e-5)
     assert make_embedder("minilm-int8", threads=2).name == make_embedder("minilm-int8").name
+
+
+def test_a_long_text_has_a_vector_for_each_window(embedder: MiniLMEmbedder) -> None:
+    head = "Notes on invoices, tax filings and quarterly accounts. " * 14  # ~150 tokens
+    tail = "Our puppy loves chasing tennis balls on the beach every morning. " * 3
+    short, long = embedder.embed_windows([tail, head + tail])
+    assert short.shape == (1, 384)  # one window: the text's one vector
+    np.testing.assert_allclose(short[0], embedder.embed([tail])[0], atol=1e-6)
+    assert long.shape[0] == 2 and np.allclose(np.linalg.norm(long, axis=1), 1.0, atol=1e-5)
+    only_tail = embedder.embed([tail])[0]
+    averaged = embedder.embed([head + tail])[0]
+    # the second window is about the puppy far more than the average of both is
+    assert float(long[1] @ only_tail) > float(averaged @ only_tail) + 0.1
+    assert embedder.embed_windows([]) == []
+
+
+def test_windows_are_full_and_spread_over_the_whole_text() -> None:
+    ids = list(range(300))  # [CLS] 1..298 [SEP]
+    windows = _windows(ids)
+    assert len(windows) == 3  # as few as cover 298 word pieces, 126 a window
+    assert all(len(w) == MAX_TOKENS and w[0] == 0 and w[-1] == 299 for w in windows)
+    assert windows[0][1] == 1 and windows[-1][-2] == 298  # from the start to the end
+    assert set().union(*(w[1:-1] for w in windows)) == set(range(1, 299))
+    assert _windows(list(range(50))) == [list(range(50))]  # a short text: one, unchanged
+    assert len(_windows(list(range(2000)))) == MAX_WINDOWS

@@ -215,3 +215,22 @@ def test_record_doc_text() -> None:
     assert doc.labels == "Urgent" and doc.stamp == "t2"
     assert strip_html("<p>Hi &amp; <i>bye</i></p>") == "Hi & bye"
     assert np.isfinite(EMBEDDER.embed([doc.embed_text])).all()
+
+
+def test_a_long_record_is_found_by_its_best_window(tmp_path: Path) -> None:
+    head = "Notes on invoices, tax filings and quarterly accounts. " * 14  # ~150 tokens
+    tail = "Our puppy loves chasing tennis balls on the beach every morning."
+    docs = [
+        Doc("long", "m", "Weekly notes", head + tail * 3, "", "t1"),
+        Doc("dog", "m", "Dog walking service", "Walks for dogs in the park", "", "t1"),
+    ]
+    index = WorkspaceIndex.open(tmp_path, EMBEDDER, create=True)
+    index.apply(docs, EMBEDDER.embed_windows([d.embed_text for d in docs]), [])
+    text = "my puppy chasing tennis balls on the beach"
+    qvec = EMBEDDER.embed([text])[0]
+    found = index.query(text, qvec, None, limit=10, min_similarity=0.3, mode="vector")
+    assert [h.record_id for h in found.hits][:1] == ["long"]
+    averaged = float(EMBEDDER.embed([docs[0].embed_text])[0] @ qvec)
+    # ranked by the window about the puppy, not by the average with the accounts
+    assert found.hits[0].similarity is not None
+    assert found.hits[0].similarity > averaged + 0.1

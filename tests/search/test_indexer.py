@@ -37,6 +37,10 @@ class Counting(MiniLMEmbedder):
         Counting.texts.extend(texts)
         return super().embed(texts)
 
+    def embed_windows(self, texts: Sequence[str]) -> list[Matrix]:
+        Counting.texts.extend(texts)
+        return super().embed_windows(texts)
+
 
 @pytest.fixture
 def counting(monkeypatch: pytest.MonkeyPatch) -> type[Counting]:

@@ -30,9 +30,9 @@ class Recording(MiniLMEmbedder):
         super().__init__()
         self.passes: list[list[str]] = []
 
-    def embed(self, texts: Sequence[str]) -> Matrix:
+    def embed_windows(self, texts: Sequence[str]) -> list[Matrix]:
         self.passes.append(list(texts))
-        return super().embed(texts)
+        return super().embed_windows(texts)
 
 
 def rows(account: str, first: int, n: int) -> list[RecordRow]:
@@ -123,6 +123,28 @@ async def test_two_processes_sharing_the_store_embed_each_record_once(
             assert vectors_of(service, B, b) == {r.record_id for r in b}
         embedded = [t for p in first.passes + second.passes for t in p]
         assert sorted(embedded) == sorted(r.display_name for r in a + b)  # each once, in all
+
+
+async def test_a_long_records_window_vectors_reach_the_other_process_whole(
+    store: Store,  # noqa: F811
+    tmp_path: Path,
+) -> None:
+    first, second = Recording(), Recording()
+    text = "Quarterly accounts and invoices. " * 40 + "The puppy chases tennis balls."
+    long = [record(A, f"{A}-long", "Weekly notes", title=text)]
+    async with (
+        running(tmp_path / "one", store, first, share=True) as (one, indexer_one),
+        running(tmp_path / "two", store, second, share=True) as (two, indexer_two),
+    ):
+        await indexer_one.index_rows(A, long, ())
+        assert await one.wait_fresh(A, WAIT)
+        await indexer_two.index_rows(A, long, ())
+        assert await two.wait_fresh(A, WAIT)
+        assert second.passes == []  # read from the store, not embedded again
+        q = first.embed(["a puppy playing with a ball"])[0]
+        hits = [s.indexes[A].vectors.search(q, None, 1, 0.0).ranked for s in (one, two)]
+        assert hits[0] == hits[1] and hits[0][0][0] == f"{A}-long"
+        assert first.embed_windows([text])[0].shape[0] > 1
 
 
 def test_a_pass_is_shared_fairly_between_workspaces() -> None:

@@ -30,11 +30,18 @@ async def test_the_child_embeds_what_the_server_would() -> None:
         pid = await process.load()
         assert pid != os.getpid()
         vectors = await process.embed(TEXTS)
+        windows = await process.embed_windows([*TEXTS, "long " * 300])
     finally:
         await process.aclose()
     assert gone(pid)  # closing waited for the child to exit
     assert vectors.shape == (3, 384) and vectors.dtype == np.float32
-    np.testing.assert_allclose(vectors, make_embedder("minilm").embed(TEXTS), atol=1e-6)
+    here = make_embedder("minilm")
+    np.testing.assert_allclose(vectors, here.embed(TEXTS), atol=1e-6)
+    expected = here.embed_windows([*TEXTS, "long " * 300])
+    assert [w.shape for w in windows] == [w.shape for w in expected]
+    assert windows[-1].shape[0] > 1
+    for got, want in zip(windows, expected, strict=True):
+        np.testing.assert_allclose(got, want, atol=1e-6)
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="SCHED_IDLE is Linux's")

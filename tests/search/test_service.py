@@ -61,6 +61,10 @@ class Counting:
         Counting.calls += len(texts)
         return self._inner.embed(texts)
 
+    def embed_windows(self, texts: Sequence[str]) -> list[Matrix]:
+        Counting.calls += len(texts)
+        return self._inner.embed_windows(texts)
+
     def load(self) -> None:
         self._inner.load()
 

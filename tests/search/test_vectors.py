@@ -103,3 +103,48 @@ def test_unreadable_or_misshapen_vectors_are_corrupt(tmp_path: Path) -> None:
     filled().save(path)
     with pytest.raises(VectorsCorrupt, match="expected dim 4"):
         VectorIndex.load(path, 4)
+
+
+def test_a_record_of_several_windows_is_found_by_its_best_and_counted_once() -> None:
+    index = VectorIndex(3)
+    index.upsert(
+        ["long", "short"],
+        ["m", "m"],
+        ["s1", "s2"],
+        [vecs(X, unit(1, 1, 0), Z), unit(1, 0, 1)],
+    )
+    assert len(index) == 2
+    assert rounded(index.search(Z, None, 10, 0.5)) == [("long", 1.0), ("short", 0.70711)]
+    hits = index.search(X, None, 10, 0.5)
+    assert rounded(hits) == [("long", 1.0), ("short", 0.70711)] and hits.total == 2
+    assert rounded(index.search(X, None, 1, 0.5)) == [("long", 1.0)]
+    # fewer windows now: the old ones go, and the rows that moved still answer for theirs
+    index.upsert(["long"], ["m"], ["s3"], [vecs(Y)])
+    assert index.stamps() == {"long": "s3", "short": "s2"}
+    assert rounded(index.search(Z, None, 10, 0.5)) == [("short", 0.70711)]
+    assert rounded(index.search(Y, None, 10, 0.5)) == [("long", 1.0)]
+    index.delete(["long"])
+    assert rounded(index.search(X, None, 10, 0.0)) == [("short", 0.70711)]
+
+
+def test_windows_of_many_records_survive_moves_saves_and_loads(tmp_path: Path) -> None:
+    rng = np.random.default_rng(3)
+    index = VectorIndex(8)
+    kept: dict[str, Matrix] = {}
+    for n in range(60):
+        rows = rng.normal(size=(1 + n % 4, 8)).astype(np.float32)
+        rows /= np.linalg.norm(rows, axis=1, keepdims=True)
+        kept[f"r{n}"] = rows
+        index.upsert([f"r{n}"], ["m"], [f"s{n}"], [rows])
+    index.delete([f"r{n}" for n in range(0, 60, 3)])  # holes all over, filled from the end
+    for n in range(0, 60, 3):
+        del kept[f"r{n}"]
+    path = tmp_path / "vectors.npz"
+    index.save(path)
+    for loaded in (index, VectorIndex.load(path, 8)):
+        assert len(loaded) == len(kept)
+        for rid, rows in kept.items():
+            for row in rows:  # each window finds its own record first, at cosine 1
+                best = loaded.search(row, None, 1, 0.999)
+                assert [r for r, _ in best.ranked] == [rid]
+        assert loaded.search(kept["r1"][0], None, 100, -1.0).total == len(kept)
