@@ -82,27 +82,29 @@ class VectorIndex:
         (``windows x dim``)."""
         with self._lock:
             for rid, module, stamp, vec in zip(ids, modules, stamps, vecs, strict=True):
-                windows = np.atleast_2d(np.asarray(vec, np.float32))
+                windows = vec if vec.ndim == 2 else vec[None, :]
+                count = len(windows)
+                code = self._code(module)
                 rows = self._rows.get(rid)
-                if rows is not None and len(rows) != len(windows):
+                if rows is not None and len(rows) != count:
                     self._drop(rid)
                     rows = None
-                if rows is None:
+                if rows is None:  # new rows at the end: one slice (a list index costs more)
                     n = len(self._row_ids)
-                    self._grow(n + len(windows))
-                    rows = list(range(n, n + len(windows)))
-                    self._rows[rid] = rows
-                    self._row_ids.extend([rid] * len(windows))
-                    self._extra += len(windows) - 1
-                self._most = max(self._most, len(windows))
-                number = self._numbers.get(rid)
-                if number is None:
+                    self._grow(n + count)
+                    self._rows[rid] = list(range(n, n + count))
+                    self._row_ids.extend([rid] * count)
                     number = self._numbers[rid] = self._next
                     self._next += 1
-                for row, window in zip(rows, windows, strict=True):
-                    self._mat[row] = window
-                    self._modules[row] = self._code(module)
-                    self._owner[row] = number
+                    self._extra += count - 1
+                    self._most = max(self._most, count)
+                    self._mat[n : n + count] = windows
+                    self._modules[n : n + count] = code
+                    self._owner[n : n + count] = number
+                else:
+                    for row, window in zip(rows, windows, strict=True):
+                        self._mat[row] = window
+                        self._modules[row] = code
                 self._stamps[rid] = stamp
             self.dirty = True
 
