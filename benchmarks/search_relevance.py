@@ -291,15 +291,14 @@ def evaluate(
                     print(f"  sweep {s.name:<10} {label:<24} {got.ndcg:.4f} {got.recall:.4f}")
         finally:
             index.close()
-        one = averaged = None
-        if windows:
-            for kind in ("1", "avg"):
-                index = open_index(s, doc_vectors(s, embedder, kind), embedder, Path(tmp) / kind)
-                try:
-                    got = mean_scores(run_mode(index, s, qvecs, "vector"), s)
-                finally:
-                    index.close()
-                one, averaged = (got, averaged) if kind == "1" else (one, got)
+        halves: dict[str, Scores] = {}  # the vector half with other document vectors
+        for kind in ("1", "avg") if windows else ():
+            index = open_index(s, doc_vectors(s, embedder, kind), embedder, Path(tmp) / kind)
+            try:
+                halves[kind] = mean_scores(run_mode(index, s, qvecs, "vector"), s)
+            finally:
+                index.close()
+        one, averaged = halves.get("1"), halves.get("avg")
     pub = s.published
     for metric in ("ndcg", "recall"):
         cells = [getattr(runs[m], metric) for m in _MODES]

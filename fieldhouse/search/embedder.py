@@ -421,7 +421,7 @@ class MiniLMEmbedder:
         """One vector a text: the average of its windows' (a query's text)."""
         if not texts:
             return np.zeros((0, self.dim), np.float32)
-        vecs, windows, owner = self._windows(texts)
+        vecs, windows, owner = self._window_vectors(texts)
         if len(windows) == len(texts):
             return vecs  # one window each: owner is 0, 1, 2, ...
         weights = np.array([len(w) for w in windows], np.float32)
@@ -432,11 +432,11 @@ class MiniLMEmbedder:
     def embed_windows(self, texts: Sequence[str]) -> list[Matrix]:
         if not texts:
             return []
-        vecs, _, owner = self._windows(texts)
+        vecs, _, owner = self._window_vectors(texts)
         bounds = np.searchsorted(np.array(owner), np.arange(len(texts) + 1))
         return [vecs[bounds[i] : bounds[i + 1]] for i in range(len(texts))]
 
-    def _windows(self, texts: Sequence[str]) -> tuple[Matrix, list[list[int]], list[int]]:
+    def _window_vectors(self, texts: Sequence[str]) -> tuple[Matrix, list[list[int]], list[int]]:
         """The unit vector of every window of every text, the windows' token ids, and the
         text each belongs to (in text order)."""
         model, tokenizer = self._model()

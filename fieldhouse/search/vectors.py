@@ -45,7 +45,6 @@ class VectorIndex:
         self._owner: npt.NDArray[np.int64] = np.zeros(0, np.int64)
         self._rows: dict[str, list[int]] = {}
         self._stamps: dict[str, str] = {}
-        self._numbers: dict[str, int] = {}
         self._codes: dict[str, int] = {}
         self._extra = 0  # rows beyond each record's first
         self._most = 1  # the most rows one record has had
@@ -94,8 +93,7 @@ class VectorIndex:
                     self._grow(n + count)
                     self._rows[rid] = list(range(n, n + count))
                     self._row_ids.extend([rid] * count)
-                    number = self._numbers[rid] = self._next
-                    self._next += 1
+                    number, self._next = self._next, self._next + 1
                     self._extra += count - 1
                     self._most = max(self._most, count)
                     self._mat[n : n + count] = windows
@@ -114,7 +112,6 @@ class VectorIndex:
         if rows is None:
             return
         self._stamps.pop(rid, None)
-        self._numbers.pop(rid, None)
         self._extra -= len(rows) - 1
         for row in sorted(rows, reverse=True):  # each later row of rid is gone already
             last = len(self._row_ids) - 1

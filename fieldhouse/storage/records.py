@@ -44,12 +44,15 @@ def _records(sql: str, params: Sequence[Any]) -> Op[list[RecordRow]]:
     return [RECORDS.read(r) for r in found]
 
 
+def _live_by_key(d: Dialect, prefix: str = "") -> str:
+    """Live records of the workspace, found through the primary key (the id terms after it
+    drive, not the workspace's index)."""
+    return f"{d.not_driving(prefix + 'account_id')} = ? AND {prefix}deleted_at IS NULL"
+
+
 def _by_ids(d: Dialect, prefix: str = "") -> str:
-    """Live records of the workspace among a list of ids: the ids drive (the primary key)."""
-    return (
-        f"{d.not_driving(prefix + 'account_id')} = ? AND {prefix}deleted_at IS NULL"
-        f" AND {prefix}id = ANY(?)"
-    )
+    """Live records of the workspace among a list of ids."""
+    return f"{_live_by_key(d, prefix)} AND {prefix}id = ANY(?)"
 
 
 def get_records(
@@ -68,8 +71,7 @@ def get_records(
 def records_after(d: Dialect, account_id: str, last_id: str, limit: int) -> Op[list[RecordRow]]:
     """Live records of every module with an id above ``last_id``, by id (keyset paging: the
     key drives, or every page would read and sort the whole workspace)."""
-    sql = f"{_SELECT} WHERE {d.not_driving('account_id')} = ? AND deleted_at IS NULL"
-    sql += " AND id > ? ORDER BY id LIMIT ?"
+    sql = f"{_SELECT} WHERE {_live_by_key(d)} AND id > ? ORDER BY id LIMIT ?"
     return (yield from _records(sql, (account_id, last_id, limit)))
 
 
