@@ -400,7 +400,8 @@ class MiniLMEmbedder:
         #: onnxruntime threads per forward pass (the vectors do not depend on it)
         self.threads = threads
         # the token budget is part of the name: vectors made with another budget are re-embedded
-        variant = "-int8-" + "+".join(k for k in DENSE_KINDS if k in self.int8) if int8 else ""
+        # ("int8w7": 7-bit weight codes since they saturated on CPUs without VNNI)
+        variant = "-int8w7-" + "+".join(k for k in DENSE_KINDS if k in self.int8) if int8 else ""
         # (a vector per window since "/windows"; before, one per record, their average)
         self.name = f"all-MiniLM-L6-v2{variant}/{MAX_TOKENS}x{MAX_WINDOWS}/windows"
         self._lock = threading.Lock()

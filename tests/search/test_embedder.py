@@ -52,8 +52,8 @@ def test_onnx_and_numpy_give_the_same_vectors(embedder: MiniLMEmbedder) -> None:
 
 
 #: the smallest cosine to fp32 benchmarks.embed_cost measured for minilm-int8 (1-3-word
-#: texts; 0.9994 for 35 words), less a margin
-INT8_COSINE = 0.9985
+#: texts 0.9976; short records 0.9991, 35 words 0.9983; an AMD EPYC with AVX2), less a margin
+INT8_COSINE = 0.997
 
 
 def test_int8_is_near_fp32_deterministic_and_named_apart(embedder: MiniLMEmbedder) -> None:
