@@ -19,6 +19,7 @@ from hypercorn.trio import serve as hypercorn_serve
 from quart_trio import QuartTrio
 
 from fieldhouse.config import Settings
+from fieldhouse.http import connection
 
 log = logging.getLogger("fieldhouse.server")
 
@@ -34,14 +35,20 @@ class Servable(Protocol):
     def shutdown(self) -> trio.Event: ...
 
 
-def hypercorn_config(settings: Settings, fd: int | None = None) -> HyperConfig:
+#: how long an idle keep-alive connection stays open
+KEEP_ALIVE_SECONDS = 75.0
+
+
+def hypercorn_config(
+    settings: Settings, fd: int | None = None, keep_alive: float = KEEP_ALIVE_SECONDS
+) -> HyperConfig:
     """hypercorn's settings; ``fd`` is a listening socket inherited from the supervisor."""
     config = HyperConfig()
     config.bind = [f"fd://{fd}" if fd is not None else f"{settings.host}:{settings.port}"]
     config.accesslog = None
     config.errorlog = logging.getLogger("hypercorn.error")
     config.graceful_timeout = 10.0
-    config.keep_alive_timeout = 75.0
+    config.keep_alive_timeout = keep_alive
     return config
 
 
@@ -50,10 +57,11 @@ async def serve_app(
     *,
     shutdown_trigger: Callable[[], Awaitable[None]] | None = None,
     fd: int | None = None,
+    keep_alive: float = KEEP_ALIVE_SECONDS,
     task_status: trio.TaskStatus[list[str]] = trio.TASK_STATUS_IGNORED,
 ) -> None:
     """Serve until the trigger fires (or forever); reports the bound addresses when ready."""
-    config = hypercorn_config(runtime.settings, fd)
+    config = hypercorn_config(runtime.settings, fd, keep_alive)
     shutdown = runtime.shutdown
     trigger: Callable[[], Awaitable[None]] | None = None
     if shutdown_trigger is not None:
@@ -64,6 +72,7 @@ async def serve_app(
             log.info("shutting down: refusing new connections, finishing requests in flight")
             shutdown.set()  # before hypercorn's graceful wait: event streams end now
 
+    connection.install()
     await hypercorn_serve(
         _FinalSendShielded(runtime.app),  # type: ignore[arg-type]
         config,
