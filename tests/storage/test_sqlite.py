@@ -9,9 +9,13 @@ from pathlib import Path
 
 import pytest
 import trio
+import trio.lowlevel
 import trio.testing
 
 from fieldhouse.storage import Store, open_database
+from fieldhouse.storage import sqlite as sqlite_driver
+from fieldhouse.storage.base import Op, value
+from fieldhouse.storage.sqlite import SQLiteDriver
 from tests.storage.conftest import AT, A, B, record
 
 
@@ -54,6 +58,61 @@ async def test_write_transactions_take_turns(lite: Store) -> None:
         assert order == ["first in"]  # one writer: even another workspace waits
         release.set()
     assert order == ["first in", "first out", "second in"]
+
+
+#: a read of a few million SQLite steps: far past the time a read may take on the trio thread
+LONG_COUNT = (
+    "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?)"
+    " SELECT count(*) FROM n"
+)
+
+
+def _two_counts(upto: int) -> Op[tuple[int, int]]:
+    first = yield value(LONG_COUNT, (upto,))
+    records = yield value("SELECT count(*) FROM records")
+    return first, records
+
+
+async def test_a_long_read_moves_off_the_trio_thread_and_still_answers_whole(
+    tmp_path: Path,
+) -> None:
+    driver = await SQLiteDriver.open(tmp_path / "long.sqlite3", readers=1)
+    ticks = 0
+    done = trio.Event()
+
+    async def tick() -> None:
+        nonlocal ticks
+        while not done.is_set():
+            ticks += 1
+            await trio.lowlevel.checkpoint()
+
+    try:
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(tick)
+            # the interrupted count runs again from its start on a reader thread, and the
+            # operation's next statement follows it there, in the same snapshot
+            assert await driver.read(_two_counts(3_000_000), snapshot=True) == (3_000_000, 0)
+            done.set()
+        assert ticks > 2  # the trio thread served other tasks meanwhile
+        # a short read answers on the trio thread, and the connection is ready for the next
+        assert await driver.read(_two_counts(10)) == (10, 0)
+    finally:
+        await driver.aclose()
+
+
+async def test_a_read_failing_on_the_trio_thread_raises_its_own_error(tmp_path: Path) -> None:
+    driver = await SQLiteDriver.open(tmp_path / "bad.sqlite3", readers=1)
+    try:
+        with pytest.raises(sqlite_driver.sqlite3.OperationalError, match="no such table"):
+            await driver.read(_bad())
+        assert await driver.read(_two_counts(5)) == (5, 0)
+    finally:
+        await driver.aclose()
+
+
+def _bad() -> Op[int]:
+    result: int = yield value("SELECT count(*) FROM no_such_table")
+    return result
 
 
 def _try_writelock(path: Path) -> bool:
