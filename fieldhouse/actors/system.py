@@ -73,6 +73,20 @@ class ActorSystem:
             raise ServiceUnavailable("The server is shutting down", headers={"Retry-After": "1"})
         message = wrap_recorded(message)
         mailbox = self._mailboxes.get(account_id) or self._spawn(account_id)
+        try:
+            mailbox.send_nowait(message)  # a mailbox with room takes it without a timer
+        except trio.WouldBlock:
+            await self._send_waiting(mailbox, message)
+        except (trio.ClosedResourceError, trio.BrokenResourceError):
+            raise ServiceUnavailable(
+                "The server is shutting down", headers={"Retry-After": "1"}
+            ) from None
+        return await message.reply.wait()
+
+    async def _send_waiting(
+        self, mailbox: trio.MemorySendChannel[Message[Any]], message: Message[Any]
+    ) -> None:
+        """Wait for room in a full mailbox, up to the send timeout."""
         timeout = self.settings.actor_send_timeout
         with trio.move_on_after(timeout) as scope:
             try:
@@ -86,7 +100,6 @@ class ActorSystem:
                 "The workspace is busy; retry shortly",
                 headers={"Retry-After": str(max(1, math.ceil(timeout)))},
             )
-        return await message.reply.wait()
 
     def _spawn(self, account_id: str) -> trio.MemorySendChannel[Message[Any]]:
         send, receive = trio.open_memory_channel[Message[Any]](self.settings.actor_mailbox_size)
