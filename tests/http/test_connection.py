@@ -20,7 +20,9 @@ from fieldhouse.runtime import Runtime
 from tests.conftest import make_workspace
 
 SIZED_HEAD = b"HTTP/1.1 200 \r\ncontent-type: application/json\r\ncontent-length: 2\r\n\r\n"
-STREAM_HEAD = b"HTTP/1.1 200 \r\ncontent-type: text/event-stream\r\ntransfer-encoding: chunked\r\n\r\n"
+STREAM_HEAD = (
+    b"HTTP/1.1 200 \r\ncontent-type: text/event-stream\r\ntransfer-encoding: chunked\r\n\r\n"
+)
 
 
 async def _app(scope: object, receive: object, send: object) -> None:

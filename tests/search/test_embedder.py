@@ -8,8 +8,10 @@ import pytest
 from fieldhouse.search.embedder import (
     MAX_TOKENS,
     MAX_WINDOWS,
+    TOKENS_PER_PASS,
     MiniLMEmbedder,
     NoEmbedder,
+    _passes,
     _windows,
     make_embedder,
 )
@@ -132,3 +134,13 @@ def test_windows_are_full_and_spread_over_the_whole_text() -> None:
     assert set().union(*(w[1:-1] for w in windows)) == set(range(1, 299))
     assert _windows(list(range(50))) == [list(range(50))]  # a short text: one, unchanged
     assert len(_windows(list(range(2000)))) == MAX_WINDOWS
+
+
+def test_forward_passes_hold_a_token_budget_and_every_window_once() -> None:
+    lengths = [3, 128, 16, 16, 40, 128, 128, 128, 128, 7] + [20] * 60
+    order = sorted(range(len(lengths)), key=lambda i: lengths[i])
+    passes = _passes(order, lengths)
+    assert sorted(i for p in passes for i in p) == list(range(len(lengths)))
+    for p in passes:  # padded to its longest window, within the budget (or a lone window)
+        assert len(p) == 1 or len(p) * max(lengths[i] for i in p) <= TOKENS_PER_PASS
+    assert [len(p) for p in passes[-2:]] == [4, 2]  # 128-token windows: four a pass at most
