@@ -38,9 +38,11 @@ def loads(text: str | bytes | None) -> Any:
 
 
 class ColumnRow(Protocol):
-    """What both drivers' rows offer: values by column name."""
+    """What both drivers' rows offer: values by column name or position, and the names."""
 
-    def __getitem__(self, key: str, /) -> Any: ...
+    def __getitem__(self, key: str | int, /) -> Any: ...
+
+    def keys(self) -> Any: ...
 
 
 @dataclass(frozen=True)
@@ -58,19 +60,34 @@ class Table(Generic[R]):
     json: frozenset[str] = frozenset()
     bools: frozenset[str] = frozenset()
     names: str = field(init=False)
+    #: per set of column names a row comes with: (position, attribute, conversion) of each
+    #: column the value holds
+    _plans: dict[tuple[str, ...], list[tuple[int, str, Callable[[Any], Any] | None]]] = field(
+        init=False, default_factory=dict, compare=False, repr=False
+    )
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "names", ", ".join(self.columns))
 
     def read(self, r: ColumnRow) -> R:
-        values: dict[str, Any] = {}
+        # by position: a name look-up in an sqlite3.Row compares it with every column name
+        # (25 records took 441 us by name, 140 by position)
+        keys = tuple(r.keys())
+        plan = self._plans.get(keys)
+        if plan is None:
+            plan = self._plans[keys] = self._plan(keys)
+        return self.make(**{attr: r[i] if conv is None else conv(r[i]) for i, attr, conv in plan})
+
+    def _plan(self, keys: tuple[str, ...]) -> list[tuple[int, str, Callable[[Any], Any] | None]]:
+        position: dict[str, int] = {}
+        for i, k in enumerate(keys):  # the first of a repeated name, as a look-up by name
+            position.setdefault(k.lower(), i)
+        plan: list[tuple[int, str, Callable[[Any], Any] | None]] = []
         for column, attr in self.columns.items():
             if attr:
-                v = r[column]
-                values[attr] = loads(v) if column in self.json else v
-                if column in self.bools:
-                    values[attr] = bool(v)
-        return self.make(**values)
+                conv = loads if column in self.json else bool if column in self.bools else None
+                plan.append((position[column.lower()], attr, conv))
+        return plan
 
     def values(self, obj: R, **given: Any) -> list[Any]:
         """The column values of ``obj``, in column order; ``given`` holds the others."""
