@@ -37,6 +37,7 @@ async def read_body(ex: Exchange, max_body_bytes: int) -> bytes:
             data.extend(chunk)
             if len(data) > max_body_bytes:
                 raise too_large(ex, max_body_bytes)
+        ex.body_read = True
         return bytes(data)
     raise RequestTimeout()
 
@@ -44,7 +45,7 @@ async def read_body(ex: Exchange, max_body_bytes: int) -> bytes:
 async def discard_body(ex: Exchange, max_body_bytes: int) -> bool:
     """Read and drop what is left of the body (nothing once it has been read); False when it
     is too long to be worth reading, and the response must close the connection."""
-    if not has_body(ex):
+    if ex.body_read or not has_body(ex):
         return True
     cap = drain_limit(max_body_bytes)
     length = ex.content_length

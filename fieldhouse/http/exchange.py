@@ -55,6 +55,8 @@ class Exchange:
         self.remote_addr: str = (scope.get("client") or ["<local>"])[0]
         self.next_chunk = next_chunk
         self.body_timeout = body_timeout
+        #: the body has been read to its end (nothing is left to drop)
+        self.body_read = False
         self.started = time.perf_counter()
         sent = self.headers.get("x-request-id")
         self.request_id = sent if sent and _CLIENT_ID.fullmatch(sent) else os.urandom(16).hex()
