@@ -7,7 +7,8 @@ small pool of reader connections serves reads (WAL lets readers run beside the w
 A read starts on the trio thread and moves to a worker thread only if it runs longer than
 :data:`INLINE_READ_SECONDS`: SQLite interrupts it there (a progress handler), and the
 interrupted statement runs again on the thread, on the same connection and in the same read
-transaction, and the rest of the operation after it. A thread hop costs more than most reads:
+transaction, and the rest of the operation after it; for a while after, that statement starts
+on a thread. A thread hop costs more than most reads:
 the GIL goes back and forth between the trio thread and the reader for every row, and a list
 of 25 records at 1,000 rows cost 4.4 ms of CPU with the hop and 2.5 ms without (one server
 process under wrk, as the side-by-side list run loads it).
@@ -44,6 +45,12 @@ Conn = sqlite3.Connection
 INLINE_READ_SECONDS = 0.002
 #: SQLite virtual-machine steps between looks at the clock (about 0.1 ms of a scan)
 PROGRESS_STEPS = 1000
+#: a statement that ran past INLINE_READ_SECONDS goes straight to a reader thread for this
+#: long after (its work on the trio thread would be thrown away again: a filtered, sorted list
+#: of 100,000 records took 6.6 -> 10.1 ms at one client without this memory)
+SLOW_MEMORY_SECONDS = 30.0
+#: the most statements remembered as slow (the memory is cleared past it)
+SLOW_MEMORY_SIZE = 1024
 
 
 def _connect(path: str, synchronous: str) -> Conn:
@@ -100,17 +107,24 @@ class _Overran(Exception):
         self.stmt = stmt
 
 
-def _run_inline(c: Conn, op: Op[T], stmt: Stmt) -> T:
+def _run_inline(c: Conn, op: Op[T], stmt: Stmt, slow: dict[str, float]) -> T:
     """:func:`run_from` on the calling (trio) thread for up to INLINE_READ_SECONDS; then
-    SQLite interrupts the statement running, and _Overran names it."""
+    SQLite interrupts the statement running, and _Overran names it. A statement in ``slow``
+    (SQL -> when it last overran) is not started here but handed on at once."""
     deadline = time.perf_counter() + INLINE_READ_SECONDS
     c.set_progress_handler(lambda: time.perf_counter() > deadline, PROGRESS_STEPS)
     try:
         while True:
+            last = slow.get(stmt.sql)
+            if last is not None and time.monotonic() - last < SLOW_MEMORY_SECONDS:
+                raise _Overran(stmt)
             try:
                 result = _execute(c, stmt)
             except sqlite3.OperationalError as exc:
                 if exc.sqlite_errorcode == sqlite3.SQLITE_INTERRUPT:
+                    if len(slow) >= SLOW_MEMORY_SIZE:
+                        slow.clear()
+                    slow[stmt.sql] = time.monotonic()
                     raise _Overran(stmt) from None
                 raise
             stmt = op.send(result)
@@ -149,6 +163,8 @@ class SQLiteDriver:
         self._write_lock = trio.Lock()
         self._readers = readers
         self._read_limiter = trio.CapacityLimiter(len(readers))
+        #: reads' statements that overran on the trio thread lately: SQL -> monotonic time
+        self._slow: dict[str, float] = {}
         self._pending: list[str] = []
 
     @classmethod
@@ -258,7 +274,7 @@ class SQLiteDriver:
             result: T = done.value
             return result
         try:
-            return _run_inline(conn, op, stmt)
+            return _run_inline(conn, op, stmt, self._slow)
         except _Overran as overran:  # the rest where a long read blocks nobody
             return await trio.to_thread.run_sync(run_from, conn, op, overran.stmt)
 
