@@ -11,7 +11,8 @@ idle), else the highest nice value. A query's text is still embedded in the serv
 request priority; both load the same model, so a record's vector and a query's compare.
 
 A child that dies (killed, out of memory) is replaced on the next call; the call that was in
-flight raises :class:`EmbedderGone` and the indexer tries its records again.
+flight raises :class:`EmbedderGone` and the indexer tries its records again. Closing kills the
+child, mid-call or not.
 """
 
 from __future__ import annotations
@@ -117,9 +118,15 @@ class EmbeddingProcess:
         return result
 
     async def aclose(self) -> None:
-        """Stop the child and wait for it to exit (after the call it runs, whose result is
-        dropped)."""
+        """Stop the child and wait for it to exit. A call it is running is killed with it:
+        its result would be dropped, and its records are embedded again after a restart
+        (as after a crash); waiting for it held a worker's shutdown past the supervisor's
+        15 s when a large batch ran at idle priority on a busy machine."""
         pool, self._pool = self._pool, None
         if pool is not None:
+            # ProcessPoolExecutor has no public way to stop its children before 3.14
+            for child in list((getattr(pool, "_processes", None) or {}).values()):
+                with contextlib.suppress(OSError, ValueError):
+                    child.kill()
             with trio.CancelScope(shield=True):
                 await trio.to_thread.run_sync(lambda: pool.shutdown(True, cancel_futures=True))

@@ -1,5 +1,5 @@
 """The embedding process: records' vectors computed in a child at idle priority equal the
-server's own, a dead child is replaced, and closing waits for it to exit."""
+server's own, a dead child is replaced, and closing stops it, mid-call too."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ import sys
 
 import numpy as np
 import pytest
+import trio
 
 from fieldhouse.search.embedder import make_embedder
 from fieldhouse.search.process import EmbedderGone, EmbeddingProcess
@@ -68,3 +69,39 @@ async def test_a_killed_child_fails_its_call_and_the_next_call_starts_another() 
         assert (await process.embed(["a", "b"])).shape == (2, 0)
     finally:
         await process.aclose()
+
+
+def cpu_seconds(pid: int) -> float:
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+async def test_closing_stops_a_child_in_the_middle_of_a_long_call() -> None:
+    process = EmbeddingProcess("minilm")
+    texts = [
+        f"record {i} " + "a long body of words about invoices and renewals " * 12
+        for i in range(4000)
+    ]
+    outcome: list[str] = []
+
+    async def embed_all() -> None:
+        try:
+            await process.embed(texts)  # minutes of CPU at idle priority
+            outcome.append("finished")
+        except EmbedderGone:
+            outcome.append("gone")
+
+    pid = await process.load()
+    started = cpu_seconds(pid)
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(embed_all)
+        # the child is at work on the call: another process's CPU time has no event to wait on
+        with trio.fail_after(60):
+            while cpu_seconds(pid) < started + 0.5:  # noqa: ASYNC110
+                await trio.sleep(0.05)
+        with trio.fail_after(10):
+            await process.aclose()
+    assert gone(pid)
+    assert outcome == ["gone"]  # the caller hears of it, as of a crash
