@@ -60,6 +60,14 @@ class IdleTimer:
             return -inf
         return trio.current_time() + self._server.config.keep_alive_timeout
 
+    def end(self) -> None:
+        """The connection is over (the client closed it, or the server did after an answer
+        sent while shutting down): the watch ends now, whatever the state; a watch left
+        waiting for an idle that never comes held hypercorn's graceful exit for 10 s."""
+        self._closing = True
+        if self._scope is not None:
+            self._scope.cancel()
+
     def close_when_idle(self) -> None:
         """Close now if idle, else once the answer in flight has been sent."""
         self._closing = True
@@ -86,9 +94,10 @@ class FieldhouseTCPServer(TCPServer):
 
     async def _read_data(self) -> None:
         await super()._read_data()
-        # the client has gone (or half-closed): hypercorn's timer kept the connection's task
-        # and socket for the rest of the keep-alive time
-        self.idle_timer.close_when_idle()
+        # nothing more comes in (the client closed, or the connection was closed here):
+        # hypercorn's timer kept the connection's task and socket for the rest of the
+        # keep-alive time
+        self.idle_timer.end()
 
     async def protocol_send(self, event: Event) -> None:
         if isinstance(event, RawData):
