@@ -88,11 +88,11 @@ def run_op(c: Conn, op: Op[T]) -> T:
     return run_from(c, op, stmt)
 
 
-def run_from(c: Conn, op: Op[T], stmt: Stmt) -> T:
+def run_from(c: Conn, op: Op[T], stmt: Stmt, execute: Callable[[Conn, Stmt], Any] = _execute) -> T:
     """Run ``stmt``, the statement ``op`` yielded last, and every statement after it."""
     try:
         while True:
-            stmt = op.send(_execute(c, stmt))
+            stmt = op.send(execute(c, stmt))
     except StopIteration as done:
         result: T = done.value
         return result
@@ -111,28 +111,25 @@ def _run_inline(c: Conn, op: Op[T], stmt: Stmt, slow: dict[str, float]) -> T:
     """:func:`run_from` on the calling (trio) thread for up to INLINE_READ_SECONDS; then
     SQLite interrupts the statement running, and _Overran names it. A statement in ``slow``
     (SQL -> when it last overran) is not started here but handed on at once."""
+
+    def execute(c: Conn, stmt: Stmt) -> Any:
+        last = slow.get(stmt.sql)
+        if last is not None and time.monotonic() - last < SLOW_MEMORY_SECONDS:
+            raise _Overran(stmt)
+        try:
+            return _execute(c, stmt)
+        except sqlite3.OperationalError as exc:
+            if exc.sqlite_errorcode != sqlite3.SQLITE_INTERRUPT:
+                raise
+            if len(slow) >= SLOW_MEMORY_SIZE:
+                slow.clear()
+            slow[stmt.sql] = time.monotonic()
+            raise _Overran(stmt) from None
+
     deadline = time.perf_counter() + INLINE_READ_SECONDS
     c.set_progress_handler(lambda: time.perf_counter() > deadline, PROGRESS_STEPS)
     try:
-        while True:
-            last = slow.get(stmt.sql)
-            if last is not None and time.monotonic() - last < SLOW_MEMORY_SECONDS:
-                raise _Overran(stmt)
-            try:
-                result = _execute(c, stmt)
-            except sqlite3.OperationalError as exc:
-                if exc.sqlite_errorcode == sqlite3.SQLITE_INTERRUPT:
-                    if len(slow) >= SLOW_MEMORY_SIZE:
-                        slow.clear()
-                    slow[stmt.sql] = time.monotonic()
-                    raise _Overran(stmt) from None
-                raise
-            stmt = op.send(result)
-    except StopIteration as done:
-        value: T = done.value
-        return value
-    except sqlite3.IntegrityError as exc:
-        raise ConflictError(str(exc)) from exc
+        return run_from(c, op, stmt, execute)
     finally:
         c.set_progress_handler(None, 0)
 

@@ -73,8 +73,9 @@ async def served(runtime: Runtime) -> AsyncIterator[tuple[Runtime, int, trio.Eve
         stop.set()
 
 
-async def _get_me(port: int, headers: dict[str, str]) -> trio.SocketStream:
-    """A connection that has had one answer to GET /v1/me, left open."""
+async def _get_me(runtime: Runtime, port: int) -> trio.SocketStream:
+    """A connection that has had one answer to GET /v1/me (a new workspace's), left open."""
+    headers = (await make_workspace(runtime)).headers
     stream = await trio.open_tcp_stream("127.0.0.1", port)
     lines = [f"{k}: {v}" for k, v in headers.items()]
     request = "\r\n".join(["GET /v1/me HTTP/1.1", "Host: t", *lines, "", ""])
@@ -99,8 +100,7 @@ async def test_an_idle_connection_closes_after_the_keep_alive_time(
     served: tuple[Runtime, int, trio.Event],
 ) -> None:
     runtime, port, _ = served
-    ws = await make_workspace(runtime)
-    stream = await _get_me(port, ws.headers)
+    stream = await _get_me(runtime, port)
     opened = trio.current_time()
     assert await _closed_by_server(stream) == b""
     assert trio.current_time() - opened >= 0.4  # not before its time
@@ -111,8 +111,7 @@ async def test_a_connection_the_client_closed_is_closed_at_once(
     served: tuple[Runtime, int, trio.Event],
 ) -> None:
     runtime, port, _ = served
-    ws = await make_workspace(runtime)
-    stream = await _get_me(port, ws.headers)
+    stream = await _get_me(runtime, port)
     opened = trio.current_time()
     stream.socket.shutdown(socket.SHUT_WR)
     assert await _closed_by_server(stream) == b""
@@ -124,8 +123,7 @@ async def test_shutdown_closes_an_idle_connection_at_once(
     served: tuple[Runtime, int, trio.Event],
 ) -> None:
     runtime, port, stop = served
-    ws = await make_workspace(runtime)
-    stream = await _get_me(port, ws.headers)
+    stream = await _get_me(runtime, port)
     opened = trio.current_time()
     stop.set()
     assert await _closed_by_server(stream) == b""
