@@ -18,6 +18,7 @@ store's ``rate_windows`` table.
 
 from __future__ import annotations
 
+import fcntl
 import logging
 import mmap
 import os
@@ -107,13 +108,17 @@ class FileCoordination:
     def _reserve(self, bucket: str, window: int, hits: int) -> int:
         if self._counts is None:
             conn = sqlite3.connect(self._counts_path, timeout=30, check_same_thread=False)
-            conn.execute("PRAGMA journal_mode=WAL")
+            # one process at a time: switching a new file to WAL while another process does
+            # fails at once with "database is locked" (the busy timeout does not cover it)
+            with open(f"{self._counts_path}-setuplock", "a") as lock:
+                fcntl.flock(lock, fcntl.LOCK_EX)
+                conn.execute("PRAGMA journal_mode=WAL")
+                conn.execute(
+                    "CREATE TABLE IF NOT EXISTS rate_windows (bucket TEXT NOT NULL,"
+                    " window_start INTEGER NOT NULL, hits INTEGER NOT NULL,"
+                    " PRIMARY KEY (bucket, window_start)) WITHOUT ROWID"
+                )
             conn.execute("PRAGMA synchronous=OFF")  # a lost count after a crash costs nothing
-            conn.execute(
-                "CREATE TABLE IF NOT EXISTS rate_windows (bucket TEXT NOT NULL,"
-                " window_start INTEGER NOT NULL, hits INTEGER NOT NULL,"
-                " PRIMARY KEY (bucket, window_start)) WITHOUT ROWID"
-            )
             self._counts = conn
         with self._counts as conn:
             row = conn.execute(
