@@ -4,11 +4,11 @@ One writer connection sits behind a ``CapacityLimiter(1)`` and a lock held for a
 transaction, its operations each in one worker-thread hop (a commit waits for the disk); a
 small pool of reader connections serves reads (WAL lets readers run beside the writer).
 
-A read starts on the trio thread and moves to a worker thread only if it runs longer than
-:data:`INLINE_READ_SECONDS`: SQLite interrupts it there (a progress handler), and the
+A read starts on the trio thread and moves to a worker thread only if it takes more than
+:data:`INLINE_READ_SECONDS` of CPU: SQLite interrupts it there (a progress handler), and the
 interrupted statement runs again on the thread, on the same connection and in the same read
 transaction, and the rest of the operation after it; for a while after, that statement starts
-on a thread. A thread hop costs more than most reads:
+on a thread, until a run there shows it cheap again. A thread hop costs more than most reads:
 the GIL goes back and forth between the trio thread and the reader for every row, and a list
 of 25 records at 1,000 rows cost 4.4 ms of CPU with the hop and 2.5 ms without (one server
 process under wrk, as the side-by-side list run loads it).
@@ -41,7 +41,7 @@ from fieldhouse.storage.sqldialect import SQLITE
 T = TypeVar("T")
 Conn = sqlite3.Connection
 
-#: how long a read runs on the trio thread before it is moved to a reader thread
+#: how much CPU a read takes on the trio thread before it is moved to a reader thread
 INLINE_READ_SECONDS = 0.002
 #: SQLite virtual-machine steps between looks at the clock (about 0.1 ms of a scan)
 PROGRESS_STEPS = 1000
@@ -126,12 +126,34 @@ def _run_inline(c: Conn, op: Op[T], stmt: Stmt, slow: dict[str, float]) -> T:
             slow[stmt.sql] = time.monotonic()
             raise _Overran(stmt) from None
 
-    deadline = time.perf_counter() + INLINE_READ_SECONDS
-    c.set_progress_handler(lambda: time.perf_counter() > deadline, PROGRESS_STEPS)
+    # the thread's CPU time, not the clock's: on a busy machine the OS may take the core from
+    # the process mid-statement, and a cheap statement would then be sent to a thread for
+    # SLOW_MEMORY_SECONDS, paying the hop's GIL ping-pong on every read of it
+    deadline = time.thread_time() + INLINE_READ_SECONDS
+    c.set_progress_handler(lambda: time.thread_time() > deadline, PROGRESS_STEPS)
     try:
         return run_from(c, op, stmt, execute)
     finally:
         c.set_progress_handler(None, 0)
+
+
+def _run_remeasured(c: Conn, op: Op[T], stmt: Stmt, slow: dict[str, float]) -> T:
+    """:func:`run_from` on a reader thread, timing ``stmt`` (the one that overran or was
+    remembered as slow): when it now costs less than INLINE_READ_SECONDS of CPU it is
+    forgotten, and its next run starts on the trio thread again (it overran once because the
+    database pages were cold, say, and would otherwise pay the thread hop for the whole
+    SLOW_MEMORY_SECONDS)."""
+
+    def execute(c: Conn, s: Stmt) -> Any:
+        if s is not stmt:
+            return _execute(c, s)
+        started = time.thread_time()
+        result = _execute(c, s)
+        if time.thread_time() - started < INLINE_READ_SECONDS:
+            slow.pop(s.sql, None)
+        return result
+
+    return run_from(c, op, stmt, execute)
 
 
 def commit(c: Conn) -> None:
@@ -273,7 +295,9 @@ class SQLiteDriver:
         try:
             return _run_inline(conn, op, stmt, self._slow)
         except _Overran as overran:  # the rest where a long read blocks nobody
-            return await trio.to_thread.run_sync(run_from, conn, op, overran.stmt)
+            return await trio.to_thread.run_sync(
+                _run_remeasured, conn, op, overran.stmt, self._slow
+            )
 
     async def write(self, op: Op[T]) -> T:
         async with self._write_lock:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import fcntl
 import os
 import threading
+import time
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -102,10 +103,34 @@ async def test_a_long_read_moves_off_the_trio_thread_and_still_answers_whole(
             assert await driver.read(_two_counts(3_000_000), snapshot=True) == (3_000_000, 0)
             done.set()
         assert ticks > 2  # the trio thread served other tasks meanwhile
-        # the statement that overran starts on a reader thread for a while, however short
-        # this run of it; another statement answers on the trio thread
-        assert await driver.read(_where_counted(10)) == (10, "reader thread")
+        # the statement that overran starts on a reader thread for a while; another statement
+        # answers on the trio thread
         assert await driver.read(_where_counted(10, LONG_COUNT + " ")) == (10, "trio thread")
+        # still long there: it stays on the reader thread
+        assert await driver.read(_where_counted(3_000_000)) == (3_000_000, "reader thread")
+        assert await driver.read(_where_counted(10)) == (10, "reader thread")
+        # short there (it overran once: cold pages, a big argument), so it is forgotten and
+        # starts on the trio thread again
+        assert await driver.read(_where_counted(10)) == (10, "trio thread")
+    finally:
+        await driver.aclose()
+
+
+#: a read that waits (a function that sleeps: the OS has the core elsewhere) more than it runs
+WAITING_COUNT = (
+    "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?)"
+    " SELECT count(*) FROM n WHERE i % 100 != 0 OR pause(i)"
+)
+
+
+async def test_a_read_is_timed_by_its_cpu_not_by_the_clock(tmp_path: Path) -> None:
+    driver = await SQLiteDriver.open(tmp_path / "wait.sqlite3", readers=1)
+    try:
+        for conn in driver._readers:
+            # 5 pauses of 4 ms: 20 ms on the clock, well under a millisecond of CPU
+            conn.create_function("pause", 1, lambda i: time.sleep(0.004) or i)
+        assert await driver.read(_where_counted(500, WAITING_COUNT)) == (500, "trio thread")
+        assert await driver.read(_where_counted(500, WAITING_COUNT)) == (500, "trio thread")
     finally:
         await driver.aclose()
 
