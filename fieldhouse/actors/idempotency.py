@@ -26,6 +26,10 @@ KIND = "idempotency_key"
 TTL_SECONDS = 24 * 3600
 #: a claim whose request vanished (a crashed process) may be taken over after this long
 LEASE_SECONDS = 600
+#: a key its request has written (``committed``) waits this long for the request to store its
+#: answer (it does so right after the write): a retry meanwhile is told to retry shortly, one
+#: after it that the answer was lost
+ANSWER_SECONDS = 30.0
 
 #: the key (object id) of the request being served, set by the HTTP layer around a handler
 RECORDING: ContextVar[str | None] = ContextVar("fieldhouse_idempotency_key", default=None)
@@ -35,12 +39,20 @@ def _iso(epoch: float) -> str:
     return datetime.fromtimestamp(epoch, UTC).isoformat().replace("+00:00", "Z")
 
 
+def _age(stamp: str, now: float) -> float:
+    """Seconds from ISO ``stamp`` to epoch ``now``."""
+    return now - datetime.fromisoformat(stamp).timestamp()
+
+
 @dataclass(frozen=True)
 class Claim(Message[ObjectRow | None]):
     """Take the key for a new request (None), or return the finished first answer to replay."""
 
     key_id: str
     fingerprint: str
+
+    def light(self) -> bool:
+        return True
 
     async def apply(self, ctx: WriteContext) -> ObjectRow | None:
         now = time.time()
@@ -54,13 +66,13 @@ class Claim(Message[ObjectRow | None]):
                 )
             if row.status == "done":
                 return row
-            if row.status == "committed":
+            if row.status == "committed" and _age(row.updated_at, now) >= ANSWER_SECONDS:
                 raise Conflict(
                     "The first request with this Idempotency-Key was written, but its "
                     "response was lost; read the resource instead of retrying",
                     code="idempotency_response_lost",
                 )
-            if row.data["leaseUntil"] > now:
+            if row.status == "committed" or row.data["leaseUntil"] > now:
                 raise Conflict(
                     "A request with this Idempotency-Key is still in progress; retry shortly",
                     code="idempotency_in_progress",
@@ -86,6 +98,9 @@ class Recorded(Message[R]):
     inner: Message[R]
     key_id: str
 
+    def light(self) -> bool:
+        return self.inner.light()
+
     async def apply(self, ctx: WriteContext) -> R:
         result = await self.inner.apply(ctx)
         await ctx.txn.transition_object(KIND, self.key_id, "running", "committed", ctx.now)
@@ -101,6 +116,9 @@ class Finish(Message[None]):
     status: int
     body: Any
     release_unwritten: bool = False
+
+    def light(self) -> bool:
+        return True
 
     async def apply(self, ctx: WriteContext) -> None:
         row = await ctx.txn.get_object(KIND, self.key_id)

@@ -52,6 +52,11 @@ class Message(Generic[R]):
     actor_user_id: str | None = field(default=None, kw_only=True)
     reply: Reply[R] = field(default_factory=Reply, compare=False, repr=False, kw_only=True)
 
+    def light(self) -> bool:
+        """Whether the handler writes a few records at most (a batch of light messages may
+        run its transaction without a thread hop: ``Store.write(light=True)``)."""
+        return False
+
     async def apply(self, ctx: WriteContext) -> R:
         """Apply the message inside the workspace's write transaction (the handler)."""
         raise NotImplementedError(f"{type(self).__name__} has no handler")

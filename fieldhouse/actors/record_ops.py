@@ -34,6 +34,9 @@ class CreateRecord(Message[RecordRow]):
     owner_user_id: str | None = None
     actor_name: str | None = None
 
+    def light(self) -> bool:
+        return True
+
     async def apply(self, ctx: WriteContext) -> RecordRow:
         return await create_record(ctx, self)
 
@@ -45,6 +48,9 @@ class UpdateRecord(Message[RecordRow]):
     display_name: str | None
     fields: Mapping[str, Any] | None
     actor_name: str | None = None
+
+    def light(self) -> bool:
+        return True
 
     async def apply(self, ctx: WriteContext) -> RecordRow:
         return await update_record(ctx, self)

@@ -108,7 +108,8 @@ class WorkspaceActor:
     async def _attempt(self, batch: list[Message[Any]], *, strict: bool) -> None:
         outcomes: list[tuple[bool, Any]] = []
         try:
-            async with self.store.write(self.account_id) as txn:
+            light = all(message.light() for message in batch)
+            async with self.store.write(self.account_id, light=light) as txn:
                 version = await txn.schema_version()
                 if self._schemas is None or version != self._schema_version:
                     self._schemas = await txn.module_schemas()

@@ -142,9 +142,12 @@ class Driver(Protocol):
         committed on its own."""
         ...
 
-    def transaction(self, account_id: str) -> AbstractAsyncContextManager[Txn]:
+    def transaction(
+        self, account_id: str, *, light: bool = False
+    ) -> AbstractAsyncContextManager[Txn]:
         """A write transaction of one workspace, serialised with the workspace's others,
-        committed when the block exits cleanly and rolled back otherwise."""
+        committed when the block exits cleanly and rolled back otherwise. ``light``: a few
+        small statements (a driver may then run it without a thread hop)."""
         ...
 
     async def create_index(self, key: Sequence[str]) -> None:

@@ -183,7 +183,7 @@ class PostgresDriver:
         return await aio(_on_pool, self._pool, op, False)
 
     @asynccontextmanager
-    async def transaction(self, account_id: str) -> AsyncIterator[_Txn]:
+    async def transaction(self, account_id: str, *, light: bool = False) -> AsyncIterator[_Txn]:
         # the connection, BEGIN and the workspace lock come with the first statement
         txn = _Txn(self._pool, account_id)
         try:

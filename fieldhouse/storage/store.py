@@ -63,9 +63,10 @@ class Store:
             await self._db.aclose()
 
     @asynccontextmanager
-    async def write(self, account_id: str) -> AsyncIterator[WriteTxn]:
-        """A write transaction of one workspace, committed when the block exits cleanly."""
-        async with self._db.transaction(account_id) as txn:
+    async def write(self, account_id: str, *, light: bool = False) -> AsyncIterator[WriteTxn]:
+        """A write transaction of one workspace, committed when the block exits cleanly;
+        ``light``: it writes a few records at most (see :meth:`Driver.transaction`)."""
+        async with self._db.transaction(account_id, light=light) as txn:
             w = WriteTxn(txn, self._db, account_id)
             yield w
             await w.commit()

@@ -8,6 +8,7 @@ import time
 
 import pytest
 
+from fieldhouse.actors import idempotency
 from fieldhouse.actors.admin_ops import CreateLabel
 from fieldhouse.actors.agent_ops import ApplyObjects, ObjectWrite
 from fieldhouse.actors.idempotency import (
@@ -65,7 +66,7 @@ async def test_another_request_under_the_same_key_is_refused(
 
 
 async def test_a_write_under_a_key_marks_it_in_the_same_commit(
-    runtime: Runtime, ws: Workspace
+    runtime: Runtime, ws: Workspace, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     ask = runtime.actors.ask
     await ask(ws.account_id, Claim(KEY, "fp"))
@@ -78,7 +79,12 @@ async def test_a_write_under_a_key_marks_it_in_the_same_commit(
     assert made["name"] == "VIP"
     assert await status_of(runtime, ws) == "committed"
     assert await labels(runtime, ws) == ["Taken", "VIP"]
-    # written but unanswered: a retry must not write again
+    # written, its answer on the way: a retry now is told to retry shortly, and never writes
+    with pytest.raises(Conflict) as waiting:
+        await ask(ws.account_id, Claim(KEY, "fp"))
+    assert waiting.value.code == "idempotency_in_progress"
+    # written but unanswered for ANSWER_SECONDS: the answer was lost
+    monkeypatch.setattr(idempotency, "ANSWER_SECONDS", 0.0)
     with pytest.raises(Conflict) as lost:
         await ask(ws.account_id, Claim(KEY, "fp"))
     assert lost.value.code == "idempotency_response_lost"

@@ -31,10 +31,10 @@ _real_write = Store.write
 
 
 @asynccontextmanager
-async def _slow_write(self: Store, account_id: str) -> AsyncIterator[Any]:
+async def _slow_write(self: Store, account_id: str, *, light: bool = False) -> AsyncIterator[Any]:
     print("write held", file=sys.stderr, flush=True)
     await trio.sleep(float(os.environ.get("FIELDHOUSE_TEST_SLOW_WRITES", "0")))
-    async with _real_write(self, account_id) as txn:
+    async with _real_write(self, account_id, light=light) as txn:
         yield txn
 
 

@@ -7,7 +7,7 @@ trio's ``MockClock``, so nothing here sleeps or depends on timing."""
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Awaitable, Callable
-from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from contextlib import asynccontextmanager
 from dataclasses import replace
 from typing import Any
 
@@ -49,13 +49,13 @@ class Gate:
         self.open = trio.Event()
         self.entered = trio.Event()
         store = runtime.store
-        real_write: Callable[[str], AbstractAsyncContextManager[WriteTxn]] = store.write
+        real_write = store.write
 
         @asynccontextmanager
-        async def gated(account_id: str) -> AsyncIterator[WriteTxn]:
+        async def gated(account_id: str, *, light: bool = False) -> AsyncIterator[WriteTxn]:
             self.entered.set()
             await self.open.wait()
-            async with real_write(account_id) as txn:
+            async with real_write(account_id, light=light) as txn:
                 yield txn
 
         store.write = gated  # type: ignore[method-assign]

@@ -16,7 +16,7 @@ import trio.testing
 
 from fieldhouse.storage import Store, open_database
 from fieldhouse.storage import sqlite as sqlite_driver
-from fieldhouse.storage.base import Op, value
+from fieldhouse.storage.base import Op, execute, value
 from fieldhouse.storage.sqlite import SQLiteDriver
 from tests.storage.conftest import AT, A, B, record
 
@@ -216,3 +216,96 @@ async def test_two_stores_on_one_file_write_in_turn_through_the_file_lock(tmp_pa
             release.set()
         assert order == ["first in", "first out", "second in"]
         assert len(await two.get_records(A, ["r01", "r02"])) == 2
+
+
+def _scratch() -> Op[None]:
+    yield execute("CREATE TABLE scratch (n INTEGER, pad BLOB)")
+
+
+def _insert_where(n: int, *, pad: int = 0, slow: bool = False) -> Op[str]:
+    """Insert a row (``slow``: by way of a statement that waits 6 ms); where it ran."""
+    yield execute("INSERT INTO scratch (n, pad) VALUES (?, zeroblob(?))", (n, pad))
+    if slow:
+        yield value("SELECT pause()")
+    main = threading.current_thread() is threading.main_thread()
+    return "trio thread" if main else "writer thread"
+
+
+def _scratch_rows() -> Op[int]:
+    n: int = yield value("SELECT count(*) FROM scratch")
+    return n
+
+
+async def _light(driver: SQLiteDriver, n: int, *, pad: int = 0, slow: bool = False) -> str:
+    async with driver.transaction(A, light=True) as txn:
+        return await txn.run(_insert_where(n, pad=pad, slow=slow))
+
+
+@pytest.fixture
+async def scratch(tmp_path: Path) -> AsyncIterator[SQLiteDriver]:
+    driver = await SQLiteDriver.open(tmp_path / "w.sqlite3", readers=1)
+    try:
+        await driver.write(_scratch())
+        yield driver
+    finally:
+        await driver.aclose()
+
+
+async def test_a_light_write_transaction_runs_on_the_trio_thread_a_heavy_one_on_the_writer(
+    scratch: SQLiteDriver,
+) -> None:
+    assert await _light(scratch, 1) == "trio thread"
+    async with scratch.transaction(A) as txn:
+        assert await txn.run(_insert_where(2)) == "writer thread"
+    assert await scratch.read(_scratch_rows()) == 2  # both committed
+
+
+async def test_a_light_transaction_waits_for_another_process_off_the_trio_thread(
+    tmp_path: Path, scratch: SQLiteDriver
+) -> None:
+    # another process's turn: it holds the write lock
+    fd = os.open(f"{tmp_path / 'w.sqlite3'}-writelock", os.O_RDWR)
+    fcntl.flock(fd, fcntl.LOCK_EX)
+    # were the wait on the trio thread, nothing below would run: a safety net lets go after
+    # 30 s, and the transaction then says it ran there
+    net = threading.Timer(30.0, os.close, (fd,))
+    net.start()
+    where: list[str] = []
+
+    async def write() -> None:
+        where.append(await _light(scratch, 1))
+
+    try:
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(write)
+            await trio.testing.wait_all_tasks_blocked()
+            assert where == []  # still waiting for the lock, and the trio thread runs on
+            net.cancel()
+            os.close(fd)
+    finally:
+        net.cancel()
+    assert where == ["writer thread"]
+    assert await _light(scratch, 2) == "trio thread"  # the lock is free again
+
+
+async def test_light_transactions_slow_three_times_in_a_row_go_to_the_writer_thread(
+    scratch: SQLiteDriver,
+) -> None:
+    # 6 ms on the clock: a disk that makes each commit wait, say
+    scratch._writer.create_function("pause", 0, lambda: time.sleep(0.006) or 0)
+    pattern = [True, True, False, True, True]  # never three slow ones in a row
+    assert [await _light(scratch, i, slow=s) for i, s in enumerate(pattern)] == ["trio thread"] * 5
+    assert await _light(scratch, 5, slow=True) == "trio thread"  # the third in a row
+    assert await _light(scratch, 6) == "writer thread"
+    assert await scratch.read(_scratch_rows()) == 7
+
+
+async def test_the_writer_checkpoints_the_wal_itself(
+    tmp_path: Path, scratch: SQLiteDriver, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(sqlite_driver, "CHECKPOINT_COMMITS", 4)
+    for n in range(40):  # 40 commits of 64 KB: 2.6 MB of WAL if it were never checkpointed
+        await _light(scratch, n, pad=65_536)
+    assert await scratch.read(_scratch_rows()) == 40
+    wal = tmp_path / "w.sqlite3-wal"
+    assert wal.stat().st_size < 1_000_000  # checkpointed every 4 commits, and reused
