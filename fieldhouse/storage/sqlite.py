@@ -45,6 +45,7 @@ from typing import Any, TypeVar
 
 import trio
 
+from fieldhouse.storage import writebehind as wb
 from fieldhouse.storage.base import ConflictError, Op, Stmt
 from fieldhouse.storage.migrations import migrate_sqlite
 from fieldhouse.storage.sqldialect import SQLITE
@@ -273,10 +274,11 @@ class SQLiteDriver:
         """``fn`` on the writer under the write lock, let go after (autocommit statements)."""
         self._lock()
         try:
-            return fn(self._writer)
+            result = fn(self._writer)
         finally:
             self._unlock()
-            self._committed()
+        self._committed()
+        return result
 
     def _committed(self) -> None:
         """Count a commit; on the writer thread, checkpoint the WAL when one is due."""
@@ -343,9 +345,6 @@ class SQLiteDriver:
             self._writer.execute(sql)
         return fn(self._writer)
 
-    async def _run(self, op: Op[T]) -> T:
-        return await self._on_writer(lambda c: run_op(c, op))
-
     async def read(self, op: Op[T], *, snapshot: bool = False) -> T:
         async with self._read_limiter:
             conn = self._readers.pop()
@@ -380,14 +379,14 @@ class SQLiteDriver:
     @asynccontextmanager
     async def transaction(self, account_id: str, *, light: bool = False) -> AsyncIterator[_Txn]:
         # one writer: the lock serialises every workspace's transactions in this process, and
-        # the flock of <database>-writelock the processes on the database
+        # the flock of <database>-writelock those of the processes on the database
         async with self._write_lock:
             self._pending = ["BEGIN IMMEDIATE"]
             try:
                 txn = _Txn(self, light)
                 yield txn
                 if not txn.committed:
-                    await txn.run(_nothing(), commit=True)
+                    await txn.run(wb.nothing(), commit=True)
             except BaseException:
                 # also after a failed COMMIT: the connection must leave the transaction
                 self._pending = []
@@ -408,11 +407,6 @@ class SQLiteDriver:
         )
         async with self._write_lock:
             await self._write_alone(lambda c: c.execute(sql))
-
-
-def _nothing() -> Op[None]:
-    return
-    yield
 
 
 class _Txn:
@@ -438,23 +432,22 @@ class _Txn:
             spent = time.perf_counter() - started
             self._inline_seconds = (self._inline_seconds or 0.0) + spent
 
+    async def _step(self, fn: Callable[[Conn], T]) -> T:
+        if self._light and self._driver._may_inline():
+            return self._inline(fn)
+        return await self._driver._on_writer(fn)
+
     async def run(self, op: Op[T], *, commit: bool = False) -> T:
-        driver = self._driver
         if not commit:
-            if self._light and driver._may_inline():
-                return self._inline(lambda c: run_op(c, op))
-            return await driver._run(op)
+            return await self._step(lambda c: run_op(c, op))
 
         def run_and_commit(c: Conn) -> T:
             result = run_op(c, op)
             self._driver._finish(_commit)(c)
             return result
 
-        if self._light and driver._may_inline():
-            result = self._inline(run_and_commit)
-        else:
-            result = await driver._on_writer(run_and_commit)
+        result = await self._step(run_and_commit)
         if self._inline_seconds is not None:
-            driver._timed(self._inline_seconds)
+            self._driver._timed(self._inline_seconds)
         self.committed = True
         return result
