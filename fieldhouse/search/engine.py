@@ -222,6 +222,10 @@ class WorkspaceIndex:
     def filter_ids(self, text: str, module_id: str) -> list[str] | None:
         return self.keyword.filter_ids(text, module_id)
 
+    @property
+    def grams_filled(self) -> bool:
+        return self.keyword.grams_filled
+
 
 def fuse(keyword: Ranked | None, vector: Ranked | None) -> dict[str, float]:
     """The hybrid score in (0, 1] of every record in the two lists (None: that half did not

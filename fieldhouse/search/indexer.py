@@ -173,10 +173,15 @@ class Indexer:
             while self.service.dirty:
                 account = self.service.dirty.pop()
                 await self._guarded(account, self.sync, account)
+            while self.service.want_grams:
+                account = self.service.want_grams.pop()
+                await self._guarded(account, self._fill_grams, account)
             if not self.service.pending:
                 if not forever:
                     return
                 await self.service.wait_pending()
+                if not self.service.pending:
+                    continue  # a trigram index asked for
                 if len(self.service.pending) < EMBED_CHUNK:
                     # a moment for more changes to arrive: one commit for many records costs
                     # far less than one each (freshness waits this long)
@@ -270,6 +275,12 @@ class Indexer:
         seqs = [e.seq for e in events if e.seq is not None]
         if seqs:
             self.service.indexed[account] = max(self.service.indexed.get(account, 0), *seqs)
+        self.service.progressed()
+
+    async def _fill_grams(self, account: str) -> None:
+        index = self.service.indexes.get(account)
+        if index is not None:
+            await self._thread(index.keyword.fill_grams)
         self.service.progressed()
 
     async def _thread(self, fn: Any, *args: Any) -> Any:

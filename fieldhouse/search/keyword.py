@@ -4,6 +4,10 @@ One SQLite file per workspace under its index folder: ``docs`` holds each record
 text and stamp; two external-content FTS5 tables follow it by triggers: ``words`` (title, body
 and labels, Porter-stemmed, ranked by ``bm25()`` with the title weighted 2 and labels 1.5) and
 ``grams`` (trigrams of every value: candidates for the list endpoint's substring search).
+``grams`` costs more than half of what indexing a record costs and serves only a module list's
+``search`` parameter, so it is filled on demand: a new index has it empty and without its
+triggers, and the first such search fills it from ``docs`` (:meth:`KeywordIndex.fill_grams`);
+the triggers keep it current from then on.
 Scoring and merging run in SQLite's C code, so a commit of a few hundred records and a query
 over 100,000 cost milliseconds (whoosh's pure-Python commits and scoring cost seconds and tens
 of milliseconds). Writes go through one connection; queries through a small pool of readers
@@ -106,14 +110,23 @@ CREATE VIRTUAL TABLE grams USING fts5(
 CREATE TRIGGER docs_added AFTER INSERT ON docs BEGIN
     INSERT INTO words (rowid, title, body, labels)
         VALUES (new.n, new.title, new.body, new.labels);
-    INSERT INTO grams (rowid, raw) VALUES (new.n, new.raw);
 END;
 CREATE TRIGGER docs_removed AFTER DELETE ON docs BEGIN
     INSERT INTO words (words, rowid, title, body, labels)
         VALUES ('delete', old.n, old.title, old.body, old.labels);
-    INSERT INTO grams (grams, rowid, raw) VALUES ('delete', old.n, old.raw);
 END;
 """
+#: ``grams`` follows ``docs`` once filled (an index made before grams were filled on demand has
+#: these two inserts in the triggers above, and counts as filled)
+_GRAMS = (
+    "INSERT INTO grams (grams) VALUES ('rebuild')",
+    """CREATE TRIGGER grams_added AFTER INSERT ON docs BEGIN
+        INSERT INTO grams (rowid, raw) VALUES (new.n, new.raw);
+    END""",
+    """CREATE TRIGGER grams_removed AFTER DELETE ON docs BEGIN
+        INSERT INTO grams (grams, rowid, raw) VALUES ('delete', old.n, old.raw);
+    END""",
+)
 
 
 class IndexCorrupt(Exception):
@@ -163,9 +176,19 @@ def _in(values: Collection[Any]) -> str:
     return "(" + ", ".join("?" * len(values)) + ")"
 
 
+def _grams_filled(conn: sqlite3.Connection) -> bool:
+    """Whether ``grams`` follows ``docs`` (a trigger inserts into it)."""
+    row = conn.execute(
+        "SELECT count(*) FROM sqlite_master WHERE type = 'trigger' AND sql LIKE '%INTO grams %'"
+    ).fetchone()
+    return bool(row[0])
+
+
 class KeywordIndex:
     def __init__(self, path: Path, writer: sqlite3.Connection) -> None:
         self._path = path
+        #: whether the trigram index is filled (see the module's doc); read without a lock
+        self.grams_filled = _grams_filled(writer)
         self._writer = writer
         self._write_lock = threading.Lock()
         self._readers: list[sqlite3.Connection] = []
@@ -248,11 +271,30 @@ class KeywordIndex:
                     c.execute("ROLLBACK")
                 raise
 
+    def fill_grams(self) -> None:
+        """Fill the trigram index from ``docs`` and keep it current from now on (one
+        transaction: a search sees it empty or whole)."""
+        with self._write_lock:
+            if self.grams_filled:
+                return
+            c = self._writer
+            c.execute("BEGIN IMMEDIATE")
+            try:
+                for statement in _GRAMS:
+                    c.execute(statement)
+                c.execute("COMMIT")
+            except BaseException:
+                if c.in_transaction:
+                    c.execute("ROLLBACK")
+                raise
+            self.grams_filled = True
+
     def optimize(self) -> None:
         """Merge the FTS5 segments into one (after a bulk load)."""
         with self._write_lock:
             self._writer.execute("INSERT INTO words (words) VALUES ('optimize')")
-            self._writer.execute("INSERT INTO grams (grams) VALUES ('optimize')")
+            if self.grams_filled:
+                self._writer.execute("INSERT INTO grams (grams) VALUES ('optimize')")
 
     def stamps(self) -> dict[str, str]:
         """record id -> stamp of every indexed record."""
@@ -406,7 +448,10 @@ class KeywordIndex:
     def filter_ids(self, text: str, module_id: str) -> list[str] | None:
         """Candidates for a substring search in one module: the records holding every trigram
         of ``text`` (a superset of the true matches, which SQL then checks). None when the
-        index cannot narrow it down (text under 3 characters, or too many candidates)."""
+        index cannot narrow it down (text under 3 characters, too many candidates, or the
+        trigram index not filled yet: :meth:`fill_grams`)."""
+        if not self.grams_filled:
+            return None
         lowered = text.lower()
         grams = sorted({lowered[i : i + 3] for i in range(len(lowered) - 2)})[:32]
         if not grams:

@@ -52,6 +52,8 @@ class SearchService:
         #: accounts the indexer must compare with the store whole (a poller's first sight)
         self.dirty: set[str] = set()
         self.published: dict[str, int] = {}
+        #: accounts whose trigram index a list search asked for (the indexer fills it)
+        self.want_grams: set[str] = set()
         #: records indexed by their words and waiting for their vectors, per workspace (the
         #: latest version of each, in arrival order)
         self.to_embed: dict[str, dict[str, Doc]] = {}
@@ -91,8 +93,9 @@ class SearchService:
         self._arrived.set()
 
     async def wait_pending(self) -> None:
-        """Return once :attr:`pending` holds a change (at once when it does already)."""
-        while not self.pending:
+        """Return once :attr:`pending` holds a change or a trigram index is asked for (at once
+        when so already)."""
+        while not self.pending and not self.want_grams:
             await self._arrived.wait()
             self._arrived = trio.Event()
 
@@ -182,10 +185,21 @@ class SearchService:
     ) -> list[str] | None:
         """Candidate record ids of a module for a substring search (a superset: the caller
         still checks each), read after the index caught up with the writes so far; None
-        when the index cannot answer or narrow it down."""
-        if not await self.wait_fresh(account_id, within, vectors=False):
+        when the index cannot answer or narrow it down. The first such search of a workspace
+        has the indexer fill its trigram index and waits for it within the same ``within``
+        (a large workspace's is answered by SQL alone until it is filled)."""
+        with trio.move_on_after(within):
+            if not await self.wait_fresh(account_id, within, vectors=False):
+                return None
+            while self.available(account_id) and not self.indexes[account_id].grams_filled:
+                self.want_grams.add(account_id)
+                self._arrived.set()
+                await self._progress.wait()
+        if not self.available(account_id):
             return None
         index = self.indexes[account_id]
+        if not index.grams_filled:
+            return None
         try:
             ids: list[str] | None = await trio.to_thread.run_sync(
                 index.filter_ids, text, module_id, limiter=self.query_limiter

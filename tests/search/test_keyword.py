@@ -3,6 +3,7 @@ bm25() would have scored them."""
 
 from __future__ import annotations
 
+import sqlite3
 from pathlib import Path
 
 import pytest
@@ -69,4 +70,45 @@ def test_stop_words_and_punctuation_match_nothing(tmp_path: Path) -> None:
     assert index.search('the "of" to AND OR NOT * ( )', None, 10).ranked == []
     crates = index.search("crates", ["m2"], 30).ranked  # stemmed: "crate" in the body
     assert len(crates) == 15 and all(int(rid[1:]) % 21 == 0 for rid, _ in crates)
+    index.close()
+
+
+def raw_doc(rid: str, raw: str, stamp: str = "t") -> Doc:
+    return Doc(rid, "m1", raw, "", "", stamp, raw)
+
+
+def test_the_trigram_index_is_filled_on_demand_and_kept_current(tmp_path: Path) -> None:
+    index = KeywordIndex.open(tmp_path, create=True)
+    index.apply([raw_doc("a", "Borealis Shipping"), raw_doc("b", "Sunny Bakery")], [])
+    # a new index answers substring candidates only once filled (the caller uses SQL before)
+    assert not index.grams_filled and index.filter_ids("realis", "m1") is None
+    index.fill_grams()
+    assert index.grams_filled and index.filter_ids("realis", "m1") == ["a"]
+    # from then on it follows every change: a new record, a new version, a deletion
+    index.apply([raw_doc("c", "Aurora Borealis"), raw_doc("b", "Sunny Realism", "t2")], ["a"])
+    assert sorted(index.filter_ids("realis", "m1") or []) == ["b", "c"]
+    index.close()
+    # reopened, it still counts as filled
+    index = KeywordIndex.open(tmp_path)
+    assert index.grams_filled and sorted(index.filter_ids("realis", "m1") or []) == ["b", "c"]
+    index.close()
+
+
+def test_an_index_with_the_old_triggers_counts_as_filled(tmp_path: Path) -> None:
+    index = KeywordIndex.open(tmp_path, create=True)
+    index.close()
+    conn = sqlite3.connect(tmp_path / keyword.FILE)
+    conn.executescript(
+        """DROP TRIGGER docs_added;
+        CREATE TRIGGER docs_added AFTER INSERT ON docs BEGIN
+            INSERT INTO words (rowid, title, body, labels)
+                VALUES (new.n, new.title, new.body, new.labels);
+            INSERT INTO grams (rowid, raw) VALUES (new.n, new.raw);
+        END;"""
+    )
+    conn.close()
+    index = KeywordIndex.open(tmp_path)
+    assert index.grams_filled
+    index.apply([raw_doc("a", "Borealis Shipping")], [])
+    assert index.filter_ids("realis", "m1") == ["a"]
     index.close()

@@ -181,3 +181,24 @@ async def test_poller_indexes_writes_made_through_another_process(settings: Sett
     async with open_runtime(settings) as rt:
         assert await titles(rt, ws.account_id, "doorknobs") == ["Polish the brass doorknobs"]
         assert svc(rt).indexes[ws.account_id].seq >= seq
+
+
+async def test_the_first_list_search_has_the_trigram_index_filled(settings: Settings) -> None:
+    async with open_runtime(settings) as rt:
+        ws = await make_workspace(rt)
+        rid = await add_task(rt, ws.account_id, "Renew the Borealis lease")
+        assert await svc(rt).wait_fresh(ws.account_id, WAIT, vectors=False)
+        module = (await rt.actors.schemas.get(ws.account_id)).get("tasks")
+        assert module is not None
+        module_id = module.module.module_id
+        index = svc(rt).indexes[ws.account_id]
+        # records are indexed by their words, without trigrams, until a list search asks
+        assert not index.grams_filled
+        # with no time to wait the list answers by SQL alone, and the indexer fills them
+        assert await svc(rt).filter_ids(ws.account_id, module_id, "realis", within=0) is None
+        assert await svc(rt).filter_ids(ws.account_id, module_id, "realis", within=WAIT) == [rid]
+        assert index.grams_filled
+        # from then on they follow every write
+        other = await add_task(rt, ws.account_id, "Aurora Borealis tour")
+        found = await svc(rt).filter_ids(ws.account_id, module_id, "realis", within=WAIT)
+        assert sorted(found or []) == sorted([rid, other])
