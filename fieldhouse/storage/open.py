@@ -8,8 +8,8 @@ from pathlib import Path
 from urllib.parse import urlparse
 
 import trio
-import trio_asyncio
 
+from fieldhouse.storage.aioloop import open_loop
 from fieldhouse.storage.migrations import migrate_sqlite_vectors
 from fieldhouse.storage.postgres import PostgresDriver
 from fieldhouse.storage.sqlite import SQLiteDriver
@@ -66,7 +66,7 @@ async def open_database(url: str) -> AsyncIterator[Store]:
     try:
         async with AsyncExitStack() as stack:
             if is_postgres(url):
-                await stack.enter_async_context(trio_asyncio.open_loop())
+                await stack.enter_async_context(open_loop())
             store = await _open_store(url)
             try:
                 yield store

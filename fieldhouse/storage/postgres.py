@@ -97,8 +97,9 @@ def workspace_lock_key(account_id: str) -> int:
 async def _begin(conn: Conn, account_id: str) -> None:
     # READ COMMITTED (the default) on purpose: each statement after the lock sees what the
     # previous lock holder committed; a REPEATABLE READ snapshot would predate the lock.
-    await conn.execute("BEGIN")
-    await conn.execute("SELECT pg_advisory_xact_lock($1)", workspace_lock_key(account_id))
+    # One round trip: the key is an integer of our own making, written into the text.
+    key = int(workspace_lock_key(account_id))
+    await conn.execute(f"BEGIN; SELECT pg_advisory_xact_lock({key})")
 
 
 async def _rollback(conn: Conn) -> None:
@@ -114,6 +115,15 @@ async def _commit(conn: Conn) -> None:
     await commit(conn)  # looked up at call time (run's ``commit`` flag shadows the name)
 
 
+async def _reset(conn: Any) -> None:
+    """What a connection needs on its way back to the pool: out of any transaction. Nothing
+    else carries over between uses here (no session-level locks, listeners, cursors or
+    settings on pooled connections), so asyncpg's default reset, a round trip of ``RESET ALL``
+    and friends on every release, reads included, is skipped."""
+    if conn.is_in_transaction():
+        await conn.execute("ROLLBACK")
+
+
 async def _open_pool(url: str, min_size: int, max_size: int) -> Pool:
     # List queries bind their filter values as parameters; a generic plan cannot see how
     # selective a value is and falls back to scanning, so plan each execution for its values.
@@ -121,6 +131,7 @@ async def _open_pool(url: str, min_size: int, max_size: int) -> Pool:
         url,
         min_size=min_size,
         max_size=max_size,
+        reset=_reset,
         server_settings={"plan_cache_mode": "force_custom_plan"},
     )
     async with pool.acquire() as conn:

@@ -1,0 +1,71 @@
+"""The trio-asyncio loop that asyncpg runs in, with two of its per-callback costs cut.
+
+trio-asyncio runs each asyncio callback as one turn of its main-loop task: a cancel scope for
+the next timer and a receive from its queue, that is a trip through trio's scheduler per
+callback. One PostgreSQL round trip takes several callbacks (the reader's ``_read_ready``, the
+future's result, the waiting task's step), each waiting behind every other ready trio task, so
+a write transaction of eight statements cost ~2.8 ms of CPU on the trio thread against ~0.6 ms
+for the same on SQLite. :class:`FastTrioEventLoop` runs the callbacks already queued in one turn
+(at most :data:`RUN_AT_ONCE`, as asyncio's own loop runs the ready ones of an iteration), and
+checks a callback's type only in debug mode, as asyncio's ``call_soon`` does (trio-asyncio
+checks every one: two ``inspect`` calls per callback).
+
+:func:`open_loop` is ``trio_asyncio.open_loop()`` with the loop's class swapped for this
+subclass (same state, two methods overridden): the main-loop task picks the faster turn up at
+its next iteration.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import heapq
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+import trio
+import trio_asyncio
+from sniffio import thread_local as sniffio_library
+from trio_asyncio._handles import AsyncHandle
+
+#: callbacks run in one turn of the loop's task before trio's other tasks get theirs
+RUN_AT_ONCE = 64
+
+
+class FastTrioEventLoop(trio_asyncio.TrioEventLoop):  # type: ignore[misc]
+    async def _main_loop_one(self, no_wait: bool = False) -> None:
+        await super()._main_loop_one(no_wait)
+        # then what is queued already, as asyncio runs an iteration's ready callbacks; a timer
+        # that fell due ends the turn (the next turn takes it first)
+        for _ in range(RUN_AT_ONCE):
+            if self._timers and self._timers[0]._when <= self.time():
+                return
+            try:
+                obj = self._q_recv.receive_nowait()
+            except trio.WouldBlock:
+                return
+            if isinstance(obj, asyncio.TimerHandle):
+                heapq.heappush(self._timers, obj)
+            elif isinstance(obj, AsyncHandle):
+                obj._context.run(self._nursery.start_soon, obj._run, name=obj._callback)
+                await obj._started.wait()
+            elif not obj._cancelled:
+                previous, sniffio_library.name = sniffio_library.name, "asyncio"
+                try:
+                    obj._run()
+                finally:
+                    sniffio_library.name = previous
+
+    def call_soon(self, callback: Any, *args: Any, **context: Any) -> asyncio.Handle:
+        if self.get_debug():
+            return super().call_soon(callback, *args, **context)  # type: ignore[no-any-return]
+        return self._queue_handle(asyncio.Handle(callback, args, self, **context))  # type: ignore[no-any-return]
+
+
+@asynccontextmanager
+async def open_loop() -> AsyncIterator[trio_asyncio.TrioEventLoop]:
+    """``trio_asyncio.open_loop()`` whose loop is a :class:`FastTrioEventLoop`."""
+    async with trio_asyncio.open_loop() as loop:
+        if type(loop) is trio_asyncio.TrioEventLoop:
+            loop.__class__ = FastTrioEventLoop
+        yield loop
