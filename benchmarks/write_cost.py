@@ -25,14 +25,13 @@ from fieldhouse.actors.bootstrap import init_workspace
 from fieldhouse.actors.record_ops import CreateRecord
 from fieldhouse.config import Settings
 from fieldhouse.runtime import open_runtime
-from fieldhouse.storage.aioloop import open_loop
 
 CONCURRENCY = (1, 4, 16)
 
 
 async def measure(settings: Settings, creates: int) -> list[dict[str, object]]:
     rows: list[dict[str, object]] = []
-    async with open_loop(), open_runtime(settings) as rt:
+    async with open_runtime(settings) as rt:
         made, _ = await init_workspace(rt.actors, "Bench", None)
         account = made.account_id
         deals = (await rt.actors.schemas.get(account)).get("deals")
