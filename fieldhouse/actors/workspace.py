@@ -8,6 +8,11 @@ and the writes of the others reach the database together with the commit (a few 
 for the whole batch). Should the database refuse one of those writes, nobody can tell whose it
 was: the batch is rolled back and run again with strict savepoints, each released only after
 its writes ran, so the failing message fails alone.
+
+A batch is topped up once the transaction holds the workspace's write lock: whatever reached the
+mailbox while the lock was being waited for (another process held it) joins the batch, so
+processes contending for one workspace commit more writes per turn of the lock instead of
+handing it back and forth for a few each.
 """
 
 from __future__ import annotations
@@ -80,37 +85,61 @@ class WorkspaceActor:
         self._on_batch = on_batch
         self._schemas: dict[str, ModuleSchema] | None = None
         self._schema_version = -1
+        #: a message taken from the mailbox that did not fit the batch it was taken for (see
+        #: :meth:`_top_up`): the first of the next batch
+        self._carried: Message[Any] | None = None
 
     async def run(self, *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
         """Serve the mailbox until it is closed and empty; raise on a crashed batch."""
         task_status.started()
-        async for first in self.mailbox:
-            batch = [first]
-            while len(batch) < self.batch_size:
+        while True:
+            first, self._carried = self._carried, None
+            if first is None:
                 try:
-                    batch.append(self.mailbox.receive_nowait())
-                except (trio.WouldBlock, trio.EndOfChannel):
-                    break
+                    first = await self.mailbox.receive()
+                except trio.EndOfChannel:
+                    return
+            batch = [first]
+            self._top_up(batch, light=False)
             await self._run_batch(batch)
+
+    def _top_up(self, batch: list[Message[Any]], *, light: bool) -> None:
+        """Add what the mailbox holds now to ``batch``, up to the batch size; with ``light``
+        only light messages (the transaction was opened light: the first other message waits
+        for the next batch)."""
+        while len(batch) < self.batch_size:
+            try:
+                message = self.mailbox.receive_nowait()
+            except (trio.WouldBlock, trio.EndOfChannel):
+                return
+            if light and not message.light():
+                self._carried = message
+                return
+            batch.append(message)
 
     async def _find_user(self, user_id: str) -> UserRow | None:
         return await self.store.get_user(self.account_id, user_id)
 
     async def _run_batch(self, batch: list[Message[Any]]) -> None:
-        if len(batch) > 1:
-            try:
-                await self._attempt(batch, strict=False)
-                return
-            except _Retry:
-                log.warning("workspace %s: a write failed; batch retried strictly", self.account_id)
+        try:
+            await self._attempt(batch, strict=False)
+            return
+        except _Retry:
+            log.warning("workspace %s: a write failed; batch retried strictly", self.account_id)
         await self._attempt(batch, strict=True)
 
     async def _attempt(self, batch: list[Message[Any]], *, strict: bool) -> None:
+        """Run ``batch`` in one transaction. The first attempt (lax) tops the batch up once
+        the transaction holds the write lock; a lone message runs strictly (without a
+        savepoint there is nothing lax about it). A retry runs the same, grown, batch."""
         outcomes: list[tuple[bool, Any]] = []
         try:
             light = all(message.light() for message in batch)
             async with self.store.write(self.account_id, light=light) as txn:
-                version = await txn.schema_version()
+                version = await txn.schema_version()  # holds the workspace's write lock now
+                if not strict:
+                    self._top_up(batch, light=light)
+                    strict = len(batch) == 1
                 if self._schemas is None or version != self._schema_version:
                     self._schemas = await txn.module_schemas()
                 ctx = WriteContext(txn, self.account_id, self._schemas, find_user=self._find_user)

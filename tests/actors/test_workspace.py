@@ -20,6 +20,7 @@ from fieldhouse.model.activity import ActivityKind
 from fieldhouse.model.errors import Conflict, InternalError
 from fieldhouse.model.records import RecordRow
 from fieldhouse.runtime import Runtime
+from fieldhouse.storage import open_database
 from tests.conftest import Workspace
 
 #: an activity kind these tests write themselves (no setup writes it)
@@ -34,6 +35,14 @@ class Probe(Message[int]):
 
     async def apply(self, ctx: WriteContext) -> int:
         return await ctx.activity(PROBE, user_id=None, data={"tag": self.tag})
+
+
+@dataclass(frozen=True)
+class LightProbe(Probe):
+    """A probe that says it is light (as record creates and updates do)."""
+
+    def light(self) -> bool:
+        return True
 
 
 @dataclass(frozen=True)
@@ -232,3 +241,56 @@ async def test_a_schema_change_is_announced_before_anyone_hears_of_the_write(
     assert order == ["change", "reply"]
     assert seen.schemas == [(ws.account_id, version + 1)]
     assert await runtime.store.schema_version(ws.account_id) == version + 1
+
+
+async def lock_held_elsewhere(
+    runtime: Runtime, ws: Workspace, first: Message[Any], then: Sequence[Message[Any]]
+) -> Seen:
+    """Run an actor while another process (a second store on the same database) holds the
+    workspace's write lock: ``first`` reaches the actor and waits for the lock, ``then``
+    arrive meanwhile; the lock is let go and the actor serves the mailbox to the end."""
+    send, receive = trio.open_memory_channel[Message[Any]](16)
+    seen = Seen()
+    actor = WorkspaceActor(
+        runtime.store,
+        ws.account_id,
+        receive,
+        batch_size=16,
+        publish=lambda events: seen.published.append(list(events)),
+        on_schema=lambda account, version, _: None,
+        on_batch=lambda size, _: seen.batches.append(size),
+    )
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(actor.run)
+        url = runtime.settings.resolved_database_url
+        async with open_database(url) as other, other.write(ws.account_id) as txn:
+            await txn.schema_version()  # the first statement takes the lock
+            send.send_nowait(first)
+            await trio.testing.wait_all_tasks_blocked()  # its batch of one waits
+            for message in then:
+                send.send_nowait(message)
+        send.close()  # the other process committed: the lock is free
+    return seen
+
+
+async def test_what_arrives_while_another_process_holds_the_lock_joins_the_batch(
+    runtime: Runtime, ws: Workspace
+) -> None:
+    before = await last_seq(runtime, ws)
+    messages = [Probe(str(i)) for i in range(5)]
+    seen = await lock_held_elsewhere(runtime, ws, messages[0], messages[1:])
+    # the four that came while it waited were committed with the first, in mailbox order
+    assert seen.batches == [5]
+    assert [await outcome(m) for m in messages] == [before + 1 + i for i in range(5)]
+    assert await probes(runtime, ws, before) == [(before + 1 + i, str(i)) for i in range(5)]
+
+
+async def test_a_light_batch_is_topped_up_with_light_messages_only(
+    runtime: Runtime, ws: Workspace
+) -> None:
+    before = await last_seq(runtime, ws)
+    messages = [LightProbe("0"), LightProbe("1"), Probe("2"), LightProbe("3")]
+    seen = await lock_held_elsewhere(runtime, ws, messages[0], messages[1:])
+    # the heavy one starts the next batch (which takes anything), mailbox order kept
+    assert seen.batches == [2, 2]
+    assert await probes(runtime, ws, before) == [(before + 1 + i, str(i)) for i in range(4)]
