@@ -188,15 +188,17 @@ class SearchService:
         when the index cannot answer or narrow it down. The first such search of a workspace
         has the indexer fill its trigram index and waits for it within the same ``within``
         (a large workspace's is answered by SQL alone until it is filled)."""
+        fresh = False
         with trio.move_on_after(within):
-            if not await self.wait_fresh(account_id, within, vectors=False):
-                return None
-            while self.available(account_id) and not self.indexes[account_id].grams_filled:
+            fresh = await self.wait_fresh(account_id, within, vectors=False)
+            while (
+                fresh and self.available(account_id) and not self.indexes[account_id].grams_filled
+            ):
                 self.want_grams.add(account_id)
                 self._arrived.set()
                 await self._progress.wait()
-        if not self.available(account_id):
-            return None
+        if not fresh or not self.available(account_id):
+            return None  # (not fresh: the time ran out, maybe while waiting for freshness)
         index = self.indexes[account_id]
         if not index.grams_filled:
             return None
