@@ -246,48 +246,48 @@ class KeywordIndex:
                 if conn in self._all:
                     self._readers.append(conn)
 
-    def apply(self, docs: Sequence[Doc], deletes: Collection[str]) -> None:
-        """Upsert docs and drop deleted ids in one transaction; then searches see the change."""
-        if not docs and not deletes:
-            return
-        gone = [*deletes, *(d.record_id for d in docs)]
+    @contextmanager
+    def _writing(self) -> Iterator[sqlite3.Connection]:
+        """The writer in one transaction (under the write lock): committed when the block
+        ends, rolled back if it raises."""
         with self._write_lock:
             c = self._writer
             c.execute("BEGIN IMMEDIATE")
             try:
-                c.executemany("DELETE FROM docs WHERE id = ?", [(rid,) for rid in gone])
-                c.executemany(
-                    "INSERT INTO docs (id, module, title, body, labels, raw, stamp)"
-                    " VALUES (?, ?, ?, ?, ?, ?, ?)",
-                    [
-                        (d.record_id, d.module_id, d.title, d.body, d.labels, d.raw, d.stamp)
-                        for d in docs
-                    ],
-                )
+                yield c
                 c.execute("COMMIT")
-                self._records = None
             except BaseException:
                 if c.in_transaction:
                     c.execute("ROLLBACK")
                 raise
 
+    def apply(self, docs: Sequence[Doc], deletes: Collection[str]) -> None:
+        """Upsert docs and drop deleted ids in one transaction; then searches see the change."""
+        if not docs and not deletes:
+            return
+        gone = [*deletes, *(d.record_id for d in docs)]
+        with self._writing() as c:
+            c.executemany("DELETE FROM docs WHERE id = ?", [(rid,) for rid in gone])
+            c.executemany(
+                "INSERT INTO docs (id, module, title, body, labels, raw, stamp)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?)",
+                [
+                    (d.record_id, d.module_id, d.title, d.body, d.labels, d.raw, d.stamp)
+                    for d in docs
+                ],
+            )
+        self._records = None
+
     def fill_grams(self) -> None:
         """Fill the trigram index from ``docs`` and keep it current from now on (one
         transaction: a search sees it empty or whole)."""
-        with self._write_lock:
-            if self.grams_filled:
-                return
-            c = self._writer
-            c.execute("BEGIN IMMEDIATE")
-            try:
+        if self.grams_filled:
+            return
+        with self._writing() as c:
+            if not self.grams_filled:  # (looked at again under the write lock)
                 for statement in _GRAMS:
                     c.execute(statement)
-                c.execute("COMMIT")
-            except BaseException:
-                if c.in_transaction:
-                    c.execute("ROLLBACK")
-                raise
-            self.grams_filled = True
+        self.grams_filled = True
 
     def optimize(self) -> None:
         """Merge the FTS5 segments into one (after a bulk load)."""

@@ -18,15 +18,12 @@ its next iteration.
 from __future__ import annotations
 
 import asyncio
-import heapq
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 
 import trio
 import trio_asyncio
-from sniffio import thread_local as sniffio_library
-from trio_asyncio._handles import AsyncHandle
 
 #: callbacks run in one turn of the loop's task before trio's other tasks get theirs
 RUN_AT_ONCE = 64
@@ -35,26 +32,13 @@ RUN_AT_ONCE = 64
 class FastTrioEventLoop(trio_asyncio.TrioEventLoop):  # type: ignore[misc]
     async def _main_loop_one(self, no_wait: bool = False) -> None:
         await super()._main_loop_one(no_wait)
-        # then what is queued already, as asyncio runs an iteration's ready callbacks; a timer
-        # that fell due ends the turn (the next turn takes it first)
+        # then what is queued already (and timers fallen due), as asyncio runs an iteration's
+        # ready callbacks: the same turn without waiting, until the queue is empty
         for _ in range(RUN_AT_ONCE):
-            if self._timers and self._timers[0]._when <= self.time():
-                return
             try:
-                obj = self._q_recv.receive_nowait()
+                await super()._main_loop_one(no_wait=True)
             except trio.WouldBlock:
                 return
-            if isinstance(obj, asyncio.TimerHandle):
-                heapq.heappush(self._timers, obj)
-            elif isinstance(obj, AsyncHandle):
-                obj._context.run(self._nursery.start_soon, obj._run, name=obj._callback)
-                await obj._started.wait()
-            elif not obj._cancelled:
-                previous, sniffio_library.name = sniffio_library.name, "asyncio"
-                try:
-                    obj._run()
-                finally:
-                    sniffio_library.name = previous
 
     def call_soon(self, callback: Any, *args: Any, **context: Any) -> asyncio.Handle:
         if self.get_debug():

@@ -120,8 +120,7 @@ async def _reset(conn: Any) -> None:
     else carries over between uses here (no session-level locks, listeners, cursors or
     settings on pooled connections), so asyncpg's default reset, a round trip of ``RESET ALL``
     and friends on every release, reads included, is skipped."""
-    if conn.is_in_transaction():
-        await conn.execute("ROLLBACK")
+    await _rollback(conn)
 
 
 async def _open_pool(url: str, min_size: int, max_size: int) -> Pool:
