@@ -7,6 +7,9 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
+#: connections the kernel queues on a listening socket before a worker accepts them
+LISTEN_BACKLOG = 1024
+
 
 @dataclass(frozen=True)
 class Settings:
@@ -35,6 +38,9 @@ class Settings:
     cors_origins: tuple[str, ...] = ()
     #: prometheus-client's multiprocess directory, made by the supervisor for its workers
     metrics_dir: str | None = None
+    #: the file in which the supervisor's workers count their connections, so that each
+    #: accepts its share (``fieldhouse.http.balance``); set by the supervisor
+    connection_shares: str | None = None
     #: hybrid search (keyword + vectors); off: POST /v1/search answers with the fallback
     search_enabled: bool = True
     #: sentence embedder: ``minilm-int8`` (all-MiniLM-L6-v2 with its dense layers but the FFN

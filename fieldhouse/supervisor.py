@@ -34,14 +34,13 @@ from dataclasses import replace
 
 import trio
 
-from fieldhouse.config import Settings
+from fieldhouse.config import LISTEN_BACKLOG, Settings
+from fieldhouse.http import balance
 from fieldhouse.metrics import worker_exited
 from fieldhouse.storage.open import is_postgres
 
 log = logging.getLogger("fieldhouse.supervisor")
 
-#: connections the kernel queues before a worker accepts them
-BACKLOG = 1024
 #: a worker that exits sooner than this after starting counts as failing to start
 QUICK_EXIT_SECONDS = 2.0
 #: that many quick exits in a row and the supervisor gives up
@@ -86,7 +85,7 @@ def listening_socket(settings: Settings) -> socket.socket:
     try:
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         sock.bind((settings.host, settings.port))
-        sock.listen(BACKLOG)
+        sock.listen(LISTEN_BACKLOG)
     except OSError:
         sock.close()  # the port is taken (or the host unknown): the caller reports it
         raise
@@ -100,11 +99,16 @@ async def supervise(settings: Settings, sock: socket.socket) -> int:
     failed: list[int] = []
     # every worker writes its metrics here; whichever answers /metrics adds them all up
     metrics_dir = tempfile.mkdtemp(prefix="fieldhouse-metrics-")
-    settings = replace(settings, metrics_dir=metrics_dir)
+    # and counts its open connections here, to accept only its share of them
+    run_dir = tempfile.mkdtemp(prefix="fieldhouse-run-")
+    shares = os.path.join(run_dir, "connections")
+    balance.create(shares, settings.workers)
+    settings = replace(settings, metrics_dir=metrics_dir, connection_shares=shares)
     try:
         await _supervise(settings, sock, stopping, failed)
     finally:
         shutil.rmtree(metrics_dir, ignore_errors=True)
+        shutil.rmtree(run_dir, ignore_errors=True)
     return 1 if failed else 0
 
 
@@ -178,6 +182,8 @@ async def _run_once(settings: Settings, sock: socket.socket, stopping: trio.Even
         nursery.cancel_scope.cancel()
     if settings.metrics_dir is not None:
         worker_exited(settings.metrics_dir, process.pid)
+    if settings.connection_shares is not None:
+        balance.forget(settings.connection_shares, settings.worker_index)
     return code
 
 

@@ -95,6 +95,33 @@ async def test_a_killed_worker_is_replaced_and_loses_no_acknowledged_write(
     assert all(stored.get(rid) == name for rid, name in acked.items())  # every ack is durable
 
 
+async def test_a_burst_of_connections_is_spread_evenly_over_the_workers(tmp_path: Path) -> None:
+    """A load tester's connections, opened at once as soon as the server answers: each worker
+    gets its share (left to the kernel, the first worker up took all of them, or 21 of 32)."""
+    url = sqlite_url(tmp_path / "data")
+    (tmp_path / "data").mkdir()
+    key = cli(url, "init", "--name", "Burst")["apiKey"]
+    env = {"FIELDHOUSE_WORKERS": "2"}
+    request = f"GET /v1/me HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {key}\r\n\r\n"
+    async with serve(url, tmp_path / "data", log=tmp_path / "log", env=env) as server:
+        port = int(server.base.rsplit(":", 1)[1])
+        for _ in range(3):
+            streams = [await trio.open_tcp_stream("127.0.0.1", port) for _ in range(32)]
+            for stream in streams:
+                await stream.send_all(request.encode())
+            for stream in streams:  # answered: accepted by one worker or the other
+                assert (await stream.receive_some()).startswith(b"HTTP/1.1 200")
+            workers = await _workers(server, 2)
+            held = [server.connections_of(pid) for pid in workers]
+            assert sum(held) == 32 and max(held) - min(held) <= 2, held
+            for stream in streams:
+                await stream.aclose()
+            # and the workers close their ends (and count them out)
+            with trio.fail_after(10):
+                while sum(server.connections_of(pid) for pid in workers):  # noqa: ASYNC110
+                    await trio.sleep(0.05)
+
+
 async def test_sigterm_stops_every_worker_and_exits_0(tmp_path: Path) -> None:
     url = sqlite_url(tmp_path / "data")
     (tmp_path / "data").mkdir()

@@ -15,8 +15,8 @@ answer is one system call, and one loopback segment, instead of two. A head with
 (a chunked stream, Server-Sent Events) goes out at once, as does every chunk after it; an
 empty write (the end of a sized message) costs nothing.
 
-hypercorn builds its connections from ``hypercorn.trio.run.TCPServer``; :func:`install`
-points that name at this subclass (once, checked against the class it extends).
+``fieldhouse.http.server`` runs its own accept loop (hypercorn's trio ``worker_serve``, written
+out) and builds every connection from this subclass.
 """
 
 from __future__ import annotations
@@ -26,7 +26,6 @@ from typing import Any
 
 import trio
 from hypercorn.events import Closed, Event, RawData, Updated
-from hypercorn.trio import run as hypercorn_run
 from hypercorn.trio.tcp_server import TCPServer
 
 _SIZED = b"\r\ncontent-length:"
@@ -114,13 +113,3 @@ class FieldhouseTCPServer(TCPServer):
             head, self._head = self._head, None
             await super().protocol_send(RawData(head))
         await super().protocol_send(event)
-
-
-def install() -> None:
-    """Make hypercorn's trio worker build :class:`FieldhouseTCPServer` connections."""
-    current = hypercorn_run.TCPServer  # type: ignore[attr-defined]
-    if current is FieldhouseTCPServer:
-        return
-    if current is not TCPServer:
-        raise RuntimeError(f"hypercorn's trio TCPServer is already replaced by {current!r}")
-    hypercorn_run.TCPServer = FieldhouseTCPServer  # type: ignore[attr-defined]

@@ -11,15 +11,20 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Awaitable, Callable, MutableMapping
+from functools import partial
 from typing import Any, Protocol
 
 import trio
 from hypercorn.config import Config as HyperConfig
-from hypercorn.trio import serve as hypercorn_serve
+from hypercorn.trio.lifespan import Lifespan
+from hypercorn.trio.worker_context import WorkerContext
+from hypercorn.typing import ConnectionState
+from hypercorn.utils import ShutdownError, raise_shutdown, repr_socket_addr, wrap_app
 from quart_trio import QuartTrio
 
-from fieldhouse.config import Settings
-from fieldhouse.http import connection
+from fieldhouse.config import LISTEN_BACKLOG, Settings
+from fieldhouse.http.balance import BalancedListener, Shares
+from fieldhouse.http.connection import FieldhouseTCPServer
 
 log = logging.getLogger("fieldhouse.server")
 
@@ -48,6 +53,7 @@ def hypercorn_config(
     config.accesslog = None
     config.errorlog = logging.getLogger("hypercorn.error")
     config.graceful_timeout = 10.0
+    config.backlog = LISTEN_BACKLOG
     config.keep_alive_timeout = keep_alive
     return config
 
@@ -72,13 +78,69 @@ async def serve_app(
             log.info("shutting down: refusing new connections, finishing requests in flight")
             shutdown.set()  # before hypercorn's graceful wait: event streams end now
 
-    connection.install()
-    await hypercorn_serve(
-        _FinalSendShielded(runtime.app),  # type: ignore[arg-type]
-        config,
-        shutdown_trigger=trigger,
-        task_status=task_status,
-    )
+    app = wrap_app(_FinalSendShielded(runtime.app), config.wsgi_max_body_size, "asgi")  # type: ignore[arg-type]
+    settings = runtime.settings
+    if fd is None or settings.connection_shares is None:
+        await _serve(app, config, None, trigger, task_status)
+        return
+    with Shares(settings.connection_shares, settings.worker_index) as shares:
+        await _serve(app, config, shares, trigger, task_status)
+
+
+async def _serve(
+    app: Any,
+    config: HyperConfig,
+    shares: Shares | None,
+    shutdown_trigger: Callable[[], Awaitable[None]] | None,
+    task_status: trio.TaskStatus[list[str]],
+) -> None:
+    """hypercorn's trio ``worker_serve`` (0.18) for plain HTTP, with Fieldhouse's connection
+    class (``fieldhouse.http.connection``) and, on a socket shared with other workers
+    (``shares``), only this worker's share of the connections (``fieldhouse.http.balance``):
+    the lifespan, then the accept loop until the trigger fires, then up to
+    ``graceful_timeout`` for the requests in flight."""
+    state: dict[str, Any] = {}
+    lifespan = Lifespan(app, config, state)
+    context = WorkerContext(None)
+    async with trio.open_nursery() as lifespan_nursery:
+        await lifespan_nursery.start(lifespan.handle_lifespan)
+        await lifespan.wait_for_startup()
+        async with trio.open_nursery() as server_nursery:
+            handler: Callable[[trio.SocketStream], Awaitable[object]]
+            handler = partial(FieldhouseTCPServer, app, config, context, ConnectionState(state))
+            listeners: list[trio.abc.Listener[trio.SocketStream]] = []
+            binds = []
+            for sock in config.create_sockets().insecure_sockets:
+                sock.listen(config.backlog)
+                wrapped = trio.socket.from_stdlib_socket(sock)
+                if shares is None:
+                    listeners.append(trio.SocketListener(wrapped))
+                else:  # one inherited socket
+                    balanced = BalancedListener(wrapped, shares)
+                    handler = balanced.serving(handler)
+                    listeners.append(balanced)
+                binds.append(f"http://{repr_socket_addr(sock.family, sock.getsockname())}")
+                log.info("listening on %s", binds[-1])
+            task_status.started(binds)
+            try:
+                async with trio.open_nursery() as nursery:
+                    if shutdown_trigger is not None:
+                        nursery.start_soon(raise_shutdown, shutdown_trigger)
+                    nursery.start_soon(raise_shutdown, context.terminate.wait)
+                    nursery.start_soon(
+                        partial(
+                            trio.serve_listeners, handler, listeners, handler_nursery=server_nursery
+                        )
+                    )
+            except BaseExceptionGroup as error:
+                _, others = error.split(ShutdownError)
+                if others is not None:
+                    raise others from None
+            finally:
+                await context.terminated.set()
+                server_nursery.cancel_scope.deadline = trio.current_time() + config.graceful_timeout
+        await lifespan.wait_for_shutdown()
+        lifespan_nursery.cancel_scope.cancel()
 
 
 Scope = MutableMapping[str, Any]

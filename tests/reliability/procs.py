@@ -50,6 +50,10 @@ def free_port() -> int:
         return port
 
 
+#: /proc/net/tcp's states of a connection the server has not closed: established, close-wait
+_OPEN = ("01", "08")
+
+
 @dataclass
 class Served:
     process: trio.Process
@@ -71,6 +75,25 @@ class Served:
                 if int(stat[stat.rfind(")") + 2 :].split()[1]) == self.process.pid:
                     pids.append(int(entry.name))
         return pids
+
+    def connections_of(self, pid: int) -> int:
+        """How many TCP connections to the server's port process ``pid`` holds open, closed
+        by the client or not (its socket inodes matched against the kernel's table)."""
+        port = int(self.base.rsplit(":", 1)[1])
+        established = set()
+        for line in Path("/proc/net/tcp").read_text().splitlines()[1:]:
+            fields = line.split()
+            if int(fields[1].rsplit(":", 1)[1], 16) == port and fields[3] in _OPEN:
+                established.add(fields[9])
+        held = 0
+        for fd in Path(f"/proc/{pid}/fd").iterdir():
+            try:
+                target = os.readlink(fd)
+            except OSError:
+                continue  # closed meanwhile
+            if target.startswith("socket:[") and target[8:-1] in established:
+                held += 1
+        return held
 
     def kill_all(self) -> None:
         """SIGKILL the whole server at once, the supervisor and every worker (a crash)."""
