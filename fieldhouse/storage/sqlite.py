@@ -37,6 +37,7 @@ import logging
 import math
 import os
 import sqlite3
+import threading
 import time
 from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
@@ -66,9 +67,9 @@ SLOW_MEMORY_SECONDS = 30.0
 SLOW_MEMORY_SIZE = 1024
 #: a light write transaction (``transaction(..., light=True)``: a few records) runs on the trio
 #: thread, its commit too, whenever this process holds the write lock or can take it without
-#: waiting; INLINE_SLOW_TRANSACTIONS in a row that each took longer than INLINE_WRITE_SECONDS
-#: there on the clock (a commit waits for the disk) send light transactions to the writer
-#: thread for SLOW_MEMORY_SECONDS
+#: waiting; INLINE_SLOW_TRANSACTIONS in a row that each left the thread asleep for longer than
+#: INLINE_WRITE_SECONDS there (a commit waiting for the disk; see :class:`_Asleep`) send light
+#: transactions to the writer thread for SLOW_MEMORY_SECONDS
 INLINE_WRITE_SECONDS = 0.005
 INLINE_SLOW_TRANSACTIONS = 3
 #: the writer checkpoints the WAL itself after this many commits, on the writer thread (SQLite's
@@ -192,6 +193,40 @@ def rollback(c: Conn) -> None:
         c.execute("ROLLBACK")
 
 
+class _Asleep:
+    """A clock of the time the calling thread spends asleep (waiting for the disk, a lock, a
+    sleep): wall time less the thread's CPU time and its time waiting for a core.
+
+    On the clock alone, a light transaction that the OS preempted (another process had the
+    core: a load generator, the embedder starting up, the other worker) looked like a slow
+    disk, and three in a row sent every light transaction to the writer thread for 30 s: while
+    a server started under load, for the whole of a 10 s benchmark after it (one thread hop
+    per transaction, 8% of the trio thread in ``start_thread_soon``). Where the kernel keeps
+    no scheduler statistics for threads, waiting for a core counts as asleep."""
+
+    def __init__(self) -> None:
+        self.thread = threading.get_native_id()
+        try:
+            self._fd: int | None = os.open(
+                "/proc/thread-self/schedstat", os.O_RDONLY | os.O_CLOEXEC
+            )
+        except OSError:
+            self._fd = None
+
+    def __call__(self) -> float:
+        waited = 0.0
+        if self._fd is not None:
+            # on the CPU, waiting for it, timeslices (ns, ns, count); only the second is
+            # exact while the thread runs: the first is brought up to date at a tick
+            waited = int(os.pread(self._fd, 128, 0).split()[1]) / 1e9
+        return time.perf_counter() - time.thread_time() - waited
+
+    def close(self) -> None:
+        if self._fd is not None:
+            os.close(self._fd)
+            self._fd = None
+
+
 class SQLiteDriver:
     dialect = SQLITE
     shared_between_processes = False
@@ -212,8 +247,9 @@ class SQLiteDriver:
         self._commits = 0
         #: light transactions run on the writer thread until this monotonic time
         self._inline_off_until = -math.inf
-        #: light transactions in a row that took longer than INLINE_WRITE_SECONDS
+        #: light transactions in a row that slept longer than INLINE_WRITE_SECONDS
         self._slow_light = 0
+        self._asleep: _Asleep | None = None
 
     @classmethod
     async def open(
@@ -246,6 +282,8 @@ class SQLiteDriver:
             if self._lock_fd is not None:
                 os.close(self._lock_fd)
                 self._lock_fd = None
+            if self._asleep is not None:
+                self._asleep.close()
 
     def _lock(self) -> None:
         """Queue for the write lock among the processes on this database (blocks the thread)."""
@@ -298,10 +336,18 @@ class SQLiteDriver:
             and self._try_lock()
         )
 
+    def asleep(self) -> _Asleep:
+        """The asleep clock of the calling thread (the trio thread's, for inline steps)."""
+        clock = self._asleep
+        if clock is None or clock.thread != threading.get_native_id():
+            if clock is not None:
+                clock.close()
+            clock = self._asleep = _Asleep()
+        return clock
+
     def _timed(self, seconds: float) -> None:
-        """A light transaction ended after ``seconds`` on the trio thread (on the clock: a
-        commit waits for the disk without using the CPU; one slow transaction was maybe only
-        preempted, the OS giving the core to another process)."""
+        """A light transaction's steps on the trio thread left it asleep for ``seconds`` (a
+        commit waiting for the disk; one slow transaction may be a one-off)."""
         if seconds <= INLINE_WRITE_SECONDS:
             self._slow_light = 0
             return
@@ -421,15 +467,16 @@ class _Txn:
     def __init__(self, driver: SQLiteDriver, light: bool = False) -> None:
         self._driver = driver
         self._light = light
-        self._inline_seconds: float | None = None  # spent on the trio thread (None: no step)
+        self._inline_seconds: float | None = None  # asleep on the trio thread (None: no step)
         self.committed = False
 
     def _inline(self, fn: Callable[[Conn], T]) -> T:
-        started = time.perf_counter()
+        asleep = self._driver.asleep()
+        started = asleep()
         try:
             return self._driver._run_pending_then(fn)
         finally:
-            spent = time.perf_counter() - started
+            spent = asleep() - started
             self._inline_seconds = (self._inline_seconds or 0.0) + spent
 
     async def _step(self, fn: Callable[[Conn], T]) -> T:

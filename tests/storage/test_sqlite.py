@@ -300,6 +300,25 @@ async def test_light_transactions_slow_three_times_in_a_row_go_to_the_writer_thr
     assert await scratch.read(_scratch_rows()) == 7
 
 
+def _spin(seconds: float) -> int:
+    """Busy on the CPU for ``seconds`` of this thread's CPU time (never asleep)."""
+    until = time.thread_time() + seconds
+    while time.thread_time() < until:
+        pass
+    return 0
+
+
+async def test_light_transactions_busy_on_the_cpu_stay_on_the_trio_thread(
+    scratch: SQLiteDriver,
+) -> None:
+    # 6 ms each, but running, not asleep: nothing the writer thread would spare the trio
+    # thread (a transaction preempted by another process counts the same way)
+    scratch._writer.create_function("pause", 0, lambda: _spin(0.006))
+    assert [await _light(scratch, i, slow=True) for i in range(4)] == ["trio thread"] * 4
+    assert await _light(scratch, 4) == "trio thread"
+    assert await scratch.read(_scratch_rows()) == 5
+
+
 async def test_the_writer_checkpoints_the_wal_itself(
     tmp_path: Path, scratch: SQLiteDriver, monkeypatch: pytest.MonkeyPatch
 ) -> None:
