@@ -41,7 +41,7 @@ def update_record(r: RecordRow) -> Op[None]:
 
 def _records(sql: str, params: Sequence[Any]) -> Op[list[RecordRow]]:
     found = yield rows(sql, params)
-    return [RECORDS.read(r) for r in found]
+    return RECORDS.read_all(found)
 
 
 def _live_by_key(d: Dialect, prefix: str = "") -> str:

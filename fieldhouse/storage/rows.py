@@ -7,6 +7,7 @@ migration).
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Generic, Protocol, TypeVar
@@ -60,9 +61,8 @@ class Table(Generic[R]):
     json: frozenset[str] = frozenset()
     bools: frozenset[str] = frozenset()
     names: str = field(init=False)
-    #: per set of column names a row comes with: (position, attribute, conversion) of each
-    #: column the value holds
-    _plans: dict[tuple[str, ...], list[tuple[int, str, Callable[[Any], Any] | None]]] = field(
+    #: per set of column names a row comes with: the function that reads such a row
+    _readers: dict[tuple[str, ...], Callable[[ColumnRow], R]] = field(
         init=False, default_factory=dict, compare=False, repr=False
     )
 
@@ -70,13 +70,50 @@ class Table(Generic[R]):
         object.__setattr__(self, "names", ", ".join(self.columns))
 
     def read(self, r: ColumnRow) -> R:
-        # by position: a name look-up in an sqlite3.Row compares it with every column name
-        # (25 records took 441 us by name, 140 by position)
-        keys = tuple(r.keys())
-        plan = self._plans.get(keys)
-        if plan is None:
-            plan = self._plans[keys] = self._plan(keys)
-        return self.make(**{attr: r[i] if conv is None else conv(r[i]) for i, attr, conv in plan})
+        return self.reader(tuple(r.keys()))(r)
+
+    def read_all(self, found: Sequence[ColumnRow]) -> list[R]:
+        """The values of rows that all come with the same columns (one statement's)."""
+        if not found:
+            return []
+        read = self.reader(tuple(found[0].keys()))
+        return [read(r) for r in found]
+
+    def reader(self, keys: tuple[str, ...]) -> Callable[[ColumnRow], R]:
+        """What reads a row with these columns: by position (a name look-up in an
+        sqlite3.Row compares it with every column name: 25 records took 441 us by name, 140
+        by position), and, when the row holds every field of a plain dataclass, straight into
+        a new instance's ``__dict__`` (a frozen dataclass's ``__init__`` sets each field
+        through ``object.__setattr__``: 25 records 184 us through it, 76 without)."""
+        read = self._readers.get(keys)
+        if read is None:
+            read = self._readers[keys] = self._reader(self._plan(keys))
+        return read
+
+    def _reader(
+        self, plan: list[tuple[int, str, Callable[[Any], Any] | None]]
+    ) -> Callable[[ColumnRow], R]:
+        make = self.make
+        if not _fills_directly(make, {attr for _, attr, _ in plan}):
+
+            def by_init(r: ColumnRow) -> R:
+                return make(**{a: r[i] if conv is None else conv(r[i]) for i, a, conv in plan})
+
+            return by_init
+        # in the order __init__ sets them: instances then share their attribute names' table
+        # (key-sharing dicts), and reading an attribute stays as fast as on a constructed one
+        order = {f.name: n for n, f in enumerate(dataclasses.fields(make))}  # type: ignore[arg-type]
+        ordered = sorted(plan, key=lambda step: order[step[1]])
+        new = object.__new__
+
+        def direct(r: ColumnRow) -> R:
+            value: R = new(make)  # type: ignore[arg-type]
+            attrs = value.__dict__
+            for i, attr, conv in ordered:
+                attrs[attr] = r[i] if conv is None else conv(r[i])
+            return value
+
+        return direct
 
     def _plan(self, keys: tuple[str, ...]) -> list[tuple[int, str, Callable[[Any], Any] | None]]:
         position: dict[str, int] = {}
@@ -108,6 +145,18 @@ class Table(Generic[R]):
         keep = ("id", "account_id", *upsert_keep)
         sets = ", ".join(f"{c} = excluded.{c}" for c in self.columns if c not in keep)
         return f"{sql} ON CONFLICT (account_id, id) DO UPDATE SET {sets}"
+
+
+def _fills_directly(make: Callable[..., Any], attrs: set[str]) -> bool:
+    """Whether ``make`` is a dataclass whose instances a reader may fill field by field in
+    their ``__dict__``: every field given, nothing run after ``__init__``, no slots."""
+    return (
+        isinstance(make, type)
+        and dataclasses.is_dataclass(make)
+        and not hasattr(make, "__post_init__")
+        and not hasattr(make, "__slots__")
+        and {f.name for f in dataclasses.fields(make)} == attrs
+    )
 
 
 def _same(*names: str) -> dict[str, str]:

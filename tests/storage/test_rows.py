@@ -4,13 +4,15 @@ keeps what it must, and auto-number counters advance from their start."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 from pyrsistent import freeze
 
 from fieldhouse.model.records import RecordRow
 from fieldhouse.model.schema import FieldDef, ModuleDef, ModuleSchema, ReferenceDef, ViewDef
 from fieldhouse.storage import Store
-from fieldhouse.storage.rows import FIELDS, advance_autonumber, dumps, loads
+from fieldhouse.storage.rows import FIELDS, Table, advance_autonumber, dumps, loads
 from tests.storage.conftest import AT, A, B
 
 LATER = "2026-02-02T00:00:00.000000Z"
@@ -157,3 +159,48 @@ def test_autonumber_counters_advance_from_their_start() -> None:
     assert by_type == {
         "autonumber": {"startFrom": 100, "nextValue": 8, "sequenceCounters": {"credits": 102}}
     }
+
+
+class _Row(tuple):  # type: ignore[type-arg]
+    """A driver row: values by position, and the column names."""
+
+    names: tuple[str, ...] = ()
+
+    def keys(self) -> tuple[str, ...]:
+        return self.names
+
+
+def _row(**values: object) -> _Row:
+    row = _Row(values.values())
+    row.names = tuple(values)
+    return row
+
+
+@dataclasses.dataclass(frozen=True)
+class _Pair:
+    key: str
+    tags: list[str] = dataclasses.field(default_factory=list)
+
+
+@dataclasses.dataclass(frozen=True)
+class _Checked:
+    key: str
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "key", self.key.upper())
+
+
+def test_rows_read_into_frozen_values_equal_to_constructed_ones() -> None:
+    table = Table("pairs", _Pair, {"k": "key", "t": "tags"}, json=frozenset({"t"}))
+    read = table.read_all([_row(k="a", t='["x"]'), _row(k="b", t=None)])
+    assert read == [_Pair("a", ["x"]), _Pair("b", None)]  # type: ignore[arg-type]
+    assert hash(read[0].key) == hash("a") and read[0] != _Pair("a")
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        read[0].key = "c"  # type: ignore[misc]
+    # a row without every field: the constructor fills in the defaults
+    partial = Table("pairs", _Pair, {"k": "key"})
+    assert partial.read(_row(k="a")) == _Pair("a", [])
+    # a value that checks itself after __init__ goes through it
+    checked = Table("checked", _Checked, {"k": "key"})
+    assert checked.read_all([_row(k="a")]) == [_Checked("A")]
+    assert checked.read_all([]) == []
