@@ -133,7 +133,8 @@ async def _serve(
                         )
                     )
             except BaseExceptionGroup as error:
-                _, others = error.split(ShutdownError)
+                # the trigger fired, or a second Ctrl-C came during the graceful stop
+                _, others = error.split((ShutdownError, KeyboardInterrupt))
                 if others is not None:
                     raise others from None
             finally:
