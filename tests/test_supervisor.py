@@ -113,7 +113,9 @@ async def test_a_burst_of_connections_is_spread_evenly_over_the_workers(tmp_path
                 assert (await stream.receive_some()).startswith(b"HTTP/1.1 200")
             workers = await _workers(server, 2)
             held = [server.connections_of(pid) for pid in workers]
-            assert sum(held) == 32 and max(held) - min(held) <= 2, held
+            # within 2 of even (16/16 here); a worker defers at most 20 ms to a sibling busy
+            # with its own first requests, so allow that much more
+            assert sum(held) == 32 and max(held) - min(held) <= 4, held
             for stream in streams:
                 await stream.aclose()
             # and the workers close their ends (and count them out)
