@@ -4,7 +4,7 @@ every worker accepts. Real loopback sockets; trio's autojump clock for the waits
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 import pytest
@@ -29,6 +29,23 @@ def shares_path(tmp_path: Path) -> Path:
     path = tmp_path / "connections"
     balance.create(path, 2)
     return path
+
+
+@pytest.fixture
+def pair(shares_path: Path) -> Iterator[tuple[Shares, Shares]]:
+    """This worker's shares and its sibling's, the sibling accepting and holding nothing."""
+    with Shares(shares_path, 0) as mine, Shares(shares_path, 1) as sibling:
+        sibling.accepting()
+        yield mine, sibling
+
+
+@pytest.fixture
+async def to_close() -> AsyncIterator[list[trio.SocketStream]]:
+    """Streams a test opened (clients and accepted ends), closed after it."""
+    streams: list[trio.SocketStream] = []
+    yield streams
+    for stream in streams:
+        await stream.aclose()
 
 
 async def _clients(sock: trio.socket.SocketType, n: int) -> list[trio.SocketStream]:
@@ -74,79 +91,80 @@ async def test_a_new_worker_waits_no_longer_than_the_start_wait(
 
 
 async def test_a_worker_over_its_share_defers_until_a_sibling_takes_one(
-    autojump_clock: trio.testing.MockClock, listening: trio.socket.SocketType, shares_path: Path
+    autojump_clock: trio.testing.MockClock,
+    listening: trio.socket.SocketType,
+    pair: tuple[Shares, Shares],
+    to_close: list[trio.SocketStream],
 ) -> None:
-    with Shares(shares_path, 0) as mine, Shares(shares_path, 1) as sibling:
-        sibling.accepting()
-        listener = BalancedListener(listening, mine)
-        clients = await _clients(listening, 4)
-        start = trio.current_time()
-        taken = [await listener.accept(), await listener.accept()]
-        assert trio.current_time() == start and mine.held == 2  # within its share: at once
+    mine, sibling = pair
+    listener = BalancedListener(listening, mine)
+    to_close += await _clients(listening, 4)
+    start = trio.current_time()
+    to_close += [await listener.accept(), await listener.accept()]
+    assert trio.current_time() == start and mine.held == 2  # within its share: at once
 
-        async def sibling_takes_one() -> None:
-            await trio.sleep(MAX_DEFER / 4)
-            sibling.opened()
+    async def sibling_takes_one() -> None:
+        await trio.sleep(MAX_DEFER / 4)
+        sibling.opened()
 
-        async with trio.open_nursery() as nursery:
-            nursery.start_soon(sibling_takes_one)
-            taken.append(await listener.accept())  # 2 > 0 + SLACK: over its share
-        waited = trio.current_time() - start
-        assert MAX_DEFER / 4 <= waited < MAX_DEFER / 2  # until the sibling held one more
-        # over its share again (3 > 1 + 1), and the sibling takes nothing: not forever
-        start = trio.current_time()
-        taken.append(await listener.accept())
-        assert MAX_DEFER <= trio.current_time() - start < 2 * MAX_DEFER
-        assert mine.held == 4
-        for stream in [*clients, *taken]:
-            await stream.aclose()
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(sibling_takes_one)
+        to_close.append(await listener.accept())  # 2 > 0 + SLACK: over its share
+    waited = trio.current_time() - start
+    assert MAX_DEFER / 4 <= waited < MAX_DEFER / 2  # until the sibling held one more
+    # over its share again (3 > 1 + 1), and the sibling takes nothing: not forever
+    start = trio.current_time()
+    to_close.append(await listener.accept())
+    assert MAX_DEFER <= trio.current_time() - start < 2 * MAX_DEFER
+    assert mine.held == 4
 
 
 async def test_a_sibling_that_stopped_accepting_is_not_waited_for(
-    autojump_clock: trio.testing.MockClock, listening: trio.socket.SocketType, shares_path: Path
+    autojump_clock: trio.testing.MockClock,
+    listening: trio.socket.SocketType,
+    shares_path: Path,
+    pair: tuple[Shares, Shares],
+    to_close: list[trio.SocketStream],
 ) -> None:
-    with Shares(shares_path, 0) as mine, Shares(shares_path, 1) as sibling:
-        sibling.accepting()
-        listener = BalancedListener(listening, mine)
-        clients = await _clients(listening, 3)
-        taken = [await listener.accept(), await listener.accept()]
-        balance.forget(shares_path, 1)  # what the supervisor does when a worker exits
-        start = trio.current_time()
-        taken.append(await listener.accept())
-        assert trio.current_time() == start
-        for stream in [*clients, *taken]:
-            await stream.aclose()
+    mine, _ = pair
+    listener = BalancedListener(listening, mine)
+    to_close += await _clients(listening, 3)
+    to_close += [await listener.accept(), await listener.accept()]
+    balance.forget(shares_path, 1)  # what the supervisor does when a worker exits
+    start = trio.current_time()
+    to_close.append(await listener.accept())
+    assert trio.current_time() == start
 
 
 async def test_connections_count_out_when_their_handler_ends_and_a_closed_listener_is_not_accepting(
-    listening: trio.socket.SocketType, shares_path: Path
+    listening: trio.socket.SocketType,
+    pair: tuple[Shares, Shares],
+    to_close: list[trio.SocketStream],
 ) -> None:
-    with Shares(shares_path, 0) as mine, Shares(shares_path, 1) as sibling:
-        sibling.accepting()
-        listener = BalancedListener(listening, mine)
-        served: list[bytes] = []
+    mine, sibling = pair
+    listener = BalancedListener(listening, mine)
+    served: list[bytes] = []
 
-        async def echo_once(stream: trio.SocketStream) -> None:
-            served.append(await stream.receive_some())
-            await stream.aclose()
+    async def echo_once(stream: trio.SocketStream) -> None:
+        served.append(await stream.receive_some())
+        await stream.aclose()
 
-        handler = listener.serving(echo_once)
-        clients = await _clients(listening, 2)
-        accepted = [await listener.accept(), await listener.accept()]
-        assert mine.held == 2
-        async with trio.open_nursery() as nursery:
-            for stream in accepted:
-                nursery.start_soon(handler, stream)
-            for client in clients:
-                await client.send_all(b"hi")
-        assert served == [b"hi", b"hi"] and mine.held == 0
-        # held 2 against the sibling's 0 it would have deferred; closed, it does not count
-        for _ in range(2):
-            sibling.opened()
-        await listener.aclose()
-        assert not sibling.over_share()
+    handler = listener.serving(echo_once)
+    clients = await _clients(listening, 2)
+    to_close += clients
+    accepted = [await listener.accept(), await listener.accept()]
+    assert mine.held == 2
+    async with trio.open_nursery() as nursery:
+        for stream in accepted:
+            nursery.start_soon(handler, stream)
         for client in clients:
-            await client.aclose()
+            await client.send_all(b"hi")
+    assert served == [b"hi", b"hi"] and mine.held == 0
+    # held 2 against the sibling's 0 it would have deferred; closed, it does not count
+    for _ in range(2):
+        sibling.opened()
+    await listener.aclose()
+    assert not sibling.over_share()
 
 
 def test_a_worker_index_outside_the_file_is_refused(shares_path: Path) -> None:
