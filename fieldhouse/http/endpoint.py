@@ -34,6 +34,9 @@ from fieldhouse.services import Services
 PATH_PARAM = re.compile(r"\{(\w+)\}")
 Handler = Callable[..., Awaitable[Any]]
 _KEY_HEADER = HEADER.lower()
+#: sets of query parameter names an operation remembers as declared (a client repeats its
+#: queries; each name is checked against every declared parameter otherwise)
+DECLARED_REMEMBERED = 256
 
 
 @dataclass(frozen=True)
@@ -186,6 +189,7 @@ class Operation:
         self.svc = svc
         self.keyed = spec.method in METHODS and spec.path.startswith("/v1/")
         self.params = spec.query_params
+        self._declared: set[frozenset[str]] = set()
 
     async def __call__(self, ex: Exchange, path_args: Mapping[str, str]) -> Response:
         """Check the credential, parse and validate the request, run the handler; the answer
@@ -207,7 +211,13 @@ class Operation:
     async def _call(self, ex: Exchange, kwargs: dict[str, Any], raw: bytes | None) -> Response:
         spec = self.spec
         args = ex.args
-        issues: list[Issue] = unknown_query_params(self.params, args.keys()) if args else []
+        issues: list[Issue] = []
+        if args:
+            names = frozenset(args.keys())
+            if names not in self._declared:
+                issues = unknown_query_params(self.params, args.keys())
+                if not issues and len(self._declared) < DECLARED_REMEMBERED:
+                    self._declared.add(names)
         if spec.query is not None:
             try:
                 kwargs["query"] = validate_model(spec.query, dict(args.items()))

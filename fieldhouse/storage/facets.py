@@ -1,7 +1,9 @@
-"""Exact list totals on PostgreSQL without counting: counts kept per module and per value.
+"""Exact list totals without counting: counts kept per module and per value, on both engines.
 
 ``count(*)`` over 100,000 records costs PostgreSQL tens of milliseconds (an expression index
-cannot answer it from the index alone), far more than the page itself. The common list
+cannot answer it from the index alone), far more than the page itself; SQLite counts from an
+expression index, still a walk over every matching entry (40 us for 350 of 1,000 records, a
+tenth of a small list's own cost, and milliseconds at 100,000). The common list
 queries (no filter, or ``filter[field]=value`` on a single-choice field) are answered instead
 from ``record_counts``, which a row trigger on ``records`` keeps exact in the same transaction
 as every write, whatever path wrote it (the actors, an import, a COPY). A facet is counted once
@@ -21,6 +23,7 @@ from fieldhouse.model.listquery import ListQuery
 from fieldhouse.model.listquery_kinds import resolve_key
 from fieldhouse.model.schema import ModuleSchema
 from fieldhouse.storage.base import Op, execute, row, value
+from fieldhouse.storage.sqldialect import Dialect
 
 MIGRATION = """
 CREATE TABLE counted_facets (
@@ -72,6 +75,62 @@ CREATE TRIGGER records_counted AFTER INSERT OR UPDATE OR DELETE ON records
 """
 
 
+def _sqlite_value(doc: str) -> str:
+    """A record's value for the facet ``facet`` of ``counted_facets`` (SQLite): the text the
+    list filter compares (``SQLiteDialect.json_text`` with the path built from the slug)."""
+    path = "'$.\"' || facet || '\"'"
+    return (
+        f"CASE WHEN facet = '' THEN '' ELSE CASE json_type({doc}.fields, {path})"
+        " WHEN 'true' THEN 'true' WHEN 'false' THEN 'false'"
+        f" ELSE CAST(json_extract({doc}.fields, {path}) AS TEXT) END END"
+    )
+
+
+def _sqlite_count(doc: str, step: str) -> str:
+    """The statement that moves the counts of ``doc`` (NEW or OLD) by ``step`` (+1 or -1)."""
+    if step == "+1":
+        return (
+            "INSERT INTO record_counts (account_id, module_id, facet, value, n)"
+            f" SELECT {doc}.account_id, {doc}.module_id, facet, v, 1 FROM"
+            f" (SELECT facet, {_sqlite_value(doc)} AS v FROM counted_facets"
+            f" WHERE account_id = {doc}.account_id AND module_id = {doc}.module_id)"
+            f" WHERE v IS NOT NULL AND {doc}.deleted_at IS NULL"
+            " ON CONFLICT (account_id, module_id, facet, value) DO UPDATE SET n = n + 1"
+        )
+    return (
+        "UPDATE record_counts SET n = n - 1"
+        f" WHERE {doc}.deleted_at IS NULL"
+        f" AND account_id = {doc}.account_id AND module_id = {doc}.module_id"
+        f" AND (facet, value) IN (SELECT facet, {_sqlite_value(doc)} FROM counted_facets"
+        f" WHERE account_id = {doc}.account_id AND module_id = {doc}.module_id)"
+    )
+
+
+#: the same tables on SQLite, kept by three triggers (SQLite has no function a trigger could
+#: loop in; one statement per direction covers every counted facet of the module)
+SQLITE_MIGRATION = f"""
+CREATE TABLE counted_facets (
+    account_id TEXT NOT NULL, module_id TEXT NOT NULL, facet TEXT NOT NULL,
+    PRIMARY KEY (account_id, module_id, facet));
+CREATE TABLE record_counts (
+    account_id TEXT NOT NULL, module_id TEXT NOT NULL, facet TEXT NOT NULL,
+    value TEXT NOT NULL, n INTEGER NOT NULL,
+    PRIMARY KEY (account_id, module_id, facet, value));
+CREATE TRIGGER records_counted_insert AFTER INSERT ON records BEGIN
+    {_sqlite_count("NEW", "+1")};
+END;
+CREATE TRIGGER records_counted_delete AFTER DELETE ON records BEGIN
+    {_sqlite_count("OLD", "-1")};
+END;
+CREATE TRIGGER records_counted_update AFTER UPDATE OF fields, module_id, deleted_at ON records
+WHEN NOT (OLD.fields IS NEW.fields AND OLD.module_id IS NEW.module_id
+          AND (OLD.deleted_at IS NULL) = (NEW.deleted_at IS NULL)) BEGIN
+    {_sqlite_count("OLD", "-1")};
+    {_sqlite_count("NEW", "+1")};
+END
+"""
+
+
 @dataclass(frozen=True)
 class Facet:
     """A list query whose total is a sum of kept counts."""
@@ -119,7 +178,7 @@ def kept_total(facet: Facet) -> Op[int | None]:
     return int(found["total"]) if found and found["counted"] else None
 
 
-def start_counting(facet: Facet) -> Op[None]:
+def start_counting(d: Dialect, facet: Facet) -> Op[None]:
     """Register the facet and backfill its counts; run inside the workspace's write
     transaction (its lock keeps every write out until the trigger counts them)."""
     inserted = yield value(
@@ -129,15 +188,16 @@ def start_counting(facet: Facet) -> Op[None]:
     )
     if inserted is None:
         return  # another process got there first
+    # the value each engine's trigger counts under (PostgreSQL's ``->>``, SQLite's json_text)
+    of_record = "''" if facet.facet == "" else d.json_text("fields", (facet.facet,))
     yield execute(
         "INSERT INTO record_counts (account_id, module_id, facet, value, n)"
-        " SELECT ?, ?, ?, v, count(*) FROM (SELECT fh_facet_value(fields, ?) AS v FROM records"
+        f" SELECT ?, ?, ?, v, count(*) FROM (SELECT {of_record} AS v FROM records"
         " WHERE account_id = ? AND module_id = ? AND deleted_at IS NULL) AS live"
         " WHERE v IS NOT NULL GROUP BY v",
         (
             facet.account_id,
             facet.module_id,
-            facet.facet,
             facet.facet,
             facet.account_id,
             facet.module_id,

@@ -19,6 +19,7 @@ import sqlite3
 from typing import Any
 
 from fieldhouse.storage.facets import MIGRATION as FACETS
+from fieldhouse.storage.facets import SQLITE_MIGRATION as SQLITE_FACETS
 
 #: a constant advisory lock key that serialises PostgreSQL migrations between processes
 _MIGRATION_LOCK = 0x46484D4947  # "FHMIG"
@@ -124,6 +125,9 @@ SQLITE: tuple[str, ...] = (
     "CREATE INDEX objects_by_kind ON objects (kind, status, account_id, id)",
     # 6: a workspace's keys without reading every workspace's (PostgreSQL has it from 1)
     "CREATE INDEX api_keys_by_account ON api_keys (account_id, id)",
+    # 7: list totals kept per module and per single-choice value (storage/facets.py; as
+    # POSTGRES[2])
+    SQLITE_FACETS,
 )
 
 #: the embedded store keeps search_vectors in a file of its own beside the database, so that
@@ -242,15 +246,30 @@ def migrate_sqlite(conn: sqlite3.Connection, steps: tuple[str, ...] = SQLITE) ->
     try:
         version = int(conn.execute("PRAGMA user_version").fetchone()[0])
         for index in range(version, len(steps)):
-            for statement in steps[index].split(";"):
-                if statement.strip():
-                    conn.execute(statement)
+            for statement in _statements(steps[index]):
+                conn.execute(statement)
             conn.execute(f"PRAGMA user_version = {index + 1}")
         conn.execute("COMMIT")
     except BaseException:
         conn.execute("ROLLBACK")
         raise
     return len(steps)
+
+
+def _statements(script: str) -> list[str]:
+    """The statements of a migration, split where a statement is complete (a trigger's body
+    holds semicolons of its own)."""
+    out: list[str] = []
+    pending = ""
+    for piece in script.split(";"):
+        pending += piece + ";"
+        if sqlite3.complete_statement(pending):
+            if pending.strip(" \n;"):
+                out.append(pending)
+            pending = ""
+    if pending.strip(" \n;"):
+        out.append(pending)
+    return out
 
 
 def migrate_sqlite_vectors(conn: sqlite3.Connection) -> int:

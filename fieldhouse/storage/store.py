@@ -13,6 +13,7 @@ from contextlib import asynccontextmanager
 from typing import Any, TypeVar
 
 from fieldhouse.model.listquery import ListQuery
+from fieldhouse.model.memo import SchemaMemo
 from fieldhouse.model.principal import Role
 from fieldhouse.model.records import RecordRow
 from fieldhouse.model.schema import FieldDef, ModuleDef, ModuleSchema, ReferenceDef, ViewDef
@@ -31,10 +32,10 @@ from fieldhouse.storage.base import (
     Txn,
     UserRow,
 )
-from fieldhouse.storage.facets import countable, start_counting
+from fieldhouse.storage.facets import Facet, countable, start_counting
 from fieldhouse.storage.objects import ObjectRow
 from fieldhouse.storage.rows import advance_autonumber
-from fieldhouse.storage.sqlquery import compile_list, index_keys
+from fieldhouse.storage.sqlquery import CompiledList, compile_list, index_keys
 from fieldhouse.storage.writebehind import Batch, Scope
 
 T = TypeVar("T")
@@ -48,6 +49,8 @@ class Store:
         #: where search_vectors lives: the database itself, or a file of its own (SQLite)
         self._vectors = vector_db or driver
         self._indexed: set[tuple[str, ...]] = set()
+        #: list queries compiled for a module schema (per workspace: the SQL binds it)
+        self._compiled: SchemaMemo[tuple[CompiledList, Facet | None]] = SchemaMemo(256)
         self._rate_window = -1
 
     @property
@@ -177,24 +180,37 @@ class Store:
 
         ``search_ids``, when given, are the search index's candidates for ``query.search``:
         the substring match then only checks those."""
-        compiled = compile_list(
-            query,
-            schema,
-            self._db.dialect,
-            account_id=account_id,
-            module_id=schema.module.module_id,
-            search_ids=search_ids,
-        )
-        facet = None
-        if self._db.dialect.name == "postgres" and search_ids is None:
-            facet = countable(query, schema, account_id)
+
+        def compile() -> CompiledList:
+            return compile_list(
+                query,
+                schema,
+                self._db.dialect,
+                account_id=account_id,
+                module_id=schema.module.module_id,
+                search_ids=search_ids,
+            )
+
+        facet: Facet | None = None
+        # a query with an advanced filter is compiled each time: its operands are typed values,
+        # and 1, 1.0 and True would be one key
+        if search_ids is None and query.advanced is None:
+            compiled, facet = self._compiled.get(
+                schema,
+                (account_id, query),
+                lambda: (compile(), countable(query, schema, account_id)),
+            )
+        else:
+            compiled = compile()
+            if search_ids is None:
+                facet = countable(query, schema, account_id)
         if facet is not None:
             op = records.list_counted(compiled, query.page_size, query.offset, facet)
             found = await self._db.read(op, snapshot=True)
             if found is not None:
                 return found
             async with self.write(account_id) as txn:  # the workspace's write lock
-                await txn._run(start_counting(facet))
+                await txn._run(start_counting(self._db.dialect, facet))
         op = records.list_records(compiled, query.page_size, query.offset)
         return await self._db.read(op, snapshot=True)
 

@@ -9,7 +9,7 @@ import trio
 
 from fieldhouse.actors.record_ops import Categorise, CreateRecord, DeleteRecords, UpdateRecord
 from fieldhouse.http.endpoint import ExtraParam, Routes
-from fieldhouse.http.exchange import current
+from fieldhouse.http.exchange import QUERY_REMEMBERED, current
 from fieldhouse.http.json import json_response
 from fieldhouse.http.record_models import (
     BulkDeleteBody,
@@ -23,7 +23,8 @@ from fieldhouse.http.record_models import (
 )
 from fieldhouse.http.routes.common import check_uuid, visible_module
 from fieldhouse.model.errors import NotFound
-from fieldhouse.model.listquery import parse_list_query
+from fieldhouse.model.listquery import ListQuery, parse_list_query
+from fieldhouse.model.memo import SchemaMemo
 from fieldhouse.model.principal import Principal
 from fieldhouse.services import Services
 
@@ -31,6 +32,9 @@ routes = Routes()
 #: a list query slower than this asks the store for indexes on what it filtered and sorted by
 SLOW_LIST_SECONDS = 0.01
 BASE = "/v1/modules/{moduleSlug}/records"
+#: list queries parsed against their module's schema, by query string (one longer than
+#: QUERY_REMEMBERED is parsed each time)
+_PARSED: SchemaMemo[ListQuery] = SchemaMemo(256)
 
 LIST_PARAMS = (
     ExtraParam("page", {"type": "integer", "minimum": 1, "default": 1}, "1-indexed page"),
@@ -76,7 +80,13 @@ LIST_PARAMS = (
 )
 async def list_records(svc: Services, principal: Principal, moduleSlug: str) -> Any:
     schema, _ = await visible_module(svc, principal, moduleSlug)
-    query = parse_list_query(list(current().args.items(multi=True)), schema)
+    ex = current()
+
+    def parse() -> ListQuery:
+        return parse_list_query(list(ex.args.items(multi=True)), schema)
+
+    raw = ex.query_string
+    query = _PARSED.get(schema, raw, parse) if len(raw) <= QUERY_REMEMBERED else parse()
     store = svc.store
     index, search_ids = svc.search, None
     if query.search and index is not None:  # None: the index cannot answer, use LIKE

@@ -8,6 +8,7 @@ from typing import Any
 import httpx
 
 from tests.conftest import Workspace
+from tests.http.routes.test_template_admin import fields_of, module_id
 from tests.http.test_auth import assert_envelope
 from tests.http.test_records_crud import ALWAYS, create, make_label, make_type, records_url
 
@@ -254,3 +255,27 @@ async def test_deleted_records_leave_the_list(client: httpx.AsyncClient, ws: Wor
     assert set(await names(client, ws)) == {"Beta", "Gamma", "Delta"}
     assert await names(client, ws, search="alpha") == []
     assert await names(client, ws, **{"filter[stage]": "won"}) == []
+
+
+async def test_a_list_query_asked_again_follows_its_workspace_and_schema(
+    client: httpx.AsyncClient, ws: Workspace, other_ws: Workspace
+) -> None:
+    """A list query is parsed and compiled once per module schema and workspace, then
+    remembered: the same query string in another workspace, or after the field it filters
+    on is deleted, is worked out again."""
+    await seed(client, ws)
+    await create(
+        client, other_ws, "deals", {"name": "Theirs", "lost-reason": "Price too high"}, name="T"
+    )
+    query = {"filter[lost-reason]": "Price too high", "pageSize": "10"}
+    assert await names(client, ws, **query) == ["Beta"]
+    assert await names(client, ws, **query) == ["Beta"]
+    assert await names(client, other_ws, **query) == ["T"]
+    mid = await module_id(client, ws, "deals")
+    lost = (await fields_of(client, ws, "deals"))["lost-reason"]
+    gone = await client.delete(f"/api/modules/{mid}/fields/{lost['fieldId']}", headers=ws.headers)
+    assert gone.status_code in (200, 204), gone.text
+    resp = await client.get(URL, headers=ws.headers, params=query)
+    error = assert_envelope(resp, 400, "validation_error")
+    assert "Unknown field 'lost-reason'" in str(error)
+    assert await names(client, other_ws, **query) == ["T"]
