@@ -28,6 +28,8 @@ class RecordRow:
     deleted_at: str | None = None
 
     def to_json(self, module_slug: str, keep: Collection[str] | None = None) -> dict[str, Any]:
+        # a list page writes the same straight from the rows (storage.records.page_json);
+        # tests/http/routes/test_records_list.py holds the two equal
         fields = (
             self.fields if keep is None else {k: v for k, v in self.fields.items() if k in keep}
         )

@@ -2,17 +2,20 @@
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping, Sequence
-from typing import Any
+from collections.abc import Callable, Collection, Mapping, Sequence
+from typing import Any, TypeVar
+
+from orjson import Fragment
 
 from fieldhouse.model.records import RecordRow
 from fieldhouse.storage import accounts
 from fieldhouse.storage.base import Op, count, execute, executemany, rows, value
 from fieldhouse.storage.facets import Facet, kept_total
-from fieldhouse.storage.rows import RECORDS, dumps, loads
+from fieldhouse.storage.rows import RECORDS, ColumnRow, dumps, loads
 from fieldhouse.storage.sqldialect import Dialect
 from fieldhouse.storage.sqlquery import CompiledList
 
+T = TypeVar("T")
 _SELECT = f"SELECT {RECORDS.names} FROM records"
 _LIVE = "account_id = ? AND deleted_at IS NULL"
 _INSERT = RECORDS.insert()
@@ -75,27 +78,81 @@ def records_after(d: Dialect, account_id: str, last_id: str, limit: int) -> Op[l
     return (yield from _records(sql, (account_id, last_id, limit)))
 
 
+#: what reads a page's rows: into RecordRows, or (:func:`page_json`) into their JSON
+PageReader = Callable[[Sequence[ColumnRow]], list[T]]
+
+
 def list_records(
-    compiled: CompiledList, limit: int, offset: int
-) -> Op[tuple[list[RecordRow], int]]:
+    compiled: CompiledList, limit: int, offset: int, read: PageReader[T]
+) -> Op[tuple[list[T], int]]:
     """A page of a compiled list query (it scopes the account) and the query's total."""
     where, params = compiled.where, compiled.params
     total = yield value(f"SELECT count(*) FROM records r WHERE {where}", params)
     sql = f"{_SELECT} r WHERE {where} ORDER BY {compiled.order_by} LIMIT ? OFFSET ?"
-    page = yield from _records(sql, (*params, limit, offset))
-    return page, int(total)
+    found = yield rows(sql, (*params, limit, offset))
+    return read(found), int(total)
 
 
 def list_counted(
-    compiled: CompiledList, limit: int, offset: int, facet: Facet
-) -> Op[tuple[list[RecordRow], int] | None]:
+    compiled: CompiledList, limit: int, offset: int, facet: Facet, read: PageReader[T]
+) -> Op[tuple[list[T], int] | None]:
     """As :func:`list_records`, with the total from kept counts; None while not kept yet."""
     total = yield from kept_total(facet)
     if total is None:
         return None
     sql = f"{_SELECT} r WHERE {compiled.where} ORDER BY {compiled.order_by} LIMIT ? OFFSET ?"
-    page = yield from _records(sql, (*compiled.params, limit, offset))
-    return page, total
+    found = yield rows(sql, (*compiled.params, limit, offset))
+    return read(found), total
+
+
+def page_json(module_slug: str, keep: Collection[str] | None) -> PageReader[dict[str, Any]]:
+    """What reads rows straight into the JSON the API writes for them (``RecordRow.to_json``,
+    keeping the fields in ``keep``), without a RecordRow on the way: the stored JSON text of a
+    record's values, labels and types goes out as it is (``orjson.Fragment``; a value PostgreSQL
+    formats as ``{"a": 1}``, with its spaces), parsed only to keep some fields. A list page of
+    25 records cost 44,000 instructions a record read into RecordRows and written back out,
+    about 40% of the request's own work."""
+    at = {column: i for i, column in enumerate(RECORDS.columns)}
+    rid, module, name, fields, labels, types = (
+        at[c] for c in ("id", "module_id", "display_name", "fields", "label_ids", "type_ids")
+    )
+    privacy, html, owner, created, updated = (
+        at[c]
+        for c in ("privacy_level", "description_html", "owner_user_id", "created_at", "updated_at")
+    )
+    by, by_name, changed_by, changed_by_name = (
+        at[c] for c in ("created_by", "created_by_name", "updated_by", "updated_by_name")
+    )
+
+    def values(text: str) -> Any:
+        if keep is None:
+            return Fragment(text)
+        return {k: v for k, v in loads(text).items() if k in keep}
+
+    def read(found: Sequence[ColumnRow]) -> list[dict[str, Any]]:
+        return [
+            {
+                "recordId": r[rid],
+                "moduleId": r[module],
+                "moduleSlug": module_slug,
+                "displayName": r[name],
+                "fields": values(r[fields]),
+                "labelIds": Fragment(r[labels]),
+                "typeIds": Fragment(r[types]),
+                "privacyLevel": r[privacy],
+                "descriptionHtml": r[html],
+                "ownerUserId": r[owner],
+                "createdDateTime": r[created],
+                "updatedDateTime": r[updated],
+                "createdByUserId": r[by],
+                "createdByDisplayName": r[by_name],
+                "updatedByUserId": r[changed_by],
+                "updatedByDisplayName": r[changed_by_name],
+            }
+            for r in found
+        ]
+
+    return read
 
 
 def records_by_value(

@@ -94,13 +94,13 @@ async def list_records(svc: Services, principal: Principal, moduleSlug: str) -> 
             principal.account_id, schema.module.module_id, query.search
         )
     started = trio.current_time()
-    rows, total = await store.list_records(
+    page, total = await store.list_records_json(
         principal.account_id, schema, query, search_ids=search_ids
     )
     if trio.current_time() - started > SLOW_LIST_SECONDS:
         svc.actors.background(partial(store.index_list_query, schema, query))
     return {
-        "records": [r.to_json(schema.module.slug, query.fields) for r in rows],
+        "records": page,
         "page": query.page,
         "pageSize": query.page_size,
         "total": total,

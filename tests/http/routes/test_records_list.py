@@ -7,7 +7,8 @@ from typing import Any
 
 import httpx
 
-from tests.conftest import Workspace
+from fieldhouse.runtime import Runtime
+from tests.conftest import Workspace, add_user
 from tests.http.routes.test_template_admin import fields_of, module_id
 from tests.http.test_auth import assert_envelope
 from tests.http.test_records_crud import ALWAYS, create, make_label, make_type, records_url
@@ -279,3 +280,38 @@ async def test_a_list_query_asked_again_follows_its_workspace_and_schema(
     error = assert_envelope(resp, 400, "validation_error")
     assert "Unknown field 'lost-reason'" in str(error)
     assert await names(client, other_ws, **query) == ["T"]
+
+
+async def test_a_listed_record_reads_as_it_does_alone(
+    runtime: Runtime, client: httpx.AsyncClient, ws: Workspace
+) -> None:
+    """A list page writes each record from its row, without reading it into the model first:
+    what it writes is what GET of the one record writes, whole or with ``fields`` kept."""
+    editor = await add_user(runtime, ws, "member")
+    await seed(client, ws)
+    label, kind = await make_label(client, ws, "Hot"), await make_type(client, ws, "Enterprise")
+    made = await create(
+        client,
+        ws,
+        "deals",
+        {"name": "Omega", "stage": "won", "amount": {"amount": 12.5}, "probability": 55},
+        name='Omega \u00e9\u4e2d \U0001f600 "quoted"',
+    )
+    bulk = records_url("deals") + "/bulk"
+    body = {"recordIds": [made["recordId"]], "addLabelIds": [label], "addTypeIds": [kind]}
+    tagged = await client.post(bulk, headers=editor.headers, json=body)
+    assert tagged.status_code == 200, tagged.text
+    for params in ({}, {"fields": "stage,amount"}):
+        listed = await client.get(URL, headers=ws.headers, params={"pageSize": 100, **params})
+        assert listed.status_code == 200, listed.text
+        for record in listed.json()["records"]:
+            alone = await client.get(f"{URL}/{record['recordId']}", headers=ws.headers)
+            expected = alone.json()["record"]
+            if params:
+                expected["fields"] = {
+                    k: v for k, v in expected["fields"].items() if k in ("stage", "amount")
+                }
+            assert record == expected
+        omega = [r for r in listed.json()["records"] if r["recordId"] == made["recordId"]]
+        assert omega[0]["labelIds"] == [label] and omega[0]["typeIds"] == [kind]
+        assert omega[0]["updatedByUserId"] == editor.owner_id != omega[0]["createdByUserId"]
