@@ -18,8 +18,6 @@ import os
 import random
 import secrets
 import sqlite3
-import subprocess
-import sys
 import tempfile
 import uuid
 from collections.abc import Iterator
@@ -32,7 +30,7 @@ import asyncpg
 import httpx
 
 from benchmarks.harness import LoadResult, format_table, run_load
-from benchmarks.servers import running_server, total_timeout
+from benchmarks.servers import init_workspace, running_server, total_timeout
 
 STAGES = ("lead", "qualified", "proposal", "negotiation", "won", "lost")
 
@@ -69,25 +67,8 @@ def _deal_body(seq: int) -> bytes:
 def _extra_workspaces(data_dir: Path, count: int, env: dict[str, str]) -> list[str]:
     keys = []
     for i in range(count):
-        done = subprocess.run(
-            [
-                sys.executable,
-                "-m",
-                "fieldhouse",
-                "init",
-                "--data-dir",
-                str(data_dir),
-                "--name",
-                f"Bench {i}",
-                "--template",
-                "deals",
-            ],
-            capture_output=True,
-            check=True,
-            timeout=60,
-            env={**os.environ, **env},
-        )
-        keys.append(json.loads(done.stdout.decode().splitlines()[-1])["apiKey"])
+        made = init_workspace(data_dir, {**os.environ, **env}, f"Bench {i}", "--template", "deals")
+        keys.append(made["apiKey"])
     return keys
 
 

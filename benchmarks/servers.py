@@ -160,6 +160,28 @@ def spawn_server(
     return server
 
 
+def init_workspace(
+    data_dir: Path, env: Mapping[str, str], name: str = "Bench", *options: str
+) -> dict[str, str]:
+    """``fieldhouse init`` a workspace in data_dir; what it printed (apiKey, accountId, ...)."""
+    cli = [sys.executable, "-m", "fieldhouse"]
+    done = subprocess.run(
+        [*cli, "init", "--data-dir", str(data_dir), "--name", name, *options],
+        env=env,
+        cwd=REPO_ROOT,
+        capture_output=True,
+        timeout=READY_TIMEOUT,
+        check=False,
+    )
+    if done.returncode != 0:
+        raise RuntimeError(f"fieldhouse init failed ({done.returncode}): {done.stderr.decode()}")
+    lines = [line for line in done.stdout.decode().splitlines() if line.strip()]
+    if not lines:
+        raise RuntimeError(f"fieldhouse init printed nothing: {done.stderr.decode()}")
+    ids: dict[str, str] = json.loads(lines[-1])
+    return ids
+
+
 def start_server(
     data_dir: Path,
     *,
@@ -170,19 +192,7 @@ def start_server(
     """``fieldhouse init`` a workspace in data_dir, then ``fieldhouse serve`` it."""
     env = {**os.environ, **(extra_env or {})}
     cli = [sys.executable, "-m", "fieldhouse"]
-    done = subprocess.run(
-        [*cli, "init", "--data-dir", str(data_dir), "--name", "Bench"],
-        env=env,
-        capture_output=True,
-        timeout=READY_TIMEOUT,
-        check=False,
-    )
-    if done.returncode != 0:
-        raise RuntimeError(f"fieldhouse init failed ({done.returncode}): {done.stderr.decode()}")
-    lines = [line for line in done.stdout.decode().splitlines() if line.strip()]
-    if not lines:
-        raise RuntimeError(f"fieldhouse init printed nothing: {done.stderr.decode()}")
-    ids = json.loads(lines[-1])
+    ids = init_workspace(data_dir, env)
     port = port or free_port()
     argv = [*cli, "serve", "--data-dir", str(data_dir), "--port", str(port)]
     argv += ["--rate-limit", str(rate_limit)]
