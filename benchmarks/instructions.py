@@ -25,7 +25,6 @@ from __future__ import annotations
 import argparse
 import os
 import random
-import signal
 import subprocess
 import sys
 import tempfile
@@ -36,7 +35,7 @@ from pathlib import Path
 import httpx
 
 from benchmarks.harness import format_table
-from benchmarks.servers import REPO_ROOT, free_port, init_workspace
+from benchmarks.servers import REPO_ROOT, ServerProcess, free_port, init_workspace
 
 READY_SECONDS = 300.0  # a server under valgrind takes a minute or more to start
 WARM = 60
@@ -91,10 +90,10 @@ def measure(args: argparse.Namespace, data: Path) -> list[tuple[str, int]]:
     argv += ["--rate-limit", str(10**9)]
     with (data / "server.log").open("wb") as log:
         server = subprocess.Popen(argv, env=env, cwd=REPO_ROOT, stdout=log, stderr=log)
+    base = f"http://127.0.0.1:{port}"
     figures: list[tuple[str, int]] = []
     try:
         headers = {"Authorization": f"Bearer {key}"}
-        base = f"http://127.0.0.1:{port}"
         with httpx.Client(base_url=base, headers=headers, timeout=120) as client:
             deadline = time.monotonic() + READY_SECONDS
             while True:
@@ -126,12 +125,7 @@ def measure(args: argparse.Namespace, data: Path) -> list[tuple[str, int]]:
                 )
                 figures.append((endpoint, _counted(out, before) // args.requests))
     finally:
-        server.send_signal(signal.SIGINT)
-        try:
-            server.wait(timeout=120)
-        except subprocess.TimeoutExpired:
-            server.kill()
-            server.wait()
+        ServerProcess(server, base, data / "server.log").stop()
     return figures
 
 

@@ -25,7 +25,9 @@ from fieldhouse.model.schema import ModuleSchema
 from fieldhouse.storage.base import Op, execute, row, value
 from fieldhouse.storage.sqldialect import Dialect
 
-MIGRATION = """
+#: the kept counts and the facets counted (the same on both engines: SQLite reads ``bigint`` as
+#: an integer column)
+_TABLES = """
 CREATE TABLE counted_facets (
     account_id text NOT NULL, module_id text NOT NULL, facet text NOT NULL,
     PRIMARY KEY (account_id, module_id, facet));
@@ -33,7 +35,10 @@ CREATE TABLE record_counts (
     account_id text NOT NULL, module_id text NOT NULL, facet text NOT NULL,
     value text NOT NULL, n bigint NOT NULL,
     PRIMARY KEY (account_id, module_id, facet, value));
-CREATE FUNCTION fh_facet_value(doc jsonb, facet text) RETURNS text
+"""
+MIGRATION = (
+    _TABLES
+    + """CREATE FUNCTION fh_facet_value(doc jsonb, facet text) RETURNS text
     LANGUAGE sql IMMUTABLE AS $$
     SELECT CASE WHEN facet = '' THEN '' ELSE doc ->> facet END $$;
 CREATE FUNCTION fh_count_records() RETURNS trigger LANGUAGE plpgsql AS $$
@@ -73,6 +78,7 @@ END $$;
 CREATE TRIGGER records_counted AFTER INSERT OR UPDATE OR DELETE ON records
     FOR EACH ROW EXECUTE FUNCTION fh_count_records();
 """
+)
 
 
 def _sqlite_value(doc: str) -> str:
@@ -108,15 +114,9 @@ def _sqlite_count(doc: str, step: str) -> str:
 
 #: the same tables on SQLite, kept by three triggers (SQLite has no function a trigger could
 #: loop in; one statement per direction covers every counted facet of the module)
-SQLITE_MIGRATION = f"""
-CREATE TABLE counted_facets (
-    account_id TEXT NOT NULL, module_id TEXT NOT NULL, facet TEXT NOT NULL,
-    PRIMARY KEY (account_id, module_id, facet));
-CREATE TABLE record_counts (
-    account_id TEXT NOT NULL, module_id TEXT NOT NULL, facet TEXT NOT NULL,
-    value TEXT NOT NULL, n INTEGER NOT NULL,
-    PRIMARY KEY (account_id, module_id, facet, value));
-CREATE TRIGGER records_counted_insert AFTER INSERT ON records BEGIN
+SQLITE_MIGRATION = (
+    _TABLES
+    + f"""CREATE TRIGGER records_counted_insert AFTER INSERT ON records BEGIN
     {_sqlite_count("NEW", "+1")};
 END;
 CREATE TRIGGER records_counted_delete AFTER DELETE ON records BEGIN
@@ -129,6 +129,7 @@ WHEN NOT (OLD.fields IS NEW.fields AND OLD.module_id IS NEW.module_id
     {_sqlite_count("NEW", "+1")};
 END
 """
+)
 
 
 @dataclass(frozen=True)

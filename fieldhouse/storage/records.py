@@ -86,11 +86,9 @@ def list_records(
     compiled: CompiledList, limit: int, offset: int, read: PageReader[T]
 ) -> Op[tuple[list[T], int]]:
     """A page of a compiled list query (it scopes the account) and the query's total."""
-    where, params = compiled.where, compiled.params
-    total = yield value(f"SELECT count(*) FROM records r WHERE {where}", params)
-    sql = f"{_SELECT} r WHERE {where} ORDER BY {compiled.order_by} LIMIT ? OFFSET ?"
-    found = yield rows(sql, (*params, limit, offset))
-    return read(found), int(total)
+    total = yield value(f"SELECT count(*) FROM records r WHERE {compiled.where}", compiled.params)
+    page = yield from _page(compiled, limit, offset, read)
+    return page, int(total)
 
 
 def list_counted(
@@ -100,9 +98,14 @@ def list_counted(
     total = yield from kept_total(facet)
     if total is None:
         return None
+    page = yield from _page(compiled, limit, offset, read)
+    return page, total
+
+
+def _page(compiled: CompiledList, limit: int, offset: int, read: PageReader[T]) -> Op[list[T]]:
     sql = f"{_SELECT} r WHERE {compiled.where} ORDER BY {compiled.order_by} LIMIT ? OFFSET ?"
     found = yield rows(sql, (*compiled.params, limit, offset))
-    return read(found), total
+    return read(found)
 
 
 def page_json(module_slug: str, keep: Collection[str] | None) -> PageReader[dict[str, Any]]:

@@ -204,8 +204,8 @@ class Store:
         read: records.PageReader[T],
     ) -> tuple[list[T], int]:
 
-        def compile() -> CompiledList:
-            return compile_list(
+        def plan() -> tuple[CompiledList, Facet | None]:
+            compiled = compile_list(
                 query,
                 schema,
                 self._db.dialect,
@@ -213,20 +213,16 @@ class Store:
                 module_id=schema.module.module_id,
                 search_ids=search_ids,
             )
+            # a total over the search index's candidates of this moment is counted
+            facet = None if search_ids is not None else countable(query, schema, account_id)
+            return compiled, facet
 
-        facet: Facet | None = None
-        # a query with an advanced filter is compiled each time: its operands are typed values,
-        # and 1, 1.0 and True would be one key
+        # a query with an advanced filter is planned each time: its operands are typed values,
+        # and 1, 1.0 and True would be one key; search candidates change from one to the next
         if search_ids is None and query.advanced is None:
-            compiled, facet = self._compiled.get(
-                schema,
-                (account_id, query),
-                lambda: (compile(), countable(query, schema, account_id)),
-            )
+            compiled, facet = self._compiled.get(schema, (account_id, query), plan)
         else:
-            compiled = compile()
-            if search_ids is None:
-                facet = countable(query, schema, account_id)
+            compiled, facet = plan()
         if facet is not None:
             counted = records.list_counted(compiled, query.page_size, query.offset, facet, read)
             found = await self._db.read(counted, snapshot=True)
