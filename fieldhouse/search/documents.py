@@ -2,17 +2,17 @@
 
 from __future__ import annotations
 
-import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from fieldhouse.model.fields import FIELD_TYPES, FieldType
+from fieldhouse.model.fields.base import strings_of
 from fieldhouse.model.fields.text import strip_html
+from fieldhouse.model.memo import SchemaMemo
 from fieldhouse.model.records import RecordRow
 from fieldhouse.model.schema import ModuleSchema
 
-_SPACE = re.compile(r"\s+")
 MAX_BODY_CHARS = 20_000
 #: without a schema every string value counts, as a text field's would
 _PLAIN = FIELD_TYPES["text"]
@@ -43,36 +43,67 @@ class Doc:
 
 def record_doc(row: RecordRow, schema: ModuleSchema | None, labels: Mapping[str, str]) -> Doc:
     """The searchable text of ``row``; without a schema every string value counts."""
-    pairs: list[tuple[FieldType | None, object]]
-    if schema is not None:  # schema order: the same text whatever order the store keeps
-        pairs = [(FIELD_TYPES.get(f.data_type), row.fields.get(f.slug)) for f in schema.fields]
-    else:
-        pairs = [(_PLAIN, row.fields[k]) for k in sorted(row.fields)]
+    fields = row.fields
+    title = row.display_name
     parts: list[str] = []
-    for kind, value in pairs:
-        if kind is None:
-            continue
-        for plain in kind.search_text(value):
-            if plain != row.display_name:  # the title is indexed on its own
-                parts.append(plain)
+    if schema is not None:  # schema order: the same text whatever order the store keeps
+        for slug, words in _PLANS.get(schema, None, lambda: _plan(schema)):
+            value = fields.get(slug)
+            if value is None:
+                continue
+            if words is None:  # a searchable type's plain strings (most of them)
+                if type(value) is str:
+                    if value and value != title:
+                        parts.append(value)
+                    continue
+                found: Iterable[str] = strings_of(value)
+            else:
+                found = words(value)
+            parts.extend(p for p in found if p and p != title)  # the title is indexed alone
+    else:
+        for key in sorted(fields):
+            parts.extend(p for p in _PLAIN.search_text(fields[key]) if p and p != title)
     if row.description_html:
         parts.append(strip_html(row.description_html))
-    body = _SPACE.sub(" ", " \n ".join(p for p in parts if p)).strip()[:MAX_BODY_CHARS]
+    body = " ".join(" ".join(parts).split())[:MAX_BODY_CHARS]  # whitespace runs: one space
     label_text = " ".join(labels[i] for i in row.label_ids if i in labels)
-    raw = "\n".join([row.display_name, *_scalars(row.fields)])
+    raw: list[str] = [title]
+    _scalars(fields, raw)
     return Doc(
-        row.record_id, row.module_id, row.display_name, body, label_text, row.updated_at, raw
+        row.record_id, row.module_id, title, body, label_text, row.updated_at, "\n".join(raw)
     )
 
 
-def _scalars(value: Any) -> Iterator[str]:
-    if isinstance(value, Mapping):
+#: per module schema: (slug, how its words are read) of each field whose type is searchable,
+#: None for the plain strings of the value (the base type's way)
+_PLANS: SchemaMemo[tuple[tuple[str, Callable[[Any], Iterable[str]] | None], ...]] = SchemaMemo(256)
+
+
+def _plan(schema: ModuleSchema) -> tuple[tuple[str, Callable[[Any], Iterable[str]] | None], ...]:
+    plan: list[tuple[str, Callable[[Any], Iterable[str]] | None]] = []
+    for f in schema.fields:
+        kind = FIELD_TYPES.get(f.data_type)
+        if kind is None:
+            continue
+        own = type(kind).search_text is not FieldType.search_text
+        if not own and not kind.searchable:
+            continue  # the base type's words of a type that is not searchable: none
+        plan.append((f.slug, kind.search_text if own else None))
+    return tuple(plan)
+
+
+def _scalars(value: Any, out: list[str]) -> None:
+    """Every scalar inside ``value`` as text, depth first, onto ``out``."""
+    kind = type(value)
+    if kind is str:
+        out.append(value)
+    elif kind is dict or isinstance(value, Mapping):
         for item in value.values():
-            yield from _scalars(item)
-    elif isinstance(value, list | tuple):
+            _scalars(item, out)
+    elif kind is list or kind is tuple or isinstance(value, list | tuple):
         for item in value:
-            yield from _scalars(item)
-    elif isinstance(value, bool):
-        yield "true" if value else "false"
+            _scalars(item, out)
+    elif kind is bool:
+        out.append("true" if value else "false")
     elif value is not None:
-        yield str(value)
+        out.append(str(value))

@@ -32,6 +32,7 @@ import trio
 from fieldhouse.config import Settings
 from fieldhouse.model.records import RecordRow
 from fieldhouse.model.schema import ModuleSchema
+from fieldhouse.search.background import BusyMeter
 from fieldhouse.search.documents import Doc, record_doc
 from fieldhouse.search.embedder import Matrix, make_embedder
 from fieldhouse.search.engine import WorkspaceIndex
@@ -60,11 +61,22 @@ SAVE_SECONDS = 30.0
 OPTIMIZE_AFTER = 5_000  # a sync that indexed this many merges the keyword segments
 POLL_SECONDS = 0.5  # how often a shared store's activity is read for other processes' writes
 POLL_PAGE = 500
+#: ids per read of the changed records: a read of more took past the 2 ms a read may run on
+#: the trio thread (sqlite.INLINE_READ_SECONDS), was thrown away and run again on a thread
+READ_IDS = 100
 #: seconds a claim to embed a record may stay without its vector before another process takes
 #: it over (the claimer died, say): the bound on waiting for another process's vector
 CLAIM_STALE = 10.0
 HOLD = 0.2  # seconds before a record another process is embedding is looked up again
 STORE_RETRY = 1.0  # seconds before embedding is tried again after the store failed
+#: with the embedding in its own process (the server's default), a forward pass waits while
+#: the machine's CPU is more than BUSY_SHARE busy at normal priority (requests), looking
+#: again every BUSY_LOOK seconds, and runs anyway after YIELD_MOST: under sustained load the
+#: vectors still come, a pass every YIELD_MOST seconds a worker, and words stay searchable at
+#: once (an embedding process at idle priority slowed the workers by 12-25%: .background)
+BUSY_SHARE = 0.5
+BUSY_LOOK = 0.25
+YIELD_MOST = 5.0
 
 
 @dataclass(frozen=True)
@@ -98,6 +110,7 @@ class Indexer:
         *,
         poll_seconds: float | None = None,
         share_vectors: bool = False,
+        meter: BusyMeter | None = None,
     ) -> None:
         self.service = service
         self.store = service.store
@@ -115,6 +128,16 @@ class Indexer:
         self.poll_seconds = poll_seconds
         self._syncing: set[str] = set()
         self._fetched: dict[str, int] = {}  # the poller's cursor per workspace
+        #: per workspace, the activity entries of this process's own writes that its index
+        #: took from their events: the poller skips them (the record was read after that
+        #: commit) instead of reading each record again (only while polling)
+        self._mine: dict[str, set[int]] = {}
+        #: how busy the machine is: forward passes yield to a busy machine (None: never)
+        self._meter = meter
+        #: trio time the embedding began to wait for a busy machine (inf: not waiting)
+        self._yielding_since = math.inf
+        self._looked_at = -math.inf
+        self._busy = False
         self._known: set[str] = set()
 
     async def run(self, *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
@@ -154,16 +177,26 @@ class Indexer:
             if index is None or account in self._syncing or account in self.service.building:
                 continue  # its (re)build reads the store whole
             cursor = max(self._fetched.get(account, 0), index.seq)
+            mine = self._mine.get(account, set())
             while True:
                 entries = await self.store.activity_since(account, cursor, POLL_PAGE)
                 if not entries:
                     break
-                events = [PolledChange(account, int(e["seq"]), e["recordId"]) for e in entries]
-                cursor = max(cursor, *(int(e["seq"]) for e in entries))
+                seqs = [int(e["seq"]) for e in entries]
+                events: list[ChangeEvent] = [
+                    PolledChange(account, seq, e["recordId"])
+                    for seq, e in zip(seqs, entries, strict=True)
+                    if seq not in mine
+                ]
+                cursor = max(cursor, *seqs)
+                if seqs[-1] in mine:  # the entries up to the page's last are all taken
+                    events.append(PolledChange(account, seqs[-1], None))
                 self.service.notify(events)
                 if len(entries) < POLL_PAGE:
                     break
             self._fetched[account] = cursor
+            if mine:
+                self._mine[account] = {seq for seq in mine if seq > cursor}
 
     async def _drain(self, *, forever: bool = False) -> None:
         """Words only: each turn takes every waiting change and indexes it by its words
@@ -208,6 +241,8 @@ class Indexer:
                 with trio.move_on_at(math.inf if wake is None else wake):
                     await self._queued.wait()
                 continue
+            if self._meter is not None and await self._yield_to_requests():
+                continue  # the backlog may have moved meanwhile: look again
             sizes = {a: len(self.service.to_embed[a]) for a in ready}
             gather_until = min(self._since.get(a, now) for a in ready) + GATHER
             if sum(sizes.values()) < EMBED_CHUNK and now < gather_until:
@@ -228,6 +263,21 @@ class Indexer:
                     retry[account] = later[account]
                 async with self.service.steps.setdefault(account, trio.Lock()):
                     await self._maybe_save(account)
+
+    async def _yield_to_requests(self) -> bool:
+        """Wait while the machine is busy (see BUSY_SHARE), for up to YIELD_MOST seconds from
+        when the wait began; whether it waited. The next pass then runs whatever the load."""
+        assert self._meter is not None
+        now = trio.current_time()
+        if now - self._looked_at >= BUSY_LOOK / 5:  # (a shorter look counts a tick or two)
+            self._busy = self._meter.share() >= BUSY_SHARE
+            self._looked_at = now
+        if not self._busy or now - self._yielding_since >= YIELD_MOST:
+            self._yielding_since = math.inf
+            return False
+        self._yielding_since = min(self._yielding_since, now)
+        await trio.sleep(BUSY_LOOK)
+        return True
 
     async def _guarded(self, account: str, fn: Any, *args: Any) -> None:
         """Run one workspace's step; a failure makes that workspace unavailable (search then
@@ -253,7 +303,9 @@ class Indexer:
             return
         index = self.service.indexes[account]
         if ids:
-            rows = await self.store.get_records(account, ids)
+            rows = []
+            for start in range(0, len(ids), READ_IDS):
+                rows += await self.store.get_records(account, ids[start : start + READ_IDS])
             live = {r.record_id for r in rows}
             # a change may already be indexed at the version read here: a sync read it, or
             # (polled) this process made it, or an earlier batch held a later event of it;
@@ -275,6 +327,10 @@ class Indexer:
         seqs = [e.seq for e in events if e.seq is not None]
         if seqs:
             self.service.indexed[account] = max(self.service.indexed.get(account, 0), *seqs)
+        if self.poll_seconds is not None:
+            local = [e.seq for e in events if e.seq is not None and not isinstance(e, PolledChange)]
+            if local:
+                self._mine.setdefault(account, set()).update(local)
         self.service.progressed()
 
     async def _fill_grams(self, account: str) -> None:
@@ -625,7 +681,12 @@ async def open_search_service(settings: Settings, store: Store) -> AsyncIterator
             # worker processes of one server share the store: follow what the others write
             poll = POLL_SECONDS if settings.workers > 1 else None
             indexer = Indexer(
-                service, poll_seconds=poll, share_vectors=shares_vectors(settings, store)
+                service,
+                poll_seconds=poll,
+                share_vectors=shares_vectors(settings, store),
+                # in its own process the embedding can wait for a quiet moment; in a thread of
+                # the server it runs beside the requests whatever it does
+                meter=BusyMeter() if service.process is not None else None,
             )
             await nursery.start(indexer.run)
             try:

@@ -1,5 +1,6 @@
 """The indexer's embedding thread: calls run one at a time in one thread of their own, at a
-lower priority where the system allows it, and a cancelled caller does not wait."""
+lower priority where the system allows it, and a cancelled caller does not wait. The busy
+meter sees the machine's cores taken at normal priority, and not niced work."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from collections.abc import Iterator
 import pytest
 import trio
 
-from fieldhouse.search.background import NICE, LowPriorityThread
+from fieldhouse.search.background import NICE, BusyMeter, LowPriorityThread
 
 
 @pytest.fixture
@@ -67,3 +68,26 @@ async def test_a_cancelled_call_is_abandoned(worker: LowPriorityThread) -> None:
     assert not finished.is_set()  # the caller went on while the call still ran
     release.set()
     assert await worker.run(str, "next") == "next"  # the abandoned call finished first
+
+
+#: a child that keeps a core busy for 0.6 s, in user time (a clock read per 100,000 turns)
+BURN = (
+    "import time\nend = time.monotonic() + 0.6\n"
+    "while time.monotonic() < end:\n    for _ in range(100_000): pass"
+)
+
+
+async def burn_every_core(*prefix: str) -> None:
+    async with trio.open_nursery() as nursery:
+        for _ in range(os.cpu_count() or 1):
+            nursery.start_soon(trio.run_process, [*prefix, sys.executable, "-c", BURN])
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="nice and /proc/stat")
+async def test_the_meter_sees_cores_busy_at_normal_priority_and_not_niced_work() -> None:
+    meter = BusyMeter()
+    meter.share()
+    await burn_every_core()
+    assert meter.share() >= 0.6  # every core busy while they ran (less what the VM's host took)
+    await burn_every_core("nice", "-n", "19")
+    assert meter.share() <= 0.4  # as busy, but below everything else: not a load to yield to

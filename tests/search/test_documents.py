@@ -78,3 +78,13 @@ def test_long_text_is_bounded() -> None:
     assert len(doc.body) == MAX_BODY_CHARS
     assert len(doc.embed_text) == len("Acme. ") + EMBED_BODY_CHARS
     assert Doc("r", "m", "Only a title", "", "", "t").embed_text == "Only a title"
+
+
+def test_a_changed_schema_changes_what_is_searchable() -> None:
+    record = row({"name": "Acme", "code": "ZX-81", "stage": "won"})
+    before = record_doc(record, SCHEMA, {})
+    assert before.body == "won"  # "code" is no field of the module: not a word
+    # the schema cache hands out a new object when a field is added (and text becomes words)
+    wider = ModuleSchema(SCHEMA.module, (*SCHEMA.fields, fd("text", "code")), (), ())
+    assert record_doc(record, wider, {}).body == "won ZX-81"
+    assert record_doc(record, SCHEMA, {}).body == "won"  # the older schema still reads as it did

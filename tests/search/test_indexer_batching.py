@@ -14,6 +14,7 @@ from trio.testing import wait_all_tasks_blocked
 
 from fieldhouse.model.records import RecordRow
 from fieldhouse.search import indexer as indexer_module
+from fieldhouse.search.background import BusyMeter
 from fieldhouse.search.embedder import Matrix, MiniLMEmbedder
 from fieldhouse.search.indexer import EMBED_CHUNK, GATHER, Indexer, _shares
 from fieldhouse.search.service import SearchService
@@ -35,6 +36,18 @@ class Recording(MiniLMEmbedder):
         return super().embed_windows(texts)
 
 
+class Load(BusyMeter):
+    """The machine's load as the test sets it (the real meter reads the CPU counters, seen in
+    tests/search/test_background.py)."""
+
+    def __init__(self, busy: bool) -> None:
+        super().__init__()
+        self.busy = busy
+
+    def share(self) -> float:
+        return 0.9 if self.busy else 0.1
+
+
 def rows(account: str, first: int, n: int) -> list[RecordRow]:
     """Records whose embedded text is their name (the title field repeats it)."""
     names = [f"{account} chore {i}" for i in range(first, first + n)]
@@ -43,11 +56,16 @@ def rows(account: str, first: int, n: int) -> list[RecordRow]:
 
 @asynccontextmanager
 async def running(
-    root: Path, db: Store, embedder: Recording, *, share: bool = False
+    root: Path,
+    db: Store,
+    embedder: Recording,
+    *,
+    share: bool = False,
+    meter: BusyMeter | None = None,
 ) -> AsyncIterator[tuple[SearchService, Indexer]]:
     """An indexer following the store (both workspaces' indexes built, empty)."""
     service = SearchService(root, db, embedder)
-    indexer = Indexer(service, poll_seconds=None, share_vectors=share)
+    indexer = Indexer(service, poll_seconds=None, share_vectors=share, meter=meter)
     try:
         async with trio.open_nursery() as nursery:
             await nursery.start(indexer.run)
@@ -159,3 +177,28 @@ def test_a_pass_is_shared_fairly_between_workspaces() -> None:
     many = [f"w{i}" for i in range(EMBED_CHUNK + 6)]
     quota = _shares(many, dict.fromkeys(many, 3))
     assert quota == dict.fromkeys(many[:EMBED_CHUNK], 1)
+
+
+async def test_on_a_busy_machine_a_pass_waits_for_a_quiet_moment_or_the_longest_yield(
+    store: Store,  # noqa: F811
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(indexer_module, "YIELD_MOST", 1.0)
+    load = Load(busy=True)
+    embedder = Recording()
+    async with running(tmp_path, store, embedder, meter=load) as (service, indexer):
+        first = rows(A, 0, 1)
+        await indexer.index_rows(A, first, ())
+        queued = trio.current_time()
+        # searchable by its words at once; its vector waits for the machine
+        assert service.caught_up(A, vectors=False) and not service.caught_up(A)
+        assert await service.wait_fresh(A, WAIT)
+        assert trio.current_time() - queued >= 1.0  # held back while busy, then run anyway
+        load.busy = False
+        second = rows(A, 1, 1)
+        await indexer.index_rows(A, second, ())
+        queued = trio.current_time()
+        assert await service.wait_fresh(A, WAIT)
+        assert trio.current_time() - queued < 1.0  # a quiet machine: no more than the gathering
+        assert embedder.passes == [[first[0].display_name], [second[0].display_name]]

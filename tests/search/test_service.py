@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 
 import pytest
 import trio
 
-from fieldhouse.actors.record_ops import CreateRecord, DeleteRecords
+from fieldhouse.actors.record_ops import CreateRecord, DeleteRecords, UpdateRecord
 from fieldhouse.config import Settings
 from fieldhouse.runtime import Runtime, open_runtime
 from fieldhouse.search.embedder import Matrix, make_embedder
@@ -32,6 +33,14 @@ async def add_task(rt: Runtime, account: str, title: str) -> str:
         CreateRecord(tasks.module.module_id, title, {"title": title, "status": "todo"}, None, "T"),
     )
     return str(row.record_id)
+
+
+async def update_title(rt: Runtime, account: str, record_id: str, title: str) -> None:
+    tasks = (await rt.actors.schemas.get(account)).get("tasks")
+    assert tasks is not None
+    await rt.actors.ask(
+        account, UpdateRecord(tasks.module.module_id, record_id, title, {"title": title}, "T")
+    )
 
 
 async def titles(rt: Runtime, account: str, text: str, module_ids: object = None) -> list[str]:
@@ -202,3 +211,41 @@ async def test_the_first_list_search_has_the_trigram_index_filled(settings: Sett
         other = await add_task(rt, ws.account_id, "Aurora Borealis tour")
         found = await svc(rt).filter_ids(ws.account_id, module_id, "realis", within=WAIT)
         assert sorted(found or []) == sorted([rid, other])
+
+
+async def test_the_poller_skips_this_process_own_writes_but_not_another_process_change_of_them(
+    settings: Settings, tmp_path: Path
+) -> None:
+    """A server process indexes its own writes from their events; when its poller then reads
+    the same activity entries it does not read those records again, while a change another
+    process made (to one of those records too) is taken and searchable."""
+    quiet = settings.with_overrides(search_enabled=False)
+    async with open_runtime(quiet) as rt, trio.open_nursery() as nursery:
+        ws = await make_workspace(rt)
+        account = ws.account_id
+        service = SearchService(tmp_path / "index", rt.store, make_embedder("none"))
+        rt.actors.subscribe(service.notify)  # this process's events, as the server wires them
+        indexer = Indexer(service, poll_seconds=3600.0)  # the test calls poll() itself
+        await nursery.start(indexer.run)
+        assert await service.wait_fresh(account, WAIT)  # the index is built
+        await indexer.poll()  # what came before is read
+        mine = await add_task(rt, account, "Sweep the loading dock")
+        assert await service.wait_fresh(account, WAIT)
+        async with open_runtime(quiet) as other:  # no event of these reaches this process
+            theirs = await add_task(other, account, "Paint the loading ramp")
+            await update_title(other, account, mine, "Sweep the loading bay")
+        service.pending.clear()
+        await indexer.poll()
+        polled = [e.record_id for e in service.pending if e.record_id is not None]
+        # the entries of the other process's two writes, none of this process's own create
+        assert sorted(polled) == sorted([theirs, mine])
+        assert len(polled) == 2
+        assert await service.wait_fresh(account, WAIT)
+        found = await service.search(account, "loading", None, limit=10, min_similarity=0.5)
+        assert found is not None
+        assert sorted(h.title for h in found.hits) == [
+            "Paint the loading ramp",
+            "Sweep the loading bay",
+        ]
+        await service.aclose()
+        nursery.cancel_scope.cancel()
