@@ -36,8 +36,8 @@ import hashlib
 import logging
 import math
 import os
+import resource
 import sqlite3
-import threading
 import time
 from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
@@ -68,7 +68,7 @@ SLOW_MEMORY_SIZE = 1024
 #: a light write transaction (``transaction(..., light=True)``: a few records) runs on the trio
 #: thread, its commit too, whenever this process holds the write lock or can take it without
 #: waiting; INLINE_SLOW_TRANSACTIONS in a row that each left the thread asleep for longer than
-#: INLINE_WRITE_SECONDS there (a commit waiting for the disk; see :class:`_Asleep`) send light
+#: INLINE_WRITE_SECONDS there (a commit waiting for the disk; see :func:`_asleep_since`) send light
 #: transactions to the writer thread for SLOW_MEMORY_SECONDS
 INLINE_WRITE_SECONDS = 0.005
 INLINE_SLOW_TRANSACTIONS = 3
@@ -193,38 +193,40 @@ def rollback(c: Conn) -> None:
         c.execute("ROLLBACK")
 
 
-class _Asleep:
-    """A clock of the time the calling thread spends asleep (waiting for the disk, a lock, a
-    sleep): wall time less the thread's CPU time and its time waiting for a core.
+#: involuntary context switches of the calling thread so far (None where unknown)
+_RUSAGE_THREAD: int | None = getattr(resource, "RUSAGE_THREAD", None)
+
+
+def _preemptions() -> int:
+    return 0 if _RUSAGE_THREAD is None else resource.getrusage(_RUSAGE_THREAD).ru_nivcsw
+
+
+Mark = tuple[float, float, int]
+
+
+def _mark() -> Mark:
+    """Where the calling thread's clocks stand, for :func:`_asleep_since`."""
+    return time.perf_counter(), time.thread_time(), _preemptions()
+
+
+def _asleep_since(mark: Mark) -> float:
+    """Seconds the calling thread spent asleep since ``mark`` (waiting for the disk, a lock, a
+    sleep): wall time less its CPU time, or 0 when the OS preempted it meanwhile.
 
     On the clock alone, a light transaction that the OS preempted (another process had the
     core: a load generator, the embedder starting up, the other worker) looked like a slow
     disk, and three in a row sent every light transaction to the writer thread for 30 s: while
     a server started under load, for the whole of a 10 s benchmark after it (one thread hop
-    per transaction, 8% of the trio thread in ``start_thread_soon``). Where the kernel keeps
-    no scheduler statistics for threads, waiting for a core counts as asleep."""
-
-    def __init__(self) -> None:
-        self.thread = threading.get_native_id()
-        try:
-            self._fd: int | None = os.open(
-                "/proc/thread-self/schedstat", os.O_RDONLY | os.O_CLOEXEC
-            )
-        except OSError:
-            self._fd = None
-
-    def __call__(self) -> float:
-        waited = 0.0
-        if self._fd is not None:
-            # on the CPU, waiting for it, timeslices (ns, ns, count); only the second is
-            # exact while the thread runs: the first is brought up to date at a tick
-            waited = int(os.pread(self._fd, 128, 0).split()[1]) / 1e9
-        return time.perf_counter() - time.thread_time() - waited
-
-    def close(self) -> None:
-        if self._fd is not None:
-            os.close(self._fd)
-            self._fd = None
+    per transaction, 8% of the trio thread in ``start_thread_soon``). A preempted step counts
+    as not asleep: one slow transaction less seen is the safe side, where its time waiting for
+    a core cannot be told apart without the scheduler's statistics (reading
+    ``/proc/thread-self/schedstat`` before and after each step cost 3% of a worker's trio
+    thread under load, where the thread's count of involuntary switches costs a tenth of it).
+    Where that count is unknown, waiting for a core counts as asleep."""
+    idle = (time.perf_counter() - mark[0]) - (time.thread_time() - mark[1])
+    if idle <= 0.0 or _preemptions() != mark[2]:
+        return 0.0
+    return idle
 
 
 class SQLiteDriver:
@@ -249,7 +251,6 @@ class SQLiteDriver:
         self._inline_off_until = -math.inf
         #: light transactions in a row that slept longer than INLINE_WRITE_SECONDS
         self._slow_light = 0
-        self._asleep: _Asleep | None = None
 
     @classmethod
     async def open(
@@ -282,8 +283,6 @@ class SQLiteDriver:
             if self._lock_fd is not None:
                 os.close(self._lock_fd)
                 self._lock_fd = None
-            if self._asleep is not None:
-                self._asleep.close()
 
     def _lock(self) -> None:
         """Queue for the write lock among the processes on this database (blocks the thread)."""
@@ -335,15 +334,6 @@ class SQLiteDriver:
             and self._commits < CHECKPOINT_COMMITS - 1
             and self._try_lock()
         )
-
-    def asleep(self) -> _Asleep:
-        """The asleep clock of the calling thread (the trio thread's, for inline steps)."""
-        clock = self._asleep
-        if clock is None or clock.thread != threading.get_native_id():
-            if clock is not None:
-                clock.close()
-            clock = self._asleep = _Asleep()
-        return clock
 
     def _timed(self, seconds: float) -> None:
         """A light transaction's steps on the trio thread left it asleep for ``seconds`` (a
@@ -471,12 +461,11 @@ class _Txn:
         self.committed = False
 
     def _inline(self, fn: Callable[[Conn], T]) -> T:
-        asleep = self._driver.asleep()
-        started = asleep()
+        started = _mark()
         try:
             return self._driver._run_pending_then(fn)
         finally:
-            spent = asleep() - started
+            spent = _asleep_since(started)
             self._inline_seconds = (self._inline_seconds or 0.0) + spent
 
     async def _step(self, fn: Callable[[Conn], T]) -> T:
