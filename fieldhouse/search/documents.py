@@ -51,12 +51,9 @@ def record_doc(row: RecordRow, schema: ModuleSchema | None, labels: Mapping[str,
             value = fields.get(slug)
             if value is None:
                 continue
+            found: Iterable[str]
             if words is None:  # a searchable type's plain strings (most of them)
-                if type(value) is str:
-                    if value and value != title:
-                        parts.append(value)
-                    continue
-                found: Iterable[str] = strings_of(value)
+                found = (value,) if type(value) is str else strings_of(value)
             else:
                 found = words(value)
             parts.extend(p for p in found if p and p != title)  # the title is indexed alone
@@ -76,10 +73,11 @@ def record_doc(row: RecordRow, schema: ModuleSchema | None, labels: Mapping[str,
 
 #: per module schema: (slug, how its words are read) of each field whose type is searchable,
 #: None for the plain strings of the value (the base type's way)
-_PLANS: SchemaMemo[tuple[tuple[str, Callable[[Any], Iterable[str]] | None], ...]] = SchemaMemo(256)
+Plan = tuple[tuple[str, Callable[[Any], Iterable[str]] | None], ...]
+_PLANS: SchemaMemo[Plan] = SchemaMemo(256)
 
 
-def _plan(schema: ModuleSchema) -> tuple[tuple[str, Callable[[Any], Iterable[str]] | None], ...]:
+def _plan(schema: ModuleSchema) -> Plan:
     plan: list[tuple[str, Callable[[Any], Iterable[str]] | None]] = []
     for f in schema.fields:
         kind = FIELD_TYPES.get(f.data_type)
