@@ -25,10 +25,12 @@ from math import inf
 from typing import Any
 
 import trio
-from hypercorn.events import Closed, Event, RawData, Updated
+from hypercorn.trio.task_group import TaskGroup
 from hypercorn.trio.tcp_server import TCPServer
+from hypercorn.typing import ConnectionState
+from hypercorn.utils import parse_socket_addr
 
-_SIZED = b"\r\ncontent-length:"
+from fieldhouse.http.h1 import H1Protocol
 
 
 class IdleTimer:
@@ -83,13 +85,39 @@ class IdleTimer:
 
 
 class FieldhouseTCPServer(TCPServer):
-    """hypercorn's connection with the idle timer and the sized-response writes above."""
+    """hypercorn's connection with the idle timer above, speaking HTTP/1.1 through
+    :class:`fieldhouse.http.h1.H1Protocol` (llhttp) rather than h11 (plain sockets only: the
+    server has no TLS, so no ALPN and no HTTP/2)."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.idle_timer = IdleTimer(self)
         self.idle_task = self.idle_timer  # type: ignore[assignment]
-        self._head: bytes | None = None
+
+    async def run(self) -> None:
+        try:
+            socket = self.stream.socket  # type: ignore[attr-defined]
+            client = parse_socket_addr(socket.family, socket.getpeername())
+            server = parse_socket_addr(socket.family, socket.getsockname())
+            async with TaskGroup() as task_group:
+                self._task_group = task_group
+                self.protocol = H1Protocol(  # type: ignore[assignment]
+                    self.app,
+                    self.config,
+                    self.context,
+                    task_group,
+                    ConnectionState(self.state),
+                    False,
+                    client,
+                    server,
+                    self.protocol_send,
+                )
+                await self.idle_task.restart(self._task_group, self._idle_timeout)
+                await self._read_data()
+        except OSError:
+            pass
+        finally:
+            await self._close()
 
     async def _read_data(self) -> None:
         await super()._read_data()
@@ -97,19 +125,3 @@ class FieldhouseTCPServer(TCPServer):
         # hypercorn's timer kept the connection's task and socket for the rest of the
         # keep-alive time
         self.idle_timer.end()
-
-    async def protocol_send(self, event: Event) -> None:
-        if isinstance(event, RawData):
-            data = event.data
-            if self._head is not None:
-                data, self._head = self._head + data, None
-            elif data.startswith(b"HTTP/") and _SIZED in data.lower():
-                self._head = data
-                return
-            if data:
-                await super().protocol_send(RawData(data))
-            return
-        if self._head is not None and isinstance(event, (Closed, Updated)):
-            head, self._head = self._head, None
-            await super().protocol_send(RawData(head))
-        await super().protocol_send(event)

@@ -1,32 +1,41 @@
 """hypercorn's connection as Fieldhouse runs it: one write per sized response, the keep-alive
-timer, and connections closed as soon as nobody can use them."""
+timer, and connections closed as soon as nobody can use them (HTTP/1.1 itself: test_h1)."""
 
 from __future__ import annotations
 
 import socket
 from collections.abc import AsyncIterator
 from functools import partial
+from typing import Any
 
 import pytest
 import trio
 import trio.testing
-from hypercorn.events import RawData, Updated
+from hypercorn.events import RawData
+from hypercorn.protocol.events import Body, EndBody, Response, StreamClosed
+from hypercorn.trio.task_group import TaskGroup
 from hypercorn.trio.worker_context import WorkerContext
 from hypercorn.typing import ConnectionState
+from hypercorn.utils import wrap_app
 
 from fieldhouse.http.connection import FieldhouseTCPServer
+from fieldhouse.http.h1 import H1Protocol
 from fieldhouse.http.server import hypercorn_config, serve_app
 from fieldhouse.runtime import Runtime
 from tests.conftest import make_workspace
 
-SIZED_HEAD = b"HTTP/1.1 200 \r\ncontent-type: application/json\r\ncontent-length: 2\r\n\r\n"
-STREAM_HEAD = (
-    b"HTTP/1.1 200 \r\ncontent-type: text/event-stream\r\ntransfer-encoding: chunked\r\n\r\n"
-)
+SIZED = [(b"content-type", b"application/json"), (b"content-length", b"2")]
+STREAM = [(b"content-type", b"text/event-stream")]
 
 
 async def _app(scope: object, receive: object, send: object) -> None:
     raise AssertionError("not called")
+
+
+async def _waits(scope: Any, receive: Any, send: Any) -> None:
+    """An ASGI app that answers nothing: the test speaks for it through the protocol."""
+    while (await receive())["type"] != "http.disconnect":
+        pass
 
 
 def _server(runtime: Runtime, stream: trio.abc.Stream) -> FieldhouseTCPServer:
@@ -41,24 +50,47 @@ async def test_a_sized_response_is_one_write_and_a_stream_head_goes_at_once(
     send_stream = trio.testing.MemorySendStream()
 
     async def record() -> None:
-        writes.append(send_stream.get_data_nowait())
+        writes.append(bytes(send_stream.get_data_nowait()))
 
     send_stream.send_all_hook = record
     server = _server(runtime, send_stream)  # type: ignore[arg-type]
-    await server.protocol_send(RawData(SIZED_HEAD))
-    assert writes == []  # held for its body
-    await server.protocol_send(RawData(b"{}"))
-    await server.protocol_send(RawData(b""))  # the end of a sized message: nothing to write
-    assert writes == [SIZED_HEAD + b"{}"]
-    # a head with no length is not held: its first event may be a while coming
-    await server.protocol_send(RawData(STREAM_HEAD))
-    assert writes[-1] == STREAM_HEAD
-    await server.protocol_send(RawData(b"6\r\ndata:1\r\n"))
-    assert writes[-1] == b"6\r\ndata:1\r\n"
-    # a held head goes out before whatever else the protocol says next
-    await server.protocol_send(RawData(SIZED_HEAD))
-    await server.protocol_send(Updated(idle=False))
-    assert writes[-1] == SIZED_HEAD
+    context = WorkerContext(None)
+    async with TaskGroup() as group:
+        protocol = H1Protocol(
+            wrap_app(_waits, 0, "asgi"),  # type: ignore[arg-type]
+            server.config,
+            context,
+            group,
+            ConnectionState({}),
+            False,
+            None,
+            None,
+            server.protocol_send,
+        )
+        server.protocol = protocol  # type: ignore[assignment]
+        server._task_group = group
+        await protocol.handle(RawData(b"GET /a HTTP/1.1\r\nHost: t\r\n\r\n"))
+        await protocol.stream_send(Response(stream_id=1, headers=SIZED, status_code=200))
+        assert writes == []  # held for its body
+        await protocol.stream_send(Body(stream_id=1, data=b"{}"))
+        await protocol.stream_send(EndBody(stream_id=1))  # the end of a sized body: no write
+        assert len(writes) == 1
+        assert writes[0].startswith(b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\n")
+        assert b"\r\ncontent-length: 2\r\n" in writes[0]
+        assert writes[0].endswith(b"\r\n\r\n{}")
+        await protocol.stream_send(StreamClosed(stream_id=1))
+        # a head with no length goes at once, chunked: its first event may be a while coming
+        await protocol.handle(RawData(b"GET /b HTTP/1.1\r\nHost: t\r\n\r\n"))
+        await protocol.stream_send(Response(stream_id=1, headers=STREAM, status_code=200))
+        assert len(writes) == 2
+        assert b"\r\ntransfer-encoding: chunked\r\n" in writes[1]
+        assert writes[1].endswith(b"\r\n\r\n")
+        await protocol.stream_send(Body(stream_id=1, data=b"data:1\n\n"))
+        assert writes[2] == b"8\r\ndata:1\n\n\r\n"
+        await protocol.stream_send(EndBody(stream_id=1))
+        assert writes[3] == b"0\r\n\r\n"
+        await protocol.stream_send(StreamClosed(stream_id=1))
+        group._nursery.cancel_scope.cancel()
 
 
 @pytest.fixture

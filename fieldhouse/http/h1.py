@@ -1,0 +1,382 @@
+"""HTTP/1.1 for hypercorn's connection, parsed by httptools (llhttp, in C) instead of h11.
+
+hypercorn's ``H11Protocol`` turns bytes into its stream events with h11, a pure-Python state
+machine: under a load of small requests (create at 16 connections, two workers) h11's parsing
+and writing were 13% of a worker's samples (py-spy), more than the record's validation. This
+class does the same job with llhttp (node.js's parser, through httptools, as uvicorn does) and
+writes the response head itself. Everything above it is hypercorn's as before: the
+``HTTPStream`` that runs the ASGI app, the connection (``fieldhouse.http.connection``), the
+keep-alive and shutdown rules.
+
+What a client sees, as with h11: keep-alive for HTTP/1.1 unless the request says
+``Connection: close`` (HTTP/1.0 answers close the connection); pipelined requests answered one
+after another, in order; ``Expect: 100-continue`` answered with ``100 Continue`` before the
+body is read; a response without ``content-length`` sent chunked (to an HTTP/1.0 client:
+delimited by closing the connection); HEAD, 204 and 304 answers without a body; a malformed
+request (llhttp is strict: conflicting lengths, bad chunk sizes, bare CRs) answered ``400`` and
+the connection closed, a head larger than ``h11_max_incomplete_size`` ``431``; a response whose
+body was not read to its end closes the connection (the unread rest cannot be told from the
+next request). An ``Upgrade`` (WebSocket, h2c) is not taken: the request is answered in
+HTTP/1.1 and the connection closed, which RFC 9110 allows. A sized response goes out in one
+write: its head waits for the first body bytes.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import deque
+from collections.abc import Awaitable, Callable
+from email.utils import formatdate
+from http import HTTPStatus
+
+import httptools
+from hypercorn.config import Config
+from hypercorn.events import Closed, Event, RawData, Updated
+from hypercorn.protocol.events import (
+    Body,
+    Data,
+    EndBody,
+    InformationalResponse,
+    Request,
+    Response,
+    StreamClosed,
+)
+from hypercorn.protocol.events import Event as StreamEvent
+from hypercorn.protocol.http_stream import HTTPStream
+from hypercorn.typing import AppWrapper, ConnectionState, TaskGroup, WorkerContext
+
+STREAM_ID = 1
+_REASONS = {s.value: s.phrase.encode("ascii") for s in HTTPStatus}
+_NO_BODY_STATUS = frozenset({204, 304})
+_CONTINUE = b"HTTP/1.1 100 Continue\r\n\r\n"
+
+
+class _Date:
+    """The ``date`` header's value, formatted once a second rather than once a response."""
+
+    second = -1
+    value = b""
+
+    @classmethod
+    def now(cls) -> bytes:
+        second = int(time.time())
+        if second != cls.second:
+            cls.value = formatdate(second, usegmt=True).encode("ascii")
+            cls.second = second
+        return cls.value
+
+
+class _Incoming:
+    """One request as llhttp reports it, until hypercorn's stream takes it."""
+
+    __slots__ = ("complete", "expects_continue", "head", "keep_alive", "request")
+
+    def __init__(self, request: Request, keep_alive: bool, expects_continue: bool) -> None:
+        self.request = request
+        self.keep_alive = keep_alive
+        self.expects_continue = expects_continue
+        self.complete = False  # its whole body has arrived
+        self.head = request.method == "HEAD"
+
+
+class _Refused(Exception):
+    """The request cannot be parsed: answer ``status`` and close."""
+
+    def __init__(self, status: int) -> None:
+        self.status = status
+
+
+class H1Protocol:
+    """hypercorn's protocol interface (``handle`` for the connection's events, ``stream_send``
+    for the stream's) over one HTTP/1.1 connection."""
+
+    def __init__(
+        self,
+        app: AppWrapper,
+        config: Config,
+        context: WorkerContext,
+        task_group: TaskGroup,
+        connection_state: ConnectionState,
+        ssl: bool,
+        client: tuple[str, int] | None,
+        server: tuple[str, int] | None,
+        send: Callable[[Event], Awaitable[None]],
+    ) -> None:
+        self.app = app
+        self.config = config
+        self.context = context
+        self.task_group = task_group
+        self.connection_state = connection_state
+        self.ssl = ssl
+        self.client = client
+        self.server = server
+        self.send = send
+        self.keep_alive_requests = 0
+        self.stream: HTTPStream | None = None
+        self._parser = httptools.HttpRequestParser(self)
+        self._parsed: deque[_Incoming | Body | EndBody | _Refused] = deque()
+        self._reading: _Incoming | None = None  # the request llhttp is in
+        self._current: _Incoming | None = None  # the request being answered
+        self._can_read = context.event_class()
+        self._url = b""
+        self._headers: list[tuple[bytes, bytes]] = []
+        self._head_size = 0
+        self._refused = False
+        self._upgraded = False
+        # the response being written
+        self._held: bytes | None = None
+        self._chunked = False
+        self._close_after = False
+        self._answering = False  # the head of the current answer has been made
+        self._last: _Incoming | None = None  # the request llhttp saw last
+
+    async def initiate(self) -> None:
+        pass
+
+    # ---- llhttp's callbacks (inside feed_data) ----
+
+    def on_message_begin(self) -> None:
+        self._url = b""
+        self._headers = []
+        self._head_size = 0
+
+    def on_url(self, url: bytes) -> None:
+        self._url += url
+        self._grow(len(url))
+
+    def on_header(self, name: bytes, value: bytes) -> None:
+        self._headers.append((name.lower(), value.strip(b" \t")))
+        self._grow(len(name) + len(value) + 4)
+
+    def _grow(self, size: int) -> None:
+        self._head_size += size
+        if self._head_size > self.config.h11_max_incomplete_size:
+            raise _Refused(431)
+
+    def on_headers_complete(self) -> None:
+        parser = self._parser
+        version = parser.get_http_version()
+        method = parser.get_method().decode("ascii").upper()
+        expects = version == "1.1" and any(
+            n == b"expect" and v.lower() == b"100-continue" for n, v in self._headers
+        )
+        request = Request(
+            stream_id=STREAM_ID,
+            headers=self._headers,
+            http_version=version,
+            method=method,
+            raw_path=self._url,
+            state=self.connection_state,
+        )
+        incoming = _Incoming(request, parser.should_keep_alive(), expects)
+        self._reading = self._last = incoming
+        self._parsed.append(incoming)
+
+    def on_body(self, body: bytes) -> None:
+        if self._reading is not None:
+            self._reading.expects_continue = False
+        self._parsed.append(Body(stream_id=STREAM_ID, data=body))
+
+    def on_message_complete(self) -> None:
+        if self._reading is not None:
+            self._reading.complete = True
+            self._reading.expects_continue = False
+            self._reading = None
+        self._parsed.append(EndBody(stream_id=STREAM_ID))
+
+    # ---- the connection's events ----
+
+    async def handle(self, event: Event) -> None:
+        if isinstance(event, RawData):
+            if not self._refused and not self._upgraded:
+                self._feed(event.data)
+            await self._handle_parsed()
+        elif isinstance(event, Closed) and self.stream is not None:
+            await self._close_stream()
+
+    def _feed(self, data: bytes) -> None:
+        try:
+            self._parser.feed_data(data)
+        except httptools.HttpParserUpgrade:
+            # the request is answered in HTTP/1.1; what follows it is another protocol's
+            self._upgraded = True
+            if self._last is not None:
+                self._last.keep_alive = False
+        except httptools.HttpParserCallbackError as error:
+            cause = error.__context__
+            self._refuse(cause.status if isinstance(cause, _Refused) else 400)
+        except httptools.HttpParserError:
+            self._refuse(400)
+
+    def _refuse(self, status: int) -> None:
+        self._refused = True
+        self._parsed.append(_Refused(status))
+
+    async def _handle_parsed(self) -> None:
+        parsed = self._parsed
+        while parsed:
+            item = parsed[0]
+            if isinstance(item, _Refused) and self._current and not self._current.complete:
+                # the request in flight is the broken one: its answer, if not begun, is this
+                parsed.clear()
+                if not self._answering:
+                    await self._send_error_response(item.status)
+                await self.send(Closed())
+                return
+            if isinstance(item, (_Incoming, _Refused)):
+                # pipelined: the answer in flight goes out first
+                while self.stream is not None:
+                    await self._can_read.clear()
+                    await self._can_read.wait()
+                    if self._close_after:
+                        parsed.clear()
+                        return
+            parsed.popleft()
+            if isinstance(item, _Incoming):
+                await self._start(item)
+            elif isinstance(item, _Refused):
+                parsed.clear()
+                await self._send_error_response(item.status)
+                await self.send(Closed())
+                return
+            elif self.stream is not None:
+                await self.stream.handle(item)
+
+    async def _start(self, incoming: _Incoming) -> None:
+        await self.send(Updated(idle=False))
+        self._current = incoming
+        if incoming.expects_continue:
+            await self.send(RawData(_CONTINUE))
+        self.stream = HTTPStream(
+            self.app,
+            self.config,
+            self.context,
+            self.task_group,
+            self.ssl,
+            self.client,
+            self.server,
+            self.stream_send,
+            STREAM_ID,
+        )
+        await self.stream.handle(incoming.request)
+        self.keep_alive_requests += 1
+        await self.context.mark_request()
+
+    # ---- the stream's events ----
+
+    async def stream_send(self, event: StreamEvent) -> None:
+        if isinstance(event, Response):
+            if event.status_code < 200:
+                await self.send(RawData(self._head(event.status_code, event.headers, [])))
+                return
+            await self._respond(event)
+        elif isinstance(event, Body):
+            data = event.data
+            if not data:
+                return
+            if self._chunked:
+                data = b"%x\r\n%b\r\n" % (len(data), data)
+            await self._write(data)
+        elif isinstance(event, EndBody):
+            await self._write(b"0\r\n\r\n" if self._chunked else b"")
+        elif isinstance(event, Data):
+            await self.send(RawData(event.data))
+        elif isinstance(event, StreamClosed):
+            await self._maybe_recycle()
+        elif isinstance(event, InformationalResponse):
+            pass  # HTTP/2 and 3 only (early hints)
+
+    async def _respond(self, event: Response) -> None:
+        incoming = self._current
+        status = event.status_code
+        sized = asked_close = False
+        for name, value in event.headers:
+            name = name.lower()
+            if name == b"content-length":
+                sized = True
+            elif name == b"connection" and b"close" in value.lower():
+                asked_close = True  # the app's own (a body refused unread)
+        body_allowed = status not in _NO_BODY_STATUS and not (incoming and incoming.head)
+        # HTTP/1.0 connections close after each answer, as h11 has them
+        close = (
+            asked_close
+            or incoming is None
+            or not incoming.keep_alive
+            or incoming.request.http_version != "1.1"
+            or self.keep_alive_requests >= self.config.keep_alive_max_requests
+        )
+        extra: list[tuple[bytes, bytes]] = []
+        self._chunked = body_allowed and not sized and not close
+        if self._chunked:
+            extra.append((b"transfer-encoding", b"chunked"))
+        elif body_allowed and not sized:
+            close = True  # the body ends where the connection does
+        if close:
+            extra.append((b"connection", b"close"))
+        self._close_after = close
+        self._answering = True
+        head = self._head(status, event.headers, extra)
+        if sized and body_allowed:
+            self._held = head  # goes out with the first body bytes
+        else:
+            await self.send(RawData(head))  # a stream's first event may be a while coming
+
+    def _head(
+        self,
+        status: int,
+        headers: list[tuple[bytes, bytes]],
+        extra: list[tuple[bytes, bytes]],
+    ) -> bytes:
+        parts = [b"HTTP/1.1 %d %s\r\n" % (status, _REASONS.get(status, b""))]
+        for name, value in headers:
+            if b"\n" in value or b"\r" in value or b"\n" in name or b"\r" in name:
+                raise ValueError(f"header {name!r} holds a line break")
+            if name.lower() in (b"transfer-encoding", b"connection"):
+                continue  # framing and persistence are this protocol's to say
+            parts.append(b"%s: %s\r\n" % (name, value))
+        for name, value in extra:
+            parts.append(b"%s: %s\r\n" % (name, value))
+        if self.config.include_date_header:
+            parts.append(b"date: %s\r\n" % _Date.now())
+        if self.config.include_server_header:
+            parts.append(b"server: hypercorn-h11\r\n")
+        parts.append(b"\r\n")
+        return b"".join(parts)
+
+    async def _write(self, data: bytes) -> None:
+        if self._held is not None:
+            data, self._held = self._held + data, None
+        if data:
+            await self.send(RawData(data))
+
+    async def _send_error_response(self, status: int) -> None:
+        self._close_after = True
+        head = self._head(status, [(b"content-length", b"0")], [(b"connection", b"close")])
+        await self.send(RawData(head))
+
+    async def _maybe_recycle(self) -> None:
+        incoming = self._current
+        if self._held is not None:
+            await self._write(b"")
+        keep = (
+            not self.context.terminated.is_set()
+            and not self._close_after
+            and incoming is not None
+            and incoming.complete
+        )
+        self._close_after = not keep
+        # the stream stays set until it has been told: the reader starts no next request
+        # before this one is over
+        await self._close_stream()
+        self._current = None
+        self._answering = False
+        if keep:
+            await self.send(Updated(idle=True))
+        await self._can_read.set()
+        if not keep:
+            await self.send(Closed())
+
+    async def _close_stream(self) -> None:
+        if self.stream is not None:
+            await self.stream.handle(StreamClosed(stream_id=STREAM_ID))
+            self.stream = None
