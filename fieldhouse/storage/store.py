@@ -7,7 +7,6 @@ one is committed together or not at all.
 
 from __future__ import annotations
 
-import copy
 from collections.abc import AsyncIterator, Collection, Mapping, Sequence
 from contextlib import asynccontextmanager
 from typing import Any, TypeVar
@@ -445,8 +444,8 @@ class WriteTxn:
         await self._run(wb.nothing(), commit=True)
 
     def _state(self) -> Any:
-        configs = {k: copy.deepcopy(v) for k, v in self._configs.items()}
-        return self._seq, self._stored_seq, configs, set(self._dirty)
+        # the configs are never changed in place (``take_autonumber`` replaces one it advances)
+        return self._seq, self._stored_seq, dict(self._configs), set(self._dirty)
 
     @asynccontextmanager
     async def savepoint(self, *, strict: bool = True) -> AsyncIterator[None]:
@@ -562,8 +561,14 @@ class WriteTxn:
         config = self._configs.get(field_id)
         if config is None:
             config = await self._run(schemas.field_config(self.account_id, field_id))
-            self._configs[field_id] = config
+        # advanced in a copy (what ``advance_autonumber`` changes: the autonumber part), so
+        # an open savepoint's snapshot of the configs, a shallow copy, keeps the old one
+        auto = dict(config.get("autonumber") or {})
+        if "sequenceCounters" in auto:
+            auto["sequenceCounters"] = dict(auto["sequenceCounters"])
+        config = {**config, "autonumber": auto}
         number = advance_autonumber(config, sequence)
+        self._configs[field_id] = config
         self._dirty.add(field_id)
         return number
 
