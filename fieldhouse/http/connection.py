@@ -25,8 +25,9 @@ from math import inf
 from typing import Any
 
 import trio
+from hypercorn.events import Closed, RawData
 from hypercorn.trio.task_group import TaskGroup
-from hypercorn.trio.tcp_server import TCPServer
+from hypercorn.trio.tcp_server import MAX_RECV, TCPServer
 from hypercorn.typing import ConnectionState
 from hypercorn.utils import parse_socket_addr
 
@@ -120,7 +121,23 @@ class FieldhouseTCPServer(TCPServer):
             await self._close()
 
     async def _read_data(self) -> None:
-        await super()._read_data()
+        """hypercorn's read loop, without a ``fail_after`` around every read when there is no
+        read timeout (the default): a generator context manager and a cancel scope a read."""
+        timeout = self.config.read_timeout
+        receive = self.stream.receive_some
+        while True:
+            try:
+                if timeout is None:
+                    data = await receive(MAX_RECV)
+                else:
+                    with trio.fail_after(timeout):
+                        data = await receive(MAX_RECV)
+            except (trio.ClosedResourceError, trio.BrokenResourceError, trio.TooSlowError):
+                break
+            await self.protocol.handle(RawData(bytes(data)))
+            if data == b"":
+                break
+        await self.protocol.handle(Closed())
         # nothing more comes in (the client closed, or the connection was closed here):
         # hypercorn's timer kept the connection's task and socket for the rest of the
         # keep-alive time

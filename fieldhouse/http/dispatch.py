@@ -113,7 +113,7 @@ class Dispatch:
         if timeout is None:
             await send_response(send, response)
         else:
-            with trio.move_on_after(timeout):
+            with trio.CancelScope(deadline=trio.current_time() + timeout):
                 await send_response(send, response)
 
     async def _respond(self, ex: Exchange, op: Operation, path_args: dict[str, str]) -> Response:
