@@ -7,7 +7,9 @@ On the 2-core machines this is measured on, req/s and CPU per request of the sam
 20-60% from one run to the next (a list at 1,368 and 926 req/s within 15 minutes; PocketBase's
 own list from 1,422 to 2,016 req/s in one afternoon), so a change worth 5-15% cannot be seen
 by timing it. callgrind counts the instructions the server process executes instead, the same
-within 1% run to run whatever else the machine does.
+within 1% run to run whatever else the machine does (without ``--search``: with it, the
+indexer's passes take more or fewer records each as the timing falls, and a create's figure
+moved between 4.1 and 4.7 million for the same code).
 
 The server (``fieldhouse serve --workers 1``, search off unless ``--search``, which indexes by
 keywords only) runs under valgrind, 50-100x slower than it would. A client seeds the deals
