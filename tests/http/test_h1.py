@@ -238,3 +238,14 @@ async def test_an_upgrade_is_not_taken_the_request_is_answered_and_the_connectio
     status, headers, _ = await conn.answer()
     assert (status, headers["connection"]) == (200, "close")
     assert await conn.closed_by_server()
+
+
+async def test_a_request_that_comes_a_byte_at_a_time_is_read_whole(served: Served) -> None:
+    conn = await served.open()
+    body = b'{"query": "anything"}'
+    extra = ["Content-Type: application/json", f"Content-Length: {len(body)}"]
+    request = _get("/v1/search", served.auth, *extra, method="POST") + body
+    for n in range(len(request)):
+        await conn.send(request[n : n + 1])
+    status, _, answer = await conn.answer()
+    assert status == 200, answer
