@@ -9,7 +9,7 @@ import trio
 import trio.testing
 
 from fieldhouse.storage import Store, open_database
-from fieldhouse.storage.postgres import LoopNotOpen, PostgresDriver
+from fieldhouse.storage.postgres import LoopNotOpen, PostgresDriver, aio
 from tests.storage.conftest import AT, A, B, record
 
 
@@ -60,3 +60,43 @@ async def test_a_transaction_sees_what_the_previous_one_of_its_workspace_committ
             nursery.start_soon(bump)
     # each took the sequence number after the last one committed: no number twice
     assert [e["seq"] for e in await pg.activity_since(A, 0, 10)] == [1, 2, 3, 4, 5]
+
+
+async def _expression_indexes(db: Store) -> dict[str, bool]:
+    """The store's expression indexes on records and whether each is valid."""
+    pool = db._db._pool  # type: ignore[attr-defined]
+    rows = await aio(
+        pool.fetch,
+        "SELECT c.relname, i.indisvalid FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid"
+        " WHERE c.relname LIKE 'rx_%'",
+    )
+    return {str(r["relname"]): bool(r["indisvalid"]) for r in rows}
+
+
+KEY = ("(r.fields->>'stage')", "((r.fields->>'amount')::numeric)")
+
+
+async def test_builds_of_one_index_at_once_leave_it_valid(pg: Store) -> None:
+    # both workers of a server see the same slow list at once
+    async with trio.open_nursery() as nursery:
+        for _ in range(4):
+            nursery.start_soon(pg._db.create_index, KEY)
+    made = await _expression_indexes(pg)
+    assert len(made) == 2  # ascending and descending
+    assert all(made.values()), made
+
+
+async def test_an_index_a_failed_build_left_invalid_is_built_again(pg: Store) -> None:
+    await pg._db.create_index(KEY)
+    made = await _expression_indexes(pg)
+    descending = next(name for name in made if name.endswith("d"))
+    # what a concurrent build killed by the deadlock detector leaves behind
+    pool = pg._db._pool  # type: ignore[attr-defined]
+    await aio(
+        pool.execute,
+        "UPDATE pg_index SET indisvalid = false WHERE indexrelid = to_regclass($1)",
+        descending,
+    )
+    assert (await _expression_indexes(pg))[descending] is False
+    await pg._db.create_index(KEY)
+    assert await _expression_indexes(pg) == dict.fromkeys(made, True)
