@@ -121,17 +121,13 @@ class H1Protocol:
         self._url = b""
         self._headers: list[tuple[bytes, bytes]] = []
         self._head_size = 0
-        self._refused = False
-        self._upgraded = False
+        self._parsing = True  # False after a request llhttp refused or an Upgrade
         # the response being written
         self._held: bytes | None = None
         self._chunked = False
         self._close_after = False
         self._answering = False  # the head of the current answer has been made
         self._last: _Incoming | None = None  # the request llhttp saw last
-
-    async def initiate(self) -> None:
-        pass
 
     # ---- llhttp's callbacks (inside feed_data) ----
 
@@ -188,7 +184,7 @@ class H1Protocol:
 
     async def handle(self, event: Event) -> None:
         if isinstance(event, RawData):
-            if not self._refused and not self._upgraded:
+            if self._parsing:
                 self._feed(event.data)
             await self._handle_parsed()
         elif isinstance(event, Closed) and self.stream is not None:
@@ -199,7 +195,7 @@ class H1Protocol:
             self._parser.feed_data(data)
         except httptools.HttpParserUpgrade:
             # the request is answered in HTTP/1.1; what follows it is another protocol's
-            self._upgraded = True
+            self._parsing = False
             if self._last is not None:
                 self._last.keep_alive = False
         except httptools.HttpParserCallbackError as error:
@@ -209,7 +205,7 @@ class H1Protocol:
             self._refuse(400)
 
     def _refuse(self, status: int) -> None:
-        self._refused = True
+        self._parsing = False
         self._parsed.append(_Refused(status))
 
     async def _handle_parsed(self) -> None:
@@ -218,10 +214,7 @@ class H1Protocol:
             item = parsed[0]
             if isinstance(item, _Refused) and self._current and not self._current.complete:
                 # the request in flight is the broken one: its answer, if not begun, is this
-                parsed.clear()
-                if not self._answering:
-                    await self._send_error_response(item.status)
-                await self.send(Closed())
+                await self._refused(item.status, answer=not self._answering)
                 return
             if isinstance(item, (_Incoming, _Refused)):
                 # pipelined: the answer in flight goes out first
@@ -235,9 +228,7 @@ class H1Protocol:
             if isinstance(item, _Incoming):
                 await self._start(item)
             elif isinstance(item, _Refused):
-                parsed.clear()
-                await self._send_error_response(item.status)
-                await self.send(Closed())
+                await self._refused(item.status, answer=True)
                 return
             elif self.stream is not None:
                 await self.stream.handle(item)
@@ -349,15 +340,18 @@ class H1Protocol:
         if data:
             await self.send(RawData(data))
 
-    async def _send_error_response(self, status: int) -> None:
+    async def _refused(self, status: int, *, answer: bool) -> None:
+        """Drop what else was parsed, answer ``status`` (unless an answer has begun), close."""
+        self._parsed.clear()
         self._close_after = True
-        head = self._head(status, [(b"content-length", b"0")], [(b"connection", b"close")])
-        await self.send(RawData(head))
+        if answer:
+            head = self._head(status, [(b"content-length", b"0")], [(b"connection", b"close")])
+            await self.send(RawData(head))
+        await self.send(Closed())
 
     async def _maybe_recycle(self) -> None:
         incoming = self._current
-        if self._held is not None:
-            await self._write(b"")
+        await self._write(b"")  # a held head, if any
         keep = (
             not self.context.terminated.is_set()
             and not self._close_after
