@@ -8,11 +8,13 @@ closed at once, requests in flight finish, open event streams end with an ``erro
 
 from __future__ import annotations
 
+import gc
 import json
 import logging
 import os
 import signal
 import sys
+from functools import partial
 
 import trio
 
@@ -22,6 +24,9 @@ from fieldhouse.logs import configure_logging
 from fieldhouse.runtime import open_runtime
 
 log = logging.getLogger("fieldhouse.worker")
+
+#: the cycle collector's first threshold once serving (CPython's default: 700)
+GC_THRESHOLD = 20_000
 
 
 async def until_signal() -> None:
@@ -59,8 +64,26 @@ async def run_worker(
     """Serve until SIGINT/SIGTERM: on ``fd`` (a listening socket inherited from the supervisor,
     which it also stops for when the supervisor goes) or on ``settings.host:settings.port``."""
     trigger = until_signal if fd is None else until_signal_or_orphaned
-    async with open_runtime(settings) as runtime:
-        await serve_app(runtime, shutdown_trigger=trigger, fd=fd, task_status=task_status)
+    async with open_runtime(settings) as runtime, trio.open_nursery() as nursery:
+        binds = await nursery.start(partial(serve_app, runtime, shutdown_trigger=trigger, fd=fd))
+        settle_heap()
+        task_status.started(binds)
+
+
+def settle_heap() -> None:
+    """Once serving: what start-up built (modules, the app, the schemas, the embedder's model)
+    is moved out of the cycle collector's sight, and the collector runs less often.
+
+    Under create load a worker spent about 8% of its time in the collector (0.8 s of 10 s,
+    ``gc.callbacks``), seven or eight full collections of ~85 ms each walking the start-up
+    heap, and found almost nothing: a request's objects are freed by their reference counts.
+    Frozen, a full collection walks only what was made since (0.09 s of 10 s); with the
+    first threshold at GC_THRESHOLD net new container objects the collector runs when the
+    heap grows, not every few requests (0.02 s of 10 s). Garbage in cycles is still
+    collected."""
+    gc.collect()
+    gc.freeze()
+    gc.set_threshold(GC_THRESHOLD, *gc.get_threshold()[1:])
 
 
 def main() -> int:

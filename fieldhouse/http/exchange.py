@@ -9,7 +9,6 @@ it (principal, rate state, request id) in one place, without Quart's context pro
 
 from __future__ import annotations
 
-import os
 import re
 import time
 from collections.abc import Awaitable, Callable, Mapping
@@ -24,6 +23,7 @@ from werkzeug.http import parse_options_header
 from werkzeug.sansio.utils import get_content_length
 
 from fieldhouse.http.ratelimit import RateState
+from fieldhouse.model.clock import random_bytes
 from fieldhouse.model.errors import ApiError
 from fieldhouse.model.principal import Principal
 
@@ -62,7 +62,7 @@ class Exchange:
         self.body_read = False
         self.started = time.perf_counter()
         sent = self.headers.get("x-request-id")
-        self.request_id = sent if sent and _CLIENT_ID.fullmatch(sent) else os.urandom(16).hex()
+        self.request_id = sent if sent and _CLIENT_ID.fullmatch(sent) else random_bytes(16).hex()
         #: the matched route in OpenAPI form (``/v1/modules/{moduleSlug}``), a bounded label
         self.route = UNMATCHED
         self.principal: Principal | None = None

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import os
+import uuid
 from datetime import UTC, datetime, timedelta, timezone
 
-from fieldhouse.model.clock import is_uuid, new_id, now_iso, to_iso
+from fieldhouse.model.clock import POOL_BYTES, is_uuid, new_id, now_iso, random_bytes, to_iso
 
 
 def test_times_are_utc_with_microseconds_and_z() -> None:
@@ -26,6 +28,39 @@ def test_ids_are_canonical_uuids() -> None:
     made = new_id()
     assert is_uuid(made)
     assert made != new_id()
+
+
+def test_ids_are_random_version_4_uuids_across_many_pool_refills() -> None:
+    made = [new_id() for _ in range(3 * POOL_BYTES // 16 + 7)]
+    assert len(set(made)) == len(made)
+    for text in made:
+        parsed = uuid.UUID(text)
+        assert str(parsed) == text
+        assert parsed.version == 4
+        assert parsed.variant == uuid.RFC_4122
+
+
+def test_random_bytes_are_never_handed_out_twice() -> None:
+    pieces = [random_bytes(n) for n in (16, 5, 4096, 1, 10_000, 16)]
+    assert [len(p) for p in pieces] == [16, 5, 4096, 1, 10_000, 16]
+    assert len({p for p in pieces if len(p) >= 16}) == 4
+
+
+def test_a_forked_child_does_not_repeat_its_parents_ids() -> None:
+    new_id()  # the pool holds unread bytes now
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: its next ids, to the parent
+        os.close(read)
+        os.write(write, ",".join(new_id() for _ in range(4)).encode())
+        os._exit(0)
+    os.close(write)
+    with os.fdopen(read, "rb") as pipe:
+        theirs = pipe.read().decode().split(",")
+    os.waitpid(pid, 0)
+    mine = [new_id() for _ in range(4)]
+    assert len(theirs) == 4
+    assert not set(theirs) & set(mine)
 
 
 def test_only_the_canonical_uuid_spelling_counts() -> None:

@@ -12,6 +12,7 @@ from collections.abc import Callable, Mapping, Sequence
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
+from fieldhouse.model import clock
 from fieldhouse.model.errors import Issue
 
 Path = tuple[str | int, ...]
@@ -99,7 +100,7 @@ def parse_uuid(value: str) -> str | None:
 
 
 def new_id() -> str:
-    return str(uuid.uuid4())
+    return clock.new_id()
 
 
 # --- issue constructors -----------------------------------------------------------------------
