@@ -6,18 +6,54 @@ All of it runs inside the actor's transaction, so reads see the batch's earlier 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Any
 
 from fieldhouse.actors.context import WriteContext
 from fieldhouse.model.errors import Issue, NotFound
-from fieldhouse.model.fields import AutonumberType, FormulaType, RollupType, type_of
+from fieldhouse.model.fields import AutonumberType, FieldType, FormulaType, RollupType, type_of
 from fieldhouse.model.formula import compute_formula
 from fieldhouse.model.records import RecordRow
 from fieldhouse.model.rollup import compute_rollup
 from fieldhouse.model.schema import FieldDef, ModuleSchema
 from fieldhouse.model.values import ValueCheck
+
+#: plans remembered (a schema is replaced, not changed, so a plan holds as long as it does)
+PLANS_REMEMBERED = 512
+
+
+@dataclass(frozen=True)
+class _Plan:
+    """A module's fields sorted by what a write does with them, worked out once per schema
+    rather than by looking up every field's type in every step of every write."""
+
+    typed: tuple[tuple[FieldDef, FieldType], ...]
+    autonumbers: tuple[tuple[FieldDef, AutonumberType], ...]
+    rollups: tuple[FieldDef, ...]
+    formulas: tuple[FieldDef, ...]
+    by_slug: Mapping[str, FieldDef]
+
+
+_plans: dict[int, tuple[ModuleSchema, _Plan]] = {}
+
+
+def _plan(schema: ModuleSchema) -> _Plan:
+    held = _plans.get(id(schema))
+    if held is not None and held[0] is schema:  # (held, the schema's id is not reused)
+        return held[1]
+    typed = tuple((f, kind) for f in schema.fields if (kind := type_of(f)) is not None)
+    plan = _Plan(
+        typed=typed,
+        autonumbers=tuple((f, k) for f, k in typed if isinstance(k, AutonumberType)),
+        rollups=tuple(f for f, k in typed if isinstance(k, RollupType)),
+        formulas=tuple(f for f, k in typed if isinstance(k, FormulaType)),
+        by_slug={f.slug: f for f in schema.fields},
+    )
+    if len(_plans) >= PLANS_REMEMBERED:
+        _plans.clear()
+    _plans[id(schema)] = (schema, plan)
+    return plan
 
 
 def module_by_id(ctx: WriteContext, module_id: str) -> ModuleSchema:
@@ -41,9 +77,8 @@ def link_targets(field: FieldDef, value: Any) -> list[str]:
 
 def apply_defaults(schema: ModuleSchema, values: dict[str, Any]) -> None:
     """Configured defaults for fields a create left out."""
-    for f in schema.fields:
-        kind = type_of(f)
-        if f.slug in values or kind is None:
+    for f, kind in _plan(schema).typed:
+        if f.slug in values:
             continue
         default = kind.default(f)
         if default is not None:
@@ -182,27 +217,23 @@ async def _subtree_height(ctx: WriteContext, slug: str, record_id: str, limit: i
 async def assign_autonumbers(
     ctx: WriteContext, schema: ModuleSchema, values: dict[str, Any]
 ) -> None:
-    for f in schema.fields:
-        kind = type_of(f)
-        if isinstance(kind, AutonumberType):
-            number = await ctx.txn.take_autonumber(f.field_id, kind.sequence(f, values))
-            values[f.slug] = kind.render(f, values, number)
+    for f, kind in _plan(schema).autonumbers:
+        number = await ctx.txn.take_autonumber(f.field_id, kind.sequence(f, values))
+        values[f.slug] = kind.render(f, values, number)
 
 
 async def compute_derived(ctx: WriteContext, schema: ModuleSchema, values: dict[str, Any]) -> None:
     """Rollups (from linked records), then formulas in field order."""
-    fields_by_slug = {f.slug: f for f in schema.fields}
-    for f in schema.fields:
-        if not isinstance(type_of(f), RollupType):
-            continue
+    plan = _plan(schema)
+    for f in plan.rollups:
         config = f.config.get("rollup") or {}
-        linked_field = fields_by_slug.get(str(config.get("linkedFieldSlug")))
+        linked_field = plan.by_slug.get(str(config.get("linkedFieldSlug")))
         targets = link_targets(linked_field, values.get(linked_field.slug)) if linked_field else []
         linked = await ctx.txn.get_records(targets) if targets else []
         values[f.slug] = compute_rollup(f.config, [r.fields for r in linked])
-    now = datetime.now(UTC)
-    for f in schema.fields:
-        if isinstance(type_of(f), FormulaType):
+    if plan.formulas:
+        now = datetime.now(UTC)
+        for f in plan.formulas:
             values[f.slug] = compute_formula(f.config, values, now=now)
 
 
