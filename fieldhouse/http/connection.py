@@ -21,14 +21,17 @@ out) and builds every connection from this subclass.
 
 from __future__ import annotations
 
+from collections import deque
+from collections.abc import Awaitable, Callable
 from math import inf
 from typing import Any
 
 import trio
+from hypercorn.config import Config
 from hypercorn.events import Closed, RawData
-from hypercorn.trio.task_group import TaskGroup
+from hypercorn.trio.task_group import TaskGroup, _handle
 from hypercorn.trio.tcp_server import MAX_RECV, TCPServer
-from hypercorn.typing import ConnectionState
+from hypercorn.typing import AppWrapper, ASGIReceiveEvent, ASGISendEvent, ConnectionState, Scope
 from hypercorn.utils import parse_socket_addr
 
 from fieldhouse.http.h1 import H1Protocol
@@ -85,6 +88,60 @@ class IdleTimer:
             await self._server._initiate_server_close()
 
 
+class AppQueue:
+    """What the connection hands a request's app (its body, then ``http.disconnect``): a
+    bounded queue like the memory channel hypercorn makes per request, without its two
+    trips through trio's scheduler per message when nobody has to wait (a small request's body
+    is all there when its app starts, and the app's ``receive`` finds it queued). ``put``
+    waits while ``size`` messages are unread, so an app that does not read still holds back
+    the connection's reading, as before."""
+
+    def __init__(self, size: int) -> None:
+        self._size = max(1, size)
+        self._items: deque[ASGIReceiveEvent] = deque()
+        self._arrived = trio.Event()
+        self._taken = trio.Event()
+
+    async def put(self, item: ASGIReceiveEvent) -> None:
+        while len(self._items) >= self._size:
+            self._taken = trio.Event()
+            await self._taken.wait()
+        self._items.append(item)
+        self._arrived.set()
+
+    async def get(self) -> ASGIReceiveEvent:
+        while not self._items:
+            self._arrived = trio.Event()
+            await self._arrived.wait()
+        self._taken.set()
+        return self._items.popleft()
+
+
+class AppTasks(TaskGroup):
+    """hypercorn's task group for a connection, whose apps read from an :class:`AppQueue`."""
+
+    async def spawn_app(
+        self,
+        app: AppWrapper,
+        config: Config,
+        scope: Scope,
+        send: Callable[[ASGISendEvent | None], Awaitable[None]],
+    ) -> Callable[[ASGIReceiveEvent], Awaitable[None]]:
+        queue = AppQueue(config.max_app_queue_size)
+        assert self._nursery is not None
+        self._nursery.start_soon(
+            _handle,
+            app,
+            config,
+            scope,
+            queue.get,
+            send,
+            trio.to_thread.run_sync,
+            trio.from_thread.run,
+        )
+        return queue.put
+
+
 class FieldhouseTCPServer(TCPServer):
     """hypercorn's connection with the idle timer above, speaking HTTP/1.1 through
     :class:`fieldhouse.http.h1.H1Protocol` (llhttp) rather than h11 (plain sockets only: the
@@ -100,7 +157,7 @@ class FieldhouseTCPServer(TCPServer):
             socket = self.stream.socket  # type: ignore[attr-defined]
             client = parse_socket_addr(socket.family, socket.getpeername())
             server = parse_socket_addr(socket.family, socket.getsockname())
-            async with TaskGroup() as task_group:
+            async with AppTasks() as task_group:
                 self._task_group = task_group
                 self.protocol = H1Protocol(  # type: ignore[assignment]
                     self.app,

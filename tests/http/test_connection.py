@@ -18,7 +18,7 @@ from hypercorn.trio.worker_context import WorkerContext
 from hypercorn.typing import ConnectionState
 from hypercorn.utils import wrap_app
 
-from fieldhouse.http.connection import FieldhouseTCPServer
+from fieldhouse.http.connection import AppQueue, FieldhouseTCPServer
 from fieldhouse.http.h1 import H1Protocol
 from fieldhouse.http.server import hypercorn_config, serve_app
 from fieldhouse.runtime import Runtime
@@ -161,3 +161,38 @@ async def test_shutdown_closes_an_idle_connection_at_once(
     assert await _closed_by_server(stream) == b""
     assert trio.current_time() - opened < 0.4
     await stream.aclose()
+
+
+async def test_an_app_that_does_not_read_holds_back_its_body_after_the_queue_is_full() -> None:
+    queue = AppQueue(3)
+    put: list[int] = []
+
+    async def connection() -> None:
+        for n in range(5):
+            await queue.put({"type": "http.request", "body": b"%d" % n, "more_body": True})
+            put.append(n)
+
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(connection)
+        await trio.testing.wait_all_tasks_blocked()
+        assert put == [0, 1, 2]  # the fourth waits for the app
+        assert (await queue.get())["body"] == b"0"
+        await trio.testing.wait_all_tasks_blocked()
+        assert put == [0, 1, 2, 3]
+        bodies = [(await queue.get())["body"] for _ in range(4)]
+    assert bodies == [b"1", b"2", b"3", b"4"]  # in order, none lost
+
+
+async def test_an_app_waiting_for_its_body_gets_it_when_it_arrives() -> None:
+    queue = AppQueue(10)
+    got: list[Any] = []
+
+    async def app() -> None:
+        got.append(await queue.get())
+
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(app)
+        await trio.testing.wait_all_tasks_blocked()
+        assert got == []
+        await queue.put({"type": "http.disconnect"})
+    assert got == [{"type": "http.disconnect"}]
