@@ -28,7 +28,7 @@ from typing import Any
 
 import trio
 from hypercorn.config import Config
-from hypercorn.events import Closed, RawData
+from hypercorn.events import Closed, Event, RawData
 from hypercorn.trio.task_group import TaskGroup, _handle
 from hypercorn.trio.tcp_server import MAX_RECV, TCPServer
 from hypercorn.typing import AppWrapper, ASGIReceiveEvent, ASGISendEvent, ConnectionState, Scope
@@ -176,6 +176,23 @@ class FieldhouseTCPServer(TCPServer):
             pass
         finally:
             await self._close()
+
+    async def protocol_send(self, event: Event) -> None:
+        """hypercorn's, with the send lock taken without a trip through the scheduler when no
+        one holds it (the socket's send is a checkpoint of its own): two such trips a request."""
+        lock = self.send_lock
+        if not isinstance(event, RawData) or lock.locked():
+            await super().protocol_send(event)
+            return
+        lock.acquire_nowait()
+        try:
+            try:
+                with trio.CancelScope(shield=True):
+                    await self.stream.send_all(event.data)
+            except (trio.BrokenResourceError, trio.ClosedResourceError):
+                await self.protocol.handle(Closed())
+        finally:
+            lock.release()
 
     async def _read_data(self) -> None:
         """hypercorn's read loop, without a ``fail_after`` around every read when there is no
