@@ -25,13 +25,15 @@ PLANS_REMEMBERED = 512
 
 @dataclass(frozen=True)
 class _Plan:
-    """A module's fields sorted by what a write does with them, worked out once per schema
+    """A module's fields sorted by what a write does with them (fields of a type this server
+    does not know are in none: every step skipped them), worked out once per schema
     rather than by looking up every field's type in every step of every write."""
 
     typed: tuple[tuple[FieldDef, FieldType], ...]
     autonumbers: tuple[tuple[FieldDef, AutonumberType], ...]
     rollups: tuple[FieldDef, ...]
     formulas: tuple[FieldDef, ...]
+    links: tuple[tuple[FieldDef, FieldType], ...]
     by_slug: Mapping[str, FieldDef]
 
 
@@ -48,6 +50,7 @@ def _plan(schema: ModuleSchema) -> _Plan:
         autonumbers=tuple((f, k) for f, k in typed if isinstance(k, AutonumberType)),
         rollups=tuple(f for f, k in typed if isinstance(k, RollupType)),
         formulas=tuple(f for f, k in typed if isinstance(k, FormulaType)),
+        links=tuple((f, k) for f, k in typed if k.links_records),
         by_slug={f.slug: f for f in schema.fields},
     )
     if len(_plans) >= PLANS_REMEMBERED:
@@ -244,9 +247,11 @@ async def write_links(
     values: Mapping[str, Any],
     only: set[str] | None = None,
 ) -> None:
-    for f in schema.fields:
-        if links_records(f) and (only is None or f.slug in only):
-            await ctx.txn.set_links(record_id, f.slug, link_targets(f, values.get(f.slug)))
+    for f, kind in _plan(schema).links:
+        if only is None or f.slug in only:
+            value = values.get(f.slug)
+            targets = [] if value is None else kind.link_targets(f, value)
+            await ctx.txn.set_links(record_id, f.slug, targets)
 
 
 async def propagate(ctx: WriteContext, changed_ids: set[str], *, deleted: bool = False) -> None:
