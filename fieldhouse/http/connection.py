@@ -21,6 +21,7 @@ out) and builds every connection from this subclass.
 
 from __future__ import annotations
 
+import os
 from collections import deque
 from collections.abc import Awaitable, Callable
 from math import inf
@@ -151,6 +152,8 @@ class FieldhouseTCPServer(TCPServer):
         super().__init__(*args, **kwargs)
         self.idle_timer = IdleTimer(self)
         self.idle_task = self.idle_timer  # type: ignore[assignment]
+        #: the connection's socket (None for a stream that is not one: tests' memory streams)
+        self._socket: trio.socket.SocketType | None = getattr(self.stream, "socket", None)
 
     async def run(self) -> None:
         try:
@@ -178,21 +181,43 @@ class FieldhouseTCPServer(TCPServer):
             await self._close()
 
     async def protocol_send(self, event: Event) -> None:
-        """hypercorn's, with the send lock taken without a trip through the scheduler when no
-        one holds it (the socket's send is a checkpoint of its own): two such trips a request."""
+        """hypercorn's, with two trips through trio's scheduler a response taken out: the send
+        lock is taken without one when no one holds it, and the bytes are written to the
+        socket at once when its buffer takes them all (:meth:`_write_now`); only the rest, if
+        any, goes through trio's ``send_all`` (which waits for the socket to take more)."""
         lock = self.send_lock
-        if not isinstance(event, RawData) or lock.locked():
+        if not isinstance(event, RawData) or lock.locked() or self._socket is None:
             await super().protocol_send(event)
             return
         lock.acquire_nowait()
         try:
             try:
-                with trio.CancelScope(shield=True):
-                    await self.stream.send_all(event.data)
+                rest = self._write_now(event.data)
+                if rest:
+                    with trio.CancelScope(shield=True):
+                        await self.stream.send_all(rest)
             except (trio.BrokenResourceError, trio.ClosedResourceError):
                 await self.protocol.handle(Closed())
         finally:
             lock.release()
+
+    def _write_now(self, data: bytes) -> memoryview | bytes:
+        """Write what the socket's buffer takes now, without waiting; return the rest. The
+        descriptor is looked up on every call, with no await between the look-up and the
+        write: once the socket is closed it is -1 (its number may already be another
+        connection's), and nothing is written here."""
+        socket = self._socket
+        assert socket is not None
+        fd = socket.fileno()
+        if fd == -1 or socket.did_shutdown_SHUT_WR:
+            raise trio.ClosedResourceError("the connection is closed")
+        try:
+            sent = os.write(fd, data)
+        except BlockingIOError:
+            return data
+        except OSError as error:  # reset by the peer, say
+            raise trio.BrokenResourceError(str(error)) from error
+        return memoryview(data)[sent:] if sent < len(data) else b""
 
     async def _read_data(self) -> None:
         """hypercorn's read loop, without a ``fail_after`` around every read when there is no

@@ -196,3 +196,84 @@ async def test_an_app_waiting_for_its_body_gets_it_when_it_arrives() -> None:
         assert got == []
         await queue.put({"type": "http.disconnect"})
     assert got == [{"type": "http.disconnect"}]
+
+
+class _Told:
+    """Stands in for the protocol: records what the connection tells it."""
+
+    def __init__(self) -> None:
+        self.events: list[object] = []
+
+    async def handle(self, event: object) -> None:
+        self.events.append(event)
+
+
+async def _socket_pair(sndbuf: int) -> tuple[trio.SocketStream, trio.SocketStream]:
+    ours, theirs = trio.socket.socketpair()
+    ours.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, sndbuf)
+    theirs.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, sndbuf)
+    return trio.SocketStream(ours), trio.SocketStream(theirs)
+
+
+async def test_a_response_larger_than_the_socket_takes_arrives_whole_and_in_order(
+    runtime: Runtime,
+) -> None:
+    ours, theirs = await _socket_pair(4096)
+    server = _server(runtime, ours)
+    told = _Told()
+    server.protocol = told  # type: ignore[assignment]
+    payload = bytes(range(256)) * 4096  # 1 MiB: the socket takes a part, the rest must wait
+    received = bytearray()
+
+    async def client() -> None:
+        while len(received) < len(payload) + 3:
+            chunk = await theirs.receive_some(8192)
+            assert chunk
+            received.extend(chunk)
+
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(client)
+        await server.protocol_send(RawData(payload))
+        await server.protocol_send(RawData(b"end"))  # after it, not inside it
+    assert bytes(received) == payload + b"end"
+    assert told.events == []
+    await ours.aclose()
+    await theirs.aclose()
+
+
+async def test_after_the_socket_is_closed_nothing_is_written_and_the_protocol_is_told(
+    runtime: Runtime,
+) -> None:
+    ours, theirs = await _socket_pair(65536)
+    server = _server(runtime, ours)
+    told = _Told()
+    server.protocol = told  # type: ignore[assignment]
+    await ours.aclose()
+    # a new socket may now hold the closed one's descriptor number: it must get nothing
+    other_ours, other_theirs = await _socket_pair(65536)
+    await server.protocol_send(RawData(b"HTTP/1.1 200 OK\r\n\r\nsecret"))
+    assert [type(e).__name__ for e in told.events] == ["Closed"]
+    # nothing arrived on the other connection, either way: each end's first bytes are the
+    # other end's marker
+    await other_ours.send_all(b"mark")
+    await other_theirs.send_all(b"MARK")
+    assert await other_theirs.receive_some(100) == b"mark"
+    assert await other_ours.receive_some(100) == b"MARK"
+    for stream in (theirs, other_ours, other_theirs):
+        await stream.aclose()
+
+
+async def test_a_peer_that_went_away_closes_the_connection_without_an_error(
+    runtime: Runtime,
+) -> None:
+    ours, theirs = await _socket_pair(65536)
+    server = _server(runtime, ours)
+    told = _Told()
+    server.protocol = told  # type: ignore[assignment]
+    await theirs.aclose()
+    for _ in range(3):  # (a TCP peer's close may let the first write through)
+        await server.protocol_send(RawData(b"x" * 1000))
+        if told.events:
+            break
+    assert [type(e).__name__ for e in told.events] == ["Closed"]
+    await ours.aclose()
