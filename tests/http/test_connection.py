@@ -277,3 +277,45 @@ async def test_a_peer_that_went_away_closes_the_connection_without_an_error(
             break
     assert [type(e).__name__ for e in told.events] == ["Closed"]
     await ours.aclose()
+
+
+async def test_the_read_loop_hands_on_what_arrives_and_ends_when_the_peer_closes(
+    runtime: Runtime,
+) -> None:
+    ours, theirs = await _socket_pair(65536)
+    server = _server(runtime, ours)
+    told = _Told()
+    server.protocol = told  # type: ignore[assignment]
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(server._read_data)
+        await trio.testing.wait_all_tasks_blocked()
+        await theirs.send_all(b"GET / HTTP/1.1\r\n")
+        await trio.testing.wait_all_tasks_blocked()
+        await theirs.send_all(b"\r\n")
+        await trio.testing.wait_all_tasks_blocked()
+        await theirs.aclose()
+    data = [e.data for e in told.events if isinstance(e, RawData)]
+    assert data == [b"GET / HTTP/1.1\r\n", b"\r\n", b""]
+    assert type(told.events[-1]).__name__ == "Closed"
+    await ours.aclose()
+
+
+async def test_a_read_waiting_when_the_socket_is_closed_reads_nothing_more(
+    runtime: Runtime,
+) -> None:
+    ours, theirs = await _socket_pair(65536)
+    server = _server(runtime, ours)
+    told = _Told()
+    server.protocol = told  # type: ignore[assignment]
+    with trio.fail_after(10):  # (a loop that kept waiting would hang here)
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(server._read_data)
+            await trio.testing.wait_all_tasks_blocked()
+            await ours.aclose()  # the server closes it (shutdown, say) while it waits
+            # a new connection may take the closed one's descriptor number
+            other_ours, other_theirs = await _socket_pair(65536)
+            await other_theirs.send_all(b"mark")
+    assert [type(e).__name__ for e in told.events] == ["Closed"]
+    assert await other_ours.receive_some(100) == b"mark"  # not read by the old loop
+    for stream in (theirs, other_ours, other_theirs):
+        await stream.aclose()
