@@ -215,13 +215,21 @@ async def _socket_pair(sndbuf: int) -> tuple[trio.SocketStream, trio.SocketStrea
     return trio.SocketStream(ours), trio.SocketStream(theirs)
 
 
-async def test_a_response_larger_than_the_socket_takes_arrives_whole_and_in_order(
-    runtime: Runtime,
-) -> None:
-    ours, theirs = await _socket_pair(4096)
+async def _connection(
+    runtime: Runtime, sndbuf: int
+) -> tuple[FieldhouseTCPServer, _Told, trio.SocketStream, trio.SocketStream]:
+    """A connection on our end of a socket pair, its protocol a :class:`_Told`; both ends."""
+    ours, theirs = await _socket_pair(sndbuf)
     server = _server(runtime, ours)
     told = _Told()
     server.protocol = told  # type: ignore[assignment]
+    return server, told, ours, theirs
+
+
+async def test_a_response_larger_than_the_socket_takes_arrives_whole_and_in_order(
+    runtime: Runtime,
+) -> None:
+    server, told, ours, theirs = await _connection(runtime, 4096)
     payload = bytes(range(256)) * 4096  # 1 MiB: the socket takes a part, the rest must wait
     received = bytearray()
 
@@ -244,10 +252,7 @@ async def test_a_response_larger_than_the_socket_takes_arrives_whole_and_in_orde
 async def test_after_the_socket_is_closed_nothing_is_written_and_the_protocol_is_told(
     runtime: Runtime,
 ) -> None:
-    ours, theirs = await _socket_pair(65536)
-    server = _server(runtime, ours)
-    told = _Told()
-    server.protocol = told  # type: ignore[assignment]
+    server, told, ours, theirs = await _connection(runtime, 65536)
     await ours.aclose()
     # a new socket may now hold the closed one's descriptor number: it must get nothing
     other_ours, other_theirs = await _socket_pair(65536)
@@ -266,10 +271,7 @@ async def test_after_the_socket_is_closed_nothing_is_written_and_the_protocol_is
 async def test_a_peer_that_went_away_closes_the_connection_without_an_error(
     runtime: Runtime,
 ) -> None:
-    ours, theirs = await _socket_pair(65536)
-    server = _server(runtime, ours)
-    told = _Told()
-    server.protocol = told  # type: ignore[assignment]
+    server, told, ours, theirs = await _connection(runtime, 65536)
     await theirs.aclose()
     for _ in range(3):  # (a TCP peer's close may let the first write through)
         await server.protocol_send(RawData(b"x" * 1000))
@@ -282,10 +284,7 @@ async def test_a_peer_that_went_away_closes_the_connection_without_an_error(
 async def test_the_read_loop_hands_on_what_arrives_and_ends_when_the_peer_closes(
     runtime: Runtime,
 ) -> None:
-    ours, theirs = await _socket_pair(65536)
-    server = _server(runtime, ours)
-    told = _Told()
-    server.protocol = told  # type: ignore[assignment]
+    server, told, ours, theirs = await _connection(runtime, 65536)
     async with trio.open_nursery() as nursery:
         nursery.start_soon(server._read_data)
         await trio.testing.wait_all_tasks_blocked()
@@ -303,10 +302,7 @@ async def test_the_read_loop_hands_on_what_arrives_and_ends_when_the_peer_closes
 async def test_a_read_waiting_when_the_socket_is_closed_reads_nothing_more(
     runtime: Runtime,
 ) -> None:
-    ours, theirs = await _socket_pair(65536)
-    server = _server(runtime, ours)
-    told = _Told()
-    server.protocol = told  # type: ignore[assignment]
+    server, told, ours, theirs = await _connection(runtime, 65536)
     with trio.fail_after(10):  # (a loop that kept waiting would hang here)
         async with trio.open_nursery() as nursery:
             nursery.start_soon(server._read_data)
