@@ -215,32 +215,35 @@ class FieldhouseTCPServer(TCPServer):
         nothing (trio's ``receive_some`` passes through the scheduler once more after a read
         that found data: a trip a request). As in :meth:`_write_now`, the descriptor is
         looked up right before each read, with no await between the two."""
-        socket = self._socket
-        assert socket is not None
+        assert self._socket is not None
         while True:
-            fd = socket.fileno()
-            if fd == -1:
-                raise trio.ClosedResourceError("the connection is closed")
             try:
-                return os.read(fd, most)
+                return os.read(self._descriptor(), most)
             except BlockingIOError:
                 pass
             except OSError as error:  # reset by the peer, say
                 raise trio.BrokenResourceError(str(error)) from error
-            await trio.lowlevel.wait_readable(socket)
+            await trio.lowlevel.wait_readable(self._socket)
+
+    def _descriptor(self) -> int:
+        """The socket's descriptor now (call it right before the read or write, with no await
+        between); ClosedResourceError once the socket is closed."""
+        assert self._socket is not None
+        fd: int = self._socket.fileno()
+        if fd == -1:
+            raise trio.ClosedResourceError("the connection is closed")
+        return fd
 
     def _write_now(self, data: bytes) -> memoryview | bytes:
         """Write what the socket's buffer takes now, without waiting; return the rest. The
         descriptor is looked up on every call, with no await between the look-up and the
         write: once the socket is closed it is -1 (its number may already be another
         connection's), and nothing is written here."""
-        socket = self._socket
-        assert socket is not None
-        fd = socket.fileno()
-        if fd == -1 or socket.did_shutdown_SHUT_WR:
-            raise trio.ClosedResourceError("the connection is closed")
+        assert self._socket is not None
+        if self._socket.did_shutdown_SHUT_WR:
+            raise trio.ClosedResourceError("the connection is closed for writing")
         try:
-            sent = os.write(fd, data)
+            sent = os.write(self._descriptor(), data)
         except BlockingIOError:
             return data
         except OSError as error:  # reset by the peer, say
