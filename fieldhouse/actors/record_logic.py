@@ -33,7 +33,7 @@ class _Plan:
     autonumbers: tuple[tuple[FieldDef, AutonumberType], ...]
     rollups: tuple[FieldDef, ...]
     formulas: tuple[FieldDef, ...]
-    links: tuple[tuple[FieldDef, FieldType], ...]
+    links: tuple[FieldDef, ...]
     by_slug: Mapping[str, FieldDef]
 
 
@@ -50,7 +50,7 @@ def _plan(schema: ModuleSchema) -> _Plan:
         autonumbers=tuple((f, k) for f, k in typed if isinstance(k, AutonumberType)),
         rollups=tuple(f for f, k in typed if isinstance(k, RollupType)),
         formulas=tuple(f for f, k in typed if isinstance(k, FormulaType)),
-        links=tuple((f, k) for f, k in typed if k.links_records),
+        links=tuple(f for f, k in typed if k.links_records),
         by_slug={f.slug: f for f in schema.fields},
     )
     if len(_plans) >= PLANS_REMEMBERED:
@@ -247,11 +247,9 @@ async def write_links(
     values: Mapping[str, Any],
     only: set[str] | None = None,
 ) -> None:
-    for f, kind in _plan(schema).links:
+    for f in _plan(schema).links:
         if only is None or f.slug in only:
-            value = values.get(f.slug)
-            targets = [] if value is None else kind.link_targets(f, value)
-            await ctx.txn.set_links(record_id, f.slug, targets)
+            await ctx.txn.set_links(record_id, f.slug, link_targets(f, values.get(f.slug)))
 
 
 async def propagate(ctx: WriteContext, changed_ids: set[str], *, deleted: bool = False) -> None:

@@ -8,12 +8,12 @@ user-created items are ignored and never appear in a plan. Items are matched by 
 from __future__ import annotations
 
 import copy
-import uuid
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from fieldhouse.model.clock import new_id
 from fieldhouse.model.schema import (
     FieldDef,
     ModuleDef,
@@ -281,10 +281,6 @@ def plan_reset(template: Template, schema: ModuleSchema) -> ResetPlan:
     )
 
 
-def _new_id() -> str:
-    return str(uuid.uuid4())
-
-
 def schema_from_template(
     template: Template,
     module_id: str,
@@ -311,7 +307,7 @@ def schema_from_template(
     )
     fields = tuple(
         FieldDef(
-            field_id=_new_id(),
+            field_id=new_id(),
             module_id=module_id,
             name=t.name,
             slug=t.slug,
@@ -331,7 +327,7 @@ def schema_from_template(
     field_ids = {f.slug: f.field_id for f in fields}
     views = tuple(
         ViewDef(
-            view_id=_new_id(),
+            view_id=new_id(),
             module_id=module_id,
             name=t.name,
             slug=t.slug,
@@ -343,7 +339,7 @@ def schema_from_template(
     )
     references = tuple(
         ReferenceDef(
-            reference_id=_new_id(),
+            reference_id=new_id(),
             source_module_id=module_id,
             slug=t.slug,
             source_field_id=field_ids.get(t.source_field_slug) if t.source_field_slug else None,

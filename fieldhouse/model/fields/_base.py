@@ -12,7 +12,7 @@ from collections.abc import Callable, Mapping, Sequence
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
-from fieldhouse.model import clock
+from fieldhouse.model.clock import new_id as new_id
 from fieldhouse.model.errors import Issue
 
 Path = tuple[str | int, ...]
@@ -97,10 +97,6 @@ def parse_uuid(value: str) -> str | None:
         return None
     canonical = str(parsed)
     return canonical if canonical == value.lower() else None
-
-
-def new_id() -> str:
-    return clock.new_id()
 
 
 # --- issue constructors -----------------------------------------------------------------------
