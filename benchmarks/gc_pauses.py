@@ -16,14 +16,14 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import re
-import subprocess
 import tempfile
 import time
 from collections.abc import Sequence
+from functools import partial
 from pathlib import Path
 
 from benchmarks.harness import format_table
+from benchmarks.hot_path import wrk
 from benchmarks.servers import start_server
 
 #: written into a temporary directory on the server's PYTHONPATH; it acts only in a process
@@ -90,22 +90,6 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     return p.parse_args(argv)
 
 
-def _wrk(url: str, key: str, script: Path, connections: int, seconds: float) -> dict[str, float]:
-    argv = ["wrk", "-t2", f"-c{connections}", f"-d{seconds:.0f}s", "--latency", "-s", str(script)]
-    argv += ["-H", f"Authorization: Bearer {key}", url]
-    out = subprocess.run(argv, capture_output=True, text=True, check=True).stdout
-    rps = float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1))  # type: ignore[union-attr]
-    p99 = re.search(r"^\s+99%\s+([\d.]+)(us|ms|s)", out, re.M)
-    assert p99 is not None
-    scale = {"us": 0.001, "ms": 1.0, "s": 1000.0}[p99.group(2)]
-    non_2xx = re.search(r"Non-2xx or 3xx responses: (\d+)", out)
-    return {
-        "rps": rps,
-        "p99": float(p99.group(1)) * scale,
-        "non2xx": float(non_2xx.group(1)) if non_2xx else 0,
-    }
-
-
 def run(variant: str, args: argparse.Namespace, tmp: Path) -> dict[str, object]:
     hook_dir = tmp / "hook"
     hook_dir.mkdir(exist_ok=True)
@@ -126,9 +110,11 @@ def run(variant: str, args: argparse.Namespace, tmp: Path) -> dict[str, object]:
             (signals / "use-defaults").touch()
         (signals / "defaults").touch()
         url = f"{server.base_url}/v1/modules/deals/records"
-        _wrk(url, server.api_key, script, args.connections, 2)  # warm
+        auth = [f"Authorization: Bearer {server.api_key}"]
+        load = partial(wrk, url, connections=args.connections, server=server, headers=auth)
+        load(duration=2, script=script)  # warm
         (signals / "start").touch()
-        load = _wrk(url, server.api_key, script, args.connections, args.duration)
+        result = load(duration=args.duration, script=script)
         (signals / "stop").touch()
         deadline = time.monotonic() + 10
         while not (signals / "stats.json").exists() and time.monotonic() < deadline:
@@ -140,15 +126,15 @@ def run(variant: str, args: argparse.Namespace, tmp: Path) -> dict[str, object]:
     per = args.duration
     return {
         "server": variant,
-        "req/s": f"{load['rps']:,.0f}",
-        "p99 ms": f"{load['p99']:.1f}",
+        "req/s": f"{result.rps:,.0f}",
+        "p99 ms": f"{result.p99_ms:.1f}",
         "collections (gen 0/1/2)": "/".join(str(gens[g]["collections"]) for g in "012"),
         "s in collector per s": f"{sum(gens[g]['seconds'] for g in '012') / per:.3f}",
         "s in full collections per s": f"{gens['2']['seconds'] / per:.3f}",
         "objects found (gen 0/1/2)": "/".join(str(gens[g]["collected"]) for g in "012"),
         "threshold": "/".join(str(t) for t in stats["threshold"]),
         "frozen objects": f"{stats['frozen']:,}",
-        "non-2xx": f"{load['non2xx']:.0f}",
+        "non-2xx": result.non_2xx,
     }
 
 

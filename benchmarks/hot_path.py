@@ -42,9 +42,18 @@ def _ms(text: str) -> float:
 
 
 def wrk(
-    url: str, *, connections: int, duration: float, server: ServerProcess, headers: Sequence[str]
+    url: str,
+    *,
+    connections: int,
+    duration: float,
+    server: ServerProcess,
+    headers: Sequence[str],
+    script: Path | None = None,
 ) -> WrkResult:
+    """wrk against ``url`` (GET, or what the Lua ``script`` makes of each request)."""
     argv = ["wrk", "-t2", f"-c{connections}", f"-d{duration:.0f}s", "--latency"]
+    if script is not None:
+        argv += ["-s", str(script)]
     for header in headers:
         argv += ["-H", header]
     cpu_before = server.cpu_seconds()
