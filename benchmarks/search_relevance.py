@@ -2,7 +2,8 @@
 
 Each set (``benchmarks/relevance_sets.py`` says where its files go) is indexed through the real
 path: :class:`Doc` -> ``WorkspaceIndex.apply`` with the vectors of ``Doc.embed_text`` by the
-embedder ``--embedder`` names (a :func:`make_embedder` choice, default ``minilm``). Every judged
+embedder ``--embedder`` names (a :func:`make_embedder` choice, default ``minilm``, or
+``onnx:PATH``, another encoder's ONNX file: :mod:`benchmarks.onnx_encoder`). Every judged
 query then runs through ``WorkspaceIndex.query`` in keyword, vector and hybrid mode
 (``minSimilarity`` 0.3, the API default), and the table gives nDCG@10 (linear gains, as
 trec_eval's ndcg_cut_10) and recall@10 per mode, next to the BM25 and all-MiniLM-L6-v2 nDCG@10
@@ -322,14 +323,24 @@ _MODES: tuple[Mode, ...] = ("keyword", "vector", "hybrid")
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("--sets", default="handmade,cisi,cranfield,cacm")
-    parser.add_argument("--embedder", default="minilm", help="a make_embedder() name")
+    parser.add_argument(
+        "--embedder",
+        default="minilm",
+        help="a make_embedder() name, or onnx:PATH (benchmarks/onnx_encoder.py)",
+    )
     parser.add_argument("--windows", action="store_true", help="also the vector half, 1 window")
     parser.add_argument("--sweep", action="store_true", help="print every fusion rule tried")
     parser.add_argument(
         "--thresholds", default="", help="minSimilarity values to rerun vector and hybrid at"
     )
     args = parser.parse_args(argv)
-    embedder = make_embedder(args.embedder)
+    embedder: Embedder
+    if args.embedder.startswith("onnx:"):
+        from benchmarks.onnx_encoder import OnnxEncoder
+
+        embedder = OnnxEncoder(Path(args.embedder.removeprefix("onnx:")))
+    else:
+        embedder = make_embedder(args.embedder)
     if not embedder.dim:
         sys.exit(f"embedder {args.embedder!r} has no vectors: nothing to compare")
     rows = []

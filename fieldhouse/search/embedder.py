@@ -239,7 +239,12 @@ def _tap(taps: Taps | None, layer: int, kind: str, x: Matrix) -> None:
 
 
 def _onnx_session(
-    w: _Weights, int8: frozenset[str] = frozenset(), taps: Taps | None = None, threads: int = 1
+    w: _Weights,
+    int8: frozenset[str] = frozenset(),
+    taps: Taps | None = None,
+    threads: int = 1,
+    *,
+    profile: bool = False,
 ) -> Any:
     """The same encoder as :func:`_forward` as an ONNX graph built from the weights (no
     export tool, no download), run by onnxruntime on ``threads`` threads (one in the server
@@ -248,7 +253,8 @@ def _onnx_session(
     fraction of numpy's CPU per token. The dense layers of the kinds in ``int8`` are quantised
     (:mod:`.int8`), smoothed by the calibration maxima ``taps``. Inputs: ids (B, L) int64,
     positions (L,) int64, bias (B, 1, 1, L) float32 (0 or -1e9 per token); output: the last
-    hidden states (B, L, dim)."""
+    hidden states (B, L, dim). ``profile``: onnxruntime times every node of every run (its
+    ``end_profiling`` names the JSON file; ``benchmarks.embed_cost`` reads it)."""
     import onnxruntime as ort
     from onnx import TensorProto, helper
 
@@ -332,6 +338,7 @@ def _onnx_session(
     options.add_session_config_entry("session.intra_op.allow_spinning", "0")
     options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
     options.log_severity_level = 3
+    options.enable_profiling = profile
     return ort.InferenceSession(
         model.SerializeToString(), options, providers=["CPUExecutionProvider"]
     )
@@ -483,18 +490,20 @@ def _passes(order: list[int], lengths: list[int]) -> list[list[int]]:
     return passes
 
 
-def _windows(ids: Sequence[int]) -> list[list[int]]:
-    """A text's token ids ([CLS] ... [SEP]) as full windows of MAX_TOKENS, each with its own
-    [CLS] and [SEP], as few as cover the text (up to MAX_WINDOWS), spread evenly from its
+def _windows(
+    ids: Sequence[int], size: int = MAX_TOKENS, most: int = MAX_WINDOWS
+) -> list[list[int]]:
+    """A text's token ids ([CLS] ... [SEP]) as full windows of ``size``, each with its own
+    [CLS] and [SEP], as few as cover the text (up to ``most``), spread evenly from its
     start to its end, so they overlap rather than leave a short last window: a window of a
     few dozen tokens has a noisy vector, and ranked by its best window a record of 150 tokens
     was found by its 24-token tail (Cranfield's vector nDCG@10 0.400 -> 0.374). A short text
     is one window, unchanged."""
-    if len(ids) <= MAX_TOKENS:
+    if len(ids) <= size:
         return [list(ids)]
     first, inner, last = ids[0], ids[1:-1], ids[-1]
-    step = MAX_TOKENS - 2
-    count = min(-(-len(inner) // step), MAX_WINDOWS)
+    step = size - 2
+    count = min(-(-len(inner) // step), most)
     starts = [round(k * (len(inner) - step) / (count - 1)) for k in range(count)]
     return [[first, *inner[s : s + step], last] for s in starts]
 
