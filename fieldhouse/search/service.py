@@ -12,6 +12,7 @@ import logging
 import threading
 from collections import OrderedDict, deque
 from collections.abc import Collection, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Protocol
 
@@ -23,11 +24,13 @@ from fieldhouse.search.documents import Doc
 from fieldhouse.search.embedder import Embedder, Matrix
 from fieldhouse.search.engine import Mode, SearchResult, WorkspaceIndex
 from fieldhouse.search.process import EmbeddingProcess
+from fieldhouse.search.vectors import one_blas_thread
 from fieldhouse.storage.store import Store
 
 log = logging.getLogger("fieldhouse.search")
 
 QUERY_CACHE = 512
+QUERIES_AT_ONCE = 4  # searches of a process in threads at a time
 
 
 class ChangeEvent(Protocol):
@@ -58,7 +61,11 @@ class SearchService:
         #: latest version of each, in arrival order)
         self.to_embed: dict[str, dict[str, Doc]] = {}
         self.indexed: dict[str, int] = {}
-        self.query_limiter = trio.CapacityLimiter(4)
+        self.query_limiter = trio.CapacityLimiter(QUERIES_AT_ONCE)
+        #: a hybrid query's vector half (with the query's embedding) runs here while its
+        #: keyword half runs in the query's own thread (WorkspaceIndex.query)
+        self.halves = ThreadPoolExecutor(QUERIES_AT_ONCE, thread_name_prefix="search-half")
+        one_blas_thread()
         self.write_limiter = trio.CapacityLimiter(1)
         #: one step at a time per workspace index (a rebuild replaces the index under a step)
         self.steps: dict[str, trio.Lock] = {}
@@ -169,9 +176,14 @@ class SearchService:
         index = self.indexes[account_id]
 
         def run() -> SearchResult:
-            qvec = self._embed_query(text) if mode != "keyword" else None
             return index.query(
-                text, qvec, module_ids, limit=limit, min_similarity=min_similarity, mode=mode
+                text,
+                lambda: self._embed_query(text),
+                module_ids,
+                limit=limit,
+                min_similarity=min_similarity,
+                mode=mode,
+                pool=self.halves,
             )
 
         try:
@@ -235,6 +247,7 @@ class SearchService:
         if self.process is not None:
             await self.process.aclose()
         await trio.to_thread.run_sync(close_all)
+        self.halves.shutdown(wait=False)
 
 
 def search_root(settings: Settings) -> Path:

@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import threading
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
 
 from fieldhouse.model.records import RecordRow
 from fieldhouse.search.documents import Doc, record_doc, strip_html
-from fieldhouse.search.embedder import MiniLMEmbedder, NoEmbedder
+from fieldhouse.search.embedder import Matrix, MiniLMEmbedder, NoEmbedder
 from fieldhouse.search.engine import (
     CANDIDATES,
     KEYWORD_WEIGHT,
@@ -78,6 +81,69 @@ def test_a_single_mode_scores_its_best_one(tmp_path: Path) -> None:
     hits = index.query("anvils", None, None, limit=10, min_similarity=0.3, mode="keyword").hits
     assert [h.record_id for h in hits] == ["r5", "r1"]
     assert hits[0].score == pytest.approx(1.0) and 0 < hits[1].score < 1
+
+
+def test_halves_at_once_answer_as_one_after_the_other(tmp_path: Path) -> None:
+    index = build(tmp_path)
+    with ThreadPoolExecutor(2) as pool:
+        for text, modules in [
+            ("anvil supplier", None),
+            ("arrange a trip to Germany", None),
+            ("acme", ["m-hr", "m-tasks"]),
+            ("zzz nothing", None),
+        ]:
+            qvec = EMBEDDER.embed([text])[0]
+            alone = index.query(text, qvec, modules, limit=10, min_similarity=0.3)
+            called: list[str] = []
+
+            def make(text: str = text, called: list[str] = called) -> Matrix:
+                called.append(threading.current_thread().name)
+                vec: Matrix = EMBEDDER.embed([text])[0]
+                return vec
+
+            at_once = index.query(text, make, modules, limit=10, min_similarity=0.3, pool=pool)
+            assert at_once == alone
+            assert len(called) == 1 and called[0] != threading.current_thread().name
+            found = index.query(
+                text, make, modules, limit=10, min_similarity=0.3, pool=pool, mode="keyword"
+            )
+            assert len(called) == 1  # a keyword search never embeds its text
+            assert found == index.query(
+                text, None, modules, limit=10, min_similarity=0.3, mode="keyword"
+            )
+
+
+def test_the_vector_half_runs_while_the_keyword_half_does(tmp_path: Path) -> None:
+    """The keyword half waits (at most 10 s) until the vector half has started: one after the
+    other, it would wait in vain and fail."""
+    index = build(tmp_path)
+    started = threading.Event()
+    search = index.keyword.search
+
+    def keyword_after_the_vector_half(*args: Any) -> Any:
+        assert started.wait(10), "the vector half did not start while the keyword half ran"
+        return search(*args)
+
+    index.keyword.search = keyword_after_the_vector_half  # type: ignore[method-assign,assignment]
+
+    def qvec() -> Matrix:
+        started.set()
+        vec: Matrix = EMBEDDER.embed(["anvils"])[0]
+        return vec
+
+    with ThreadPoolExecutor(1) as pool:
+        found = index.query("anvils", qvec, None, limit=10, min_similarity=0.3, pool=pool)
+    assert found.hits[0].record_id in ("r1", "r5")
+
+
+def test_a_failing_vector_half_fails_the_query(tmp_path: Path) -> None:
+    index = build(tmp_path)
+
+    def broken() -> Matrix:
+        raise RuntimeError("embedder gone")
+
+    with ThreadPoolExecutor(1) as pool, pytest.raises(RuntimeError, match="embedder gone"):
+        index.query("anvils", broken, None, limit=10, min_similarity=0.3, pool=pool)
 
 
 def test_found_high_by_both_halves_beats_found_by_one() -> None:
