@@ -47,10 +47,11 @@ RESCORE_POOL = 100
 #: FTS5's bm25() constants, and the column weights as numbers
 K1, B = 1.2, 0.75
 COLUMN_WEIGHTS = {"title": 2.0, "body": 1.0, "labels": 1.5}
-#: the average record length (in tokens) is counted again after this many seconds
-AVERAGE_SECONDS = 300.0
-#: how long a word's record count is kept (it only steers which words are scored how)
-COUNTS_SECONDS = 60.0
+#: how long each word's record count and the average record length (in tokens) are kept:
+#: they steer which words are scored how and normalise the scores, and move slowly. Counting
+#: reads the whole vocabulary (190 ms at 100,000 records), so a search that finds them older
+#: has them counted again in a thread of their own and goes on with the old ones
+STATS_SECONDS = 60.0
 TOKENIZE = "porter unicode61 remove_diacritics 2"
 FILE = "index.sqlite3"
 FORMAT = 1
@@ -195,10 +196,10 @@ class KeywordIndex:
         self._all: list[sqlite3.Connection] = [writer]
         self._pool_lock = threading.Lock()
         self._records: int | None = None  # how many records are indexed (None: count again)
-        self._average: tuple[float, float] | None = None  # tokens per record, when counted
-        #: stem -> records holding it, counted since _counted_at (a slow-moving statistic)
-        self._counts: dict[str, int] = {}
-        self._counted_at = -math.inf
+        #: (stem -> records holding it, tokens per record, when counted): one tuple, replaced
+        #: whole, so a search reads one counting's figures; None until the first search
+        self._stats: tuple[dict[str, int], float, float] | None = None
+        self._recounting = threading.Lock()  # held while a thread counts them again
 
     @classmethod
     def open(cls, path: Path, *, create: bool = False) -> KeywordIndex:
@@ -390,13 +391,7 @@ class KeywordIndex:
         c.executemany("INSERT INTO temp.q (rowid, t) VALUES (?, ?)", list(enumerate(words, 1)))
         by_row = {int(doc): str(term) for term, doc in c.execute("SELECT term, doc FROM temp.qi")}
         stems = {w: by_row[i] for i, w in enumerate(words, 1) if i in by_row}
-        now = time.monotonic()
-        if now - self._counted_at > COUNTS_SECONDS:
-            # FTS5 counts a word's records by reading its posting list: one pass over every
-            # word now and then costs less than reading the long lists of common words per query
-            counts = {str(t): int(n) for t, n in c.execute("SELECT term, doc FROM temp.wv")}
-            self._counts, self._counted_at = counts, now
-        known = self._counts
+        known = self._statistics(c)[0]
         docs = {t: known.get(t, 0) for t in set(stems.values())}
         counts = {w: docs.get(stems.get(w, ""), 0) for w in words}
         records = self._records
@@ -428,7 +423,7 @@ class KeywordIndex:
         ):
             key = (int(doc), str(term))
             freq[key] = freq.get(key, 0.0) + COLUMN_WEIGHTS.get(str(col), 1.0) * int(hits)
-        average = self._average_length(c, records)
+        average = self._statistics(c)[1]
         extra: dict[int, float] = {}
         for (doc, term), f in freq.items():
             df = common[term]
@@ -437,13 +432,38 @@ class KeywordIndex:
             extra[doc] = extra.get(doc, 0.0) + idf * f * (K1 + 1) / (f + norm)
         return extra
 
-    def _average_length(self, c: sqlite3.Connection, records: int) -> float:
-        """Tokens per record, counted again every AVERAGE_SECONDS (a slow-moving statistic)."""
-        now = time.monotonic()
-        if self._average is None or now - self._average[1] > AVERAGE_SECONDS:
-            tokens = c.execute("SELECT sum(cnt) FROM temp.wv").fetchone()[0] or 0
-            self._average = (max(float(tokens) / max(records, 1), 1.0), now)
-        return self._average[0]
+    def _statistics(self, c: sqlite3.Connection) -> tuple[dict[str, int], float, float]:
+        """Each stem's record count and the tokens per record (FTS5 counts a word's records
+        by reading its posting list: one pass over every word now and then costs less than
+        reading the long lists of common words per query). The first search of the index
+        counts them on ``c``; one that finds them older than STATS_SECONDS starts a thread
+        that counts them again and goes on with the old ones."""
+        stats = self._stats
+        if stats is None:
+            stats = self._count(c)
+        elif time.monotonic() - stats[2] > STATS_SECONDS and self._recounting.acquire(False):
+            threading.Thread(target=self._recount, name="keyword-stats", daemon=True).start()
+        return stats
+
+    def _recount(self) -> None:
+        try:
+            with self._reader() as c:
+                self._count(c)
+        except sqlite3.Error:
+            pass  # the index was closed meanwhile
+        finally:
+            self._recounting.release()
+
+    def _count(self, c: sqlite3.Connection) -> tuple[dict[str, int], float, float]:
+        counts: dict[str, int] = {}
+        tokens = 0
+        for term, records, count in c.execute("SELECT term, doc, cnt FROM temp.wv"):
+            counts[str(term)] = int(records)
+            tokens += int(count)
+        indexed = int(c.execute("SELECT count(*) FROM docs").fetchone()[0])
+        stats = (counts, max(tokens / max(indexed, 1), 1.0), time.monotonic())
+        self._stats = stats
+        return stats
 
     def filter_ids(self, text: str, module_id: str) -> list[str] | None:
         """Candidates for a substring search in one module: the records holding every trigram
