@@ -195,6 +195,7 @@ class KeywordIndex:
         self._readers: list[sqlite3.Connection] = []
         self._all: list[sqlite3.Connection] = [writer]
         self._pool_lock = threading.Lock()
+        self._closed = False
         self._records: int | None = None  # how many records are indexed (None: count again)
         #: (stem -> records holding it, tokens per record, when counted): one tuple, replaced
         #: whole, so a search reads one counting's figures; None until the first search
@@ -228,17 +229,26 @@ class KeywordIndex:
 
     def close(self) -> None:
         with self._pool_lock:
+            self._closed = True
             for conn in self._all:
                 conn.close()
             self._all, self._readers = [], []
 
     @contextmanager
     def _reader(self) -> Iterator[sqlite3.Connection]:
+        """A connection of the pool, or a new one. None after :meth:`close`: a search or a
+        recount still running would open the file again, and where a rebuild has removed it,
+        make an empty one that the next open takes for a damaged index."""
         with self._pool_lock:
+            if self._closed:
+                raise sqlite3.ProgrammingError(f"the keyword index at {self._path} is closed")
             conn = self._readers.pop() if self._readers else None
         if conn is None:
             conn = _reader_connect(self._path / FILE)
             with self._pool_lock:
+                if self._closed:
+                    conn.close()
+                    raise sqlite3.ProgrammingError(f"the keyword index at {self._path} is closed")
                 self._all.append(conn)
         try:
             yield conn

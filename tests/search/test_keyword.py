@@ -97,6 +97,18 @@ def test_a_search_does_not_wait_for_the_words_to_be_counted_again(
     index.close()
 
 
+def test_a_closed_index_opens_no_file_again(tmp_path: Path) -> None:
+    """A search (or a recount) still running when a rebuild closes the index and removes its
+    file must not make an empty file there: the next open would take it for damaged."""
+    index = KeywordIndex.open(tmp_path, create=True)
+    index.apply(corpus(), [])
+    index.close()
+    (tmp_path / keyword.FILE).unlink()
+    with pytest.raises(sqlite3.ProgrammingError, match="closed"):
+        index.search("violet crate", None, 20)
+    assert not (tmp_path / keyword.FILE).exists()
+
+
 def test_stop_words_and_punctuation_match_nothing(tmp_path: Path) -> None:
     index = KeywordIndex.open(tmp_path, create=True)
     index.apply(corpus(), [])
