@@ -22,11 +22,11 @@ from fieldhouse.search.embedder import Matrix
 
 def one_blas_thread() -> None:
     """Numpy's BLAS (OpenBLAS) on one thread in this process. The product over a workspace's
-    matrix reads every row (150 MB at 100,000 records), so its time is memory's, and a second
-    BLAS thread took it from 13.8 to 8.4 ms only by taking the second core, spinning, away
-    from the query's keyword half and from requests: with one thread, the keyword half and
-    the vector half (with the query's embedding) run at once (``WorkspaceIndex.query``), 22
-    instead of 27 ms a hybrid query at 100,000 records, and 28 instead of 37 ms of CPU."""
+    matrix reads every row (150 MB at 100,000 records), so its time is memory's: a second
+    BLAS thread took it from 13.8 to 8.4 ms (16.6 ms of CPU) by taking the second core,
+    spinning, away from the query's keyword half and from requests. With one thread, the
+    keyword half and the vector half (with the query's embedding) run at once
+    (``WorkspaceIndex.query``): 22 instead of 27 ms a hybrid query at 100,000 records."""
     from threadpoolctl import threadpool_limits
 
     threadpool_limits(1, user_api="blas")
