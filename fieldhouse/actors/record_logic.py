@@ -281,9 +281,8 @@ async def propagate(ctx: WriteContext, changed_ids: set[str], *, deleted: bool =
                 _rename_targets(values, f.slug, names)
         uses = {
             f.slug
-            for f in schema.fields
-            if isinstance(type_of(f), RollupType)
-            and (f.config.get("rollup") or {}).get("linkedFieldSlug") in slugs
+            for f in _plan(schema).rollups
+            if (f.config.get("rollup") or {}).get("linkedFieldSlug") in slugs
         }
         if uses or unlinked:
             await compute_derived(ctx, schema, values)

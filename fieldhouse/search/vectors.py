@@ -8,6 +8,7 @@ thread.
 
 from __future__ import annotations
 
+import functools
 import os
 import threading
 from collections.abc import Collection, Sequence
@@ -20,6 +21,7 @@ import numpy.typing as npt
 from fieldhouse.search.embedder import Matrix
 
 
+@functools.cache  # (once a process: each call looks through the loaded libraries again)
 def one_blas_thread() -> None:
     """Numpy's BLAS (OpenBLAS) on one thread in this process. The product over a workspace's
     matrix reads every row (150 MB at 100,000 records), so its time is memory's: a second
