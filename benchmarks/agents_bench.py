@@ -30,7 +30,7 @@ from fieldhouse.agents.providers import OfflineProvider
 from fieldhouse.agents.providers.base import Provider, Step, TextSink, Turn
 from fieldhouse.agents.run import AgentRuntime
 from fieldhouse.config import Settings
-from fieldhouse.http.server import serve_app
+from fieldhouse.http.wire.server import serve_app
 from fieldhouse.runtime import Runtime, open_runtime
 
 URL = "/v1/agents/messages?stream=true"

@@ -39,7 +39,7 @@ class Settings:
     #: prometheus-client's multiprocess directory, made by the supervisor for its workers
     metrics_dir: str | None = None
     #: the file in which the supervisor's workers count their connections, so that each
-    #: accepts its share (``fieldhouse.http.balance``); set by the supervisor
+    #: accepts its share (``fieldhouse.http.wire.balance``); set by the supervisor
     connection_shares: str | None = None
     #: hybrid search (keyword + vectors); off: POST /v1/search answers with the fallback
     search_enabled: bool = True

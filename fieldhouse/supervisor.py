@@ -35,7 +35,7 @@ from dataclasses import replace
 import trio
 
 from fieldhouse.config import LISTEN_BACKLOG, Settings
-from fieldhouse.http import balance
+from fieldhouse.http.wire import balance
 from fieldhouse.metrics import worker_exited
 from fieldhouse.storage.open import is_postgres
 

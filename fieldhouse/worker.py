@@ -19,7 +19,7 @@ from functools import partial
 import trio
 
 from fieldhouse.config import Settings
-from fieldhouse.http.server import serve_app
+from fieldhouse.http.wire.server import serve_app
 from fieldhouse.logs import configure_logging
 from fieldhouse.runtime import open_runtime
 

@@ -27,7 +27,7 @@ import pytest
 import trio
 
 from fieldhouse.config import Settings
-from fieldhouse.http.server import serve_app
+from fieldhouse.http.wire.server import serve_app
 from fieldhouse.runtime import Runtime, open_runtime
 from tests.conftest import Workspace, make_workspace
 

@@ -10,7 +10,7 @@ import httpx
 import pytest
 import trio
 
-from fieldhouse.http.server import serve_app
+from fieldhouse.http.wire.server import serve_app
 from fieldhouse.runtime import Runtime
 from tests.conftest import make_workspace
 

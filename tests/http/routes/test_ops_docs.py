@@ -21,7 +21,7 @@ from selenium.webdriver.support import expected_conditions as ec
 from selenium.webdriver.support.ui import WebDriverWait
 
 from fieldhouse.config import Settings
-from fieldhouse.http.server import serve_app
+from fieldhouse.http.wire.server import serve_app
 from fieldhouse.runtime import open_runtime
 from tests.conftest import make_workspace
 

@@ -11,8 +11,8 @@ import pytest
 import trio
 import trio.testing
 
-from fieldhouse.http import balance
-from fieldhouse.http.balance import MAX_DEFER, START_WAIT, BalancedListener, Shares
+from fieldhouse.http.wire import balance
+from fieldhouse.http.wire.balance import MAX_DEFER, START_WAIT, BalancedListener, Shares
 
 
 @pytest.fixture

@@ -18,9 +18,9 @@ from hypercorn.trio.worker_context import WorkerContext
 from hypercorn.typing import ConnectionState
 from hypercorn.utils import wrap_app
 
-from fieldhouse.http.connection import AppQueue, FieldhouseTCPServer
-from fieldhouse.http.h1 import H1Protocol
-from fieldhouse.http.server import hypercorn_config, serve_app
+from fieldhouse.http.wire.connection import AppQueue, FieldhouseTCPServer
+from fieldhouse.http.wire.h1 import H1Protocol
+from fieldhouse.http.wire.server import hypercorn_config, serve_app
 from fieldhouse.runtime import Runtime
 from tests.conftest import make_workspace
 

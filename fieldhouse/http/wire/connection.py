@@ -24,7 +24,7 @@ its buffer takes it all, and a read returns what the socket holds without a furt
 succeeded). A request still waits where it must: for its body, for the socket, for the
 workspace's actor. ``benchmarks.instructions``: GET /v1/me 1.22 M -> 0.95 M instructions.
 
-``fieldhouse.http.server`` runs its own accept loop (hypercorn's trio ``worker_serve``, written
+``fieldhouse.http.wire.server`` runs its own accept loop (hypercorn's trio ``worker_serve``, written
 out) and builds every connection from this subclass.
 """
 
@@ -44,7 +44,7 @@ from hypercorn.trio.tcp_server import MAX_RECV, TCPServer
 from hypercorn.typing import AppWrapper, ASGIReceiveEvent, ASGISendEvent, ConnectionState, Scope
 from hypercorn.utils import parse_socket_addr
 
-from fieldhouse.http.h1 import H1Protocol
+from fieldhouse.http.wire.h1 import H1Protocol
 
 
 class IdleTimer:
@@ -154,7 +154,7 @@ class AppTasks(TaskGroup):
 
 class FieldhouseTCPServer(TCPServer):
     """hypercorn's connection with the idle timer above, speaking HTTP/1.1 through
-    :class:`fieldhouse.http.h1.H1Protocol` (llhttp) rather than h11 (plain sockets only: the
+    :class:`fieldhouse.http.wire.h1.H1Protocol` (llhttp) rather than h11 (plain sockets only: the
     server has no TLS, so no ALPN and no HTTP/2)."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:

@@ -11,7 +11,7 @@ import trio
 
 from fieldhouse.config import Settings
 from fieldhouse.http.body import drain_limit
-from fieldhouse.http.server import serve_app
+from fieldhouse.http.wire.server import serve_app
 from fieldhouse.runtime import Runtime, open_runtime
 from tests.conftest import make_workspace
 

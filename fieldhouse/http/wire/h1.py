@@ -5,7 +5,7 @@ machine: under a load of small requests (create at 16 connections, two workers) 
 and writing were 13% of a worker's samples (py-spy), more than the record's validation. This
 class does the same job with llhttp (node.js's parser, through httptools, as uvicorn does) and
 writes the response head itself. Everything above it is hypercorn's as before: the
-``HTTPStream`` that runs the ASGI app, the connection (``fieldhouse.http.connection``), the
+``HTTPStream`` that runs the ASGI app, the connection (``fieldhouse.http.wire.connection``), the
 keep-alive and shutdown rules.
 
 What a client sees, as with h11: keep-alive for HTTP/1.1 unless the request says

@@ -1,4 +1,4 @@
-"""HTTP/1.1 as the server speaks it (``fieldhouse.http.h1``, llhttp through httptools): raw
+"""HTTP/1.1 as the server speaks it (``fieldhouse.http.wire.h1``, llhttp through httptools): raw
 requests over a loopback socket to the real server, the answers read byte by byte."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from functools import partial
 import pytest
 import trio
 
-from fieldhouse.http.server import serve_app
+from fieldhouse.http.wire.server import serve_app
 from fieldhouse.runtime import Runtime
 from tests.conftest import make_workspace
 

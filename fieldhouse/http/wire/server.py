@@ -23,8 +23,8 @@ from hypercorn.utils import ShutdownError, raise_shutdown, repr_socket_addr, wra
 from quart_trio import QuartTrio
 
 from fieldhouse.config import LISTEN_BACKLOG, Settings
-from fieldhouse.http.balance import BalancedListener, Shares
-from fieldhouse.http.connection import FieldhouseTCPServer
+from fieldhouse.http.wire.balance import BalancedListener, Shares
+from fieldhouse.http.wire.connection import FieldhouseTCPServer
 
 log = logging.getLogger("fieldhouse.server")
 
@@ -95,8 +95,8 @@ async def _serve(
     task_status: trio.TaskStatus[list[str]],
 ) -> None:
     """hypercorn's trio ``worker_serve`` (0.18) for plain HTTP, with Fieldhouse's connection
-    class (``fieldhouse.http.connection``) and, on a socket shared with other workers
-    (``shares``), only this worker's share of the connections (``fieldhouse.http.balance``):
+    class (``fieldhouse.http.wire.connection``) and, on a socket shared with other workers
+    (``shares``), only this worker's share of the connections (``fieldhouse.http.wire.balance``):
     the lifespan, then the accept loop until the trigger fires, then up to
     ``graceful_timeout`` for the requests in flight."""
     state: dict[str, Any] = {}
