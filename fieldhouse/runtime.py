@@ -9,7 +9,6 @@ from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass
 
 import trio
-from quart_trio import QuartTrio
 
 from fieldhouse.actors.system import ActorSystem, open_actor_system
 from fieldhouse.agents.providers import make_provider
@@ -20,6 +19,7 @@ from fieldhouse.config import Settings
 from fieldhouse.coordination import open_coordination
 from fieldhouse.http.app import create_app
 from fieldhouse.http.auth import Authenticator, jwt_secret
+from fieldhouse.http.dispatch import Dispatch
 from fieldhouse.http.ratelimit import make_limiter
 from fieldhouse.http.routes.ops import indexer_lag
 from fieldhouse.metrics import Metrics
@@ -35,7 +35,7 @@ class Runtime:
     """A running Fieldhouse: its services and the application that serves them."""
 
     services: Services
-    app: QuartTrio
+    app: Dispatch
 
     @property
     def settings(self) -> Settings:

@@ -1,8 +1,7 @@
 """Reading request bodies under the size limit, and discarding refused ones.
 
-Quart's own limit (``MAX_CONTENT_LENGTH``) stops reading at the limit and leaves the rest of
-the body on the connection; hypercorn then closes that keep-alive connection without saying
-so, and the client's next request on it fails. Here the error path reads a refused body (too
+A body left unread on the connection would be taken for the next request, or close that
+keep-alive connection without saying so. Here the error path reads a refused body (too
 large, or never read because the request failed first) to its end and drops it, so the
 connection stays in step; one longer than :func:`drain_limit` is not read, and the answer
 says ``Connection: close``.
@@ -13,10 +12,9 @@ from __future__ import annotations
 import math
 
 import trio
-from werkzeug.exceptions import RequestTimeout
 
 from fieldhouse.http.exchange import Exchange
-from fieldhouse.model.errors import PayloadTooLarge
+from fieldhouse.model.errors import PayloadTooLarge, RequestTimeout
 
 #: how many times the body limit a refused body may be before it is not worth reading
 DRAIN_FACTOR = 16
@@ -47,7 +45,7 @@ async def read_body(ex: Exchange, max_body_bytes: int) -> bytes:
                 raise too_large(ex, max_body_bytes)
         ex.body_read = True
         return bytes(data)
-    raise RequestTimeout()
+    raise RequestTimeout(f"The request body did not arrive within {ex.body_timeout:g} s")
 
 
 async def discard_body(ex: Exchange, max_body_bytes: int) -> bool:

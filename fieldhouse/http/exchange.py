@@ -1,10 +1,8 @@
-"""One request as the pipeline and the handlers see it, whichever path serves it.
+"""One request as the pipeline and the handlers see it.
 
-A declared endpoint is served straight from the ASGI scope (:mod:`fieldhouse.http.dispatch`);
-what the dispatch leaves to Quart (HEAD, OPTIONS, 404 and 405 answers) is served by Quart's
-hooks. Both build an :class:`Exchange` from the same scope and keep it in a context variable,
-so the pipeline, the handlers and their helpers read the request and what was learnt about
-it (principal, rate state, request id) in one place, without Quart's context proxies.
+:mod:`fieldhouse.http.dispatch` builds an :class:`Exchange` from the ASGI scope and keeps it
+in a context variable, so the pipeline, the handlers and their helpers read the request and
+what was learnt about it (principal, rate state, request id) in one place.
 """
 
 from __future__ import annotations

@@ -1,35 +1,22 @@
-"""The steps every request goes through, on the dispatch's path and on Quart's alike: admit
-(CORS preflight, credential, rate limit, body size), finish (rate-limit headers, request id,
-CORS, metrics, access log), and the error envelope."""
+"""The steps every request goes through (:mod:`fieldhouse.http.dispatch`): admit (CORS
+preflight, credential, rate limit, body size), finish (rate-limit headers, request id, CORS,
+metrics, access log), and the error envelope."""
 
 from __future__ import annotations
 
 import logging
 
 from quart import Response
-from werkzeug.exceptions import HTTPException
 
 from fieldhouse.http.body import discard_body, too_large
 from fieldhouse.http.exchange import Exchange
 from fieldhouse.http.json import json_response
 from fieldhouse.http.observe import finish_request, preflight
-from fieldhouse.model.errors import (
-    ApiError,
-    InternalError,
-    MethodNotAllowed,
-    NotFound,
-    PayloadTooLarge,
-    RateLimited,
-)
+from fieldhouse.model.errors import ApiError, InternalError, RateLimited
 from fieldhouse.services import Services
 
 log = logging.getLogger("fieldhouse.http")
 
-_STATUS_ERRORS: dict[int, type[ApiError]] = {
-    404: NotFound,
-    405: MethodNotAllowed,
-    413: PayloadTooLarge,
-}
 _API_PREFIXES = ("/v1/", "/api/")
 
 
@@ -78,8 +65,6 @@ async def error_response(svc: Services, ex: Exchange, error: Exception) -> Respo
     """The envelope for any error a request ended with."""
     if isinstance(error, ApiError):
         return await _api_error(svc, ex, error)
-    if isinstance(error, HTTPException):
-        return await _http_error(svc, ex, error)
     return await _unexpected(svc, ex, error)
 
 
@@ -92,33 +77,6 @@ async def _api_error(svc: Services, ex: Exchange, error: ApiError) -> Response:
     if not await discard_body(ex, svc.settings.max_body_bytes):
         headers["Connection"] = "close"
     return json_response(error.to_json(), error.status, headers)
-
-
-async def _http_error(svc: Services, ex: Exchange, error: HTTPException) -> Response:
-    status = error.code or 500
-    kind = _STATUS_ERRORS.get(status)
-    if status == 404:
-        message = f"No route for {ex.method} {ex.path}"
-    elif status == 405:
-        allowed = sorted(getattr(error, "valid_methods", None) or [])
-        message = f"Method {ex.method} is not allowed on {ex.path}"
-        if allowed:
-            message += f"; allowed: {', '.join(allowed)}"
-        return await _api_error(
-            svc, ex, MethodNotAllowed(message, headers={"Allow": ", ".join(allowed)})
-        )
-    elif status == 413:
-        message = f"Request body exceeds the limit of {svc.settings.max_body_bytes} bytes"
-    else:
-        message = error.description or error.name
-    if kind is None:
-        err = ApiError(message, code=_default_code(status))
-        ex.error_code = err.code
-        body = err.to_json()
-        body["error"]["statusCode"] = status
-        drained = await discard_body(ex, svc.settings.max_body_bytes)
-        return json_response(body, status, {} if drained else {"Connection": "close"})
-    return await _api_error(svc, ex, kind(message))
 
 
 async def _unexpected(svc: Services, ex: Exchange, error: Exception) -> Response:
@@ -135,19 +93,3 @@ async def _unexpected(svc: Services, ex: Exchange, error: Exception) -> Response
         "Internal error; quote the request id when reporting it", data={"requestId": request_id}
     )
     return await _api_error(svc, ex, err)
-
-
-def _default_code(status: int) -> str:
-    return {
-        400: "bad_request",
-        401: "unauthorized",
-        403: "forbidden",
-        404: "not_found",
-        409: "conflict",
-        422: "unprocessable_entity",
-        429: "rate_limit_exceeded",
-        500: "internal_error",
-        502: "bad_gateway",
-        503: "service_unavailable",
-        504: "gateway_timeout",
-    }.get(status, "bad_request" if status < 500 else "internal_error")

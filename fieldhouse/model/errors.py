@@ -100,6 +100,11 @@ class MethodNotAllowed(ApiError):
     status = 405
 
 
+class RequestTimeout(ApiError):
+    code = "request_timeout"
+    status = 408
+
+
 class Conflict(ApiError):
     code = "conflict"
     status = 409
@@ -108,6 +113,11 @@ class Conflict(ApiError):
 class PayloadTooLarge(ApiError):
     code = "payload_too_large"
     status = 413
+
+
+class UriTooLong(ApiError):
+    code = "uri_too_long"
+    status = 414
 
 
 class UnsupportedMediaType(ApiError):
@@ -125,6 +135,11 @@ class RateLimited(ApiError):
     status = 429
 
 
+class HeadersTooLarge(ApiError):
+    code = "request_header_fields_too_large"
+    status = 431
+
+
 class InternalError(ApiError):
     code = "internal_error"
     status = 500
@@ -133,6 +148,11 @@ class InternalError(ApiError):
 class ServiceUnavailable(ApiError):
     code = "service_unavailable"
     status = 503
+
+
+class VersionNotSupported(ApiError):
+    code = "http_version_not_supported"
+    status = 505
 
 
 def _summarise(issues: Sequence[Issue]) -> str:

@@ -7,7 +7,10 @@ import logging
 import httpx
 import pytest
 
+from fieldhouse.http.app import create_app
+from fieldhouse.http.endpoint import Routes
 from fieldhouse.runtime import Runtime
+from fieldhouse.services import Services
 from tests.conftest import Workspace
 from tests.http.test_auth import assert_envelope
 
@@ -53,14 +56,19 @@ async def test_oversized_body_is_413(client: httpx.AsyncClient, ws: Workspace) -
 
 
 async def test_unexpected_exception_is_500_with_request_id(
-    client: httpx.AsyncClient, runtime: Runtime, caplog: pytest.LogCaptureFixture
+    runtime: Runtime, caplog: pytest.LogCaptureFixture
 ) -> None:
-    async def explode() -> None:
+    routes = Routes()
+
+    @routes.endpoint("GET", "/v1/_explode", summary="", scope=None, tag="t")
+    async def explode(svc: Services) -> None:
         raise RuntimeError("secret internals")
 
-    runtime.app.add_url_rule("/v1/_explode", "explode", explode)
-    with caplog.at_level(logging.ERROR, logger="fieldhouse.http"):
-        resp = await client.get("/v1/_explode")
+    app = create_app(runtime.services, routes)
+    transport = httpx.ASGITransport(app=app)  # type: ignore[arg-type]
+    async with httpx.AsyncClient(transport=transport, base_url="http://t") as client:
+        with caplog.at_level(logging.ERROR, logger="fieldhouse.http"):
+            resp = await client.get("/v1/_explode")
     error = assert_envelope(resp, 500, "internal_error")
     assert "secret internals" not in resp.text
     assert "Traceback" not in resp.text

@@ -1,5 +1,5 @@
-"""The dispatch in front of Quart: which requests its table serves, that they are answered as
-Quart answers them, and what falls through to Quart."""
+"""The dispatch: which operation its table finds for a request, and how it answers what no
+operation serves (HEAD, OPTIONS, a trailing slash, 404 and 405) through the same pipeline."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from tests.conftest import Workspace
 
 
 def table_of(runtime: Runtime) -> RouteTable:
-    dispatch = runtime.app.asgi_app
+    dispatch = runtime.app
     assert isinstance(dispatch, Dispatch)
     return dispatch.table
 
@@ -41,19 +41,21 @@ async def test_static_and_parameterised_paths_are_matched_with_their_route(
     assert batch is not None and batch[1] == "/v1/modules/{moduleSlug}/records/batch"
 
 
-async def test_what_the_table_leaves_to_quart(runtime: Runtime) -> None:
+async def test_what_the_table_does_not_match(runtime: Runtime) -> None:
     table = table_of(runtime)
-    assert served(table, "GET", "/v1/me/") is None  # trailing slash: Quart's router
-    assert served(table, "HEAD", "/v1/me") is None
-    assert served(table, "OPTIONS", "/v1/me") is None
+    assert served(table, "HEAD", "/v1/me") is None  # the dispatch asks for GET
     assert served(table, "DELETE", "/v1/me") is None  # 405 with Allow
     assert served(table, "GET", "/v1/nowhere") is None  # 404
     assert served(table, "GET", "/v1/modules//fields") is None  # an empty parameter
-    # event streams: the client leaving must cancel the run, as quart-trio does
-    assert served(table, "POST", "/v1/agents/messages") is None
+    assert table.allowed("/v1/me") == (["GET", "HEAD", "OPTIONS"], "/v1/me")
+    assert table.allowed("/v1/nowhere") == ([], "<unmatched>")
+    methods, route = table.allowed("/v1/modules/deals/records/r1")
+    assert "PATCH" in methods and route == "/v1/modules/{moduleSlug}/records/{recordId}"
+    # event streams are in the table too: the dispatch watches for the client leaving
+    assert served(table, "POST", "/v1/agents/messages") is not None
 
 
-async def test_a_path_two_patterns_fit_is_left_to_quart(runtime: Runtime) -> None:
+async def test_of_two_patterns_that_fit_the_more_literal_one_serves(runtime: Runtime) -> None:
     routes = Routes()
 
     async def handler(svc: Any) -> Any:
@@ -63,27 +65,38 @@ async def test_a_path_two_patterns_fit_is_left_to_quart(runtime: Runtime) -> Non
         routes.endpoint("GET", path, summary="", scope=None, tag="t")(handler)
     table = RouteTable(Operation(spec, fn, runtime.services) for spec, fn in routes.entries)
     assert served(table, "GET", "/x/a/c") == ("handler", "/x/{a}/c", {"a": "a"})
-    assert served(table, "GET", "/x/b/c") is None
+    assert served(table, "GET", "/x/b/c") == ("handler", "/x/b/{d}", {"d": "c"})
 
 
-async def test_the_dispatch_answers_as_quart_does(client: httpx.AsyncClient, ws: Workspace) -> None:
-    """The same endpoint through the table (/v1/me) and through Quart (/v1/me/, HEAD): the
-    same status, headers and body; HEAD without the body."""
+async def test_head_options_and_a_trailing_slash_answer_as_the_operation_does(
+    client: httpx.AsyncClient, ws: Workspace
+) -> None:
+    """/v1/me, /v1/me/ and HEAD /v1/me: the same status, headers and body (HEAD without the
+    body); OPTIONS says what is allowed; a method not served is 405 with Allow, in the
+    envelope with the rate-limit headers."""
     fast = await client.get("/v1/me", headers={**ws.headers, "X-Request-Id": "req-1"})
-    slow = await client.get("/v1/me/", headers={**ws.headers, "X-Request-Id": "req-1"})
+    slash = await client.get("/v1/me/", headers={**ws.headers, "X-Request-Id": "req-1"})
     head = await client.head("/v1/me", headers={**ws.headers, "X-Request-Id": "req-1"})
-    assert fast.status_code == slow.status_code == head.status_code == 200
-    assert fast.json() == slow.json()
+    assert fast.status_code == slash.status_code == head.status_code == 200
+    assert fast.json() == slash.json()
     assert head.content == b""
 
     def comparable(response: httpx.Response) -> dict[str, str]:
         return {k: v for k, v in response.headers.items() if k != "x-ratelimit-remaining"}
 
-    assert comparable(fast) == comparable(slow) == comparable(head)
+    assert comparable(fast) == comparable(slash) == comparable(head)
     assert fast.headers["X-Request-Id"] == "req-1"
+    options = await client.options("/v1/me", headers=ws.headers)
+    assert (options.status_code, options.headers["Allow"]) == (200, "GET, HEAD, OPTIONS")
     not_allowed = await client.delete("/v1/me", headers=ws.headers)
     assert not_allowed.status_code == 405
     assert not_allowed.headers["Allow"] == "GET, HEAD, OPTIONS"
+    error = not_allowed.json()["error"]
+    assert (error["code"], error["statusCode"]) == ("method_not_allowed", 405)
+    assert "X-RateLimit-Limit" in not_allowed.headers
+    missing = await client.get("/v1/nowhere/", headers=ws.headers)
+    assert missing.json()["error"]["message"] == "No route for GET /v1/nowhere/"
+    assert "X-RateLimit-Limit" in missing.headers
 
 
 async def test_a_client_gone_before_its_body_ended_gets_no_answer(

@@ -6,12 +6,11 @@ from typing import Any
 
 import orjson
 import pytest
-from werkzeug.exceptions import MethodNotAllowed, NotFound
 
 from fieldhouse.http.body import drain_limit
 from fieldhouse.http.exchange import Exchange, asgi_body
 from fieldhouse.http.pipeline import admit, error_response, finish
-from fieldhouse.model.errors import PayloadTooLarge
+from fieldhouse.model.errors import MethodNotAllowed, NotFound, PayloadTooLarge
 from fieldhouse.runtime import Runtime
 from tests.conftest import Workspace
 
@@ -70,11 +69,18 @@ async def test_a_declared_body_over_the_limit_is_refused_after_the_count(
 async def test_errors_get_the_envelope(runtime: Runtime) -> None:
     svc = runtime.services
     ex = exchange("/v1/nowhere", {})
-    missing = await error_response(svc, ex, NotFound())
+    missing = await error_response(svc, ex, NotFound("No route for GET /v1/nowhere"))
     body = orjson.loads(await missing.get_data())
     assert missing.status_code == 404
-    assert body["error"]["message"] == "No route for GET /v1/nowhere"
-    not_allowed = await error_response(svc, ex, MethodNotAllowed(["GET", "HEAD"]))
+    assert body["error"] == {
+        "code": "not_found",
+        "message": "No route for GET /v1/nowhere",
+        "statusCode": 404,
+    }
+    assert missing.headers["Content-Type"] == "application/json"
+    not_allowed = await error_response(
+        svc, ex, MethodNotAllowed("not here", headers={"Allow": "GET, HEAD"})
+    )
     assert not_allowed.headers["Allow"] == "GET, HEAD"
     failed = await error_response(svc, ex, RuntimeError("boom"))
     body = orjson.loads(await failed.get_data())

@@ -46,6 +46,9 @@ from hypercorn.protocol.http_stream import HTTPStream
 from hypercorn.typing import AppWrapper, ConnectionState, TaskGroup, WorkerContext
 
 STREAM_ID = 1
+#: the key, in a request's ASGI ``state``, of (its URL's length, the limit) when the URL was
+#: longer than the limit: the app answers 414 (after the credential and the rate limit)
+URL_TOO_LONG = "fieldhouse.url_too_long"
 _REASONS = {s.value: s.phrase.encode("ascii") for s in HTTPStatus}
 _NO_BODY_STATUS = frozenset({204, 304})
 _CONTINUE = b"HTTP/1.1 100 Continue\r\n\r\n"

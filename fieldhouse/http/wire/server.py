@@ -20,7 +20,6 @@ from hypercorn.trio.lifespan import Lifespan
 from hypercorn.trio.worker_context import WorkerContext
 from hypercorn.typing import ConnectionState
 from hypercorn.utils import ShutdownError, raise_shutdown, repr_socket_addr, wrap_app
-from quart_trio import QuartTrio
 
 from fieldhouse.config import LISTEN_BACKLOG, Settings
 from fieldhouse.http.wire.balance import BalancedListener, Shares
@@ -35,7 +34,7 @@ class Servable(Protocol):
     @property
     def settings(self) -> Settings: ...
     @property
-    def app(self) -> QuartTrio: ...
+    def app(self) -> Callable[..., Awaitable[None]]: ...
     @property
     def shutdown(self) -> trio.Event: ...
 

@@ -133,7 +133,7 @@ async def test_keepalives_and_no_response_timeout(runtime: Runtime) -> None:
     ws = await make_workspace(runtime)
     gate = Gate()
     install_runtime(runtime, gate, agent_keepalive_seconds=0.02)
-    runtime.app.config["RESPONSE_TIMEOUT"] = 0.1
+    runtime.app.response_timeout = 0.1
     async with served(runtime) as client:
         got: list[Event] = []
         async with client.stream(
