@@ -15,6 +15,7 @@ from typing import Any
 
 from pydantic import BaseModel
 from quart import Response
+from werkzeug.datastructures import MultiDict
 
 from fieldhouse.http.body import read_body
 from fieldhouse.http.exchange import Exchange
@@ -50,6 +51,12 @@ class ExtraParam:
     explode: bool | None = None
     required: bool = False
 
+    @property
+    def repeatable(self) -> bool:
+        """Whether the parameter may be sent more than once: an array, or a deepObject's
+        keys (two ``filter[stage]`` both apply); any other one sent twice is refused."""
+        return self.style == "deepObject" or self.schema.get("type") == "array"
+
     def accepts(self, key: str) -> bool:
         """Whether the raw query key ``key`` is this parameter (``name[...]`` for deepObject)."""
         if self.style == "deepObject":
@@ -83,6 +90,9 @@ class Endpoint:
     query: type[BaseModel] | None = None
     body: type[BaseModel] | None = None
     responses: Mapping[int, type[BaseModel] | None] = field(default_factory=dict)
+    #: the 409 answers the operation gives besides the Idempotency-Key ones: error code ->
+    #: when (the document's 409 response lists them)
+    conflicts: Mapping[str, str] = field(default_factory=dict)
     extra_params: tuple[ExtraParam, ...] = ()
     admin_only: bool = False
     #: the credential may not be limited to some scopes (a key without scopes, or one with
@@ -135,6 +145,7 @@ class Routes:
         query: type[BaseModel] | None = None,
         body: type[BaseModel] | None = None,
         responses: Mapping[int, type[BaseModel] | None] | None = None,
+        conflicts: Mapping[str, str] | None = None,
         extra_params: tuple[ExtraParam, ...] = (),
         admin_only: bool = False,
         every_scope: bool = False,
@@ -158,6 +169,7 @@ class Routes:
                 query=query,
                 body=body,
                 responses=responses or {200: None},
+                conflicts=conflicts or {},
                 extra_params=extra_params,
                 admin_only=admin_only,
                 every_scope=every_scope,
@@ -218,6 +230,7 @@ class Operation:
                 issues = unknown_query_params(self.params, args.keys())
                 if not issues and len(self._declared) < DECLARED_REMEMBERED:
                     self._declared.add(names)
+            issues.extend(repeated_query_params(self.params, args))
         if spec.query is not None:
             try:
                 kwargs["query"] = validate_model(spec.query, dict(args.items()))
@@ -260,6 +273,27 @@ def unknown_query_params(params: tuple[ExtraParam, ...], keys: Iterable[str]) ->
         else:
             message += "; this operation takes no query parameters"
         issues.append(Issue("unrecognized_keys", (key,), message, {"keys": [key]}))
+    return issues
+
+
+def repeated_query_params(params: tuple[ExtraParam, ...], args: MultiDict[str, str]) -> list[Issue]:
+    """One issue per declared single-valued parameter sent more than once (``pageSize=5&
+    pageSize=50`` has no one meaning; an unknown one is reported as unknown already)."""
+    issues: list[Issue] = []
+    for key, values in args.lists():
+        if len(values) < 2:
+            continue
+        param = next((p for p in params if p.accepts(key)), None)
+        if param is None or param.repeatable:
+            continue
+        issues.append(
+            Issue(
+                "too_big",
+                (key,),
+                f"Query parameter {key!r} was sent {len(values)} times; it takes one value",
+                {"maximum": 1, "inclusive": True, "type": "array", "received": len(values)},
+            )
+        )
     return issues
 
 

@@ -6,17 +6,50 @@ properties"); response models allow extra ones (SPEC: clients ignore unknown pro
 
 from __future__ import annotations
 
+import re
 from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field
+from pydantic import Strict as StrictMode
 from pydantic_core import PydanticCustomError
 
 
-def _not_bool(value: Any) -> Any:
-    """JSON ``true`` is not the number 1: refuse what pydantic's lax mode would coerce."""
-    if isinstance(value, bool):
-        raise PydanticCustomError("int_type", "Input should be a number, not a boolean")
-    return value
+def _json_type(kind: str) -> BeforeValidator:
+    """A JSON number property takes a JSON number: ``true`` is not 1 and ``"5"`` is not 5, as
+    pydantic's lax mode would have them (with ``"1_000"``, ``"inf"`` and ``"nan"``); what
+    /openapi.json says of the property is then all it takes. ``kind``: int or float."""
+
+    def check(value: Any) -> Any:
+        if isinstance(value, bool | str):
+            received = "boolean" if isinstance(value, bool) else "string"
+            raise PydanticCustomError(f"{kind}_type", f"Input should be a number, not a {received}")
+        return value
+
+    return BeforeValidator(check)
+
+
+_QUERY_INT = re.compile(r"\s*([+-]?)0*([0-9]+)\s*")
+#: a query integer with more significant digits than this is past every bound: it is taken as
+#: +-10**19 (above 2**63) for the bound to report, instead of reading thousands of digits
+_QUERY_INT_DIGITS = 19
+#: the largest value a 64-bit signed integer holds (what SQLite and PostgreSQL store)
+MAX_INT64 = 2**63 - 1
+
+
+def _query_int(value: Any) -> Any:
+    """A query parameter's text as an integer: decimal digits with an optional sign, as the
+    list endpoint's ``page`` and ``pageSize`` take them (``5.0``, ``1e3`` and ``0x10`` are
+    refused rather than converted)."""
+    if not isinstance(value, str):
+        return value
+    match = _QUERY_INT.fullmatch(value)
+    if match is None:
+        raise PydanticCustomError(
+            "int_parsing", "Input should be an integer: decimal digits with an optional sign"
+        )
+    sign, digits = match.groups()
+    magnitude = int(digits) if len(digits) <= _QUERY_INT_DIGITS else 10**_QUERY_INT_DIGITS
+    return -magnitude if sign == "-" else magnitude
 
 
 def _not_blank(value: str) -> str:
@@ -30,10 +63,18 @@ def _not_blank(value: str) -> str:
     return value
 
 
-#: An integer body property (``true`` is refused, not taken as 1).
-JsonInt = Annotated[int, BeforeValidator(_not_bool)]
-#: A number body property (``true`` is refused).
-JsonNumber = Annotated[float, BeforeValidator(_not_bool)]
+#: An integer body property: a JSON number without a fractional part (``5`` or ``5.0``, as
+#: JSON Schema counts integers); ``true`` and ``"5"`` are refused.
+JSON_INT = _json_type("int")
+JsonInt = Annotated[int, JSON_INT]
+#: Put after a query integer's ``Field`` bounds (``Annotated[int, Field(ge=.., le=..),
+#: QUERY_INT]``; after the validator pydantic would leave ``ge``/``le`` out of the schema):
+#: every integer query parameter has both bounds, a 400 naming it otherwise.
+QUERY_INT = BeforeValidator(_query_int)
+#: A number body property (``true`` and ``"0.5"`` are refused).
+JsonNumber = Annotated[float, _json_type("float")]
+#: A boolean body property: ``true`` or ``false`` (not ``"true"``, ``"yes"`` or 1).
+JsonBool = Annotated[bool, StrictMode()]
 #: A string with at least one character that is not whitespace.
 NonBlank = Annotated[str, AfterValidator(_not_blank)]
 #: An id the server sends as a string, always a UUID (``format: uuid`` in /openapi.json).

@@ -12,6 +12,13 @@ from pydantic.json_schema import models_json_schema
 from fieldhouse import API_VERSION
 from fieldhouse.http.endpoint import PATH_PARAM, Endpoint
 from fieldhouse.http.models import ErrorEnvelope
+from fieldhouse.http.openapi_notes import (
+    COERCIONS,
+    IDEMPOTENCY_HEADER,
+    conflict_response,
+    keyed,
+    note_write_forms,
+)
 from fieldhouse.model.fields import FIELD_TYPES
 from fieldhouse.model.principal import ADMIN_ROLES
 
@@ -21,6 +28,7 @@ _ERROR_STATUSES = {
     401: "Missing or invalid credentials",
     403: "Missing scope or insufficient role permissions",
     404: "Not found",
+    409: "Conflict",
     413: "Request body too large",
     429: "Rate limit exceeded (see Retry-After)",
     500: "Internal error",
@@ -46,6 +54,7 @@ def build_openapi(endpoints: Sequence[Endpoint]) -> dict[str, Any]:
     schemas.update(field_value_schemas())
     schemas.update(agent_event_schemas())
     _link_field_values(schemas)
+    note_write_forms(schemas)
 
     paths: dict[str, dict[str, Any]] = {}
     for ep in endpoints:
@@ -60,7 +69,8 @@ def build_openapi(endpoints: Sequence[Endpoint]) -> dict[str, Any]:
             "title": "Fieldhouse Workspace Data API",
             "version": API_VERSION,
             "description": "Multi-tenant workspace data: modules, records, search, activity, "
-            "agents. Every error uses the envelope {error: {code, message, statusCode}}.",
+            "agents. Every error uses the envelope {error: {code, message, statusCode}}.\n\n"
+            + COERCIONS,
         },
         "servers": [{"url": "/v1"}],
         "security": [{"bearerAuth": []}],
@@ -241,6 +251,11 @@ def _responses(ep: Endpoint) -> dict[str, Any]:
             "schema": {"type": "integer", "minimum": 1},
         }
     }
+    conflict = conflict_response(
+        ep, {**rate_headers, **retry_after} if keyed(ep) else rate_headers, _ref(ErrorEnvelope)
+    )
+    if conflict is not None:
+        out["409"] = conflict
     for status in sorted(statuses):
         headers = {**rate_headers, **retry_after} if status in (429, 503) else rate_headers
         out.setdefault(str(status), declared_error(status, headers))
@@ -267,34 +282,14 @@ def _access(ep: Endpoint, op: dict[str, Any]) -> None:
     op["description"] = f"{op['description']}\n\n{text}" if "description" in op else text
 
 
-# --- bulk writes, idempotency, change feed and webhooks (issue 14 items 5 and 6) ---------
-# The batch, activity and webhook operations come from their routes' declarations; this block
-# adds what every keyed write shares: the Idempotency-Key header and its two errors.
-
-_IDEMPOTENCY_HEADER = {
-    "name": "Idempotency-Key",
-    "in": "header",
-    "required": False,
-    "schema": {"type": "string", "minLength": 1, "maxLength": 255},
-    "description": "Makes a retry safe: the first answer (status and body) is stored with the "
-    "key for 24 hours and returned to every retry with the same key from the same API key, "
-    "with header Idempotent-Replayed: true. Another request under a used key is 422 "
-    "idempotency_key_reused; a retry while the first still runs is 409 "
-    "idempotency_in_progress (Retry-After: 1).",
-}
+# --- keyed writes: the Idempotency-Key header and its 422 (its 409s are in _responses) ---
 
 
 def _feed_operation(ep: Endpoint, op: dict[str, Any]) -> None:
-    if ep.method not in ("POST", "PATCH", "DELETE") or not ep.path.startswith("/v1/"):
+    if not keyed(ep):
         return
-    if ep.scope is None:
-        return
-    op["parameters"].append(_IDEMPOTENCY_HEADER)
+    op["parameters"].append(IDEMPOTENCY_HEADER)
     error = {"application/json": {"schema": _ref(ErrorEnvelope)}}
-    op["responses"].setdefault(
-        "409",
-        {"description": "Conflict (for example idempotency_in_progress)", "content": error},
-    )
     op["responses"].setdefault(
         "422", {"description": "Idempotency-Key reused for another request", "content": error}
     )
@@ -302,16 +297,11 @@ def _feed_operation(ep: Endpoint, op: dict[str, Any]) -> None:
 
 # --- agent runs: declared error statuses and the event stream's events (issue 13) ---
 
-_DECLARED_ERRORS = {
-    409: "Conflict: the approval was already decided or expired, the run still has pending "
-    "approvals, or nothing changed meanwhile",
-}
-
 
 def declared_error(status: int, headers: dict[str, Any]) -> dict[str, Any]:
     """An error status an endpoint declares (with ``None`` as its model): the error envelope."""
     return {
-        "description": _DECLARED_ERRORS.get(status) or _ERROR_STATUSES.get(status, "Error"),
+        "description": _ERROR_STATUSES.get(status, "Error"),
         "headers": headers,
         "content": {"application/json": {"schema": _ref(ErrorEnvelope)}},
     }

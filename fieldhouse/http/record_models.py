@@ -2,12 +2,20 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 from uuid import UUID
 
 from pydantic import Field, field_validator
 
-from fieldhouse.http.models import NonBlank, Open, Strict, Timestamp, Uuid
+from fieldhouse.http.models import (
+    MAX_INT64,
+    QUERY_INT,
+    NonBlank,
+    Open,
+    Strict,
+    Timestamp,
+    Uuid,
+)
 from fieldhouse.model.activity import KIND_NAMES
 
 
@@ -98,23 +106,23 @@ class PickerResponse(Open):
 
 class PickerQuery(Open):
     search: str | None = Field(default=None, max_length=200)
-    limit: int = Field(default=20, ge=1, le=100)
+    limit: Annotated[int, Field(ge=1, le=100), QUERY_INT] = 20
 
 
 class ActivityQuery(Open):
-    limit: int = Field(default=20, ge=1, le=50)
+    limit: Annotated[int, Field(ge=1, le=50), QUERY_INT] = 20
     activityTypes: str | None = Field(
         default=None,
         max_length=1000,
         description="comma-separated activity types, each one of: " + ", ".join(KIND_NAMES),
     )
     #: the change feed: entries with a sequence number above this one, oldest first
-    afterSeq: int | None = Field(default=None, ge=0)
+    afterSeq: Annotated[int, Field(ge=0, le=MAX_INT64), QUERY_INT] | None = None
 
 
 class RecordActivityQuery(Open):
-    limit: int = Field(default=50, ge=1, le=200)
-    groupWithinMinutes: int | None = Field(default=None, ge=1, le=60)
+    limit: Annotated[int, Field(ge=1, le=200), QUERY_INT] = 50
+    groupWithinMinutes: Annotated[int, Field(ge=1, le=60), QUERY_INT] | None = None
 
 
 class ActivityEntry(Open):

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import re
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import Field, field_validator
 
-from fieldhouse.http.models import FieldItem, Open, Strict, Uuid
+from fieldhouse.http.models import JSON_INT, FieldItem, JsonBool, Open, Strict, Uuid
 from fieldhouse.model.field_config import SLUG_PATTERN
 
 #: SPEC "Field types": the 26 dataType identifiers (a test keeps this equal to DATA_TYPES).
@@ -58,10 +58,11 @@ class FieldCreateBody(Strict):
     slug: str | None = Field(default=None, min_length=1, max_length=64)
     dataType: DataType
     config: dict[str, Any] = Field(default_factory=dict)
-    isRequired: bool = False
+    isRequired: JsonBool = False
     privacyLevel: Literal["account", "role", "private"] = "account"
-    sortOrder: int | None = Field(
-        default=None, ge=0, le=1_000_000, description="default: after the last field"
+    #: bounds before the validator, or pydantic leaves them out of the schema
+    sortOrder: Annotated[int, Field(ge=0, le=1_000_000), JSON_INT] | None = Field(
+        default=None, description="default: after the last field"
     )
 
     @field_validator("label")
@@ -85,8 +86,8 @@ class FieldCreateBody(Strict):
 class FieldUpdateBody(Strict):
     label: str | None = Field(default=None, min_length=1, max_length=100)
     config: dict[str, Any] | None = None
-    isRequired: bool | None = None
-    backfillExisting: bool = False
+    isRequired: JsonBool | None = None
+    backfillExisting: JsonBool = False
 
     @field_validator("label")
     @classmethod

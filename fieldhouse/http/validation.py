@@ -71,6 +71,8 @@ def issue_from_pydantic(err: Mapping[str, Any], prefix: tuple[str | int, ...] = 
         bound = ctx.get("le", ctx.get("lt"))
         extra = {"maximum": bound, "inclusive": kind == "less_than_equal", "type": "number"}
         return Issue("too_big", path, message, extra)
+    if kind == "int_parsing_size":  # a number of thousands of digits: past every bound
+        return Issue("too_big", path, "Number is too large", {"type": "number"})
     if kind in ("literal_error", "enum"):
         expected = ctx.get("expected", "")
         return Issue("invalid_enum_value", path, message, {"options": _options(str(expected))})

@@ -6,11 +6,12 @@
 SPEC's exact ``advancedFilter must be valid JSON`` (a ``ValidationFailed`` with that message
 and one issue). Nothing here knows SQL: ``storage.sqlquery`` compiles the result.
 
-Conventions: when a scalar parameter is repeated the last one wins; unknown parameters never
-get here (the endpoint refuses them); empty ``search``, ``fields`` and ``advancedFilter`` (or
-``advancedFilter=null``) count as absent. Without ``sortField`` the order is ``created_at``
-then ``id``, both in ``sortDirection`` (default ``desc``); with a ``sortField`` the default
-direction is ``asc``.
+Conventions: when a scalar parameter is repeated the last one wins (the endpoint refuses a
+repeated one with a 400 before it gets here, as it refuses unknown ones; a repeated
+``filter[slug]`` is two filters, both applied); empty ``search``, ``fields`` and
+``advancedFilter`` (or ``advancedFilter=null``) count as absent. Without ``sortField`` the
+order is ``created_at`` then ``id``, both in ``sortDirection`` (default ``desc``); with a
+``sortField`` the default direction is ``asc``.
 """
 
 from __future__ import annotations

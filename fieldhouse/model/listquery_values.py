@@ -14,7 +14,7 @@ import re
 from datetime import UTC, date, datetime
 from typing import Any
 
-_TIME = re.compile(r"([01]\d|2[0-3]):[0-5]\d(:[0-5]\d(\.\d{1,6})?)?")
+_TIME = re.compile(r"T?(([01]\d|2[0-3]):[0-5]\d(:[0-5]\d(\.\d{1,6})?)?)")
 _DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
 _NUMBER = re.compile(r"[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?")
 _SAFE_INT = 2**53
@@ -35,9 +35,10 @@ def coerce_operand(base: str, raw: Any) -> tuple[Any, str | None]:
     if base == "datetime":
         return _datetime(raw)
     if base == "time":
-        if isinstance(raw, str) and _TIME.fullmatch(raw):
-            return raw, None
-        return raw, "Expected a time (HH:MM or HH:MM:SS)"
+        match = _TIME.fullmatch(raw) if isinstance(raw, str) else None
+        if match is not None:
+            return match.group(1), None  # as records hold it: without the designator T
+        return raw, "Expected a time (HH:MM or HH:MM:SS, optionally after T)"
     return raw, f"Unsupported field kind {base!r}"
 
 
@@ -65,7 +66,9 @@ def _number(raw: Any) -> tuple[Any, str | None]:
         value = raw
     elif isinstance(raw, str) and _NUMBER.fullmatch(raw.strip()):
         text = raw.strip()
-        value = int(text) if re.fullmatch(r"[+-]?\d+", text) else float(text)
+        # past 18 digits the float is as good (and int() refuses thousands of digits)
+        whole = re.fullmatch(r"[+-]?\d{1,18}", text) is not None
+        value = int(text) if whole else float(text)
     else:
         return raw, "Expected number"
     if isinstance(value, float) and not math.isfinite(value):

@@ -36,11 +36,15 @@ def refusals(
     return [(e["type"], e["loc"], e["msg"]) for e in caught.value.errors()]
 
 
-@pytest.mark.parametrize("field", ["count", "ratio"])
-def test_a_boolean_is_not_a_number(field: str) -> None:
+@pytest.mark.parametrize(("field", "kind"), [("count", "int_type"), ("ratio", "float_type")])
+def test_a_boolean_or_a_string_is_not_a_number(field: str, kind: str) -> None:
     assert refusals(Numbers, {field: True}) == [
-        ("int_type", (field,), "Input should be a number, not a boolean")
+        (kind, (field,), "Input should be a number, not a boolean")
     ]
+    for text in ("5", "1_000", "inf", "nan"):  # what pydantic's lax mode would convert
+        assert refusals(Numbers, {field: text}) == [
+            (kind, (field,), "Input should be a number, not a string")
+        ]
     # a real number still passes, and a float body property takes an integer
     assert Numbers.model_validate({"count": 3, "ratio": 1}).model_dump() == {
         "count": 3,

@@ -29,6 +29,7 @@ ACCEPTED = [
     ("datetime", "2026-02-03 10:00", "2026-02-03T10:00:00.000000Z"),  # no zone: UTC
     ("time", "09:30", "09:30"),
     ("time", "23:59:59.5", "23:59:59.5"),
+    ("time", "T09:30:00", "09:30:00"),  # ISO 8601's time designator, as time values take it
 ]
 
 REFUSED = [
@@ -38,6 +39,7 @@ REFUSED = [
     ("number", True, "Expected number, received boolean"),
     ("number", "abc", "Expected number"),
     ("number", "1e999", "Expected a finite number"),
+    ("number", "9" * 5000, "Expected a finite number"),  # past int()'s digit limit
     ("number", math.nan, "Expected a finite number"),
     ("boolean", 1, "Expected boolean"),
     ("boolean", "yes", "Expected boolean"),
@@ -46,8 +48,8 @@ REFUSED = [
     ("datetime", "2026-13-01", "Expected an ISO 8601 date or date-time string"),
     ("datetime", "9999-12-31T23:00:00-05:00", "Expected an ISO 8601 date or date-time string"),
     ("datetime", 1700000000, "Expected an ISO 8601 date or date-time string"),
-    ("time", "24:00", "Expected a time (HH:MM or HH:MM:SS)"),
-    ("time", "9:30", "Expected a time (HH:MM or HH:MM:SS)"),
+    ("time", "24:00", "Expected a time (HH:MM or HH:MM:SS, optionally after T)"),
+    ("time", "9:30", "Expected a time (HH:MM or HH:MM:SS, optionally after T)"),
     ("hologram", "x", "Unsupported field kind 'hologram'"),
 ]
 

@@ -23,7 +23,13 @@ from fieldhouse.http.record_models import (
 )
 from fieldhouse.http.routes.common import check_uuid, visible_module
 from fieldhouse.model.errors import NotFound
-from fieldhouse.model.listquery import ListQuery, parse_list_query
+from fieldhouse.model.listquery import (
+    DEFAULT_PAGE_SIZE,
+    MAX_PAGE,
+    MAX_PAGE_SIZE,
+    ListQuery,
+    parse_list_query,
+)
 from fieldhouse.model.memo import SchemaMemo
 from fieldhouse.model.principal import Principal
 from fieldhouse.services import Services
@@ -36,11 +42,21 @@ BASE = "/v1/modules/{moduleSlug}/records"
 #: QUERY_REMEMBERED is parsed each time)
 _PARSED: SchemaMemo[ListQuery] = SchemaMemo(256)
 
+#: the 409 of a record create or update
+UNIQUE_CONFLICT = (
+    'a text field whose config has `"unique": true` would hold a value another live record '
+    "of the module holds (data: field, recordId)"
+)
+
 LIST_PARAMS = (
-    ExtraParam("page", {"type": "integer", "minimum": 1, "default": 1}, "1-indexed page"),
+    ExtraParam(
+        "page",
+        {"type": "integer", "minimum": 1, "maximum": MAX_PAGE, "default": 1},
+        "1-indexed page",
+    ),
     ExtraParam(
         "pageSize",
-        {"type": "integer", "minimum": 1, "maximum": 100, "default": 25},
+        {"type": "integer", "minimum": 1, "maximum": MAX_PAGE_SIZE, "default": DEFAULT_PAGE_SIZE},
         "records per page",
     ),
     ExtraParam("search", {"type": "string", "maxLength": 1000}, "free-text query in the module"),
@@ -115,6 +131,7 @@ async def list_records(svc: Services, principal: Principal, moduleSlug: str) -> 
     tag="records",
     body=RecordCreateBody,
     responses={201: RecordEnvelope},
+    conflicts={"uniqueness_violation": UNIQUE_CONFLICT},
 )
 async def create_record(
     svc: Services, principal: Principal, moduleSlug: str, body: RecordCreateBody
@@ -161,6 +178,7 @@ async def get_record(svc: Services, principal: Principal, moduleSlug: str, recor
     tag="records",
     body=RecordUpdateBody,
     responses={200: RecordEnvelope},
+    conflicts={"uniqueness_violation": UNIQUE_CONFLICT},
 )
 async def update_record(
     svc: Services,

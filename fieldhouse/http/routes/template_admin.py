@@ -45,6 +45,10 @@ BASE = "/api/modules/{moduleId}"
     tag="templates",
     admin_only=True,
     responses={200: ResetResult},
+    conflicts={
+        "conflict": "the module was not installed from a template, or its template no longer "
+        "exists (data: moduleId, templateSlug)"
+    },
 )
 async def reset_to_template(svc: Services, principal: Principal, moduleId: str) -> Any:
     check_uuid(moduleId, "moduleId")
@@ -73,6 +77,7 @@ async def reset_to_template(svc: Services, principal: Principal, moduleId: str) 
     admin_only=True,
     body=FieldCreateBody,
     responses={201: FieldDefinition},
+    conflicts={"conflict": "the module already has a field with this slug (data: slug)"},
 )
 async def create_field(
     svc: Services, principal: Principal, moduleId: str, body: FieldCreateBody
@@ -139,6 +144,7 @@ async def update_field(
     tag="templates",
     admin_only=True,
     responses={204: None},
+    conflicts={"conflict": "other fields compute from this one (data: dependentFields)"},
 )
 async def delete_field(svc: Services, principal: Principal, moduleId: str, fieldId: str) -> Any:
     check_uuid(moduleId, "moduleId")

@@ -65,6 +65,7 @@ async def template_catalog(svc: Services, principal: Principal) -> Any:
     tag="templates",
     admin_only=True,
     responses={201: InstalledModule},
+    conflicts={"conflict": "the template's module is already installed in the workspace"},
 )
 async def install_template(svc: Services, principal: Principal, templateSlug: str) -> Any:
     check_slug(templateSlug, "templateSlug")
@@ -97,6 +98,7 @@ async def list_labels(svc: Services, principal: Principal) -> Any:
     admin_only=True,
     body=NamedItemBody,
     responses={201: NamedItem},
+    conflicts={"conflict": "the workspace already has a label with this name"},
 )
 async def create_label(svc: Services, principal: Principal, body: NamedItemBody) -> Any:
     made = await svc.actors.ask(
@@ -134,6 +136,7 @@ async def list_types(svc: Services, principal: Principal) -> Any:
     admin_only=True,
     body=TypeBody,
     responses={201: NamedItem},
+    conflicts={"conflict": "the workspace already has a record type with this name"},
 )
 async def create_type(svc: Services, principal: Principal, body: TypeBody) -> Any:
     made = await svc.actors.ask(

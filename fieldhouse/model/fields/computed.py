@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from fieldhouse.model.errors import Issue
-from fieldhouse.model.fields._base import Result, issue
+from fieldhouse.model.fields._base import MAX_SAFE_NUMBER, Result, issue
 from fieldhouse.model.fields.base import ConfigContext, FieldType
 from fieldhouse.model.fields.kind import Base, FilterKind
 from fieldhouse.model.formula import validate_formula_config
@@ -126,7 +126,8 @@ def _check_autonumber(
         issues.append(Issue("invalid_enum_value", (*base, "formatType"), message, extra))
     for key, low, high in (("padding", 0, MAX_PADDING), ("padLength", 0, MAX_PADDING)):
         issues.extend(_int_between(auto.get(key), (*base, key), low, high))
-    issues.extend(_int_between(auto.get("startFrom"), (*base, "startFrom"), 0, None))
+    # the counter is a JSON number in the field's config: one every client reads exactly
+    issues.extend(_int_between(auto.get("startFrom"), (*base, "startFrom"), 0, MAX_SAFE_NUMBER))
     for key in ("prefix", "suffix"):
         if auto.get(key) is not None and not isinstance(auto.get(key), str):
             issues.append(Issue("invalid_type", (*base, key), f"{key} must be a string"))

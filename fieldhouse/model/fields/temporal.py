@@ -25,8 +25,10 @@ from fieldhouse.model.fields.kind import FilterKind
 from fieldhouse.model.schema import DataType, FieldDef
 
 _DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
+#: ISO 8601's extended format, optionally after the time designator T (``T09:30``)
 _TIME = re.compile(
-    r"(?P<h>[01][0-9]|2[0-3]):(?P<m>[0-5][0-9])(?::(?P<s>[0-5][0-9])(?:\.(?P<f>[0-9]{1,6}))?)?"
+    r"T?(?P<h>[01][0-9]|2[0-3]):(?P<m>[0-5][0-9])"
+    r"(?::(?P<s>[0-5][0-9])(?:\.(?P<f>[0-9]{1,6}))?)?"
 )
 _DATETIME = re.compile(
     r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}(?::[0-9]{2}(?:\.[0-9]{1,6})?)?"
@@ -119,7 +121,8 @@ def normalise_date(field: FieldDef, value: Any) -> Result:
 
 def normalise_time(field: FieldDef, value: Any) -> Result:
     """ISO 8601 24-hour ``HH:MM``, ``HH:MM:SS`` or ``HH:MM:SS.fff`` (up to microseconds),
-    normalised to ``HH:MM:SS`` and the fraction as given (``09:30`` -> ``09:30:00``)."""
+    optionally after the time designator ``T``, normalised to ``HH:MM:SS`` and the fraction as
+    given (``09:30`` and ``T09:30`` -> ``09:30:00``). A time of day has no zone here."""
     if not isinstance(value, str):
         return None, [invalid_type("string", value)]
     match = _TIME.fullmatch(value)
@@ -127,7 +130,8 @@ def normalise_time(field: FieldDef, value: Any) -> Result:
         return None, [
             invalid_string(
                 "iso_time",
-                f"Invalid time {show(value)}: expected 24-hour HH:MM, HH:MM:SS or HH:MM:SS.fff",
+                f"Invalid time {show(value)}: expected a 24-hour time of day HH:MM, HH:MM:SS "
+                "or HH:MM:SS.ffffff, optionally after T (T09:30:00), without a time zone",
             )
         ]
     fraction = f".{match.group('f')}" if match.group("f") else ""

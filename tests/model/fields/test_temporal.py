@@ -50,6 +50,24 @@ def test_time_invalid(value: str) -> None:
     assert found["validation"] == "iso_time"
 
 
+@pytest.mark.parametrize(
+    ("value", "normalised"),
+    [("T09:30:00", "09:30:00"), ("T09:30", "09:30:00"), ("T23:59:59.25", "23:59:59.25")],
+)
+def test_time_after_the_iso_8601_time_designator(value: str, normalised: str) -> None:
+    """ISO 8601 lets a time of day start with its designator T; the value is stored without."""
+    assert ok("time", value) == normalised
+
+
+@pytest.mark.parametrize("value", ["09:30Z", "09:30+02:00", "t09:30", "TT09:30", "0930"])
+def test_a_refused_time_says_which_forms_are_taken(value: str) -> None:
+    [found] = issue_json("time", value)
+    assert found["message"] == (
+        f"Invalid time {value!r}: expected a 24-hour time of day HH:MM, HH:MM:SS or "
+        "HH:MM:SS.ffffff, optionally after T (T09:30:00), without a time zone"
+    )
+
+
 def test_time_type() -> None:
     assert bad("time", 930) == [("invalid_type", ())]
 
