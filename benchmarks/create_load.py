@@ -3,11 +3,11 @@
     .venv/bin/python -m benchmarks.create_load [--duration 10] [--connections 16]
         [--workers 1 2] [--database-url postgresql://postgres@127.0.0.1:5432/test]
 
-Starts ``fieldhouse serve`` with ``FIELDHOUSE_SEARCH=off`` on a fresh workspace (SQLite in a
-temporary folder, or a fresh PostgreSQL database made through ``--database-url`` and dropped
-afterwards), drives ``POST /v1/modules/deals/records`` with wrk and a Lua body script (the
-body of ``../shared/peers/load.py``), and prints one markdown row per worker count with the
-machine's load average next to it. Needs ``wrk`` on PATH.
+Starts ``fieldhouse serve`` with ``FIELDHOUSE_SEARCH=off`` (``--search``: on) on a fresh
+workspace (SQLite in a temporary folder, or a fresh PostgreSQL database made through
+``--database-url`` and dropped afterwards), drives ``POST /v1/modules/deals/records`` with wrk
+and a Lua body script (the body of ``../shared/peers/load.py``), and prints one markdown row
+per worker count with the machine's load average next to it. Needs ``wrk`` on PATH.
 """
 
 from __future__ import annotations
@@ -49,6 +49,12 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     p.add_argument("--threads", type=int, default=2)
     p.add_argument("--workers", type=int, nargs="+", default=[1, 2])
     p.add_argument("--database-url", default=None)
+    p.add_argument(
+        "--search",
+        action="store_true",
+        help="serve with search on (its default): each create also writes its words and "
+        "queues its vector, and the server's embedding process runs beside the workers",
+    )
     return p.parse_args(argv)
 
 
@@ -63,7 +69,7 @@ def init(env: dict[str, str], data_dir: Path, database_url: str | None) -> dict[
 
 
 def measure(args: argparse.Namespace, workers: int, database_url: str | None, work: Path) -> str:
-    env = {**os.environ, "FIELDHOUSE_SEARCH": "off"}
+    env = {**os.environ, "FIELDHOUSE_SEARCH": "on" if args.search else "off"}
     data_dir = work / f"w{workers}"
     key = init(env, data_dir, database_url)["apiKey"]
     port = free_port()

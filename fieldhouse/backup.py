@@ -3,7 +3,8 @@
 A backup uses SQLite's online backup API in one step: in WAL mode it reads one consistent
 snapshot while the server keeps writing. A restore needs the data directory to itself, so it
 takes the same ``serve.lock`` a server holds (and refuses while one runs); it keeps the
-database it replaces beside it and drops the search indexes, which the next start rebuilds.
+database it replaces beside it. The search index (words and vectors) is part of the file, so
+a restored database searches at once.
 PostgreSQL is backed up with its own tools; these commands say how.
 """
 
@@ -79,7 +80,8 @@ def restore(settings: Settings, source: Path) -> dict[str, Any]:
             _copy(target, previous)
         target.parent.mkdir(parents=True, exist_ok=True)
         _copy(source, target)
-        # the indexes describe the replaced records: the next start rebuilds them
+        # (search is data of the file: the restored records come with their index and vectors;
+        # a folder of per-process indexes an older version kept is only in the way)
         shutil.rmtree(settings.data_dir / "search", ignore_errors=True)
     return {
         "restored": str(source),

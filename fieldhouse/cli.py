@@ -321,12 +321,10 @@ async def cmd_type(args: argparse.Namespace, system: ActorSystem) -> dict[str, A
 
 
 async def cmd_search(args: argparse.Namespace, system: ActorSystem) -> dict[str, Any]:
-    # imported here only for start-up time: the embedder takes ~0.3 s to import,
-    # which every other admin command would pay
-    from fieldhouse.search.indexer import rebuild_indexes
+    from fieldhouse.search.build import rebuild
 
     accounts = [await _workspace(system, args.workspace)] if args.workspace else None
-    return {"rebuilt": await rebuild_indexes(system.settings, system.store, accounts)}
+    return {"rebuilt": await rebuild(system.store, accounts)}
 
 
 async def cmd_agent(args: argparse.Namespace, system: ActorSystem) -> dict[str, Any]:
@@ -382,6 +380,9 @@ async def open_system(settings: Settings) -> AsyncIterator[ActorSystem]:
         except Exception as exc:
             where = _redact(settings.resolved_database_url)
             raise CliError(f"cannot open the database {where}: {_text(exc)}") from exc
+        from fieldhouse.search.open import vector_model
+
+        store.vector_model = vector_model(settings)  # records written here wait for theirs
         coordination = await stack.enter_async_context(open_coordination(settings))
         yield await stack.enter_async_context(
             open_actor_system(store, settings, on_change=coordination.bump)
@@ -421,6 +422,10 @@ def run_server(settings: Settings, demo: bool) -> int:
 async def _prepare(settings: Settings, demo: bool) -> None:
     async with open_system(settings) as system:
         await jwt_secret(system.store, settings)  # made (or moved out of the database) once
+        if settings.search_enabled:
+            from fieldhouse.search.build import build_if_needed
+
+            await build_if_needed(system.store)  # once, before the workers start
         if demo:
             await _demo(system, settings)
 

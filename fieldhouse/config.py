@@ -7,6 +7,8 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
+from fieldhouse.egress import allow_entry_text
+
 #: connections the kernel queues on a listening socket before a worker accepts them
 LISTEN_BACKLOG = 1024
 
@@ -23,6 +25,9 @@ class Settings:
     worker_index: int = 0
     rate_limit: int = 600
     max_body_bytes: int = 1024 * 1024
+    #: seconds a request's head (request line and headers) may take once its first byte has
+    #: come: then 408 and the connection is closed (a client trickling its headers)
+    header_timeout: float = 10.0
     jwt_secret: str | None = None
     jwt_ttl_seconds: int = 3600
     #: writes a workspace actor takes from its mailbox into one transaction
@@ -49,9 +54,12 @@ class Settings:
     #: static token embeddings: a mean of token vectors, far less CPU, coarser meaning) or
     #: ``none`` (keyword only)
     embedder: str = "minilm-int8"
-    #: records are embedded in a child process at idle priority (off: in a lower-priority
-    #: thread of the server, which still competes with requests for the GIL)
+    #: records are embedded by one process of the server (``fieldhouse.search.embed_process``,
+    #: started by the supervisor), which also embeds the workers' queries; off: in a
+    #: lower-priority thread of the (one) server process
     embedding_process: bool = True
+    #: the embedding process's Unix socket, set by the supervisor for its workers
+    embed_socket: str | None = None
     #: where queued agent e-mails are delivered (smtp://[user:pass@]host:port[?from=addr],
     #: smtps:// for TLS); None keeps them queued in the outbox
     smtp_url: str | None = None
@@ -70,6 +78,9 @@ class Settings:
     agent_provider_timeout: float = 60.0
     #: seconds of silence after which an event stream sends a keepalive comment
     agent_keepalive_seconds: float = 15.0
+    #: webhook targets allowed although they are not public addresses (``host`` or
+    #: ``host:port``, exact matches; ``fieldhouse.egress``): for development and tests only
+    webhook_allow_hosts: tuple[str, ...] = ()
 
     @property
     def resolved_database_url(self) -> str:
@@ -83,12 +94,18 @@ class Settings:
         out = asdict(self)
         out["data_dir"] = str(self.data_dir)
         out["cors_origins"] = list(self.cors_origins)
+        out["webhook_allow_hosts"] = list(self.webhook_allow_hosts)
         return out
 
     @classmethod
     def from_json(cls, data: Mapping[str, object]) -> Settings:
         origins = tuple(str(o) for o in data.get("cors_origins") or ())  # type: ignore[attr-defined]
-        fixed = {"data_dir": Path(str(data["data_dir"])), "cors_origins": origins}
+        allowed = tuple(str(h) for h in data.get("webhook_allow_hosts") or ())  # type: ignore[attr-defined]
+        fixed = {
+            "data_dir": Path(str(data["data_dir"])),
+            "cors_origins": origins,
+            "webhook_allow_hosts": allowed,
+        }
         return replace(cls(), **{**data, **fixed})  # type: ignore[arg-type]
 
     def with_overrides(self, **changes: object) -> Settings:
@@ -113,6 +130,7 @@ def settings_from_env(env: Mapping[str, str] | None = None) -> Settings:
         workers=_int(env, "FIELDHOUSE_WORKERS"),
         rate_limit=_int(env, "FIELDHOUSE_RATE_LIMIT"),
         max_body_bytes=_int(env, "FIELDHOUSE_MAX_BODY_BYTES"),
+        header_timeout=_float(env, "FIELDHOUSE_HEADER_TIMEOUT"),
         jwt_secret=env.get("FIELDHOUSE_JWT_SECRET") or None,
         log_level=env.get("FIELDHOUSE_LOG_LEVEL") or None,
         log_format=_choice(env, "FIELDHOUSE_LOG_FORMAT", ("json", "text")),
@@ -137,6 +155,7 @@ def settings_from_env(env: Mapping[str, str] | None = None) -> Settings:
         agent_api_key=env.get("FIELDHOUSE_AGENT_API_KEY") or None,
         actor_mailbox_size=_int(env, "FIELDHOUSE_ACTOR_MAILBOX_SIZE"),
         actor_send_timeout=_float(env, "FIELDHOUSE_ACTOR_SEND_TIMEOUT"),
+        webhook_allow_hosts=_hosts(env, "FIELDHOUSE_WEBHOOK_ALLOW_HOSTS"),
     )
 
 
@@ -160,6 +179,21 @@ def _float(env: Mapping[str, str], name: str) -> float | None:
         return float(env[name])
     except ValueError:
         raise SettingsError(f"{name} must be a number, not {env[name]!r}") from None
+
+
+def _hosts(env: Mapping[str, str], name: str) -> tuple[str, ...] | None:
+    """Comma-separated ``host`` or ``host:port`` entries, each checked and written one way."""
+    if not env.get(name, "").strip():
+        return None
+    out = []
+    for item in env[name].split(","):
+        if not item.strip():
+            continue
+        try:
+            out.append(allow_entry_text(item))
+        except ValueError as exc:
+            raise SettingsError(f"{name}: {exc}") from None
+    return tuple(out)
 
 
 def _flag(env: Mapping[str, str], name: str) -> bool | None:

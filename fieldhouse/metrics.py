@@ -64,9 +64,15 @@ class Metrics:
             buckets=COMMIT_BUCKETS,
             registry=reg,
         )
-        self.indexer_lag = Gauge(
-            "fieldhouse_search_indexer_lag",
-            "Activity entries published but not yet in the search index",
+        self.vectors_waiting = Gauge(
+            "fieldhouse_search_vectors_waiting",
+            "Records whose current text waits for its vector (every workspace)",
+            multiprocess_mode="livemax",
+            registry=reg,
+        )
+        self.vectors_oldest_seconds = Gauge(
+            "fieldhouse_search_vectors_oldest_seconds",
+            "Seconds the oldest record waiting for its vector has waited",
             multiprocess_mode="livemax",
             registry=reg,
         )

@@ -1,6 +1,6 @@
 """The composition root: opens the store, search, actors and scheduler, builds one
 :class:`~fieldhouse.services.Services` and the web application over it, and closes them in
-the right order (the actors first, so their last events still reach the indexer)."""
+the right order (the actors first, so their last writes are in before search closes)."""
 
 from __future__ import annotations
 
@@ -21,10 +21,9 @@ from fieldhouse.http.app import create_app
 from fieldhouse.http.auth import Authenticator, jwt_secret
 from fieldhouse.http.dispatch import Dispatch
 from fieldhouse.http.ratelimit import make_limiter
-from fieldhouse.http.routes.ops import indexer_lag
 from fieldhouse.metrics import Metrics
-from fieldhouse.search.indexer import open_search_service
-from fieldhouse.search.service import SearchService
+from fieldhouse.search.open import open_search_service
+from fieldhouse.search.service import SearchService, backlog_age
 from fieldhouse.services import Services
 from fieldhouse.storage import Store, open_database
 from fieldhouse.webhooks import open_dispatcher
@@ -70,12 +69,10 @@ async def open_runtime(settings: Settings) -> AsyncIterator[Runtime]:
             actors = await stack.enter_async_context(
                 open_actor_system(store, settings, on_change=coordination.bump)
             )
-            if search is not None:
-                actors.subscribe(search.notify)
             if settings.worker_index == 0:  # one scheduler per server is enough
                 await stack.enter_async_context(open_scheduler(store, actors, settings))
                 # and one webhook dispatcher (its outbox is in the store)
-                await stack.enter_async_context(open_dispatcher(store, actors))
+                await stack.enter_async_context(open_dispatcher(store, actors, settings))
             tools = build_executor()
             metrics = _metrics(settings, actors, search)
             agents = AgentRuntime(settings, actors, store, make_provider(settings), tools)
@@ -102,7 +99,9 @@ def _metrics(settings: Settings, actors: ActorSystem, search: SearchService | No
     def sample() -> None:
         metrics.mailbox_depth.set(actors.mailbox_depth())
         if search is not None:
-            metrics.indexer_lag.set(indexer_lag(search))
+            backlog = search.last_backlog
+            metrics.vectors_waiting.set(backlog.waiting)
+            metrics.vectors_oldest_seconds.set(backlog_age(backlog))
 
     metrics.add_sampler(sample)
     return metrics

@@ -104,6 +104,8 @@ async def supervise(settings: Settings, sock: socket.socket) -> int:
     shares = os.path.join(run_dir, "connections")
     balance.create(shares, settings.workers)
     settings = replace(settings, metrics_dir=metrics_dir, connection_shares=shares)
+    if embeds(settings):
+        settings = replace(settings, embed_socket=os.path.join(run_dir, "embed.sock"))
     try:
         await _supervise(settings, sock, stopping, failed)
     finally:
@@ -118,6 +120,8 @@ async def _supervise(
     with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
         async with trio.open_nursery() as outer:
             outer.start_soon(_watch_signals, signals, stopping)
+            if settings.embed_socket is not None:
+                outer.start_soon(_keep_embedding, settings, stopping)
             async with trio.open_nursery() as workers:
                 for index in range(settings.workers):
                     worker = replace(settings, worker_index=index)
@@ -125,6 +129,24 @@ async def _supervise(
                 await stopping.wait()
                 sock.close()  # once every worker has closed its copy, connections are refused
             outer.cancel_scope.cancel()
+
+
+def embeds(settings: Settings) -> bool:
+    """Whether the server runs its one embedding process (search on, with a model)."""
+    return settings.search_enabled and settings.embedding_process and settings.embedder != "none"
+
+
+async def _keep_embedding(settings: Settings, stopping: trio.Event) -> None:
+    """The server's one embedding process (:mod:`fieldhouse.search.embed_process`), started
+    again when it dies; while it is away, searches run on their keyword half."""
+    while not stopping.is_set():
+        started = trio.current_time()
+        code = await _run_once(settings, None, stopping, "fieldhouse.search.embed_process")
+        if stopping.is_set():
+            return
+        log.error("the embedding process exited with %s; restarting it", code)
+        if trio.current_time() - started < QUICK_EXIT_SECONDS:
+            await trio.sleep(QUICK_EXIT_SECONDS)  # back off a crash loop
 
 
 async def _watch_signals(signals: AsyncIterator[int], stopping: trio.Event) -> None:
@@ -157,19 +179,25 @@ async def _keep_running(
         await trio.sleep(0.2 * quick_exits)  # back off a crash loop
 
 
-async def _run_once(settings: Settings, sock: socket.socket, stopping: trio.Event) -> int:
-    """Start one worker process and wait for it to exit (stopping it when asked to)."""
+async def _run_once(
+    settings: Settings,
+    sock: socket.socket | None,
+    stopping: trio.Event,
+    module: str = "fieldhouse.worker",
+) -> int:
+    """Start one worker process (or the embedding process) and wait for it to exit (stopping
+    it when asked to)."""
     env = dict(os.environ)
     if settings.metrics_dir is not None:
         env["PROMETHEUS_MULTIPROC_DIR"] = settings.metrics_dir
     process = await trio.lowlevel.open_process(
-        [sys.executable, "-m", "fieldhouse.worker"],
+        [sys.executable, "-m", module],
         stdin=subprocess.PIPE,
-        pass_fds=(sock.fileno(),),
+        pass_fds=() if sock is None else (sock.fileno(),),
         env=env,
     )
     assert process.stdin is not None
-    handoff = {"settings": settings.to_json(), "fd": sock.fileno()}
+    handoff = {"settings": settings.to_json(), "fd": None if sock is None else sock.fileno()}
     async with process.stdin, trio.open_nursery() as nursery:
         await process.stdin.send_all(json.dumps(handoff).encode() + b"\n")
 
@@ -180,6 +208,8 @@ async def _run_once(settings: Settings, sock: socket.socket, stopping: trio.Even
         nursery.start_soon(stop_on_request)
         code = await process.wait()
         nursery.cancel_scope.cancel()
+    if sock is None:
+        return code
     if settings.metrics_dir is not None:
         worker_exited(settings.metrics_dir, process.pid)
     if settings.connection_shares is not None:

@@ -136,3 +136,34 @@ def test_jwt_secret_lives_in_a_private_file_and_moves_out_of_the_database(
         assert db.execute("SELECT count(*) FROM meta WHERE key = 'jwt_secret'").fetchone()[0] == 0
     raw = b"".join(p.read_bytes() for p in tmp_path.glob("fieldhouse.sqlite3*"))
     assert LEGACY.encode() not in raw
+
+
+async def test_a_restored_database_searches_at_once_by_words_and_vectors(tmp_path: Path) -> None:
+    settings = Settings(data_dir=tmp_path / "data", embedding_process=False)
+    async with open_runtime(settings) as rt:
+        ws = await make_workspace(rt)
+        transport = httpx.ASGITransport(app=rt.app)  # type: ignore[arg-type]
+        async with httpx.AsyncClient(transport=transport, base_url="http://fh.test") as client:
+            for n in range(5):
+                made = await client.post(
+                    "/v1/modules/contacts/records", headers=ws.headers, json=_contact(n)
+                )
+                assert made.status_code == 201, made.text
+            assert rt.search is not None
+            assert await rt.search.wait_fresh(ws.account_id, 60.0)
+    copy = await trio.to_thread.run_sync(backup, settings, tmp_path / "bk")
+    elsewhere = Settings(
+        data_dir=tmp_path / "other",
+        # no embedding here: whatever vectors it has came with the file
+        embed_socket=str(tmp_path / "away.sock"),
+    )
+    restore(elsewhere, Path(str(copy["backup"])))
+    # the embedding process is away: the query's own vector cannot be made, so the vectors'
+    # presence shows in the coverage (nothing waits) rather than in similarities
+    async with open_runtime(elsewhere) as rt:
+        transport = httpx.ASGITransport(app=rt.app)  # type: ignore[arg-type]
+        async with httpx.AsyncClient(transport=transport, base_url="http://fh.test") as client:
+            found = await client.post("/v1/search", headers=ws.headers, json={"query": "contact"})
+    body = found.json()
+    assert body["fallback"] is False and len(body["results"]) == 5
+    assert body["coverage"]["vectorsWaiting"] == 0

@@ -161,3 +161,37 @@ async def test_a_second_server_on_the_same_sqlite_data_refuses_to_start(tmp_path
         )
     assert second.returncode == 2
     assert b"another fieldhouse server is using" in second.stderr.lower()
+
+
+def _module_of(pid: int) -> bytes:
+    """The module a ``python -m MODULE`` process runs."""
+    return Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")[2]
+
+
+def _alive(pid: int) -> bool:
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat[stat.rfind(")") + 2] != "Z"  # a zombie has exited
+
+
+async def test_nothing_outlives_a_killed_supervisor_and_one_embedder_serves_all(
+    tmp_path: Path,
+) -> None:
+    url = sqlite_url(tmp_path / "data")
+    (tmp_path / "data").mkdir()
+    cli(url, "init", "--name", "Orphans")
+    env = {"FIELDHOUSE_WORKERS": "2", "FIELDHOUSE_SEARCH": "on"}
+    async with serve(url, tmp_path / "data", log=tmp_path / "log", env=env) as server:
+        children = await _workers(server, 3)  # two workers and the one embedding process
+        names = sorted(_module_of(pid) for pid in children)
+        assert names == [
+            b"fieldhouse.search.embed_process",
+            b"fieldhouse.worker",
+            b"fieldhouse.worker",
+        ]
+        server.process.kill()  # the supervisor alone, as the OOM killer would
+        with trio.fail_after(30):
+            while any(_alive(pid) for pid in children):  # noqa: ASYNC110
+                await trio.sleep(0.05)

@@ -40,6 +40,16 @@ class WriteContext:
     access_changed: bool = False
     find_user: FindUser | None = None
 
+    def __post_init__(self) -> None:
+        # the transaction indexes each record it writes by its module's schema
+        self.txn.schema_of = self.schema_by_id
+
+    def schema_by_id(self, module_id: str) -> ModuleSchema | None:
+        for schema in self.schemas.values():
+            if schema.module.module_id == module_id:
+                return schema
+        return None
+
     async def activity(
         self,
         kind: ActivityKind,

@@ -1,4 +1,4 @@
-"""One workspace's search index (keyword + vectors in one folder) and the hybrid query.
+"""The hybrid ranking: how the keyword and the vector halves' lists become one answer.
 
 Ranking (:func:`fuse`) mixes the two lists' scores: BM25F keyword hits and cosine vector hits at
 or above ``min_similarity``, each min-max normalised over its CANDIDATES, weighted 0.4 and 0.6.
@@ -11,20 +11,10 @@ before fell below it (``benchmarks/relevance.md``).
 from __future__ import annotations
 
 import html
-import json
-import os
 import re
-import shutil
-from collections.abc import Callable, Collection, Sequence
-from concurrent.futures import Executor
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Literal
-
-from fieldhouse.search.documents import Doc
-from fieldhouse.search.embedder import Embedder, Matrix
-from fieldhouse.search.keyword import IndexCorrupt, KeywordIndex
-from fieldhouse.search.vectors import VectorHits, VectorIndex, VectorsCorrupt
 
 Mode = Literal["hybrid", "keyword", "vector"]
 CANDIDATES = 100  # per list, before fusion (fewer did not rank better on CISI)
@@ -34,8 +24,6 @@ KEYWORD_WEIGHT = 0.4
 SCORE_FLOOR = 0.001
 Ranked = Sequence[tuple[str, float]]
 SNIPPET_CHARS = 200
-FORMAT = 1
-SEQ_FILE = "seq.json"
 _WORD = re.compile(r"\w+", re.UNICODE)
 
 
@@ -51,202 +39,37 @@ class Hit:
 
 
 @dataclass(frozen=True)
+class Coverage:
+    """How complete the vector half was: records of the workspace still waiting for their
+    vectors, and whether the vector half ran at all (the embedder may still be loading)."""
+
+    pending: int
+    records: int
+    vectors: bool
+
+    @property
+    def share(self) -> float:
+        """The share of the workspace's records whose current text has its vector."""
+        if not self.vectors:
+            return 0.0
+        if self.records <= 0:
+            return 1.0
+        return round(max(0.0, 1.0 - self.pending / self.records), 4)
+
+
+@dataclass(frozen=True)
 class SearchResult:
     hits: list[Hit]
     total: int
+    coverage: Coverage | None = None
 
 
-class WorkspaceIndex:
-    """The keyword and vector indexes of one workspace under ``path``. Blocking methods."""
-
-    def __init__(
-        self, path: Path, keyword: KeywordIndex, vectors: VectorIndex, seq: int = 0
-    ) -> None:
-        self.path = path
-        self.keyword = keyword
-        self.vectors = vectors
-        #: every activity entry up to this sequence number is in the index (saved with it)
-        self.seq = seq
-        self._saved_seq = seq
-
-    @classmethod
-    def open(cls, path: Path, embedder: Embedder, *, create: bool) -> WorkspaceIndex:
-        """Open the index; raise :class:`IndexCorrupt` when it is missing (unless ``create``)
-        or damaged. Vectors of another model are dropped, and a sync re-embeds them."""
-        meta_path = path / "meta.json"
-        meta = {"format": FORMAT, "embedder": embedder.name, "dim": embedder.dim}
-        if not meta_path.exists() and not create:
-            raise IndexCorrupt(f"no search index at {path}")
-        keyword = KeywordIndex.open(path / "keyword", create=create)
-        try:
-            saved = json.loads(meta_path.read_text()) if meta_path.exists() else None
-        except (OSError, ValueError) as exc:
-            keyword.close()
-            raise IndexCorrupt(f"unreadable {meta_path}: {exc!r}") from exc
-        try:
-            if saved == meta:
-                vectors = VectorIndex.load(path / "vectors.npz", embedder.dim)
-            else:
-                vectors = VectorIndex(embedder.dim)
-                meta_path.write_text(json.dumps(meta))
-        except VectorsCorrupt as exc:
-            keyword.close()
-            raise IndexCorrupt(str(exc)) from exc
-        return cls(path, keyword, vectors, _read_seq(path / SEQ_FILE))
-
-    @staticmethod
-    def wipe(path: Path) -> None:
-        shutil.rmtree(path, ignore_errors=True)
-
-    def close(self) -> None:
-        self.keyword.close()
-
-    def save_vectors(self) -> None:
-        """Save the vectors (when changed), then the activity sequence they include."""
-        if self.vectors.dirty:
-            self.vectors.save(self.path / "vectors.npz")
-        if self.seq != self._saved_seq:
-            seq = self.seq
-            tmp = self.path / (SEQ_FILE + ".tmp")
-            tmp.write_text(json.dumps({"seq": seq}))
-            os.replace(tmp, self.path / SEQ_FILE)
-            self._saved_seq = seq
-
-    @property
-    def unsaved(self) -> bool:
-        return self.vectors.dirty or self.seq != self._saved_seq
-
-    def current(self, ids: Sequence[str]) -> dict[str, str]:
-        """Stamps of those ``ids`` that are indexed whole (with a vector of the same stamp,
-        when the model has vectors)."""
-        words = {rid: str(f.get("stamp", "")) for rid, f in self.keyword.stored(ids).items()}
-        if not self.vectors.dim:
-            return words
-        vecs = self.vectors.stamps_of(list(words))
-        return {rid: stamp for rid, stamp in words.items() if vecs.get(rid) == stamp}
-
-    def apply(
-        self, docs: Sequence[Doc], vecs: Sequence[Matrix] | Matrix | None, deletes: Collection[str]
-    ) -> None:
-        """Upsert docs (with their vectors when the model has any: a row each, or a matrix of
-        window rows each) and drop deleted ids."""
-        self.keyword.apply(docs, deletes)
-        self.vectors.delete(deletes)
-        if docs and vecs is not None and self.vectors.dim:
-            self.vectors.upsert(
-                [d.record_id for d in docs],
-                [d.module_id for d in docs],
-                [d.stamp for d in docs],
-                vecs,
-            )
-
-    def add_vectors(self, docs: Sequence[Doc], vecs: Sequence[Matrix] | Matrix) -> None:
-        """The vectors of ``docs`` whose indexed words are still of the same version (a
-        record changed or deleted since is skipped: its newer version comes later)."""
-        if not self.vectors.dim or not docs:
-            return
-        stored = self.keyword.stored([d.record_id for d in docs])
-        keep = [
-            i
-            for i, d in enumerate(docs)
-            if str(stored.get(d.record_id, {}).get("stamp")) == d.stamp
-        ]
-        if keep:
-            self.vectors.upsert(
-                [docs[i].record_id for i in keep],
-                [docs[i].module_id for i in keep],
-                [docs[i].stamp for i in keep],
-                [vecs[i] for i in keep],
-            )
-
-    def optimize(self) -> None:
-        self.keyword.optimize()
-
-    def stamps(self) -> dict[str, str]:
-        """Indexed ids and stamps; an id whose vector is missing or stale maps to ''."""
-        words = self.keyword.stamps()
-        if not self.vectors.dim:
-            return words
-        vecs = self.vectors.stamps()
-        return {rid: stamp if vecs.get(rid) == stamp else "" for rid, stamp in words.items()}
-
-    def query(
-        self,
-        text: str,
-        qvec: Matrix | Callable[[], Matrix | None] | None,
-        module_ids: Collection[str] | None,
-        *,
-        limit: int,
-        min_similarity: float,
-        mode: Mode = "hybrid",
-        pool: Executor | None = None,
-    ) -> SearchResult:
-        """The best ``limit`` records for ``text`` within ``module_ids`` (None: all).
-        ``qvec``: the query's vector, or a function that makes it (called only if the vector
-        half runs). With ``pool``, a hybrid query's vector half (the query's embedding with
-        it) runs there while the keyword half runs in the calling thread: both spend most of
-        their time outside the GIL (SQLite, onnxruntime, numpy), so on two cores a query
-        takes about the longer half instead of their sum."""
-        if module_ids is not None and not module_ids:
-            return SearchResult([], 0)
-
-        def vector_half() -> VectorHits | None:
-            vec = qvec() if callable(qvec) else qvec
-            if vec is None or not self.vectors.dim:
-                return None
-            return self.vectors.search(vec, module_ids, CANDIDATES, min_similarity)
-
-        both = mode == "hybrid"
-        pending = pool.submit(vector_half) if both and pool is not None else None
-        kw = self.keyword.search(text, module_ids, CANDIDATES) if mode != "vector" else None
-        if pending is not None:
-            vec = pending.result()
-        else:
-            vec = vector_half() if mode != "keyword" else None
-        kw_ranked: Ranked | None = None
-        vec_ranked: Ranked | None = None
-        total_extra = 0
-        kw_scores: dict[str, float] = {}
-        sims: dict[str, float] = {}
-        if kw is not None:
-            kw_ranked = kw.ranked
-            kw_scores = dict(kw.ranked)
-            total_extra += kw.total - len(kw.ranked)
-        if vec is not None:
-            vec_ranked = vec.ranked
-            sims = dict(vec.ranked)
-            total_extra += vec.total - len(vec.ranked)
-        fused = fuse(kw_ranked, vec_ranked)
-        order = sorted(fused, key=lambda rid: (-fused[rid], rid))[:limit]
-        stored = self.keyword.stored(order)
-        terms = query_terms(text)
-        hits = []
-        for rid in order:
-            fields = stored.get(rid)
-            if fields is None:  # deleted between the two halves' reads
-                continue
-            hits.append(
-                Hit(
-                    record_id=rid,
-                    module_id=fields["module"],
-                    title=fields.get("title", ""),
-                    snippet=snippet(fields, terms),
-                    score=round(fused[rid], 6),
-                    similarity=round(sims[rid], 6) if rid in sims else None,
-                    keyword_score=round(kw_scores[rid], 6) if rid in kw_scores else None,
-                )
-            )
-        return SearchResult(hits, len(fused) + max(total_extra, 0))
-
-    def filter_ids(self, text: str, module_id: str) -> list[str] | None:
-        return self.keyword.filter_ids(text, module_id)
-
-    @property
-    def grams_filled(self) -> bool:
-        return self.keyword.grams_filled
-
-
-def fuse(keyword: Ranked | None, vector: Ranked | None) -> dict[str, float]:
+def fuse(
+    keyword: Ranked | None,
+    vector: Ranked | None,
+    *,
+    unembedded: Collection[str] = (),
+) -> dict[str, float]:
     """The hybrid score in (0, 1] of every record in the two lists (None: that half did not
     run).
 
@@ -254,7 +77,12 @@ def fuse(keyword: Ranked | None, vector: Ranked | None) -> dict[str, float]:
     0) and mixed with weights KEYWORD_WEIGHT and 1 - KEYWORD_WEIGHT, over the weights of the
     halves that ran: a record first in both lists scores 1, one found by a single half at most
     its weight. Scores rather than ranks: a record far ahead in one list keeps its lead, where
-    reciprocal ranks flatten it (measured in ``benchmarks/relevance.md``)."""
+    reciprocal ranks flatten it (measured in ``benchmarks/relevance.md``).
+
+    ``unembedded``: records the vector half could not see (their vector is not made yet):
+    such a record found by keyword is ranked by its keyword share in both halves, not pushed
+    down for a vector it lacks, so while vectors lag the answer is never worse than the
+    keyword half alone."""
     halves = [(KEYWORD_WEIGHT, keyword), (1.0 - KEYWORD_WEIGHT, vector)]
     ran = [(weight, ranked) for weight, ranked in halves if ranked is not None]
     total = sum(weight for weight, _ in ran)
@@ -262,8 +90,20 @@ def fuse(keyword: Ranked | None, vector: Ranked | None) -> dict[str, float]:
     for weight, ranked in ran:
         for rid, share in _min_max(ranked).items():
             fused[rid] = fused.get(rid, 0.0) + weight * share
+    if keyword and vector is not None and unembedded:
+        lacking = set(unembedded)
+        for rid, share in _min_max(keyword).items():
+            if rid in lacking:
+                fused[rid] = fused.get(rid, 0.0) + (1.0 - KEYWORD_WEIGHT) * share
     # counted down from 1, so a record first in both lists scores exactly 1.0
     return {rid: 1.0 - (1.0 - SCORE_FLOOR) * (1.0 - s / total) for rid, s in fused.items()}
+
+
+def order(fused: dict[str, float], named: Collection[str], limit: int) -> list[str]:
+    """The best ``limit`` records: those whose name holds every query word first (so a word
+    found in one record's name finds that record first), each group by its fused score."""
+    first = set(named)
+    return sorted(fused, key=lambda rid: (rid not in first, -fused[rid], rid))[:limit]
 
 
 def _min_max(ranked: Ranked) -> dict[str, float]:
@@ -274,11 +114,14 @@ def _min_max(ranked: Ranked) -> dict[str, float]:
     return {rid: (s - low) / (high - low) if high > low else 1.0 for rid, s in ranked}
 
 
-def _read_seq(path: Path) -> int:
-    try:
-        return int(json.loads(path.read_text())["seq"])
-    except (OSError, ValueError, KeyError, TypeError):
-        return 0  # none yet, or unreadable: the indexer re-reads the activity from the start
+def names_holding(titles: dict[str, str], words: Sequence[str]) -> list[str]:
+    """Those records (id -> name) whose name holds every one of ``words`` as a word."""
+    if not words:
+        return []
+    wanted = {w.lower() for w in words}
+    return [
+        rid for rid, title in titles.items() if wanted <= {w.lower() for w in _WORD.findall(title)}
+    ]
 
 
 def query_terms(text: str) -> list[str]:

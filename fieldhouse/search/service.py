@@ -1,164 +1,186 @@
-"""The search service: per-workspace indexes, the query API, and freshness tracking.
+"""The search service: the one owner of search state in a server process.
 
-Only the indexer task (``indexer.py``) writes an index; queries read through a thread limiter.
-A workspace whose index is missing, damaged or being rebuilt is *unavailable*: callers then
-answer with the SPEC's fallback (empty results, ``fallback: true``) or, for a module's list
-``search``, the SQL substring match.
+The index itself is data of the store (``fieldhouse.storage.search_index``): each record's
+words are written by its own write transaction, and its vectors by the server's embedding loop
+(:mod:`.embedding`). What a process keeps here is only what makes queries fast, none of it
+needed for an answer to be right:
+
+- each workspace's word statistics (which query words are common; counted again in the
+  background once older than STATS_SECONDS),
+- each workspace's vectors as one matrix (:class:`~fieldhouse.search.vectors.VectorIndex`),
+  brought up to date from the store before each query by reading the rows stored since,
+- the query embedder: the server's embedding process, or a model in this process.
+
+A hybrid query runs its keyword half and its vector half at once. Records whose vector is not
+made yet are ranked by their keyword score in both halves (never below the keyword half
+alone), and the answer says how complete the vector half was.
 """
 
 from __future__ import annotations
 
 import logging
-import threading
-from collections import OrderedDict, deque
-from collections.abc import Collection, Sequence
-from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
-from typing import Protocol
+import math
+import time
+from collections.abc import Collection
+from dataclasses import dataclass
 
+import numpy as np
 import trio
 
-from fieldhouse.config import Settings
-from fieldhouse.search.background import LowPriorityThread
-from fieldhouse.search.documents import Doc
-from fieldhouse.search.embedder import Embedder, Matrix
-from fieldhouse.search.engine import Mode, SearchResult, WorkspaceIndex
-from fieldhouse.search.process import EmbeddingProcess
-from fieldhouse.search.vectors import one_blas_thread
+from fieldhouse.search.engine import (
+    CANDIDATES,
+    Coverage,
+    Hit,
+    Mode,
+    Ranked,
+    SearchResult,
+    fuse,
+    names_holding,
+    order,
+    query_terms,
+    snippet,
+)
+from fieldhouse.search.query_embedder import QueryEmbedder
+from fieldhouse.search.vectors import VectorHits, VectorIndex, one_blas_thread
+from fieldhouse.storage.fulltext import Stats, query_words
 from fieldhouse.storage.store import Store
+from fieldhouse.storage.vectors import Backlog
 
 log = logging.getLogger("fieldhouse.search")
 
-QUERY_CACHE = 512
-QUERIES_AT_ONCE = 4  # searches of a process in threads at a time
+#: seconds a workspace's word statistics serve before a search has them counted again (in the
+#: background: the search goes on with the old ones, which only steer how words are scored)
+STATS_SECONDS = 60.0
+#: vector rows read from the store at a time when a workspace's matrix catches up
+VECTOR_PAGE = 5000
+#: searches of a process that compute at once (the vector products run in threads)
+QUERIES_AT_ONCE = 4
+#: seconds between looks at a workspace's vector backlog while waiting for it to empty
+WAIT_LOOK = 0.02
 
 
-class ChangeEvent(Protocol):
-    """What the indexer reads from an actor event (``fieldhouse.actors.context.Event``)."""
-
-    @property
-    def account_id(self) -> str: ...
-    @property
-    def seq(self) -> int | None: ...
-    @property
-    def record_id(self) -> str | None: ...
+@dataclass
+class _Vectors:
+    index: VectorIndex
+    after: int = 0  # the highest stored row number read
+    lock: trio.Lock | None = None
 
 
 class SearchService:
-    def __init__(self, root: Path, store: Store, embedder: Embedder) -> None:
-        self.root = root
+    def __init__(self, store: Store, embedder: QueryEmbedder | None, model: str | None) -> None:
         self.store = store
         self.embedder = embedder
-        self.indexes: dict[str, WorkspaceIndex] = {}
-        #: accounts whose index is being (re)built: unavailable until done
-        self.building: set[str] = set()
-        #: accounts the indexer must compare with the store whole (a poller's first sight)
-        self.dirty: set[str] = set()
-        self.published: dict[str, int] = {}
-        #: accounts whose trigram index a list search asked for (the indexer fills it)
-        self.want_grams: set[str] = set()
-        #: records indexed by their words and waiting for their vectors, per workspace (the
-        #: latest version of each, in arrival order)
-        self.to_embed: dict[str, dict[str, Doc]] = {}
-        self.indexed: dict[str, int] = {}
-        self.query_limiter = trio.CapacityLimiter(QUERIES_AT_ONCE)
-        #: a hybrid query's vector half (with the query's embedding) runs here while its
-        #: keyword half runs in the query's own thread (WorkspaceIndex.query)
-        self.halves = ThreadPoolExecutor(QUERIES_AT_ONCE, thread_name_prefix="search-half")
+        #: the model whose vectors the store holds (None: keyword search only)
+        self.model = model if embedder is not None and embedder.dim else None
+        self._stats: dict[str, Stats] = {}
+        self._stats_at: dict[str, float] = {}
+        self._counting: set[str] = set()
+        self._vectors: dict[str, _Vectors] = {}
+        self._limiter = trio.CapacityLimiter(QUERIES_AT_ONCE)
+        self._nursery: trio.Nursery | None = None
+        #: the vector backlog as last read (what /metrics reports)
+        self.last_backlog = Backlog(0, None)
         one_blas_thread()
-        self.write_limiter = trio.CapacityLimiter(1)
-        #: one step at a time per workspace index (a rebuild replaces the index under a step)
-        self.steps: dict[str, trio.Lock] = {}
-        #: the indexer's embedding runs here, below request handling in priority
-        self.background = LowPriorityThread()
-        #: or in a child process of its own (the server's default, :mod:`.process`)
-        self.process: EmbeddingProcess | None = None
-        #: changes not yet taken by the indexer. Unbounded on purpose: an entry is a few ids,
-        #: and dropping one would cost a re-read of the whole workspace (the indexer takes
-        #: them in batches, so a backlog costs fewer, larger batches, not more work)
-        self.pending: deque[ChangeEvent] = deque()
-        self._arrived = trio.Event()
-        self._closed = False
-        self._progress = trio.Event()
-        self._qcache: OrderedDict[str, Matrix] = OrderedDict()
-        self._qlock = threading.Lock()
 
-    def path(self, account_id: str) -> Path:
-        return self.root / account_id
+    async def run(self, *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
+        """Hold the nursery the statistics are counted again in, until cancelled."""
+        async with trio.open_nursery() as nursery:
+            self._nursery = nursery
+            task_status.started()
+            await trio.sleep_forever()
 
-    # --- freshness ---
+    # --- the halves ---
 
-    def notify(self, events: Sequence[ChangeEvent]) -> None:
-        """ActorSystem subscriber: never blocks, never drops a change."""
-        if self._closed:
-            return  # shutting down; the next start catches up from the store
-        for event in events:
-            if event.seq is not None:
-                seen = self.published.get(event.account_id, 0)
-                self.published[event.account_id] = max(seen, event.seq)
-        self.pending.extend(events)
-        self._arrived.set()
+    async def _statistics(self, account_id: str) -> Stats:
+        stats = self._stats.get(account_id)
+        if stats is None:
+            stats = await self._count(account_id)
+        elif (
+            time.monotonic() - self._stats_at[account_id] > STATS_SECONDS
+            and account_id not in self._counting
+            and self._nursery is not None
+        ):
+            self._counting.add(account_id)
+            self._nursery.start_soon(self._recount, account_id)
+        return stats
 
-    async def wait_pending(self) -> None:
-        """Return once :attr:`pending` holds a change or a trigram index is asked for (at once
-        when so already)."""
-        while not self.pending and not self.want_grams:
-            await self._arrived.wait()
-            self._arrived = trio.Event()
+    async def _count(self, account_id: str) -> Stats:
+        stats = await self.store.keyword_stats(account_id)
+        self._stats[account_id] = stats
+        self._stats_at[account_id] = time.monotonic()
+        return stats
 
-    def take_pending(self, most: int) -> list[ChangeEvent]:
-        """Up to ``most`` changes, oldest first."""
-        taken: list[ChangeEvent] = []
-        while self.pending and len(taken) < most:
-            taken.append(self.pending.popleft())
-        return taken
+    async def _recount(self, account_id: str) -> None:
+        try:
+            await self._count(account_id)
+        except Exception:
+            log.warning("search: counting the words of %s failed", account_id, exc_info=True)
+        finally:
+            self._counting.discard(account_id)
 
-    def progressed(self) -> None:
-        """Wake everyone waiting in :meth:`wait_fresh`."""
-        self._progress.set()
-        self._progress = trio.Event()
+    async def _keyword(
+        self, account_id: str, text: str, module_ids: Collection[str] | None
+    ) -> tuple[Ranked, int]:
+        words = query_words(text)
+        if not words:
+            return [], 0
+        stats = await self._statistics(account_id)
+        hits = await self.store.keyword_search(account_id, words, stats, module_ids, CANDIDATES)
+        return hits.ranked, hits.total
 
-    def available(self, account_id: str) -> bool:
-        return account_id in self.indexes and account_id not in self.building
-
-    def caught_up(self, account_id: str, seq: int | None = None, *, vectors: bool = True) -> bool:
-        """Every change published so far (or up to ``seq``) is searchable by its words and,
-        with ``vectors``, has its vector too."""
-        target = self.published.get(account_id, 0) if seq is None else seq
-        return (
-            self.available(account_id)
-            and account_id not in self.dirty
-            and self.indexed.get(account_id, 0) >= target
-            and not (vectors and self.to_embed.get(account_id))
-        )
-
-    async def wait_fresh(
-        self, account_id: str, within: float, seq: int | None = None, *, vectors: bool = True
-    ) -> bool:
-        """Wait until the index holds every change published so far (or ``seq``)."""
-        target = self.published.get(account_id, 0) if seq is None else seq
-        with trio.move_on_after(within):
-            while not self.caught_up(account_id, target, vectors=vectors):
-                await self._progress.wait()
-            return True
-        return False
-
-    # --- queries ---
-
-    def _embed_query(self, text: str) -> Matrix | None:
-        if not self.embedder.dim:
+    async def vectors_of(self, account_id: str) -> VectorIndex | None:
+        """The workspace's vectors, brought up to date with the store (None: no model)."""
+        if self.model is None or self.embedder is None:
             return None
-        with self._qlock:
-            cached = self._qcache.get(text)
-            if cached is not None:
-                self._qcache.move_to_end(text)
-                return cached
-        vec: Matrix = self.embedder.embed([text])[0]
-        with self._qlock:
-            self._qcache[text] = vec
-            while len(self._qcache) > QUERY_CACHE:
-                self._qcache.popitem(last=False)
-        return vec
+        held = self._vectors.get(account_id)
+        if held is None:
+            held = self._vectors[account_id] = _Vectors(VectorIndex(self.embedder.dim))
+        if held.lock is None:
+            held.lock = trio.Lock()
+        async with held.lock:
+            while True:
+                rows = await self.store.vectors_since(
+                    account_id, self.model, held.after, VECTOR_PAGE
+                )
+                if not rows:
+                    break
+                dim = held.index.dim
+                gone = [r.record_id for r in rows if not r.vector]
+                kept = [r for r in rows if r.vector and len(r.vector) % (4 * dim) == 0]
+                held.index.delete(gone)
+                if kept:
+                    held.index.upsert(
+                        [r.record_id for r in kept],
+                        [r.module_id for r in kept],
+                        [r.stamp for r in kept],
+                        [np.frombuffer(r.vector, np.float32).reshape(-1, dim) for r in kept],
+                    )
+                held.after = rows[-1].n
+                if len(rows) < VECTOR_PAGE:
+                    break
+        return held.index
+
+    async def _vector(
+        self,
+        account_id: str,
+        text: str,
+        module_ids: Collection[str] | None,
+        min_similarity: float,
+    ) -> tuple[VectorHits | None, VectorIndex | None]:
+        if self.embedder is None or self.model is None:
+            return None, None
+        qvec = await self.embedder.embed(text)
+        if qvec is None:
+            return None, None
+        index = await self.vectors_of(account_id)
+        if index is None:
+            return None, None
+        hits = await trio.to_thread.run_sync(
+            index.search, qvec, module_ids, CANDIDATES, min_similarity, limiter=self._limiter
+        )
+        return hits, index
+
+    # --- the query ---
 
     async def search(
         self,
@@ -170,88 +192,110 @@ class SearchService:
         min_similarity: float,
         mode: Mode = "hybrid",
     ) -> SearchResult | None:
-        """Hybrid search in one workspace; None when its index is unavailable."""
-        if not self.available(account_id):
-            return None
-        index = self.indexes[account_id]
+        """Hybrid search in one workspace; None when the store cannot answer it."""
+        if module_ids is not None and not module_ids:
+            return SearchResult([], 0, await self.coverage(account_id))
+        keyword: tuple[Ranked, int] | None = None
+        vector: tuple[VectorHits | None, VectorIndex | None] = (None, None)
 
-        def run() -> SearchResult:
-            return index.query(
-                text,
-                lambda: self._embed_query(text),
-                module_ids,
-                limit=limit,
-                min_similarity=min_similarity,
-                mode=mode,
-                pool=self.halves,
-            )
+        async def keyword_half() -> None:
+            nonlocal keyword
+            keyword = await self._keyword(account_id, text, module_ids)
+
+        async def vector_half() -> None:
+            nonlocal vector
+            try:
+                vector = await self._vector(account_id, text, module_ids, min_similarity)
+            except Exception:  # the keyword half still answers
+                log.warning("search: the vector half failed", exc_info=True)
 
         try:
-            return await trio.to_thread.run_sync(run, limiter=self.query_limiter)
+            async with trio.open_nursery() as nursery:
+                if mode != "vector":
+                    nursery.start_soon(keyword_half)
+                if mode != "keyword":
+                    nursery.start_soon(vector_half)
+            coverage = await self.coverage(account_id, vectors=vector[0] is not None)
         except Exception:
             log.exception("search in workspace %s failed; answering with the fallback", account_id)
             return None
+        return await self._answer(account_id, text, keyword, vector, coverage, limit)
 
-    async def filter_ids(
-        self, account_id: str, module_id: str, text: str, *, within: float = 1.0
-    ) -> list[str] | None:
-        """Candidate record ids of a module for a substring search (a superset: the caller
-        still checks each), read after the index caught up with the writes so far; None
-        when the index cannot answer or narrow it down. The first such search of a workspace
-        has the indexer fill its trigram index and waits for it within the same ``within``
-        (a large workspace's is answered by SQL alone until it is filled)."""
-        fresh = False
-        with trio.move_on_after(within):
-            fresh = await self.wait_fresh(account_id, within, vectors=False)
-            while (
-                fresh and self.available(account_id) and not self.indexes[account_id].grams_filled
-            ):
-                self.want_grams.add(account_id)
-                self._arrived.set()
-                await self._progress.wait()
-        if not fresh or not self.available(account_id):
-            return None  # (not fresh: the time ran out, maybe while waiting for freshness)
-        index = self.indexes[account_id]
-        if not index.grams_filled:
-            return None
-        try:
-            ids: list[str] | None = await trio.to_thread.run_sync(
-                index.filter_ids, text, module_id, limiter=self.query_limiter
+    async def _answer(
+        self,
+        account_id: str,
+        text: str,
+        keyword: tuple[Ranked, int] | None,
+        vector: tuple[VectorHits | None, VectorIndex | None],
+        coverage: Coverage,
+        limit: int,
+    ) -> SearchResult:
+        vec_hits, index = vector
+        kw_ranked = keyword[0] if keyword is not None else None
+        vec_ranked = vec_hits.ranked if vec_hits is not None else None
+        unembedded = (
+            [rid for rid, _ in kw_ranked if not index.has(rid)]
+            if kw_ranked and index is not None
+            else []
+        )
+        fused = fuse(kw_ranked, vec_ranked, unembedded=unembedded)
+        extra = 0
+        if keyword is not None:
+            extra += keyword[1] - len(keyword[0])
+        if vec_hits is not None:
+            extra += vec_hits.total - len(vec_hits.ranked)
+        candidates = sorted(fused, key=lambda rid: (-fused[rid], rid))[: max(limit, CANDIDATES)]
+        stored = await self.store.search_docs(account_id, candidates)
+        titles = {rid: f["title"] for rid, f in stored.items()}
+        named = names_holding(titles, query_words(text))
+        terms = query_terms(text)
+        kw_scores = dict(kw_ranked or [])
+        sims = dict(vec_ranked or [])
+        hits: list[Hit] = []
+        for rid in order({r: fused[r] for r in stored}, named, limit):
+            fields = stored[rid]
+            hits.append(
+                Hit(
+                    record_id=rid,
+                    module_id=fields["module"],
+                    title=fields["title"],
+                    snippet=snippet(fields, terms),
+                    score=round(fused[rid], 6),
+                    similarity=round(sims[rid], 6) if rid in sims else None,
+                    keyword_score=round(kw_scores[rid], 6) if rid in kw_scores else None,
+                )
             )
-            return ids
-        except Exception:
-            log.exception("list search in workspace %s failed", account_id)
-            return None
+        gone = len(candidates) - len(stored)  # deleted since their vectors were read
+        return SearchResult(hits, max(len(fused) - gone + max(extra, 0), len(hits)), coverage)
 
-    async def embed_records(self, texts: Sequence[str]) -> list[Matrix]:
-        """Each record's vectors (one per window), computed below request handling in
-        priority."""
-        if self.process is not None:
-            return await self.process.embed_windows(texts)
-        result: list[Matrix] = await self.background.run(self.embedder.embed_windows, texts)
-        return result
+    async def coverage(self, account_id: str, *, vectors: bool = True) -> Coverage:
+        if self.model is None:
+            return Coverage(0, 0, False)
+        backlog = await self.store.vector_backlog(account_id)
+        stats = self._stats.get(account_id)
+        records = stats.records if stats is not None else backlog.waiting
+        return Coverage(backlog.waiting, max(records, backlog.waiting), vectors)
 
-    async def aclose(self) -> None:
-        self._closed = True
-        self.pending.clear()
-        indexes, self.indexes = self.indexes, {}
+    async def backlog(self) -> Backlog:
+        """Records of every workspace waiting for their vectors."""
+        if self.model is None:
+            return Backlog(0, None)
+        self.last_backlog = await self.store.vector_backlog()
+        return self.last_backlog
 
-        def close_all() -> None:
-            for index in indexes.values():
-                try:
-                    index.save_vectors()
-                finally:
-                    index.close()
-
-        self.background.close()
-        if self.process is not None:
-            await self.process.aclose()
-        await trio.to_thread.run_sync(close_all)
-        self.halves.shutdown(wait=False)
+    async def wait_fresh(self, account_id: str, within: float) -> bool:
+        """Wait until every record of the workspace queued so far has its vector (tests)."""
+        with trio.move_on_after(within):
+            while True:
+                if not (await self.store.vector_backlog(account_id)).waiting:
+                    await self.vectors_of(account_id)
+                    return True
+                await trio.sleep(WAIT_LOOK)
+        return False
 
 
-def search_root(settings: Settings) -> Path:
-    """Indexes live under the data directory, whichever database holds the records; each worker
-    process of a several-process server keeps its own (it follows the activity sequence)."""
-    root = settings.data_dir / "search"
-    return root if settings.worker_index == 0 else root / f"worker-{settings.worker_index}"
+def backlog_age(backlog: Backlog) -> float:
+    """Seconds the oldest waiting record has waited (0 when none waits)."""
+    if backlog.oldest is None:
+        return 0.0
+    return max(0.0, time.time() - backlog.oldest) if math.isfinite(backlog.oldest) else 0.0

@@ -9,11 +9,9 @@ thread.
 from __future__ import annotations
 
 import functools
-import os
 import threading
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 import numpy.typing as npt
@@ -32,10 +30,6 @@ def one_blas_thread() -> None:
     from threadpoolctl import threadpool_limits
 
     threadpool_limits(1, user_api="blas")
-
-
-class VectorsCorrupt(Exception):
-    """The saved vectors cannot be read; rebuild them from the store."""
 
 
 @dataclass(frozen=True)
@@ -145,13 +139,8 @@ class VectorIndex:
             for rid in ids:
                 self._drop(rid)
 
-    def stamps(self) -> dict[str, str]:
-        with self._lock:
-            return dict(self._stamps)
-
-    def stamps_of(self, ids: Sequence[str]) -> dict[str, str]:
-        with self._lock:
-            return {rid: stamp for rid in ids if (stamp := self._stamps.get(rid)) is not None}
+    def has(self, rid: str) -> bool:
+        return rid in self._rows
 
     def search(
         self, q: Matrix, module_ids: Collection[str] | None, k: int, min_similarity: float
@@ -187,49 +176,3 @@ class VectorIndex:
                     if len(ranked) == k:
                         break
             return VectorHits(ranked, above)
-
-    # --- persistence ---
-
-    def save(self, path: Path) -> None:
-        """Write atomically (temp file, then rename): a crash leaves the old file whole."""
-        with self._lock:
-            n = len(self._row_ids)
-            inverse = {code: m for m, code in self._codes.items()}
-            mat = self._mat[:n].copy()
-            ids = np.array(self._row_ids, dtype=str)
-            stamps = np.array([self._stamps[rid] for rid in self._row_ids], dtype=str)
-            modules = np.array([inverse[int(c)] for c in self._modules[:n]], dtype=str)
-            self.dirty = False
-        tmp = path.with_name(path.name + ".tmp")
-        with tmp.open("wb") as fh:
-            np.savez(fh, mat=mat, ids=ids, stamps=stamps, modules=modules)
-        os.replace(tmp, path)
-
-    @classmethod
-    def load(cls, path: Path, dim: int) -> VectorIndex:
-        """The saved rows (one per record, or one per window of a record) read back."""
-        index = cls(dim)
-        if not path.exists():
-            return index
-        try:
-            with np.load(path, allow_pickle=False) as data:
-                mat = np.asarray(data["mat"], np.float32)
-                ids = [str(x) for x in data["ids"]]
-                stamps = [str(x) for x in data["stamps"]]
-                modules = [str(x) for x in data["modules"]]
-        except Exception as exc:  # zip, npy and key errors all mean the same here
-            raise VectorsCorrupt(f"vectors at {path}: {exc!r}") from exc
-        if mat.ndim != 2 or mat.shape != (len(ids), dim) or len(stamps) != len(ids):
-            raise VectorsCorrupt(f"vectors at {path} have shape {mat.shape}, expected dim {dim}")
-        rows: dict[str, list[int]] = {}
-        for row, rid in enumerate(ids):
-            rows.setdefault(rid, []).append(row)
-        if rows:
-            index.upsert(
-                list(rows),
-                [modules[r[0]] for r in rows.values()],
-                [stamps[r[0]] for r in rows.values()],
-                [mat[r] for r in rows.values()],
-            )
-        index.dirty = False
-        return index

@@ -20,7 +20,11 @@ from typing import Any
 
 from fieldhouse.storage.facets import MIGRATION as FACETS
 from fieldhouse.storage.facets import SQLITE_MIGRATION as SQLITE_FACETS
+from fieldhouse.storage.fulltext_postgres import MIGRATION as FULLTEXT
+from fieldhouse.storage.vectors import MIGRATION as VECTORS
 
+#: the search index is filled from the records by the next start (fieldhouse.search.build)
+REBUILD = "INSERT INTO meta (key, value) VALUES ('search_rebuild', 'needed') ON CONFLICT DO NOTHING"
 #: a constant advisory lock key that serialises PostgreSQL migrations between processes
 _MIGRATION_LOCK = 0x46484D4947  # "FHMIG"
 
@@ -128,12 +132,10 @@ SQLITE: tuple[str, ...] = (
     # 7: list totals kept per module and per single-choice value (storage/facets.py; as
     # POSTGRES[2])
     SQLITE_FACETS,
+    # 8: search in the store: records waiting for their vectors, the vectors themselves, and
+    # each workspace's keyword tables (storage/fulltext_sqlite.py), filled by the first start
+    VECTORS + ";" + REBUILD,
 )
-
-#: the embedded store keeps search_vectors in a file of its own beside the database, so that
-#: claiming and storing vectors never waits for (or holds up) the records' write lock; the
-#: table of SQLITE[3] in the main file stays, unused
-SQLITE_VECTORS: tuple[str, ...] = (SQLITE[3],)
 
 POSTGRES: tuple[str, ...] = (
     # 1: the foundation (mirrors SQLITE[0])
@@ -237,6 +239,15 @@ POSTGRES: tuple[str, ...] = (
     """,
     # 5: objects of one kind across workspaces (mirrors SQLITE[4])
     "CREATE INDEX objects_by_kind ON objects (kind, status, account_id, id)",
+    # 6: search in the store: the keyword index (storage/fulltext_postgres.py), records
+    # waiting for their vectors and the vectors (mirrors SQLITE[7])
+    FULLTEXT
+    + ";"
+    + REBUILD
+    + ";"
+    + VECTORS.replace("INTEGER PRIMARY KEY AUTOINCREMENT", "bigserial PRIMARY KEY")
+    .replace("BLOB", "bytea")
+    .replace(" REAL ", " double precision "),
 )
 
 
@@ -248,12 +259,23 @@ def migrate_sqlite(conn: sqlite3.Connection, steps: tuple[str, ...] = SQLITE) ->
         for index in range(version, len(steps)):
             for statement in _statements(steps[index]):
                 conn.execute(statement)
+            if steps is SQLITE and index == 7:
+                _keyword_tables(conn)
             conn.execute(f"PRAGMA user_version = {index + 1}")
         conn.execute("COMMIT")
     except BaseException:
         conn.execute("ROLLBACK")
         raise
     return len(steps)
+
+
+def _keyword_tables(conn: sqlite3.Connection) -> None:
+    """Every existing workspace's keyword tables (a new one's come with it)."""
+    from fieldhouse.storage.fulltext_sqlite import create_tables
+
+    for (account_id,) in conn.execute("SELECT id FROM accounts").fetchall():
+        for stmt in create_tables(str(account_id)):
+            conn.execute(stmt.sql, stmt.params)
 
 
 def _statements(script: str) -> list[str]:
@@ -270,11 +292,6 @@ def _statements(script: str) -> list[str]:
     if pending.strip(" \n;"):
         out.append(pending)
     return out
-
-
-def migrate_sqlite_vectors(conn: sqlite3.Connection) -> int:
-    """The embedded store's vector file: the ``search_vectors`` table alone (SQLITE[3])."""
-    return migrate_sqlite(conn, SQLITE_VECTORS)
 
 
 async def migrate_postgres(conn: Any) -> int:

@@ -10,7 +10,6 @@ from urllib.parse import urlparse
 import trio
 
 from fieldhouse.storage.aioloop import open_loop
-from fieldhouse.storage.migrations import migrate_sqlite_vectors
 from fieldhouse.storage.postgres import PostgresDriver
 from fieldhouse.storage.sqlite import SQLiteDriver
 from fieldhouse.storage.store import Store
@@ -34,29 +33,10 @@ async def _open_store(url: str) -> Store:
     if parsed.scheme == "sqlite":
         # SQLAlchemy's convention: sqlite:///relative/path, sqlite:////absolute/path
         path = Path(url[len("sqlite:///") :])
-        main = await SQLiteDriver.open(path)
-        try:
-            return Store(main, vector_db=await open_vector_file(path))
-        except BaseException:
-            with trio.CancelScope(shield=True):
-                await main.aclose()
-            raise
+        return Store(await SQLiteDriver.open(path))
     if is_postgres(url):
         return Store(await PostgresDriver.open(url))
     raise UnsupportedDatabase(f"unsupported database URL scheme {parsed.scheme!r}")
-
-
-def vector_file(path: Path) -> Path:
-    """Where the embedded store at ``path`` keeps its sentence vectors."""
-    return path.with_name(f"{path.stem}.vectors{path.suffix}")
-
-
-async def open_vector_file(path: Path) -> SQLiteDriver:
-    """The vectors' own file: a cache of embeddings (a crash loses at most the last ones, which
-    are embedded again), so it does not wait for the disk at each commit."""
-    return await SQLiteDriver.open(
-        vector_file(path), readers=1, synchronous="NORMAL", migrate=migrate_sqlite_vectors
-    )
 
 
 @asynccontextmanager

@@ -7,7 +7,8 @@ one is committed together or not at all.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Collection, Mapping, Sequence
+import time
+from collections.abc import AsyncIterator, Callable, Collection, Mapping, Sequence
 from contextlib import asynccontextmanager
 from typing import Any, TypeVar
 
@@ -16,7 +17,8 @@ from fieldhouse.model.memo import SchemaMemo
 from fieldhouse.model.principal import Role
 from fieldhouse.model.records import RecordRow
 from fieldhouse.model.schema import FieldDef, ModuleDef, ModuleSchema, ReferenceDef, ViewDef
-from fieldhouse.storage import accounts, records, schemas, vectors
+from fieldhouse.model.search_doc import Doc, record_doc
+from fieldhouse.storage import accounts, records, schemas, search_index, vectors
 from fieldhouse.storage import objects as obj
 from fieldhouse.storage import writebehind as wb
 from fieldhouse.storage.base import (
@@ -32,6 +34,7 @@ from fieldhouse.storage.base import (
     UserRow,
 )
 from fieldhouse.storage.facets import Facet, countable, start_counting
+from fieldhouse.storage.fulltext import KeywordHits, Stats
 from fieldhouse.storage.objects import ObjectRow
 from fieldhouse.storage.rows import RECORDS, advance_autonumber
 from fieldhouse.storage.sqlquery import CompiledList, compile_list, index_keys
@@ -43,10 +46,10 @@ T = TypeVar("T")
 class Store:
     """A Fieldhouse database. Open with :func:`fieldhouse.storage.open_database`."""
 
-    def __init__(self, driver: Driver, *, vector_db: Driver | None = None) -> None:
+    def __init__(self, driver: Driver) -> None:
         self._db = driver
-        #: where search_vectors lives: the database itself, or a file of its own (SQLite)
-        self._vectors = vector_db or driver
+        #: the embedding model whose vectors records get (None: records wait for none)
+        self.vector_model: str | None = None
         self._indexed: set[tuple[str, ...]] = set()
         #: list queries compiled for a module schema (per workspace: the SQL binds it)
         self._compiled: SchemaMemo[tuple[CompiledList, Facet | None]] = SchemaMemo(256)
@@ -57,19 +60,20 @@ class Store:
         """Several server processes may share this store; rate limits are then counted in it."""
         return self._db.shared_between_processes
 
+    @property
+    def engine(self) -> str:
+        """``sqlite`` or ``postgres``."""
+        return self._db.dialect.name
+
     async def aclose(self) -> None:
-        try:
-            if self._vectors is not self._db:
-                await self._vectors.aclose()
-        finally:
-            await self._db.aclose()
+        await self._db.aclose()
 
     @asynccontextmanager
     async def write(self, account_id: str, *, light: bool = False) -> AsyncIterator[WriteTxn]:
         """A write transaction of one workspace, committed when the block exits cleanly;
         ``light``: it writes a few records at most (see :meth:`Driver.transaction`)."""
         async with self._db.transaction(account_id, light=light) as txn:
-            w = WriteTxn(txn, self._db, account_id)
+            w = WriteTxn(txn, self._db, account_id, self.vector_model)
             yield w
             await w.commit()
 
@@ -79,7 +83,13 @@ class Store:
     # --- accounts, users, keys ---
 
     async def create_account(self, account_id: str, name: str, slug: str, at: str) -> None:
-        await self._db.write(accounts.create_account(account_id, name, slug, at))
+        d = self._db.dialect
+
+        def op() -> Op[None]:
+            yield from accounts.create_account(account_id, name, slug, at)
+            yield from search_index.create(d, account_id)
+
+        await self._db.write(op())
 
     async def get_account(self, account_id: str) -> AccountRow | None:
         return await self._read(accounts.get_account(account_id))
@@ -273,30 +283,66 @@ class Store:
 
     # --- workspace objects ---
 
-    # --- search vectors (each record version embedded once per database) ---
+    # --- search (statements only: fieldhouse.search.service owns what is kept of them) ---
 
-    async def get_vectors(
-        self, account_id: str, model: str, keys: Collection[vectors.Key]
-    ) -> dict[str, bytes]:
-        """record id -> stored vector bytes of those (record id, stamp) ``keys`` that have one."""
-        return await self._vectors.read(vectors.get_vectors(account_id, model, keys))
+    async def keyword_stats(self, account_id: str) -> Stats:
+        return await self._read(search_index.statistics(self._db.dialect, account_id))
 
-    async def claim_vectors(
-        self, account_id: str, model: str, keys: Sequence[vectors.Key], now: float, stale: float
-    ) -> list[str]:
-        """Claim ``keys`` for embedding at wall-clock ``now``; return the record ids claimed
-        (a claim older than ``stale`` seconds without its vector is taken over)."""
-        op = vectors.claim_vectors(account_id, model, keys, now, now - stale)
-        return await self._vectors.write(op)
+    async def keyword_search(
+        self,
+        account_id: str,
+        words: Sequence[str],
+        stats: Stats,
+        module_ids: Collection[str] | None,
+        limit: int,
+    ) -> KeywordHits:
+        op = search_index.search(self._db.dialect, account_id, words, stats, module_ids, limit)
+        # not in one snapshot: SQLite's search writes scratch tables of the connection, and a
+        # write that a read overrunning its time on the trio thread has interrupted rolls back
+        # the whole transaction (the snapshot, the scratch tables made in it)
+        return await self._read(op)
 
-    async def put_vectors(
-        self, account_id: str, model: str, items: Sequence[tuple[str, str, bytes]]
+    async def search_docs(self, account_id: str, ids: Sequence[str]) -> dict[str, dict[str, str]]:
+        """id -> indexed text (module, title, body, labels, stamp) of those ``ids`` indexed."""
+        return await self._read(search_index.stored(self._db.dialect, account_id, ids))
+
+    async def reindex(self, account_id: str, docs: Sequence[Doc], *, first: bool) -> None:
+        """Put ``docs`` in the workspace's keyword index (with ``first``, after emptying it)
+        and queue them for vectors (a rebuild, in pages)."""
+        d, model = self._db.dialect, self.vector_model
+
+        def op() -> Op[None]:
+            if first:
+                yield from search_index.clear(d, account_id)
+                yield from vectors.drop_account(account_id)
+            yield from search_index.put_docs(d, account_id, docs)
+            if model is not None:
+                items = [(doc.record_id, doc.stamp) for doc in docs]
+                yield from vectors.queue(account_id, items, time.time())
+
+        await self._db.write(op())
+
+    async def claim_embedding(self, limit: int, lease: float) -> list[vectors.Queued]:
+        now = time.time()
+        return await self._db.write(vectors.claim(self._db.dialect, limit, now, now + lease))
+
+    async def store_vectors(
+        self, account_id: str, model: str, items: Sequence[tuple[str, str, str, bytes]]
     ) -> None:
-        """Store claimed (record id, stamp, vector bytes) and drop older versions' vectors."""
-        await self._vectors.write(vectors.put_vectors(account_id, model, items))
+        """(record id, module id, stamp, vector bytes) of records whose text was embedded."""
+        current = search_index.current(self._db.dialect, account_id)
+        await self._db.write(vectors.store(account_id, model, items, current))
 
-    async def delete_vectors(self, account_id: str, record_ids: Collection[str]) -> None:
-        await self._vectors.write(vectors.delete_vectors(account_id, record_ids))
+    async def drop_queued(self, items: Sequence[vectors.Queued]) -> None:
+        await self._db.write(vectors.drop_queued(items))
+
+    async def vectors_since(
+        self, account_id: str, model: str, after: int, limit: int
+    ) -> list[vectors.VectorRow]:
+        return await self._read(vectors.since(account_id, model, after, limit))
+
+    async def vector_backlog(self, account_id: str | None = None) -> vectors.Backlog:
+        return await self._read(vectors.backlog(account_id))
 
     async def get_object(self, account_id: str, kind: str, object_id: str) -> ObjectRow | None:
         return await self._read(obj.get_object(account_id, kind, object_id))
@@ -343,7 +389,9 @@ class WriteTxn:
     the transaction holds the workspace's write lock, so no other writer can move them.
     """
 
-    def __init__(self, txn: Txn, driver: Driver, account_id: str) -> None:
+    def __init__(
+        self, txn: Txn, driver: Driver, account_id: str, vector_model: str | None = None
+    ) -> None:
         self._txn = txn
         self._dialect = driver.dialect
         self.account_id = account_id
@@ -359,6 +407,15 @@ class WriteTxn:
         #: records inserted here, and (record, field) pairs whose links were written here
         self._inserted: set[str] = set()
         self._linked: set[tuple[str, str]] = set()
+        #: set by the workspace actor: a module's schema by id, to read a record's words
+        self.schema_of: Callable[[str], ModuleSchema | None] | None = None
+        self._vector_model = vector_model
+        #: label id -> name, read once a transaction when a record with labels is indexed
+        self._label_names: dict[str, str] | None = None
+        #: the search index's changes, in order: a record's text, or deleted (id, module);
+        #: written with the counters (at the commit), the first ``_search_sent`` already
+        self._search: list[Doc | tuple[str, str]] = []
+        self._search_sent = 0
 
     # --- write-behind ---
 
@@ -386,13 +443,44 @@ class WriteTxn:
             config = self._configs[field_id]
             queued.extend(schemas.set_field_config(self.account_id, field_id, config))
         self._dirty.clear()
+        queued.extend(self._search_statements())
         queued.extend(tail)
         return Batch(wb.coalesce(queued))
+
+    def _search_statements(self) -> list[Stmt]:
+        """The search index's changes not written yet: each run of puts (the records' text,
+        and their places in the vector queue) and of deletes as one statement each."""
+        changes = self._search[self._search_sent :]
+        self._search_sent = len(self._search)
+        out: list[Stmt] = []
+        now = time.time()
+        d, account, model = self._dialect, self.account_id, self._vector_model
+        start = 0
+        while start < len(changes):
+            kind = type(changes[start])
+            end = start
+            while end < len(changes) and type(changes[end]) is kind:
+                end += 1
+            run = changes[start:end]
+            if kind is Doc:
+                docs = [c for c in run if isinstance(c, Doc)]
+                out.extend(search_index.put_docs(d, account, docs))
+                if model is not None:
+                    out.extend(vectors.queue(account, [(c.record_id, c.stamp) for c in docs], now))
+            else:
+                gone = [c for c in run if isinstance(c, tuple)]
+                out.extend(search_index.delete_docs(d, account, [rid for rid, _ in gone]))
+                if model is not None:
+                    out.extend(vectors.forget(account, gone, model))
+            start = end
+        return out
 
     def _pending(self, write_back: bool) -> bool:
         if self._queue:
             return True
-        return write_back and bool(self._dirty or self._seq != self._stored_seq)
+        return write_back and bool(
+            self._dirty or self._seq != self._stored_seq or len(self._search) > self._search_sent
+        )
 
     async def _run(
         self,
@@ -445,7 +533,14 @@ class WriteTxn:
 
     def _state(self) -> Any:
         # the configs are never changed in place (``take_autonumber`` replaces one it advances)
-        return self._seq, self._stored_seq, dict(self._configs), set(self._dirty)
+        return (
+            self._seq,
+            self._stored_seq,
+            dict(self._configs),
+            set(self._dirty),
+            len(self._search),
+            self._search_sent,
+        )
 
     @asynccontextmanager
     async def savepoint(self, *, strict: bool = True) -> AsyncIterator[None]:
@@ -465,7 +560,11 @@ class WriteTxn:
                 scope.stmt = None  # released
         except BaseException:
             self._scopes.pop()
-            self._seq, self._stored_seq, self._configs, self._dirty = scope.saved
+            self._seq, self._stored_seq, self._configs, self._dirty, searched, sent = scope.saved
+            del self._search[searched:]
+            # what was written in the scope (its changes, and earlier ones first written in
+            # it), the database rolls back with the scope: written again at the next flush
+            self._search_sent = sent
             if scope.stmt is None:
                 del self._queue[scope.index :]
             elif scope.live:
@@ -516,6 +615,7 @@ class WriteTxn:
     ) -> None:
         op = accounts.insert_label(self.account_id, label_id, name, color, created_at)
         await self._run(op)
+        self._label_names = None
 
     async def insert_type(
         self, type_id: str, name: str, color: str | None, module_id: str | None, created_at: str
@@ -586,9 +686,22 @@ class WriteTxn:
     async def insert_record(self, row: RecordRow) -> None:
         self._inserted.add(row.record_id)
         self._defer(records.insert_record(row))
+        await self._index(row)
 
     async def update_record(self, row: RecordRow) -> None:
         self._defer(records.update_record(row))
+        await self._index(row)
+
+    async def _index(self, row: RecordRow) -> None:
+        """The record's searchable text, written with the transaction."""
+        schema = self.schema_of(row.module_id) if self.schema_of is not None else None
+        labels: dict[str, str] = {}
+        if row.label_ids:
+            if self._label_names is None:
+                found = await self._run(accounts.list_named("labels", self.account_id))
+                self._label_names = {str(x["id"]): str(x["name"]) for x in found}
+            labels = self._label_names
+        self._search.append(record_doc(row, schema, labels))
 
     async def get_records(
         self, ids: Collection[str], module_id: str | None = None
@@ -608,9 +721,11 @@ class WriteTxn:
         self, module_id: str, ids: Sequence[str], at: str, by: str | None
     ) -> list[str]:
         """Mark live records deleted; return the ids that were live."""
-        return await self._run(
+        deleted = await self._run(
             records.soft_delete(self._dialect, self.account_id, module_id, ids, at, by)
         )
+        self._search.extend((rid, module_id) for rid in deleted)
+        return deleted
 
     async def set_links(self, source_id: str, field_slug: str, targets: Sequence[str]) -> None:
         fresh = source_id in self._inserted and (source_id, field_slug) not in self._linked

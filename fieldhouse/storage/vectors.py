@@ -1,79 +1,170 @@
-"""Operations on stored sentence vectors: each record version is embedded once per database.
+"""Operations on records' sentence vectors and the queue of records waiting for theirs.
 
-A row is keyed by (account, record id, stamp, model): the vector of one version of one record
-by one embedding model. A process that needs a vector first reads it here; when none is
-stored it *claims* the row (an insert that only one process can win, with the wall-clock time
-of the claim and no vector yet), embeds, and stores the vector in the claimed row. Another
-process meanwhile finds the claim and waits for the vector; a claim left without a vector for
-longer than the caller's bound (its process died, say) is taken over by the next claimer.
+A record's create or update queues it (``search_queue``, in the record's own transaction,
+keyed by record: a record changed twice waits once, since its first change); one embedder per
+server claims the oldest entries for a while (several servers over one PostgreSQL never embed
+the same record at once), embeds what the keyword index holds of them and stores the vectors
+(``record_vectors``), dropping the queue entries whose version it embedded. A record's vector
+is stored only while the indexed text it was made from is still the record's current one.
+
+Each stored vector row gets a number that only grows (``n``): a reader keeps the rows it has
+and asks for those above the highest it saw. A delete leaves a row with an empty vector, so
+readers learn of it the same way.
 """
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+from collections.abc import Sequence
+from dataclasses import dataclass
 
-from fieldhouse.storage.base import Op, count, execute, executemany, rows
+from fieldhouse.storage.base import Op, execute, executemany, row, rows
+from fieldhouse.storage.sqldialect import Dialect
 
-#: (record id, stamp): one version of one record
-Key = tuple[str, str]
-
-_CLAIM = (
-    "INSERT INTO search_vectors (account_id, record_id, stamp, model, vector, claimed_at)"
-    " VALUES (?, ?, ?, ?, NULL, ?) ON CONFLICT (account_id, record_id, stamp, model) DO NOTHING"
-)
-_TAKE_OVER = (
-    "UPDATE search_vectors SET claimed_at = ? WHERE account_id = ? AND record_id = ?"
-    " AND stamp = ? AND model = ? AND vector IS NULL AND claimed_at < ?"
-)
-
-
-def get_vectors(account_id: str, model: str, keys: Collection[Key]) -> Op[dict[str, bytes]]:
-    """record id -> stored vector bytes, for those of ``keys`` whose vector is stored."""
-    if not keys:
-        return {}
-    wanted = dict(keys)
-    found = yield rows(
-        "SELECT record_id, stamp, vector FROM search_vectors WHERE account_id = ?"
-        " AND model = ? AND record_id = ANY(?) AND vector IS NOT NULL",
-        (account_id, model, list(wanted)),
-    )
-    return {str(r[0]): bytes(r[2]) for r in found if wanted.get(str(r[0])) == str(r[1]) and r[2]}
+MIGRATION = """
+CREATE TABLE search_queue (
+    account_id TEXT NOT NULL, record_id TEXT NOT NULL, stamp TEXT NOT NULL,
+    queued_at REAL NOT NULL, claimed_until REAL NOT NULL DEFAULT 0,
+    PRIMARY KEY (account_id, record_id));
+CREATE INDEX search_queue_age ON search_queue (queued_at);
+CREATE TABLE record_vectors (
+    n INTEGER PRIMARY KEY AUTOINCREMENT, account_id TEXT NOT NULL, record_id TEXT NOT NULL,
+    module_id TEXT NOT NULL, stamp TEXT NOT NULL, model TEXT NOT NULL, vector BLOB NOT NULL,
+    UNIQUE (account_id, record_id, model));
+CREATE INDEX record_vectors_since ON record_vectors (account_id, model, n)
+"""
 
 
-def claim_vectors(
-    account_id: str, model: str, keys: Sequence[Key], now: float, stale_before: float
-) -> Op[list[str]]:
-    """Claim the rows of ``keys`` for embedding; return the record ids this call claimed
-    (unclaimed ones, and ones claimed before ``stale_before`` still without a vector)."""
-    claimed: list[str] = []
-    for record_id, stamp in keys:
-        won = yield count(_CLAIM, (account_id, record_id, stamp, model, now))
-        if not won:
-            won = yield count(_TAKE_OVER, (now, account_id, record_id, stamp, model, stale_before))
-        if won:
-            claimed.append(record_id)
-    return claimed
+@dataclass(frozen=True)
+class Queued:
+    account_id: str
+    record_id: str
+    stamp: str
+    queued_at: float
 
 
-def put_vectors(account_id: str, model: str, items: Sequence[tuple[str, str, bytes]]) -> Op[None]:
-    """Store the vectors of (record id, stamp, vector bytes) and drop older versions' rows."""
-    if not items:
-        return
+@dataclass(frozen=True)
+class VectorRow:
+    n: int
+    record_id: str
+    module_id: str
+    stamp: str
+    vector: bytes  # float32, windows x dim; empty: the record was deleted
+
+
+@dataclass(frozen=True)
+class Backlog:
+    waiting: int
+    oldest: float | None  # when the oldest waiting record was queued (epoch seconds)
+
+
+def queue(account_id: str, items: Sequence[tuple[str, str]], now: float) -> Op[None]:
+    """Queue (record id, stamp) pairs for embedding; written behind with the record."""
     yield executemany(
-        "UPDATE search_vectors SET vector = ? WHERE account_id = ? AND record_id = ?"
-        " AND stamp = ? AND model = ?",
-        [(vec, account_id, rid, stamp, model) for rid, stamp, vec in items],
+        "INSERT INTO search_queue (account_id, record_id, stamp, queued_at, claimed_until)"
+        " VALUES (?, ?, ?, ?, 0) ON CONFLICT (account_id, record_id) DO UPDATE SET"
+        " stamp = excluded.stamp, claimed_until = 0",
+        [(account_id, rid, stamp, now) for rid, stamp in items],
+    )
+
+
+def forget(account_id: str, items: Sequence[tuple[str, str]], model: str) -> Op[None]:
+    """Deleted records (id, module id): no longer waiting, and their vectors replaced by
+    empty ones (what tells readers to drop them)."""
+    ids = [(account_id, rid) for rid, _ in items]
+    yield executemany("DELETE FROM search_queue WHERE account_id = ? AND record_id = ?", ids)
+    yield executemany(
+        "DELETE FROM record_vectors WHERE account_id = ? AND record_id = ? AND model = ?",
+        [(*key, model) for key in ids],
     )
     yield executemany(
-        "DELETE FROM search_vectors WHERE account_id = ? AND record_id = ? AND stamp < ?",
-        [(account_id, rid, stamp) for rid, stamp, _ in items],
+        "INSERT INTO record_vectors (account_id, record_id, module_id, stamp, model, vector)"
+        " VALUES (?, ?, ?, '', ?, ?)",
+        [(account_id, rid, module, model, b"") for rid, module in items],
     )
 
 
-def delete_vectors(account_id: str, record_ids: Collection[str]) -> Op[None]:
-    """Forget every stored vector of the records (they were deleted)."""
-    if record_ids:
-        yield execute(
-            "DELETE FROM search_vectors WHERE account_id = ? AND record_id = ANY(?)",
-            (account_id, list(record_ids)),
+def claim(d: Dialect, limit: int, now: float, until: float) -> Op[list[Queued]]:
+    """The oldest ``limit`` queued records nobody has claimed (or whose claim ran out),
+    claimed until ``until``."""
+    if d.name == "sqlite":
+        sql = (
+            "UPDATE search_queue SET claimed_until = ? WHERE rowid IN (SELECT rowid FROM"
+            " search_queue WHERE claimed_until < ? ORDER BY queued_at LIMIT ?)"
+            " RETURNING account_id, record_id, stamp, queued_at"
         )
+    else:
+        sql = (
+            "UPDATE search_queue q SET claimed_until = ? FROM (SELECT account_id, record_id"
+            " FROM search_queue WHERE claimed_until < ? ORDER BY queued_at LIMIT ?"
+            " FOR UPDATE SKIP LOCKED) c WHERE q.account_id = c.account_id"
+            " AND q.record_id = c.record_id RETURNING q.account_id, q.record_id, q.stamp,"
+            " q.queued_at"
+        )
+    found = yield rows(sql, (until, now, limit))
+    return [Queued(str(r[0]), str(r[1]), str(r[2]), float(r[3])) for r in found]
+
+
+def store(
+    account_id: str,
+    model: str,
+    items: Sequence[tuple[str, str, str, bytes]],
+    current: str,
+) -> Op[None]:
+    """Store vectors of (record id, module id, stamp, float32 bytes) whose indexed text is
+    still of that stamp (``current``: an SQL condition on ``?`` = account id, record id,
+    stamp, true while it is), and drop those versions' queue entries."""
+    fresh = [(account_id, rid, stamp) for rid, _, stamp, _ in items]
+    yield executemany(
+        "DELETE FROM record_vectors WHERE account_id = ? AND record_id = ? AND model = ?"
+        f" AND {current}",
+        [(account_id, rid, model, *key) for key, (rid, *_) in zip(fresh, items, strict=True)],
+    )
+    yield executemany(
+        "INSERT INTO record_vectors (account_id, record_id, module_id, stamp, model, vector)"
+        f" SELECT ?, ?, ?, ?, ?, ? WHERE {current}",
+        [
+            (account_id, rid, module, stamp, model, vec, *key)
+            for key, (rid, module, stamp, vec) in zip(fresh, items, strict=True)
+        ],
+    )
+    yield executemany(
+        "DELETE FROM search_queue WHERE account_id = ? AND record_id = ? AND stamp = ?", fresh
+    )
+
+
+def drop_queued(items: Sequence[Queued]) -> Op[None]:
+    """Queue entries whose record is no longer indexed at that version (deleted, or changed:
+    its newer version is queued under the same key with its own stamp)."""
+    yield executemany(
+        "DELETE FROM search_queue WHERE account_id = ? AND record_id = ? AND stamp = ?",
+        [(q.account_id, q.record_id, q.stamp) for q in items],
+    )
+
+
+def since(account_id: str, model: str, after: int, limit: int) -> Op[list[VectorRow]]:
+    """The workspace's vector rows numbered above ``after``, in order."""
+    found = yield rows(
+        "SELECT n, record_id, module_id, stamp, vector FROM record_vectors"
+        " WHERE account_id = ? AND model = ? AND n > ? ORDER BY n LIMIT ?",
+        (account_id, model, after, limit),
+    )
+    return [VectorRow(int(r[0]), str(r[1]), str(r[2]), str(r[3]), bytes(r[4])) for r in found]
+
+
+def backlog(account_id: str | None) -> Op[Backlog]:
+    """Records waiting for their vectors (in one workspace, or all)."""
+    if account_id is None:
+        found = yield row("SELECT count(*), min(queued_at) FROM search_queue")
+    else:
+        found = yield row(
+            "SELECT count(*), min(queued_at) FROM search_queue WHERE account_id = ?",
+            (account_id,),
+        )
+    waiting = int(found[0] or 0) if found else 0
+    oldest = float(found[1]) if found and found[1] is not None else None
+    return Backlog(waiting, oldest)
+
+
+def drop_account(account_id: str) -> Op[None]:
+    yield execute("DELETE FROM search_queue WHERE account_id = ?", (account_id,))
+    yield execute("DELETE FROM record_vectors WHERE account_id = ?", (account_id,))

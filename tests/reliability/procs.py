@@ -128,11 +128,12 @@ async def serve(
     log: Path,
     env: dict[str, str] | None = None,
     module: Sequence[str] = ("fieldhouse",),
+    rate_limit: int = 1_000_000,
 ) -> AsyncIterator[Served]:
     """A `fieldhouse serve` subprocess; on exit it is killed if still running."""
     port = free_port()
     command = [sys.executable, "-m", *module, "serve", "--database-url", database_url]
-    command += ["--data-dir", str(data_dir), "--port", str(port), "--rate-limit", "1000000"]
+    command += ["--data-dir", str(data_dir), "--port", str(port), "--rate-limit", str(rate_limit)]
     full_env = {
         **os.environ,
         "FIELDHOUSE_LOG_LEVEL": "WARNING",

@@ -11,8 +11,8 @@ import trio
 from quart import Response
 
 from fieldhouse.http.endpoint import Routes
-from fieldhouse.model.errors import NotFound
-from fieldhouse.search.service import SearchService
+from fieldhouse.model.errors import NotFound, StoreUnavailable
+from fieldhouse.search.service import SearchService, backlog_age
 from fieldhouse.services import Services
 
 routes = Routes()
@@ -57,11 +57,16 @@ DOCS_PAGE = """<!doctype html>
 """
 
 
-def indexer_lag(search: SearchService) -> int:
-    """Activity entries this process has published that its search index does not hold yet."""
-    return sum(
-        max(0, seq - search.indexed.get(account, 0)) for account, seq in search.published.items()
-    )
+async def search_check(search: SearchService) -> dict[str, Any]:
+    """The search index's state: its words are written with the records, so only the vectors
+    can lag (records waiting for theirs, and how long the oldest has waited)."""
+    backlog = await search.backlog()
+    return {
+        "state": "on",
+        "vectors": search.model is not None,
+        "vectorsWaiting": backlog.waiting,
+        "oldestWaitingSeconds": round(backlog_age(backlog), 3),
+    }
 
 
 @routes.endpoint(
@@ -94,13 +99,19 @@ async def readyz(svc: Services) -> Any:
             await svc.store.get_meta("readyz")
             checks["store"] = "ok"
         except Exception as exc:  # any driver error means: not reachable
-            checks["store"] = f"unreachable: {type(exc).__name__}"
+            # StoreUnavailable says why in its cause (refused, reset, shutting down, ...)
+            cause = exc.__cause__ if isinstance(exc, StoreUnavailable) else None
+            checks["store"] = f"unreachable: {type(cause or exc).__name__}"
     if not svc.actors.accepting or svc.shutdown.is_set():
         checks["actors"] = "stopping"
     if svc.search is None:
         checks["search"] = {"state": "off"}
     else:
-        checks["search"] = {"state": "on", "indexerLag": indexer_lag(svc.search)}
+        with trio.move_on_after(STORE_CHECK_SECONDS):
+            try:
+                checks["search"] = await search_check(svc.search)
+            except Exception as exc:  # the store check says why
+                checks["search"] = {"state": f"unreadable: {type(exc).__name__}"}
     ready = checks["store"] == "ok" and checks["actors"] == "ok"
     status = 200 if ready else 503
     return {"status": "ready" if ready else "unavailable", "checks": checks}, status
@@ -110,6 +121,12 @@ async def readyz(svc: Services) -> Any:
     "GET", "/metrics", summary="Prometheus metrics", scope=None, tag="operations", hidden=True
 )
 async def metrics(svc: Services) -> Any:
+    if svc.search is not None:
+        with trio.move_on_after(STORE_CHECK_SECONDS):
+            try:
+                await svc.search.backlog()  # what the sampler reports
+            except Exception:
+                pass  # the last figures stand
     svc.metrics.sample()  # here, on the event loop: the samplers read the actors' state
     body, content_type = await trio.to_thread.run_sync(svc.metrics.render)
     return Response(body, status=200, content_type=content_type)

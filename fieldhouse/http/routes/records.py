@@ -104,15 +104,8 @@ async def list_records(svc: Services, principal: Principal, moduleSlug: str) -> 
     raw = ex.query_string
     query = _PARSED.get(schema, raw, parse) if len(raw) <= QUERY_REMEMBERED else parse()
     store = svc.store
-    index, search_ids = svc.search, None
-    if query.search and index is not None:  # None: the index cannot answer, use LIKE
-        search_ids = await index.filter_ids(
-            principal.account_id, schema.module.module_id, query.search
-        )
     started = trio.current_time()
-    page, total = await store.list_records_json(
-        principal.account_id, schema, query, search_ids=search_ids
-    )
+    page, total = await store.list_records_json(principal.account_id, schema, query)
     if trio.current_time() - started > SLOW_LIST_SECONDS:
         svc.actors.background(partial(store.index_list_query, schema, query))
     return {

@@ -10,6 +10,7 @@ from fieldhouse.http.endpoint import Routes
 from fieldhouse.http.models import JsonInt, JsonNumber, NonBlank, Open, Strict
 from fieldhouse.http.routes.common import workspace_schemas
 from fieldhouse.model.principal import Principal
+from fieldhouse.search.engine import SearchResult
 from fieldhouse.services import Services
 
 routes = Routes()
@@ -37,14 +38,39 @@ class SearchResultItem(Open):
     link: str
 
 
+class SearchCoverage(Open):
+    vectors: bool = Field(
+        description="whether the semantic half ran (false while the embedding model loads, "
+        "or with no model configured: the keyword half alone ranked the results)"
+    )
+    vectorsWaiting: int = Field(
+        description="records of the workspace whose current text still waits for its vector; "
+        "they are ranked by their keyword score meanwhile, never below the keyword half alone"
+    )
+    vectorShare: float = Field(
+        description="the share (0 to 1) of the workspace's records whose vector is current"
+    )
+
+
 class SearchResponse(Open):
     results: list[SearchResultItem]
     total: int
     fallback: bool
+    coverage: SearchCoverage | None = Field(
+        default=None,
+        description="how complete the semantic half was (absent with the fallback)",
+    )
 
 
 def _empty(fallback: bool) -> dict[str, Any]:
     return {"results": [], "total": 0, "fallback": fallback}
+
+
+def _coverage(found: SearchResult) -> dict[str, Any] | None:
+    c = found.coverage
+    if c is None:
+        return None
+    return {"vectors": c.vectors, "vectorsWaiting": c.pending, "vectorShare": c.share}
 
 
 @routes.endpoint(
@@ -59,8 +85,12 @@ def _empty(fallback: bool) -> dict[str, Any]:
         "Hybrid keyword (BM25F) and semantic (all-MiniLM-L6-v2 cosine) search over the records "
         "of the modules the credential's role can view; the two halves' normalised scores are "
         "mixed 0.4 keyword, 0.6 semantic. "
-        "`minSimilarity` applies to the semantic part. When the index is unavailable the "
-        "answer is 200 with no results and `fallback: true`."
+        "`minSimilarity` applies to the semantic part. A record is found by its words the "
+        "moment its write is acknowledged; its vector follows within the embedder's lag, and "
+        "until then it is ranked by its keyword score. A query that is words of a record's "
+        "name puts the records whose name holds them all first. `coverage` says how complete "
+        "the semantic half was. When the index is unavailable the answer is 200 with no "
+        "results and `fallback: true`."
     ),
 )
 async def search(svc: Services, principal: Principal, body: SearchBody) -> Any:
@@ -105,4 +135,9 @@ async def search(svc: Services, principal: Principal, body: SearchBody) -> Any:
                 "link": f"/v1/modules/{slug}/records/{hit.record_id}",
             }
         )
-    return {"results": results, "total": found.total, "fallback": False}
+    return {
+        "results": results,
+        "total": found.total,
+        "fallback": False,
+        "coverage": _coverage(found),
+    }

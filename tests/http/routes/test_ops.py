@@ -29,7 +29,8 @@ async def test_healthz_and_readyz_answer_without_a_key(client: httpx.AsyncClient
     assert body["checks"]["store"] == "ok"
     assert body["checks"]["actors"] == "ok"
     assert body["checks"]["search"]["state"] == "on"
-    assert body["checks"]["search"]["indexerLag"] >= 0
+    assert body["checks"]["search"]["vectorsWaiting"] >= 0
+    assert body["checks"]["search"]["oldestWaitingSeconds"] >= 0
 
 
 async def test_metrics_count_requests_by_route_template_and_status(
@@ -59,7 +60,8 @@ async def test_metrics_count_requests_by_route_template_and_status(
     assert "fieldhouse_actor_batch_size_count" in text
     assert "fieldhouse_actor_commit_seconds_bucket" in text
     assert "fieldhouse_actor_mailbox_depth 0.0" in text
-    assert "fieldhouse_search_indexer_lag" in text
+    assert "fieldhouse_search_vectors_waiting" in text
+    assert "fieldhouse_search_vectors_oldest_seconds" in text
     assert "# TYPE fieldhouse_agent_runs_total counter" in text
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from fieldhouse.model.records import RecordRow
 from fieldhouse.model.schema import ModuleDef, ModuleSchema
-from fieldhouse.search.documents import EMBED_BODY_CHARS, MAX_BODY_CHARS, Doc, record_doc
+from fieldhouse.model.search_doc import EMBED_BODY_CHARS, MAX_BODY_CHARS, Doc, record_doc
 from tests.model.fields.support import fd
 
 SCHEMA = ModuleSchema(

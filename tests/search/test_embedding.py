@@ -1,0 +1,64 @@
+"""The embedding loop over a real store: what it claims, embeds and stores."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+import numpy as np
+
+from fieldhouse.runtime import Runtime
+from fieldhouse.search.embedder import Matrix
+from fieldhouse.search.embedding import embed_once
+from tests.conftest import make_workspace
+from tests.search.test_service import EMBEDDER, client_of, create, lagging  # noqa: F401
+
+
+async def inline(fn: Callable[[Sequence[str]], list[Matrix]], texts: Sequence[str]) -> list[Matrix]:
+    return fn(texts)
+
+
+async def test_queued_records_get_their_vectors_once(lagging: Runtime) -> None:  # noqa: F811
+    store = lagging.store
+    ws = await make_workspace(lagging)
+    async with client_of(lagging) as client:
+        ids = [await create(client, ws, f"Company {i}") for i in range(3)]
+    assert (await store.vector_backlog(ws.account_id)).waiting == 3
+    assert await embed_once(store, EMBEDDER, inline) == 3
+    assert (await store.vector_backlog(ws.account_id)).waiting == 0
+    rows = await store.vectors_since(ws.account_id, EMBEDDER.name, 0, 100)
+    assert sorted(r.record_id for r in rows) == sorted(ids)
+    for r in rows:
+        vec = np.frombuffer(r.vector, np.float32).reshape(-1, EMBEDDER.dim)
+        assert np.allclose(np.linalg.norm(vec, axis=1), 1.0, atol=1e-3)
+    assert await embed_once(store, EMBEDDER, inline) == 0  # nothing left to claim
+
+
+async def test_a_record_changed_while_embedding_waits_for_its_new_vector(
+    lagging: Runtime,  # noqa: F811
+) -> None:
+    store = lagging.store
+    ws = await make_workspace(lagging)
+    async with client_of(lagging) as client:
+        rid = await create(client, ws, "Old name")
+        seen: list[str] = []
+
+        async def change_meanwhile(
+            fn: Callable[[Sequence[str]], list[Matrix]], texts: Sequence[str]
+        ) -> list[Matrix]:
+            seen.extend(texts)
+            resp = await client.patch(
+                f"/v1/modules/companies/records/{rid}",
+                json={"displayName": "New name", "fields": {"name": "New name"}},
+                headers=ws.headers,
+            )
+            assert resp.status_code == 200, resp.text
+            return fn(texts)
+
+        await embed_once(store, EMBEDDER, change_meanwhile)
+    assert seen and "Old name" in seen[0]
+    # the old text's vector was not stored for the new version: the record still waits
+    assert (await store.vector_backlog(ws.account_id)).waiting == 1
+    assert await store.vectors_since(ws.account_id, EMBEDDER.name, 0, 10) == []
+    await embed_once(store, EMBEDDER, inline)
+    rows = await store.vectors_since(ws.account_id, EMBEDDER.name, 0, 10)
+    assert [r.record_id for r in rows] == [rid]
