@@ -166,10 +166,10 @@ class PostgresCoordination:
         self._lost.set()
 
     async def _aio(self, fn: Callable[..., Awaitable[T]], *args: Any) -> T:
-        import trio_asyncio
+        # the store's crossing, so a database away is a 503 (StoreUnavailable) here too
+        from fieldhouse.storage.postgres import aio
 
-        result: T = await trio_asyncio.aio_as_trio(fn)(*args)
-        return result
+        return await aio(fn, *args)
 
     async def connect(self) -> None:
         import asyncpg

@@ -13,6 +13,12 @@ A batch is topped up once the transaction holds the workspace's write lock: what
 mailbox while the lock was being waited for (another process held it) joins the batch, so
 processes contending for one workspace commit more writes per turn of the lock instead of
 handing it back and forth for a few each.
+
+A batch that fails because the database cannot be reached (restarting, a connection lost
+before the commit) has committed nothing: it runs again, as soon as the database answers,
+for up to ``store_retry_seconds``; then its messages are answered 503 with Retry-After. A
+commit whose answer was lost is looked up by the driver before anything is acknowledged
+(``StoreUnavailable.in_doubt`` when it could not be).
 """
 
 from __future__ import annotations
@@ -26,7 +32,7 @@ import trio
 
 from fieldhouse.actors.context import Event, WriteContext
 from fieldhouse.actors.messages import Message
-from fieldhouse.model.errors import ApiError, InternalError
+from fieldhouse.model.errors import ApiError, InternalError, StoreUnavailable
 from fieldhouse.model.schema import ModuleSchema
 from fieldhouse.storage.base import QueuedWriteFailed, UserRow
 from fieldhouse.storage.store import Store
@@ -62,6 +68,22 @@ class _Retry(Exception):
     """A queued write of a lax batch failed in the database; run the batch strictly."""
 
 
+class _Unreachable(Exception):
+    """The database could not be reached and nothing of the batch was committed (nobody has
+    heard anything yet): run it again once the database answers."""
+
+    def __init__(self, error: StoreUnavailable) -> None:
+        super().__init__(error.message)
+        self.error = error
+
+
+#: how long a batch the database could not take is tried again before its messages are
+#: answered 503
+STORE_RETRY_SECONDS = 5.0
+#: the first wait between tries, doubled up to the second
+STORE_RETRY_DELAYS = (0.05, 0.5)
+
+
 class WorkspaceActor:
     def __init__(
         self,
@@ -74,6 +96,7 @@ class WorkspaceActor:
         on_schema: OnSchema,
         on_change: OnChange = nothing_to_tell,
         on_batch: OnBatch | None = None,
+        store_retry_seconds: float = STORE_RETRY_SECONDS,
     ) -> None:
         self.store = store
         self.account_id = account_id
@@ -83,6 +106,7 @@ class WorkspaceActor:
         self._on_schema = on_schema
         self._on_change = on_change
         self._on_batch = on_batch
+        self._store_retry_seconds = store_retry_seconds
         self._schemas: dict[str, ModuleSchema] | None = None
         self._schema_version = -1
         #: a message taken from the mailbox that did not fit the batch it was taken for (see
@@ -121,12 +145,38 @@ class WorkspaceActor:
         return await self.store.get_user(self.account_id, user_id)
 
     async def _run_batch(self, batch: list[Message[Any]]) -> None:
-        try:
-            await self._attempt(batch, strict=False)
-            return
-        except _Retry:
-            log.warning("workspace %s: a write failed; batch retried strictly", self.account_id)
-        await self._attempt(batch, strict=True)
+        strict = False
+        deadline = trio.current_time() + self._store_retry_seconds
+        delay, longest = STORE_RETRY_DELAYS
+        while True:
+            try:
+                await self._attempt(batch, strict=strict)
+                return
+            except _Retry:
+                log.warning("workspace %s: a write failed; batch retried strictly", self.account_id)
+                strict = True
+            except _Unreachable as unreachable:
+                if trio.current_time() + delay > deadline:
+                    log.error(
+                        "workspace %s: the database is unreachable; %d writes answered 503",
+                        self.account_id,
+                        len(batch),
+                    )
+                    for message in batch:
+                        message.reply.set_error(unreachable.error)
+                    return
+                log.warning(
+                    "workspace %s: the database is unreachable; batch of %d tried again",
+                    self.account_id,
+                    len(batch),
+                )
+                try:
+                    await trio.sleep(delay)
+                except BaseException:
+                    for message in batch:
+                        message.reply.set_error(unreachable.error)
+                    raise
+                delay = min(delay * 2, longest)
 
     async def _attempt(self, batch: list[Message[Any]], *, strict: bool) -> None:
         """Run ``batch`` in one transaction. The first attempt (lax) tops the batch up once
@@ -159,6 +209,13 @@ class WorkspaceActor:
             return
         except BaseException as exc:
             self._schemas = None
+            if isinstance(exc, StoreUnavailable):
+                if not exc.in_doubt:
+                    raise _Unreachable(exc) from None  # rolled back; nobody has heard anything
+                log.error("workspace %s: a commit's outcome is unknown", self.account_id)
+                for message in batch:
+                    message.reply.set_error(exc)
+                return
             if isinstance(exc, QueuedWriteFailed):
                 if not strict:
                     raise _Retry from None  # rolled back; nobody has heard anything yet
@@ -207,6 +264,8 @@ class WorkspaceActor:
                 return True, await message.apply(ctx)
             async with ctx.txn.savepoint(strict=strict):
                 return True, await message.apply(ctx)
+        except StoreUnavailable:
+            raise  # the whole batch: it runs again once the database answers
         except ApiError as exc:
             error: ApiError = exc
         except QueuedWriteFailed:

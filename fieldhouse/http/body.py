@@ -14,7 +14,8 @@ import math
 import trio
 
 from fieldhouse.http.exchange import Exchange
-from fieldhouse.model.errors import PayloadTooLarge, RequestTimeout
+from fieldhouse.http.json import body_nul_issues
+from fieldhouse.model.errors import PayloadTooLarge, RequestTimeout, ValidationFailed
 
 #: how many times the body limit a refused body may be before it is not worth reading
 DRAIN_FACTOR = 16
@@ -36,7 +37,8 @@ def _within(seconds: float | None) -> trio.CancelScope:
 
 
 async def read_body(ex: Exchange, max_body_bytes: int) -> bytes:
-    """The whole body; PayloadTooLarge as soon as it passes ``max_body_bytes``."""
+    """The whole body; PayloadTooLarge as soon as it passes ``max_body_bytes``, and
+    ValidationFailed when its JSON holds U+0000 (see :mod:`fieldhouse.http.json`)."""
     data = bytearray()
     with _within(ex.body_timeout):
         while (chunk := await ex.next_chunk()) is not None:
@@ -44,7 +46,11 @@ async def read_body(ex: Exchange, max_body_bytes: int) -> bytes:
             if len(data) > max_body_bytes:
                 raise too_large(ex, max_body_bytes)
         ex.body_read = True
-        return bytes(data)
+        body = bytes(data)
+        issues = body_nul_issues(body)
+        if issues:
+            raise ValidationFailed(issues)
+        return body
     raise RequestTimeout(f"The request body did not arrive within {ex.body_timeout:g} s")
 
 

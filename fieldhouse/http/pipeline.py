@@ -10,9 +10,9 @@ from quart import Response
 
 from fieldhouse.http.body import discard_body, too_large
 from fieldhouse.http.exchange import Exchange
-from fieldhouse.http.json import json_response
+from fieldhouse.http.json import json_response, request_nul_issues
 from fieldhouse.http.observe import finish_request, preflight
-from fieldhouse.model.errors import ApiError, InternalError, RateLimited
+from fieldhouse.model.errors import ApiError, InternalError, RateLimited, ValidationFailed
 from fieldhouse.services import Services
 
 log = logging.getLogger("fieldhouse.http")
@@ -48,6 +48,9 @@ async def admit(svc: Services, ex: Exchange) -> Response | None:
     length = ex.content_length
     if length is not None and length > svc.settings.max_body_bytes:
         raise too_large(ex, svc.settings.max_body_bytes)
+    nul = request_nul_issues(path, ex.route, ex.query_string, ex.args.items(multi=True))
+    if nul:
+        raise ValidationFailed(nul)
     return None
 
 

@@ -150,6 +150,34 @@ class ServiceUnavailable(ApiError):
     status = 503
 
 
+class StoreUnavailable(ServiceUnavailable):
+    """The database cannot be reached just now (restarting, refusing connections, a connection
+    lost mid-statement). The seconds to wait go in ``Retry-After`` and in the envelope's
+    ``data.retryAfter``.
+
+    ``in_doubt``: a commit was sent, its answer was lost, and the database could not be asked
+    since whether it holds the write; the write must not be taken as saved, nor as not saved.
+    """
+
+    def __init__(
+        self, message: str | None = None, *, retry_after: int = 1, in_doubt: bool = False
+    ) -> None:
+        if message is None:
+            message = (
+                "The database went away while this write was being committed and could not "
+                "be asked since whether it was saved; check before writing it again"
+                if in_doubt
+                else "The database is unreachable just now; retry shortly"
+            )
+        super().__init__(
+            message,
+            headers={"Retry-After": str(retry_after)},
+            data={"retryAfter": retry_after, "inDoubt": in_doubt},
+        )
+        self.retry_after = retry_after
+        self.in_doubt = in_doubt
+
+
 class VersionNotSupported(ApiError):
     code = "http_version_not_supported"
     status = 505

@@ -29,6 +29,15 @@ class ConflictError(StorageError):
     """A uniqueness rule was broken (duplicate slug, e-mail, ...)."""
 
 
+class StatementFailed(StorageError):
+    """The database refused a statement: a value it cannot store (U+0000 in PostgreSQL text,
+    a lone surrogate, a number past its range) or a statement it cannot run; ``__cause__`` is
+    the driver's error. The transaction is still usable from its last savepoint.
+
+    (A database that cannot be reached is :class:`~fieldhouse.model.errors.StoreUnavailable`,
+    a 503 wherever it surfaces.)"""
+
+
 class QueuedWriteFailed(StorageError):
     """A write that was queued (written behind) failed when it ran; ``__cause__`` is the
     driver's error. It surfaces at the statement or savepoint release that ran the queue."""

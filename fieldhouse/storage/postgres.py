@@ -10,6 +10,14 @@ Ordering across processes: :meth:`PostgresDriver.transaction` takes the workspac
 transaction-level advisory lock before anything else, so the write transactions of one
 workspace run one after another whichever process runs them; its counters (activity sequence,
 schema version, auto-number ``nextValue``) are rows updated inside those transactions.
+
+Driver errors are named at this boundary (:func:`aio`): a database that cannot be reached is
+:class:`~fieldhouse.model.errors.StoreUnavailable` (a 503 wherever it surfaces), a statement it
+refuses :class:`~fieldhouse.storage.base.StatementFailed`, a broken uniqueness rule
+:class:`~fieldhouse.storage.base.ConflictError`. A transaction whose COMMIT went out and whose
+answer was lost (the server restarted, the connection dropped) is not taken as committed or as
+rolled back: its id, read just before the COMMIT, is looked up with ``pg_xact_status`` once the
+database answers again (:meth:`PostgresDriver.outcome`).
 """
 
 from __future__ import annotations
@@ -18,7 +26,7 @@ import asyncio
 import hashlib
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
-from contextlib import asynccontextmanager
+from contextlib import AbstractAsyncContextManager, asynccontextmanager, nullcontext
 from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
 import asyncpg
@@ -26,7 +34,9 @@ import trio
 import trio_asyncio
 from asyncpg.pool import PoolConnectionProxy
 
-from fieldhouse.storage.base import ConflictError, Op, Stmt, StorageError
+from fieldhouse.model.errors import StoreUnavailable
+from fieldhouse.storage import writebehind as wb
+from fieldhouse.storage.base import ConflictError, Op, StatementFailed, Stmt, StorageError, value
 from fieldhouse.storage.migrations import migrate_postgres
 from fieldhouse.storage.sqldialect import POSTGRES
 
@@ -46,12 +56,48 @@ class LoopNotOpen(StorageError):
     """A PostgreSQL store was opened outside a trio-asyncio loop."""
 
 
+#: driver errors that say the database cannot be reached, or went away mid-statement, rather
+#: than refusing what was asked: a connection refused, reset or timed out (OSError), lost
+#: (ConnectionDoesNotExistError and the other class 08 errors), a server shutting down or
+#: starting up (class 57P), no connection slot left
+_UNREACHABLE: tuple[type[BaseException], ...] = (
+    OSError,
+    asyncpg.PostgresConnectionError,
+    asyncpg.CannotConnectNowError,
+    asyncpg.AdminShutdownError,
+    asyncpg.CrashShutdownError,
+    asyncpg.TooManyConnectionsError,
+)
+#: seconds a transaction whose COMMIT went unanswered waits for the database to say whether
+#: it committed, before its outcome is reported unknown
+OUTCOME_CHECK_SECONDS = 10.0
+#: the first wait between tries to reach the database again, doubled up to the second
+RECONNECT_DELAYS = (0.05, 0.5)
+
+
+def unreachable(exc: BaseException) -> bool:
+    """Whether a driver error says the database cannot be reached (the work may run again
+    once it can), rather than refusing the statement."""
+    if isinstance(exc, _UNREACHABLE):
+        return True
+    # a statement on a connection asyncpg has already seen close (and let go of)
+    return isinstance(exc, asyncpg.InterfaceError) and (
+        "connection is closed" in str(exc) or "released back to the pool" in str(exc)
+    )
+
+
 async def aio(fn: Callable[P, Awaitable[T]], *args: P.args, **kwargs: P.kwargs) -> T:
     """Await an asyncio coroutine function from trio; driver errors become named ones."""
     try:
         result: T = await trio_asyncio.aio_as_trio(fn)(*args, **kwargs)
     except asyncpg.IntegrityConstraintViolationError as exc:
         raise ConflictError(str(exc)) from exc
+    except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError) as exc:
+        if unreachable(exc):
+            raise StoreUnavailable() from exc
+        if isinstance(exc, asyncpg.PostgresError):
+            raise StatementFailed(str(exc)) from exc
+        raise
     return result
 
 
@@ -80,13 +126,46 @@ async def run_op(c: Conn, op: Op[T]) -> T:
         return result
 
 
+def _snapshot(conn: Conn) -> AbstractAsyncContextManager[Any]:
+    """One read-only REPEATABLE READ transaction: all its reads see one snapshot."""
+    return conn.transaction(isolation="repeatable_read", readonly=True)
+
+
 async def _on_pool(pool: Pool, op: Op[T], snapshot: bool) -> T:
     async with pool.acquire() as conn:
         if not snapshot:
             return await run_op(conn, op)
-        # one read-only REPEATABLE READ transaction: all the reads see one snapshot
-        async with conn.transaction(isolation="repeatable_read", readonly=True):
+        async with _snapshot(conn):
             return await run_op(conn, op)
+
+
+async def _read_on_pool(pool: Pool, op: Op[T], snapshot: bool) -> T:
+    """:func:`_on_pool` for a read, whose first statement runs once more on another connection
+    when the one the pool gave was gone before it answered: the server closed it while it sat
+    in the pool (a restart of the database), and the pool had not seen it yet."""
+    try:
+        stmt = next(op)
+    except StopIteration as done:
+        empty: T = done.value
+        return empty
+    for last_try in (False, True):
+        answered = False
+        try:
+            async with pool.acquire() as conn:
+                scope = _snapshot(conn) if snapshot else nullcontext()
+                async with scope:
+                    try:
+                        while True:
+                            got = await _execute(conn, stmt)
+                            answered = True
+                            stmt = op.send(got)
+                    except StopIteration as done:
+                        result: T = done.value
+                        return result
+        except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError) as exc:
+            if last_try or answered or not unreachable(exc):
+                raise
+    raise AssertionError("unreachable")  # pragma: no cover - the loop returns or raises
 
 
 def workspace_lock_key(account_id: str) -> int:
@@ -109,7 +188,11 @@ async def _rollback(conn: Conn) -> None:
 
 
 async def commit(conn: Conn) -> None:
-    await conn.execute("COMMIT")
+    # PostgreSQL answers the COMMIT of a transaction an error has aborted with ROLLBACK, and
+    # no error: whatever the transaction said it wrote is gone, and must not be acknowledged
+    status = await conn.execute("COMMIT")
+    if status != "COMMIT":
+        raise StatementFailed(f"COMMIT answered {status}: a statement of the transaction failed")
 
 
 async def _commit(conn: Conn) -> None:
@@ -194,6 +277,11 @@ async def _create_index(pool: Pool, key: Sequence[str]) -> None:
         log.warning("expression index %s not made: %s", name, exc)
 
 
+def _xact_status(xid: int) -> Op[str | None]:
+    status: str | None = yield value("SELECT pg_xact_status(?::xid8)", [xid])
+    return status
+
+
 class PostgresDriver:
     dialect = POSTGRES
     shared_between_processes = True
@@ -215,7 +303,7 @@ class PostgresDriver:
         await aio(self._pool.close)
 
     async def read(self, op: Op[T], *, snapshot: bool = False) -> T:
-        return await aio(_on_pool, self._pool, op, snapshot)
+        return await aio(_read_on_pool, self._pool, op, snapshot)
 
     async def write(self, op: Op[T]) -> T:
         return await aio(_on_pool, self._pool, op, False)
@@ -223,12 +311,12 @@ class PostgresDriver:
     @asynccontextmanager
     async def transaction(self, account_id: str, *, light: bool = False) -> AsyncIterator[_Txn]:
         # the connection, BEGIN and the workspace lock come with the first statement
-        txn = _Txn(self._pool, account_id)
+        txn = _Txn(self, account_id)
         try:
             try:
                 yield txn
                 if txn.conn is not None and not txn.committed:
-                    await aio(commit, txn.conn)
+                    await txn.run(wb.nothing(), commit=True)
                 # (a transaction committed by its last statement has released its connection)
             except BaseException:
                 # also after a failed COMMIT: the connection must leave the transaction
@@ -239,27 +327,67 @@ class PostgresDriver:
         finally:
             if txn.conn is not None:
                 with trio.CancelScope(shield=True):
-                    await aio(self._pool.release, txn.conn)
+                    await self._release_quietly(txn.conn)
 
     @staticmethod
     async def _rollback_quietly(conn: Conn) -> None:
         try:
             await aio(_rollback, conn)
-        except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError):
+        except (StorageError, StoreUnavailable, asyncpg.InterfaceError):
             log.warning("rollback failed; the pool will replace the connection", exc_info=True)
+
+    async def _release_quietly(self, conn: Conn) -> None:
+        try:
+            await aio(self._pool.release, conn)
+        except (StorageError, StoreUnavailable, asyncpg.InterfaceError):
+            # the pool has let the connection go (a new one is made when next needed)
+            log.warning("releasing a connection failed", exc_info=True)
+
+    async def outcome(self, xid: int | None) -> bool:
+        """Whether the transaction ``xid``, whose COMMIT went out without an answer,
+        committed: asked on another connection as soon as the database answers. Raises
+        StoreUnavailable (``in_doubt``) when it does not within OUTCOME_CHECK_SECONDS."""
+        if xid is None:
+            return True  # it wrote nothing: there is nothing to lose either way
+        deadline = trio.current_time() + OUTCOME_CHECK_SECONDS
+        delay, longest = RECONNECT_DELAYS
+        while True:
+            try:
+                status = await aio(_read_on_pool, self._pool, _xact_status(xid), False)
+            except StoreUnavailable:
+                status = "unreachable"
+            if status == "committed":
+                return True
+            if status == "aborted":
+                return False
+            # not reachable yet, or the server is still at the COMMIT
+            if status is None or trio.current_time() + delay > deadline:
+                log.error("the outcome of transaction %s is unknown (%s)", xid, status)
+                raise StoreUnavailable(in_doubt=True)
+            await trio.sleep(delay)
+            delay = min(delay * 2, longest)
 
     async def create_index(self, key: Sequence[str]) -> None:
         await aio(_create_index, self._pool, key)
 
 
+#: the id of the transaction, once it wrote something (None before)
+_XID = "SELECT pg_current_xact_id_if_assigned()"
+
+
 class _Txn:
     """The open write transaction: one connection, held until commit or rollback."""
 
-    def __init__(self, pool: Pool, account_id: str) -> None:
-        self._pool = pool
+    def __init__(self, driver: PostgresDriver, account_id: str) -> None:
+        self._driver = driver
+        self._pool = driver._pool
         self._account_id = account_id
         self.conn: Conn | None = None
         self.committed = False
+        #: the COMMIT went out: from then on only the database knows whether it took
+        self._commit_sent = False
+        self._xid: int | None = None
+        self._result: Any = None
 
     async def _run(self, op: Op[T], commit: bool) -> T:
         # on the asyncio side: one hop for connecting, locking, the statements and COMMIT
@@ -268,6 +396,9 @@ class _Txn:
             await _begin(self.conn, self._account_id)
         result = await run_op(self.conn, op)
         if commit:
+            self._xid = await self.conn.fetchval(_XID)
+            self._result = result
+            self._commit_sent = True
             await _commit(self.conn)
             self.committed = True
             conn, self.conn = self.conn, None
@@ -279,4 +410,14 @@ class _Txn:
         return result
 
     async def run(self, op: Op[T], *, commit: bool = False) -> T:
-        return await aio(self._run, op, commit)
+        try:
+            return await aio(self._run, op, commit)
+        except StoreUnavailable:
+            if not self._commit_sent or self.committed:
+                raise  # nothing of it was committed: it can run again
+        # the COMMIT went out and its answer was lost
+        if not await self._driver.outcome(self._xid):
+            raise StoreUnavailable()  # rolled back: it can run again
+        self.committed = True
+        result: T = self._result
+        return result

@@ -47,7 +47,7 @@ from typing import Any, TypeVar
 import trio
 
 from fieldhouse.storage import writebehind as wb
-from fieldhouse.storage.base import ConflictError, Op, Stmt
+from fieldhouse.storage.base import ConflictError, Op, StatementFailed, Stmt
 from fieldhouse.storage.migrations import migrate_sqlite
 from fieldhouse.storage.sqldialect import SQLITE
 
@@ -122,6 +122,10 @@ def run_from(c: Conn, op: Op[T], stmt: Stmt, execute: Callable[[Conn, Stmt], Any
         return result
     except sqlite3.IntegrityError as exc:
         raise ConflictError(str(exc)) from exc
+    except (sqlite3.Error, UnicodeEncodeError, OverflowError) as exc:
+        # a value sqlite3 cannot bind (a lone surrogate, an integer past 64 bits) or a
+        # statement SQLite refuses
+        raise StatementFailed(f"{type(exc).__name__}: {exc}") from exc
 
 
 class _Overran(Exception):

@@ -15,12 +15,18 @@ import trio.testing
 
 from fieldhouse.actors.context import Event, WriteContext
 from fieldhouse.actors.messages import Message
-from fieldhouse.actors.workspace import OnChange, WorkspaceActor, nothing_to_tell
+from fieldhouse.actors.workspace import (
+    STORE_RETRY_SECONDS,
+    OnChange,
+    WorkspaceActor,
+    nothing_to_tell,
+)
 from fieldhouse.model.activity import ActivityKind
+from fieldhouse.model.clock import new_id
 from fieldhouse.model.errors import Conflict, InternalError
 from fieldhouse.model.records import RecordRow
 from fieldhouse.runtime import Runtime
-from fieldhouse.storage import open_database
+from fieldhouse.storage import Store, open_database
 from tests.conftest import Workspace
 
 #: an activity kind these tests write themselves (no setup writes it)
@@ -80,6 +86,24 @@ class InsertRow(Message[int]):
 
 
 @dataclass(frozen=True)
+class Create(Message[str]):
+    """Inserts a record named ``name`` under a fresh id, with an activity entry, as a create
+    does; its id."""
+
+    module_id: str
+    name: str
+
+    async def apply(self, ctx: WriteContext) -> str:
+        record_id = new_id()
+        row = RecordRow(
+            record_id, ctx.account_id, self.module_id, self.name, {}, ctx.now, ctx.now, None, None
+        )
+        await ctx.txn.insert_record(row)
+        await ctx.activity(PROBE, user_id=None, data={"tag": record_id})
+        return record_id
+
+
+@dataclass(frozen=True)
 class EditSchema(Message[None]):
     async def apply(self, ctx: WriteContext) -> None:
         await ctx.schema_edited()
@@ -101,15 +125,18 @@ async def drain(
     *,
     batch_size: int = 16,
     on_change: OnChange = nothing_to_tell,
+    store: Store | None = None,
+    store_retry_seconds: float = STORE_RETRY_SECONDS,
 ) -> Seen:
-    """Queue the messages, close the mailbox and let a fresh actor serve it to the end."""
+    """Queue the messages, close the mailbox and let a fresh actor serve it to the end (over
+    ``store``, the runtime's by default)."""
     send, receive = trio.open_memory_channel[Message[Any]](len(messages))
     for message in messages:
         send.send_nowait(message)
     send.close()
     seen = Seen()
     actor = WorkspaceActor(
-        runtime.store,
+        store or runtime.store,
         ws.account_id,
         receive,
         batch_size=batch_size,
@@ -117,6 +144,7 @@ async def drain(
         on_schema=lambda account, version, _: seen.schemas.append((account, version)),
         on_change=on_change,
         on_batch=lambda size, _: seen.batches.append(size),
+        store_retry_seconds=store_retry_seconds,
     )
     await actor.run()
     return seen
@@ -294,3 +322,28 @@ async def test_a_light_batch_is_topped_up_with_light_messages_only(
     # the heavy one starts the next batch (which takes anything), mailbox order kept
     assert seen.batches == [2, 2]
     assert await probes(runtime, ws, before) == [(before + 1 + i, str(i)) for i in range(4)]
+
+
+async def test_writes_the_driver_refuses_fail_alone_among_valid_ones_in_every_commit(
+    runtime: Runtime, ws: Workspace, backend: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Four of every sixteen creates of a group commit carry text the driver cannot store
+    (a lone surrogate on both backends; U+0000 too on PostgreSQL, where SQLite stores it):
+    each of those fails alone, every other one commits."""
+    _, schemas = await runtime.store.load_schemas(ws.account_id)
+    module_id = schemas["deals"].module.module_id
+    poisons = ["lone \ud800 surrogate", "nul \x00 inside"] if backend == "postgres" else ["\ud800"]
+    messages = [
+        Create(module_id, poisons[i % len(poisons)] if i % 4 == 1 else f"valid {i}")
+        for i in range(64)
+    ]
+    with caplog.at_level(logging.ERROR):
+        seen = await drain(runtime, ws, messages, batch_size=16)
+    assert seen.batches == [16, 16, 16, 16]  # every commit held both kinds
+    outcomes = [await outcome(m) for m in messages]
+    valid = [o for i, o in enumerate(outcomes) if i % 4 != 1]
+    assert all(isinstance(o, str) for o in valid), valid
+    assert all(isinstance(o, InternalError) for i, o in enumerate(outcomes) if i % 4 == 1)
+    found = await runtime.store.get_records(ws.account_id, valid)
+    assert sorted(r.record_id for r in found) == sorted(valid)
+    assert {r.display_name for r in found} == {f"valid {i}" for i in range(64) if i % 4 != 1}

@@ -1,4 +1,5 @@
-"""The PostgreSQL driver: the trio-asyncio loop it needs, and per-workspace write turns."""
+"""The PostgreSQL driver: the trio-asyncio loop it needs, per-workspace write turns, and the
+database going away (through a relay that drops connections and COMMITs)."""
 
 from __future__ import annotations
 
@@ -8,8 +9,10 @@ import pytest
 import trio
 import trio.testing
 
-from fieldhouse.storage import Store, open_database
+from fieldhouse.model.errors import StoreUnavailable
+from fieldhouse.storage import Store, open_database, postgres
 from fieldhouse.storage.postgres import LoopNotOpen, PostgresDriver, aio
+from tests.pgproxy import PgProxy, open_pg_proxy
 from tests.storage.conftest import AT, A, B, record
 
 
@@ -100,3 +103,85 @@ async def test_an_index_a_failed_build_left_invalid_is_built_again(pg: Store) ->
     assert (await _expression_indexes(pg))[descending] is False
     await pg._db.create_index(KEY)
     assert await _expression_indexes(pg) == dict.fromkeys(made, True)
+
+
+@pytest.fixture
+async def relayed(pg_url: str) -> AsyncIterator[tuple[PgProxy, Store]]:
+    """A store that reaches its database through a relay the test can break."""
+    async with open_pg_proxy(pg_url) as proxy, open_database(proxy.url(pg_url)) as db:
+        await db.create_account(A, "A", "a", AT)
+        yield proxy, db
+
+
+async def test_a_commit_whose_answer_was_lost_counts_once_the_database_says_it_took(
+    relayed: tuple[PgProxy, Store],
+) -> None:
+    proxy, db = relayed
+    proxy.lose = "answer"  # the server commits; the connection drops before it can say so
+    async with db.write(A) as txn:
+        await txn.insert_record(record(A, "r01", "kept"))
+    assert proxy.lost.is_set()
+    assert [r.display_name for r in await db.get_records(A, ["r01"])] == ["kept"]
+
+
+async def test_a_commit_that_never_reached_the_database_is_unavailable_and_can_run_again(
+    relayed: tuple[PgProxy, Store],
+) -> None:
+    proxy, db = relayed
+    proxy.lose = "commit"  # the connection drops with the COMMIT: the server rolls back
+    with pytest.raises(StoreUnavailable) as raised:
+        async with db.write(A) as txn:
+            await txn.insert_record(record(A, "r01", "lost"))
+    assert proxy.lost.is_set()
+    assert not raised.value.in_doubt
+    assert await db.get_records(A, ["r01"]) == []
+    async with db.write(A) as txn:  # the same write again, on a new connection
+        await txn.insert_record(record(A, "r01", "again"))
+    assert [r.display_name for r in await db.get_records(A, ["r01"])] == ["again"]
+
+
+async def test_while_the_database_is_away_reads_and_writes_are_503_with_retry_after(
+    relayed: tuple[PgProxy, Store],
+) -> None:
+    proxy, db = relayed
+    proxy.go_away()
+    with pytest.raises(StoreUnavailable) as read:
+        await db.get_records(A, ["r01"])
+    assert read.value.status == 503 and read.value.headers == {"Retry-After": "1"}
+    assert read.value.to_json()["error"]["data"] == {"retryAfter": 1, "inDoubt": False}
+    with pytest.raises(StoreUnavailable) as written:
+        async with db.write(A) as txn:
+            await txn.insert_record(record(A, "r01", "x"))
+    assert not written.value.in_doubt
+    assert proxy.refused >= 2
+    proxy.come_back()  # the pool connects again by itself
+    async with db.write(A) as txn:
+        await txn.insert_record(record(A, "r01", "back"))
+    assert [r.display_name for r in await db.get_records(A, ["r01"])] == ["back"]
+
+
+async def test_a_read_on_a_connection_dropped_in_the_pool_runs_on_another(
+    relayed: tuple[PgProxy, Store],
+) -> None:
+    proxy, db = relayed
+    async with db.write(A) as txn:
+        await txn.insert_record(record(A, "r01", "there"))
+    proxy.drop_all()  # as a restarting server does to the idle connections
+    assert [r.display_name for r in await db.get_records(A, ["r01"])] == ["there"]
+
+
+async def test_a_commit_whose_outcome_cannot_be_asked_is_in_doubt(
+    relayed: tuple[PgProxy, Store], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    proxy, db = relayed
+    monkeypatch.setattr(postgres, "OUTCOME_CHECK_SECONDS", 0.3)
+    with pytest.raises(StoreUnavailable) as raised:
+        async with db.write(A) as txn:
+            await txn.schema_version()  # the transaction holds its connection now
+            proxy.refusing = True  # no other connection can be made to ask on
+            proxy.lose = "answer"
+            await txn.insert_record(record(A, "r01", "committed, unheard"))
+    assert raised.value.in_doubt and raised.value.headers == {"Retry-After": "1"}
+    proxy.come_back()
+    # in doubt indeed: it had committed, so neither answer would have been right
+    assert [r.display_name for r in await db.get_records(A, ["r01"])] == ["committed, unheard"]

@@ -16,7 +16,7 @@ import trio.testing
 
 from fieldhouse.storage import Store, open_database
 from fieldhouse.storage import sqlite as sqlite_driver
-from fieldhouse.storage.base import Op, execute, value
+from fieldhouse.storage.base import Op, StatementFailed, execute, value
 from fieldhouse.storage.sqlite import SQLiteDriver
 from tests.storage.conftest import AT, A, B, record
 
@@ -138,8 +138,9 @@ async def test_a_read_is_timed_by_its_cpu_not_by_the_clock(tmp_path: Path) -> No
 async def test_a_read_failing_on_the_trio_thread_raises_its_own_error(tmp_path: Path) -> None:
     driver = await SQLiteDriver.open(tmp_path / "bad.sqlite3", readers=1)
     try:
-        with pytest.raises(sqlite_driver.sqlite3.OperationalError, match="no such table"):
+        with pytest.raises(StatementFailed, match="no such table") as raised:
             await driver.read(_bad())
+        assert isinstance(raised.value.__cause__, sqlite_driver.sqlite3.OperationalError)
         assert await driver.read(_two_counts(5)) == (5, 0)
     finally:
         await driver.aclose()
