@@ -14,8 +14,21 @@ A delivery is a POST of JSON with these headers::
 
 A receiver recomputes the HMAC over the timestamp, a dot and the raw body with the secret it
 was given when it registered, compares in constant time and rejects old timestamps. A non-2xx
-answer or a network error is retried after 2, 4, 8 ... seconds (at most ``MAX_ATTEMPTS``
-attempts, the wait capped at one hour); then the delivery is ``failed`` and can be replayed.
+answer (a redirect too: none is followed) or a network error is retried after 2, 4, 8 ...
+seconds (at most ``MAX_ATTEMPTS`` attempts, the wait capped at one hour); then the delivery is
+``failed`` and can be replayed. The body's ``id`` is the delivery id (the header's), and
+``activityId`` the activity entry's.
+
+Targets: only public addresses, checked again at every connection after DNS resolution and
+pinned to the checked address (:mod:`fieldhouse.egress`); a refused target fails the delivery
+at once, with an error that names the host and the kind of address but nothing learnt by
+connecting, since no connection is made.
+
+Fairness: each due delivery is sent by its own task, at most ``PER_ENDPOINT`` at once for one
+webhook and ``TOTAL`` for all, so a slow receiver holds up only its own deliveries. A webhook
+has at most ``WINDOW`` pending deliveries; later activity waits in the activity log (its
+cursor stays behind) until they are settled, so one webhook's backlog cannot fill the page of
+due deliveries that every pass reads.
 """
 
 from __future__ import annotations
@@ -37,7 +50,10 @@ import trio
 from fieldhouse.actors.agent_ops import ApplyObjects, ObjectWrite
 from fieldhouse.actors.context import Event
 from fieldhouse.actors.system import ActorSystem
+from fieldhouse.config import Settings
+from fieldhouse.egress import AllowList, Egress, RefusedTarget
 from fieldhouse.model.errors import ApiError
+from fieldhouse.storage.objects import ObjectRow
 from fieldhouse.storage.store import Store
 
 log = logging.getLogger("fieldhouse.webhooks")
@@ -49,7 +65,14 @@ BACKOFF_BASE = 2.0
 BACKOFF_CAP = 3600.0
 POLL_SECONDS = 5.0
 SEND_TIMEOUT = 10.0
+#: activity entries a pass turns into deliveries per webhook
 BATCH = 100
+#: pending deliveries a pass reads, oldest due first
+DUE_PAGE = 100
+#: a webhook's deliveries in flight at once, everyone's, and the pending ones it may have
+PER_ENDPOINT = 2
+TOTAL = 16
+WINDOW = 10
 HOOKS_PAGE = 500
 #: seconds a pass waits after a wake-up, so a burst of commits costs one pass, not one each
 MIN_GAP = 0.05
@@ -88,15 +111,21 @@ class Dispatcher:
     """Turns activity into deliveries and sends them. Woken by every local commit, it looks
     only at the webhooks of the workspaces those commits touched (one indexed query finds the
     active hooks of all workspaces) and bursts of commits are coalesced into one pass per
-    ``MIN_GAP``; every ``POLL_SECONDS`` a full pass covers writes made by other processes."""
+    ``MIN_GAP``; every ``POLL_SECONDS`` a full pass covers writes made by other processes.
+    Each finished delivery wakes it too, to send the next of that webhook."""
 
-    def __init__(self, store: Store, actors: ActorSystem) -> None:
+    def __init__(self, store: Store, actors: ActorSystem, egress: Egress | None = None) -> None:
         self.store = store
         self.actors = actors
+        self.egress = egress or Egress()
         self.clock = WallClock()
         self.wake = trio.Event()
-        #: workspaces with local commits since the last pass
+        #: workspaces with local commits (or finished deliveries) since the last pass
         self.touched: set[str] = set()
+        #: deliveries being sent, and each webhook's share of PER_ENDPOINT
+        self.sending: set[str] = set()
+        self.endpoints: dict[str, trio.CapacityLimiter] = {}
+        self.total = trio.CapacityLimiter(TOTAL)
 
     def notify(self, events: Sequence[Event]) -> None:
         self.touched.update(e.account_id for e in events)
@@ -105,15 +134,18 @@ class Dispatcher:
     async def run(
         self, stop: trio.Event, *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED
     ) -> None:
-        task_status.started()
         everything = True  # the first pass, and every pass the timer starts
-        async with httpx.AsyncClient(timeout=SEND_TIMEOUT) as client:
+        async with (
+            self.egress.open_client(SEND_TIMEOUT) as client,
+            trio.open_nursery() as senders,
+        ):
+            task_status.started()
             while not stop.is_set():
                 self.wake = trio.Event()
                 touched, self.touched = self.touched, set()
                 try:
                     await self.enqueue(None if everything else touched)
-                    wait = await self.send_due(client)
+                    wait = await self.send_due(client, senders)
                 except Exception:
                     log.exception("webhook dispatch failed")
                     wait = POLL_SECONDS
@@ -130,6 +162,8 @@ class Dispatcher:
                 if not everything:
                     with trio.move_on_after(MIN_GAP):  # let a burst of commits gather
                         await stop.wait()  # (but not hold up a shutdown)
+            # deliveries cut short stay pending, and are sent again after a restart
+            senders.cancel_scope.cancel()
 
     async def enqueue(self, accounts: Collection[str] | None = None) -> None:
         """Queue a delivery for each new activity entry of each active webhook (of
@@ -158,47 +192,82 @@ class Dispatcher:
         )
         if not entries:
             return
+        pending = await self.store.list_objects(
+            account_id, DELIVERY, status="pending", limit=WINDOW, id_prefix=f"{hook_id}-"
+        )
+        room = WINDOW - len(pending)
         wanted = set(data.get("eventTypes") or ())
         due = stamp(self.clock.now())
-        writes = [
-            ObjectWrite(
-                DELIVERY,
-                f"{hook_id}-{e['seq']}",
-                {
-                    "webhookId": hook_id,
-                    "event": {"workspaceId": account_id, **e},
-                    "attemptCount": 0,
-                    "attempts": [],
-                },
-                "pending",
-                due_at=due,
-            )
-            for e in entries
-            if not wanted or e["activityType"] in wanted
-        ]
+        writes: list[ObjectWrite] = []
+        for e in entries:
+            if not wanted or e["activityType"] in wanted:
+                if len(writes) == room:
+                    break  # the rest waits in the activity log
+                writes.append(self._delivery(account_id, hook_id, e, due))
+            cursor = e["seq"]
+        if cursor == int(data.get("cursor", 0)):
+            return
         advance = ObjectWrite(
-            WEBHOOK,
-            hook_id,
-            {"cursor": entries[-1]["seq"]},
-            "active",
-            mode="update",
-            expect=("active",),
+            WEBHOOK, hook_id, {"cursor": cursor}, "active", mode="update", expect=("active",)
         )
         try:
             await self.actors.ask(account_id, ApplyObjects((*writes, advance)))
         except ApiError as exc:  # deleted meanwhile, or another server queued them
             log.info("webhook %s: %s", hook_id, exc.message)
 
-    async def send_due(self, client: httpx.AsyncClient) -> float:
-        """Send every delivery that is due; return the seconds until the next one is."""
+    @staticmethod
+    def _delivery(account_id: str, hook_id: str, entry: dict[str, Any], due: str) -> ObjectWrite:
+        return ObjectWrite(
+            DELIVERY,
+            f"{hook_id}-{entry['seq']}",
+            {
+                "webhookId": hook_id,
+                "event": {"workspaceId": account_id, **entry},
+                "attemptCount": 0,
+                "attempts": [],
+            },
+            "pending",
+            due_at=due,
+        )
+
+    async def send_due(self, client: httpx.AsyncClient, senders: trio.Nursery) -> float:
+        """Start sending every due delivery whose webhook has a free slot; return the seconds
+        until the next one is due (a finished delivery wakes the loop before that)."""
         now = self.clock.now()
-        for row in await self.store.due_objects(DELIVERY, "pending", stamp(now), BATCH):
-            await self._send(client, row.account_id, row.object_id, row.data)
-        upcoming = await self.store.due_objects(DELIVERY, "pending", "9999", 1)
-        if not upcoming or upcoming[0].due_at is None:
-            return POLL_SECONDS
-        due = datetime.strptime(upcoming[0].due_at, "%Y-%m-%dT%H:%M:%S.%fZ").replace(tzinfo=UTC)
-        return max(0.0, min(POLL_SECONDS, due.timestamp() - self.clock.now()))
+        for row in await self.store.due_objects(DELIVERY, "pending", "9999", DUE_PAGE):
+            if row.due_at is None:
+                continue
+            if row.due_at > stamp(now):  # the first one not due yet: the rest are later
+                due = datetime.strptime(row.due_at, "%Y-%m-%dT%H:%M:%S.%fZ").replace(tzinfo=UTC)
+                return max(0.0, min(POLL_SECONDS, due.timestamp() - now))
+            if row.object_id in self.sending:
+                continue
+            hook_id = row.data["webhookId"]
+            endpoint = self.endpoints.setdefault(hook_id, trio.CapacityLimiter(PER_ENDPOINT))
+            try:
+                endpoint.acquire_on_behalf_of_nowait(row.object_id)
+            except trio.WouldBlock:
+                continue  # its webhook is busy: the next pass after one of those ends
+            self.sending.add(row.object_id)
+            senders.start_soon(self._deliver, client, endpoint, row)
+        return POLL_SECONDS
+
+    async def _deliver(
+        self, client: httpx.AsyncClient, endpoint: trio.CapacityLimiter, row: ObjectRow
+    ) -> None:
+        try:
+            async with self.total:
+                await self._send(client, row.account_id, row.object_id, row.data)
+        except Exception:
+            log.exception("delivery %s failed", row.object_id)
+        finally:
+            endpoint.release_on_behalf_of(row.object_id)
+            hook_id = row.data["webhookId"]
+            if self.endpoints.get(hook_id) is endpoint and not endpoint.borrowed_tokens:
+                del self.endpoints[hook_id]
+            self.sending.discard(row.object_id)
+            self.touched.add(row.account_id)  # its webhook may have more to queue
+            self.wake.set()
 
     async def _send(
         self, client: httpx.AsyncClient, account_id: str, delivery_id: str, data: dict[str, Any]
@@ -210,7 +279,8 @@ class Dispatcher:
             attempt["error"] = "the webhook was deleted"
             ok, final = False, True
         else:
-            body = orjson.dumps({"id": delivery_id, **data["event"]})
+            event = data["event"]
+            body = orjson.dumps({**event, "id": delivery_id, "activityId": event.get("id")})
             headers = {
                 "Content-Type": "application/json",
                 "User-Agent": "Fieldhouse-Webhooks",
@@ -218,14 +288,17 @@ class Dispatcher:
                 "Fieldhouse-Delivery-Id": delivery_id,
                 "Fieldhouse-Signature": sign(hook.data["secret"], int(started), body),
             }
+            final = False
             try:
                 resp = await client.post(hook.data["url"], content=body, headers=headers)
                 attempt["statusCode"] = resp.status_code
                 ok = 200 <= resp.status_code < 300
+            except RefusedTarget as exc:  # nothing was sent, and no retry will be
+                attempt.update(error=f"refused: {exc}; nothing was sent", refused=True)
+                ok, final = False, True
             except httpx.HTTPError as exc:
                 attempt["error"] = f"{type(exc).__name__}: {exc}"
                 ok = False
-            final = False
         count = int(data.get("attemptCount", 0)) + 1
         attempts = [*data.get("attempts", []), attempt][-KEPT_ATTEMPTS:]
         if ok:
@@ -250,9 +323,13 @@ class Dispatcher:
 
 
 @asynccontextmanager
-async def open_dispatcher(store: Store, actors: ActorSystem) -> AsyncIterator[Dispatcher]:
-    """Deliver webhooks for the duration of the block; woken by every committed write."""
-    dispatcher = Dispatcher(store, actors)
+async def open_dispatcher(
+    store: Store, actors: ActorSystem, settings: Settings | None = None
+) -> AsyncIterator[Dispatcher]:
+    """Deliver webhooks for the duration of the block; woken by every committed write. Targets
+    outside ``settings.webhook_allow_hosts`` must be public addresses."""
+    allow = AllowList.parse(settings.webhook_allow_hosts if settings is not None else ())
+    dispatcher = Dispatcher(store, actors, Egress(allow))
     actors.subscribe(dispatcher.notify)
     stop = trio.Event()
     async with trio.open_nursery() as nursery:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -91,3 +92,20 @@ def test_overrides_skip_none() -> None:
 
 def test_the_agent_api_key_is_not_in_the_repr() -> None:
     assert "sk-secret" not in repr(Settings(agent_api_key="sk-secret"))
+
+
+def test_the_webhook_allow_list_is_read_checked_and_handed_on() -> None:
+    value = " Hooks.Example.com. , 127.0.0.1:8080,,[::1]:9000, ::1 "
+    settings = settings_from_env({"FIELDHOUSE_WEBHOOK_ALLOW_HOSTS": value})
+    written = ("hooks.example.com", "127.0.0.1:8080", "[::1]:9000", "[::1]")
+    assert settings.webhook_allow_hosts == written
+    assert Settings.from_json(json.loads(json.dumps(settings.to_json()))) == settings
+    for bad, why in [
+        ("127.0.0.1:http", "'127.0.0.1:http': the port must be a number from 1 to 65535"),
+        ("a.example:0", "'a.example:0': the port must be a number from 1 to 65535"),
+        ("http://a.example/", "'http://a.example/' is not host, host:port or [IPv6]:port"),
+        ("[::1:80", "'[::1:80' is not host, host:port or [IPv6]:port"),
+    ]:
+        with pytest.raises(SettingsError) as caught:
+            settings_from_env({"FIELDHOUSE_WEBHOOK_ALLOW_HOSTS": f"a.example,{bad}"})
+        assert str(caught.value) == f"FIELDHOUSE_WEBHOOK_ALLOW_HOSTS: {why}"

@@ -4,15 +4,17 @@ from __future__ import annotations
 
 import secrets
 from typing import Any
+from urllib.parse import urlsplit, urlunsplit
 
 from pydantic import AnyHttpUrl, Field
 
 from fieldhouse.actors.agent_ops import ApplyObjects, ObjectWrite
+from fieldhouse.egress import AllowList, Egress, RefusedTarget
 from fieldhouse.http.endpoint import Routes
 from fieldhouse.http.models import Open, Strict, Timestamp, Uuid
 from fieldhouse.model.activity import ActivityKind
 from fieldhouse.model.clock import new_id
-from fieldhouse.model.errors import NotFound
+from fieldhouse.model.errors import Issue, NotFound, ValidationFailed
 from fieldhouse.model.principal import Principal
 from fieldhouse.services import Services
 from fieldhouse.storage.objects import ObjectRow
@@ -22,8 +24,18 @@ routes = Routes()
 SIGNING = (
     "Each delivery is a POST of JSON signed with the secret returned at registration: header "
     '`Fieldhouse-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>`, '
-    "plus `Fieldhouse-Webhook-Id` and `Fieldhouse-Delivery-Id` (the same on every retry). "
-    "Non-2xx answers are retried after 2, 4, 8 ... seconds, at most 10 attempts."
+    "plus `Fieldhouse-Webhook-Id` and `Fieldhouse-Delivery-Id` (the same on every retry); the "
+    "body's `id` is that delivery id and `activityId` the activity entry's. Non-2xx answers "
+    "(redirects too: none is followed) are retried after 2, 4, 8 ... seconds, at most 10 "
+    "attempts. The URL must reach a public address: loopback, private, link-local (cloud "
+    "metadata), multicast, reserved and unspecified addresses, `localhost` and names that "
+    "resolve to any of these are refused here (400 `validation_error` on `url`) and again at "
+    "every delivery, after DNS resolution; the server's operator may allow named hosts. "
+    "Credentials in the URL are sent as Basic auth and never shown again."
+)
+REFUSED = (
+    "{detail}: a webhook may only target public addresses (the server's operator can allow "
+    "a host with FIELDHOUSE_WEBHOOK_ALLOW_HOSTS)"
 )
 
 
@@ -67,10 +79,18 @@ class DeliveryEnvelope(Open):
     delivery: DeliveryOut
 
 
+def _shown(url: str) -> str:
+    """A URL with its user name and password, if any, replaced by ``***``."""
+    parts = urlsplit(url)
+    if parts.username is None and parts.password is None:
+        return url
+    return urlunsplit(parts._replace(netloc="***@" + parts.netloc.rpartition("@")[2]))
+
+
 def _hook(row: ObjectRow, *, secret: bool = False) -> dict[str, Any]:
     out = {
         "id": row.object_id,
-        "url": row.data["url"],
+        "url": _shown(row.data["url"]),
         "eventTypes": row.data.get("eventTypes", []),
         "createdDateTime": row.created_at,
     }
@@ -103,13 +123,19 @@ async def _live_hook(svc: Services, principal: Principal, webhook_id: str) -> Ob
     "/v1/webhooks",
     summary="Register a webhook (its signing secret is shown once)",
     description=SIGNING,
-    scope="workspace:read",
+    scope="records:write",
     admin_only=True,
     tag="webhooks",
     body=WebhookBody,
     responses={201: WebhookEnvelope},
 )
 async def create_webhook(svc: Services, principal: Principal, body: WebhookBody) -> Any:
+    egress = Egress(AllowList.parse(svc.settings.webhook_allow_hosts))
+    try:
+        await egress.check_url(str(body.url))
+    except RefusedTarget as exc:
+        issue = Issue("refused_target", ("url",), REFUSED.format(detail=exc))
+        raise ValidationFailed([issue]) from None
     newest = await svc.store.list_activity(
         principal.account_id, module_ids=None, record_id=None, types=(), limit=1
     )
@@ -145,7 +171,7 @@ async def list_webhooks(svc: Services, principal: Principal) -> Any:
     "DELETE",
     "/v1/webhooks/{webhookId}",
     summary="Delete a webhook (its pending deliveries are dropped)",
-    scope="workspace:read",
+    scope="records:write",
     admin_only=True,
     tag="webhooks",
     responses={204: None},
@@ -179,7 +205,7 @@ async def list_deliveries(svc: Services, principal: Principal, webhookId: str) -
     "POST",
     "/v1/webhooks/{webhookId}/deliveries/{deliveryId}/replay",
     summary="Send a delivery again (whatever its status), with fresh retries",
-    scope="workspace:read",
+    scope="records:write",
     admin_only=True,
     tag="webhooks",
     responses={200: DeliveryEnvelope},

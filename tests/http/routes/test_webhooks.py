@@ -2,20 +2,14 @@
 
 from __future__ import annotations
 
-import hashlib
-import hmac
 import itertools
-from collections.abc import AsyncIterator
 from dataclasses import replace
-from functools import partial
 from typing import Any
 
 import httpx
 import orjson
 import pytest
 import trio
-from hypercorn.config import Config
-from hypercorn.trio import serve
 from trio.testing import MockClock
 
 from fieldhouse.actors.agent_ops import ApplyObjects, ObjectWrite
@@ -25,6 +19,14 @@ from fieldhouse.runtime import Runtime, open_runtime
 from fieldhouse.storage.objects import ObjectRow
 from fieldhouse.webhooks import DELIVERY
 from tests.conftest import Workspace, make_workspace
+from tests.http.routes.webhook_support import (
+    Receiver,
+    allowing,
+    deliveries,
+    register,
+    start_receivers,
+    verify,
+)
 from tests.http.test_auth import assert_envelope
 
 RECORDS = "/v1/modules/contacts/records"
@@ -38,69 +40,21 @@ def clock() -> MockClock:
     return MockClock(autojump_threshold=0.05)
 
 
-class Receiver:
-    """An ASGI app that records each POST and answers 500 to the first ``fail`` of them."""
-
-    def __init__(self, fail: int = 0) -> None:
-        self.fail = fail
-        self.got: list[tuple[float, dict[str, str], bytes]] = []
-        self.changed = trio.Event()
-
-    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
-        if scope["type"] == "lifespan":
-            while True:
-                message = await receive()
-                await send({"type": message["type"] + ".complete"})
-                if message["type"] == "lifespan.shutdown":
-                    return
-        body = b""
-        while True:
-            message = await receive()
-            body += message.get("body", b"")
-            if not message.get("more_body"):
-                break
-        headers = {k.decode().lower(): v.decode() for k, v in scope["headers"]}
-        self.got.append((trio.current_time(), headers, body))
-        self.changed.set()
-        self.changed = trio.Event()
-        status = 500 if len(self.got) <= self.fail else 204
-        await send({"type": "http.response.start", "status": status, "headers": []})
-        await send({"type": "http.response.body", "body": b""})
-
-    async def wait_for(self, count: int) -> None:
-        with trio.fail_after(600):  # mock seconds
-            while len(self.got) < count:
-                await self.changed.wait()
-
-
-async def start_receiver(nursery: trio.Nursery, receiver: Receiver) -> str:
-    config = Config()
-    config.bind = ["127.0.0.1:0"]
-    config.accesslog = None
-    binds: list[str] = await nursery.start(partial(serve, receiver, config))  # type: ignore[arg-type]
-    return binds[0]
-
-
-def verify(secret: str, headers: dict[str, str], body: bytes) -> None:
-    parts = dict(p.split("=", 1) for p in headers["fieldhouse-signature"].split(","))
-    expected = hmac.new(secret.encode(), f"{parts['t']}.".encode() + body, hashlib.sha256)
-    assert hmac.compare_digest(parts["v1"], expected.hexdigest())
-
-
-async def register(
-    client: httpx.AsyncClient, ws: Workspace, url: str, **extra: Any
-) -> dict[str, Any]:
-    resp = await client.post("/v1/webhooks", headers=ws.headers, json={"url": url, **extra})
-    assert resp.status_code == 201, resp.text
-    hook: dict[str, Any] = resp.json()["webhook"]
-    assert hook["secret"].startswith("whsec_")
-    return hook
+@pytest.fixture
+async def receivers(nursery: trio.Nursery) -> list[tuple[Receiver, str]]:
+    return await start_receivers(nursery)
 
 
 @pytest.fixture
-async def receiver_url(nursery: trio.Nursery) -> AsyncIterator[tuple[Receiver, str]]:
-    receiver = Receiver(fail=2)
-    yield receiver, await start_receiver(nursery, receiver)
+async def settings(settings: Settings, receivers: list[tuple[Receiver, str]]) -> Settings:
+    return allowing(settings, receivers)
+
+
+@pytest.fixture
+async def receiver_url(receivers: list[tuple[Receiver, str]]) -> tuple[Receiver, str]:
+    receiver, url = receivers[0]
+    receiver.fail = 2
+    return receiver, url
 
 
 async def test_signed_delivery_with_backoff_and_replay(
@@ -143,7 +97,28 @@ async def test_signed_delivery_with_backoff_and_replay(
     assert_envelope(await client.get(deliveries_url, headers=ws.headers), 404, "not_found")
 
 
-async def test_webhook_rules(client: httpx.AsyncClient, ws: Workspace, other_ws: Workspace) -> None:
+async def test_the_payload_id_is_the_delivery_id(
+    client: httpx.AsyncClient, ws: Workspace, receivers: list[tuple[Receiver, str]]
+) -> None:
+    receiver, url = receivers[0]
+    hook = await register(client, ws, url + "/hook")
+    await client.post(RECORDS, headers=ws.headers, json=BODY)
+    await receiver.wait_for(1)
+    _, headers, body = receiver.got[0]
+    payload = orjson.loads(body)
+    assert payload["id"] == headers["fieldhouse-delivery-id"]
+    assert [d["id"] for d in await deliveries(client, ws, hook["id"])] == [payload["id"]]
+    # and the activity entry it reports keeps its own id
+    activity = (await client.get("/v1/activity", headers=ws.headers)).json()["activities"]
+    assert payload["activityId"] == activity[0]["id"] != payload["id"]
+
+
+async def test_webhook_rules(
+    client: httpx.AsyncClient,
+    ws: Workspace,
+    other_ws: Workspace,
+    receivers: list[tuple[Receiver, str]],
+) -> None:
     bad = await client.post("/v1/webhooks", headers=ws.headers, json={"url": "not a url"})
     assert_envelope(bad, 400, "validation_error")
     body = {"url": "http://127.0.0.1:9/", "eventTypes": ["record_created", "record_create"]}
@@ -153,17 +128,16 @@ async def test_webhook_rules(client: httpx.AsyncClient, ws: Workspace, other_ws:
     issue = issues[0]
     assert issue["code"] == "invalid_enum_value" and issue["path"] == ["eventTypes", 1]
     assert issue["options"] == [kind.value for kind in ActivityKind]
-    hook = await register(client, ws, "http://127.0.0.1:9/")
+    hook = await register(client, ws, receivers[0][1])
     theirs = await client.get(f"/v1/webhooks/{hook['id']}/deliveries", headers=other_ws.headers)
     assert_envelope(theirs, 404, "not_found")
     assert (await client.get("/v1/webhooks", headers=other_ws.headers)).json()["webhooks"] == []
 
 
 async def test_a_webhook_gets_only_the_kinds_it_names(
-    client: httpx.AsyncClient, ws: Workspace, nursery: trio.Nursery
+    client: httpx.AsyncClient, ws: Workspace, receivers: list[tuple[Receiver, str]]
 ) -> None:
-    receiver = Receiver()
-    url = await start_receiver(nursery, receiver)
+    receiver, url = receivers[0]
     hook = await register(client, ws, url + "/hook", eventTypes=["record_deleted"])
     assert hook["eventTypes"] == ["record_deleted"]
     made = (await client.post(RECORDS, headers=ws.headers, json=BODY)).json()["record"]
@@ -176,8 +150,12 @@ async def test_a_webhook_gets_only_the_kinds_it_names(
     assert [d["event"]["activityType"] for d in log["deliveries"]] == ["record_deleted"]
 
 
-async def test_deliveries_survive_a_restart(settings: Settings, nursery: trio.Nursery) -> None:
-    receiver = Receiver()
+async def test_deliveries_survive_a_restart(
+    settings: Settings, receivers: list[tuple[Receiver, str]]
+) -> None:
+    receiver, address = receivers[0]
+    # the port nothing listens on is allowed too
+    settings = replace(settings, webhook_allow_hosts=(*settings.webhook_allow_hosts, "127.0.0.1:1"))
     async with open_runtime(settings) as rt:
         ws = await make_workspace(rt)
         transport = httpx.ASGITransport(app=rt.app)  # type: ignore[arg-type]
@@ -191,7 +169,6 @@ async def test_deliveries_survive_a_restart(settings: Settings, nursery: trio.Nu
                     if (await client.get(url, headers=ws.headers)).json()["deliveries"]:
                         break
                     await trio.sleep(1)  # mock time: the dispatcher makes its attempt
-    address = await start_receiver(nursery, receiver)
     async with open_runtime(replace(settings)) as rt:
         # re-point the stored webhook at the receiver that now listens
         rows = await rt.store.list_objects(ws.account_id, "webhook")
@@ -216,10 +193,14 @@ def _delivered(hook_id: str, seq: int) -> dict[str, Any]:
 
 
 async def test_a_hooks_log_holds_its_own_deliveries_among_many_of_another(
-    client: httpx.AsyncClient, runtime: Runtime, ws: Workspace
+    client: httpx.AsyncClient,
+    runtime: Runtime,
+    ws: Workspace,
+    receivers: list[tuple[Receiver, str]],
 ) -> None:
-    mine = await register(client, ws, "http://127.0.0.1:9/mine")
-    busy = await register(client, ws, "http://127.0.0.1:9/busy")
+    _, url = receivers[0]
+    mine = await register(client, ws, url + "/mine")
+    busy = await register(client, ws, url + "/busy")
     at = "2026-01-01T00:00:00.000000Z"
     async with runtime.store.write(ws.account_id) as txn:
         await txn.put_object(
