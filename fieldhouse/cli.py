@@ -30,7 +30,12 @@ from fieldhouse.model.errors import ApiError, BadRequest, NotFound
 from fieldhouse.model.templates import BUILTIN_TEMPLATES
 from fieldhouse.storage import open_database
 from fieldhouse.storage.open import UnsupportedDatabase
-from fieldhouse.supervisor import AlreadyServing, data_dir_lock, listening_socket, supervise
+from fieldhouse.supervisor import (
+    AlreadyServing,
+    become_supervisor,
+    data_dir_lock,
+    listening_socket,
+)
 from fieldhouse.transfer import export_records, import_records
 
 log = logging.getLogger("fieldhouse.cli")
@@ -403,7 +408,7 @@ def run_server(settings: Settings, demo: bool) -> int:
     # which the admin commands need not pay
     from fieldhouse.worker import run_worker
 
-    with data_dir_lock(settings):
+    with data_dir_lock(settings) as lock:
         trio.run(_prepare, settings, demo)
         if settings.workers <= 1:
             # a taken port is reported here, plainly: hypercorn's own bind failure inside
@@ -416,9 +421,7 @@ def run_server(settings: Settings, demo: bool) -> int:
         logging.getLogger("fieldhouse.supervisor").info(
             "serving http://%s:%d with %d worker processes", host, port, settings.workers
         )
-        return trio.run(supervise, settings, sock)
-
-
+        become_supervisor(settings, sock, lock)
 async def _prepare(settings: Settings, demo: bool) -> None:
     async with open_system(settings) as system:
         await jwt_secret(system.store, settings)  # made (or moved out of the database) once

@@ -7,8 +7,6 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
-from fieldhouse.egress import allow_entry_text
-
 #: connections the kernel queues on a listening socket before a worker accepts them
 LISTEN_BACKLOG = 1024
 
@@ -183,6 +181,8 @@ def _float(env: Mapping[str, str], name: str) -> float | None:
 
 def _hosts(env: Mapping[str, str], name: str) -> tuple[str, ...] | None:
     """Comma-separated ``host`` or ``host:port`` entries, each checked and written one way."""
+    from fieldhouse.egress import allow_entry_text  # (it imports httpx: not every process)
+
     if not env.get(name, "").strip():
         return None
     out = []

@@ -31,13 +31,13 @@ import tempfile
 from collections.abc import AsyncIterator, Iterator
 from contextlib import contextmanager
 from dataclasses import replace
+from typing import NoReturn
+from urllib.parse import urlparse
 
 import trio
 
 from fieldhouse.config import LISTEN_BACKLOG, Settings
 from fieldhouse.http.wire import balance
-from fieldhouse.metrics import worker_exited
-from fieldhouse.storage.open import is_postgres
 
 log = logging.getLogger("fieldhouse.supervisor")
 
@@ -54,11 +54,11 @@ class AlreadyServing(Exception):
 
 
 @contextmanager
-def data_dir_lock(settings: Settings) -> Iterator[None]:
+def data_dir_lock(settings: Settings) -> Iterator[int | None]:
     """Hold ``serve.lock`` in the data directory for the embedded store (PostgreSQL needs none:
-    several servers over one database are a supported deployment)."""
-    if is_postgres(settings.resolved_database_url):
-        yield
+    several servers over one database are a supported deployment); the lock's descriptor."""
+    if urlparse(settings.resolved_database_url).scheme in ("postgres", "postgresql"):
+        yield None
         return
     settings.data_dir.mkdir(parents=True, exist_ok=True)
     path = settings.data_dir / "serve.lock"
@@ -74,9 +74,42 @@ def data_dir_lock(settings: Settings) -> Iterator[None]:
         handle.write(f"{os.getpid()}\n")
         handle.flush()
         try:
-            yield
+            yield handle.fileno()
         finally:
             fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def become_supervisor(settings: Settings, sock: socket.socket, lock: int | None) -> NoReturn:
+    """Replace this process (the CLI, which imported the whole server to prepare the store)
+    by a fresh ``python -m fieldhouse.supervisor`` that imports only what supervising needs:
+    its memory is the server's overhead beside the workers (91 -> ~40 MB). The listening
+    socket and the data directory's lock pass through the exec as open descriptors."""
+    # the settings (secrets among them) go through a pipe: a command line is any user's to read
+    read, write = os.pipe()
+    handoff = {"settings": settings.to_json(), "fd": sock.fileno(), "lock": lock}
+    os.write(write, json.dumps(handoff).encode())  # (a few KB: within the pipe's buffer)
+    os.close(write)
+    for fd in [read, sock.fileno()] + ([lock] if lock is not None else []):
+        os.set_inheritable(fd, True)
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os.execv(sys.executable, [sys.executable, "-m", "fieldhouse.supervisor", str(read)])
+
+
+def main() -> int:
+    """``python -m fieldhouse.supervisor FD``: what :func:`become_supervisor` runs, its
+    settings read from the pipe ``FD``."""
+    from fieldhouse.logs import configure_logging
+
+    with os.fdopen(int(sys.argv[1]), "rb") as pipe:
+        handoff = json.loads(pipe.read())
+    settings = Settings.from_json(handoff["settings"])
+    configure_logging(settings)
+    sock = socket.socket(fileno=int(handoff["fd"]))
+    try:
+        return trio.run(supervise, settings, sock)
+    except KeyboardInterrupt:
+        return 130
 
 
 def listening_socket(settings: Settings) -> socket.socket:
@@ -211,6 +244,8 @@ async def _run_once(
     if sock is None:
         return code
     if settings.metrics_dir is not None:
+        from fieldhouse.metrics import worker_exited  # (prometheus-client: only when needed)
+
         worker_exited(settings.metrics_dir, process.pid)
     if settings.connection_shares is not None:
         balance.forget(settings.connection_shares, settings.worker_index)
@@ -228,3 +263,7 @@ async def _stop(process: trio.Process) -> None:
         log.error("worker %d did not stop in %s s; killing it", process.pid, STOP_SECONDS)
         process.kill()
         await process.wait()
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

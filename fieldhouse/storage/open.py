@@ -9,8 +9,6 @@ from urllib.parse import urlparse
 
 import trio
 
-from fieldhouse.storage.aioloop import open_loop
-from fieldhouse.storage.postgres import PostgresDriver
 from fieldhouse.storage.sqlite import SQLiteDriver
 from fieldhouse.storage.store import Store
 
@@ -35,6 +33,8 @@ async def _open_store(url: str) -> Store:
         path = Path(url[len("sqlite:///") :])
         return Store(await SQLiteDriver.open(path))
     if is_postgres(url):
+        from fieldhouse.storage.postgres import PostgresDriver
+
         return Store(await PostgresDriver.open(url))
     raise UnsupportedDatabase(f"unsupported database URL scheme {parsed.scheme!r}")
 
@@ -46,6 +46,10 @@ async def open_database(url: str) -> AsyncIterator[Store]:
     try:
         async with AsyncExitStack() as stack:
             if is_postgres(url):
+                # (imported here: asyncpg and trio-asyncio cost an embedded store's process
+                # 15 MB of memory it never uses)
+                from fieldhouse.storage.aioloop import open_loop
+
                 await stack.enter_async_context(open_loop())
             store = await _open_store(url)
             try:
