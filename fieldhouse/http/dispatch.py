@@ -11,8 +11,9 @@ answered here too, through the same pipeline (credential, rate limit, request id
 - a path with a trailing slash is served as the path without it;
 - a path no operation serves is ``404 not_found``, one served for other methods
   ``405 method_not_allowed`` with ``Allow``;
-- a request whose URL the server found too long (:data:`~fieldhouse.http.wire.h1.URL_TOO_LONG`
-  in the scope's ``state``) is ``414 uri_too_long``, after its credential and rate limit.
+- a request whose URL the server found too long
+  (:data:`~fieldhouse.http.wire.rules.URL_TOO_LONG` in the scope's ``state``) is
+  ``414 uri_too_long``, after its credential and rate limit.
 
 An operation declared ``stream`` (agent chat, resumed runs) may run for minutes: its ASGI
 messages are read by one task beside it, and the client leaving (``http.disconnect``)
@@ -35,7 +36,7 @@ from fieldhouse.http.body import discard_body
 from fieldhouse.http.endpoint import PATH_PARAM, Operation
 from fieldhouse.http.exchange import UNMATCHED, ClientGone, Exchange, asgi_body, enter
 from fieldhouse.http.pipeline import admit, error_response, finish
-from fieldhouse.http.wire.h1 import URL_TOO_LONG
+from fieldhouse.http.wire.rules import URL_TOO_LONG
 from fieldhouse.model.errors import MethodNotAllowed, NotFound, UriTooLong
 from fieldhouse.services import Services
 

@@ -1,9 +1,10 @@
 """A Server-Sent Events body that owns the nursery its producer runs in.
 
-Quart sends a streamed body as ``async with body as it: async for chunk in it: send(chunk)``,
-in the request's task. :class:`EventStream` opens its nursery in ``__aenter__`` and closes it
-in ``__aexit__``, so the producer (an agent run) is a child of the request: when quart-trio
-cancels the request on client disconnect, the producer is cancelled with it. Chunks cross from
+The dispatch sends a streamed body as ``async with body as it: async for chunk in it:
+send(chunk)``, in the request's task. :class:`EventStream` opens its nursery in
+``__aenter__`` and closes it in ``__aexit__``, so the producer (an agent run) is a child of
+the request: when the dispatch cancels the request on client disconnect
+(``fieldhouse.http.dispatch``), the producer is cancelled with it. Chunks cross from
 the producer through a memory channel; no nursery or cancel scope encloses a ``yield``.
 
 When the server shuts down it sets the services' shutdown event (``Services.shutdown``): the stream

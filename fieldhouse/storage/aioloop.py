@@ -13,6 +13,12 @@ checks every one: two ``inspect`` calls per callback).
 :func:`open_loop` is ``trio_asyncio.open_loop()`` with the loop's class swapped for this
 subclass (same state, two methods overridden): the main-loop task picks the faster turn up at
 its next iteration.
+
+trio-asyncio's private names leaned on: ``TrioEventLoop._main_loop_one(no_wait)`` (one turn;
+trio.WouldBlock when ``no_wait`` finds nothing queued) and ``_queue_handle(handle)``, and
+``open_loop()`` yielding a plain ``TrioEventLoop`` whose class can be swapped (no
+``__slots__``). pyproject.toml pins trio-asyncio below its next minor and
+tests/storage/test_aioloop.py fails when one of them changes.
 """
 
 from __future__ import annotations

@@ -4,6 +4,7 @@ asyncio's order, its timers, debug checks and trio's other tasks' turns."""
 from __future__ import annotations
 
 import asyncio
+import inspect
 
 import pytest
 import trio
@@ -68,3 +69,38 @@ async def test_debug_mode_still_refuses_a_coroutine_as_callback() -> None:
         with pytest.raises(TypeError):
             loop.call_soon(coroutine_function)
         loop.set_debug(False)
+
+
+def test_the_private_names_the_fast_loop_overrides_are_there() -> None:
+    """FastTrioEventLoop leans on trio-asyncio's ``_main_loop_one(no_wait)`` (a coroutine that
+    raises trio.WouldBlock when ``no_wait`` finds nothing queued) and ``_queue_handle(handle)``,
+    and on open_loop's loop being exactly a TrioEventLoop without __slots__ (its class is
+    swapped): pyproject.toml pins trio-asyncio below its next minor, and this fails when an
+    upgrade changes one."""
+    loop_class = trio_asyncio.TrioEventLoop
+    main = loop_class._main_loop_one
+    assert inspect.iscoroutinefunction(main)
+    assert list(inspect.signature(main).parameters) == ["self", "no_wait"]
+    assert inspect.signature(main).parameters["no_wait"].default is False
+    assert list(inspect.signature(loop_class._queue_handle).parameters) == ["self", "handle"]
+    assert "__slots__" not in vars(loop_class)
+    assert "__slots__" not in vars(FastTrioEventLoop)
+
+
+async def test_open_loop_gives_a_trio_event_loop_whose_class_is_swapped() -> None:
+    async with trio_asyncio.open_loop() as plain:
+        assert type(plain) is trio_asyncio.TrioEventLoop
+    async with open_loop() as loop:
+        assert type(loop) is FastTrioEventLoop
+
+
+async def test_a_turn_without_waiting_would_block_and_a_queued_handle_runs() -> None:
+    """What FastTrioEventLoop's turn relies on: ``_main_loop_one(no_wait=True)`` raises
+    trio.WouldBlock when nothing is queued, and a handle given to ``_queue_handle`` runs."""
+    async with trio_asyncio.open_loop() as loop:
+        with pytest.raises(trio.WouldBlock):
+            await loop._main_loop_one(no_wait=True)
+        done = trio.Event()
+        loop._queue_handle(asyncio.Handle(done.set, (), loop))
+        with trio.fail_after(5):
+            await done.wait()

@@ -12,13 +12,21 @@ What a client sees, as with h11: keep-alive for HTTP/1.1 unless the request says
 ``Connection: close`` (HTTP/1.0 answers close the connection); pipelined requests answered one
 after another, in order; ``Expect: 100-continue`` answered with ``100 Continue`` before the
 body is read; a response without ``content-length`` sent chunked (to an HTTP/1.0 client:
-delimited by closing the connection); HEAD, 204 and 304 answers without a body; a malformed
-request (llhttp is strict: conflicting lengths, bad chunk sizes, bare CRs) answered ``400`` and
-the connection closed, a head larger than ``h11_max_incomplete_size`` ``431``; a response whose
-body was not read to its end closes the connection (the unread rest cannot be told from the
-next request). An ``Upgrade`` (WebSocket, h2c) is not taken: the request is answered in
-HTTP/1.1 and the connection closed, which RFC 9110 allows. A sized response goes out in one
-write: its head waits for the first body bytes.
+delimited by closing the connection); HEAD, 204 and 304 answers without a body; a response
+whose body was not read to its end closes the connection (the unread rest cannot be told
+from the next request). An ``Upgrade`` (WebSocket, h2c) is not taken: the request is answered
+in HTTP/1.1 and the connection closed, which RFC 9110 allows. A sized response goes out in
+one write: its head waits for the first body bytes.
+
+A request is refused (:mod:`fieldhouse.http.wire.rules`: malformed 400, headers too large
+431, a URL over the cap 414, another version 505; a head not whole some seconds after its
+first byte 408, timed by the connection) with its answer in the error envelope, and the
+connection closed after it: nothing sent after the refused request is read.
+
+hypercorn's names used here (see ``fieldhouse.http.wire``): ``HTTPStream`` (its constructor,
+``handle`` and the events it sends and takes), ``Config.h11_max_incomplete_size``,
+``keep_alive_max_requests``, ``include_date_header``, ``include_server_header``, and the
+worker context's ``event_class``, ``mark_request`` and ``terminated``.
 """
 
 from __future__ import annotations
@@ -45,10 +53,18 @@ from hypercorn.protocol.events import Event as StreamEvent
 from hypercorn.protocol.http_stream import HTTPStream
 from hypercorn.typing import AppWrapper, ConnectionState, TaskGroup, WorkerContext
 
+from fieldhouse.http.wire.rules import (
+    URL_CAP,
+    URL_LIMIT,
+    URL_TOO_LONG,
+    Refused,
+    check_head,
+    refusal,
+    url_over_cap,
+)
+from fieldhouse.model.errors import ApiError, BadRequest, HeadersTooLarge, RequestTimeout
+
 STREAM_ID = 1
-#: the key, in a request's ASGI ``state``, of (its URL's length, the limit) when the URL was
-#: longer than the limit: the app answers 414 (after the credential and the rate limit)
-URL_TOO_LONG = "fieldhouse.url_too_long"
 _REASONS = {s.value: s.phrase.encode("ascii") for s in HTTPStatus}
 _NO_BODY_STATUS = frozenset({204, 304})
 _CONTINUE = b"HTTP/1.1 100 Continue\r\n\r\n"
@@ -82,11 +98,8 @@ class _Incoming:
         self.head = request.method == "HEAD"
 
 
-class _Refused(Exception):
-    """The request cannot be parsed: answer ``status`` and close."""
-
-    def __init__(self, status: int) -> None:
-        self.status = status
+class HeadStarted(Event):
+    """The first bytes of a request's head have come (the connection times the rest)."""
 
 
 class H1Protocol:
@@ -117,13 +130,18 @@ class H1Protocol:
         self.keep_alive_requests = 0
         self.stream: HTTPStream | None = None
         self._parser = httptools.HttpRequestParser(self)
-        self._parsed: deque[_Incoming | Body | EndBody | _Refused] = deque()
+        self._parsed: deque[_Incoming | Body | EndBody | Refused] = deque()
         self._reading: _Incoming | None = None  # the request llhttp is in
         self._current: _Incoming | None = None  # the request being answered
         self._can_read = context.event_class()
         self._url = b""
+        self._url_size = 0
         self._headers: list[tuple[bytes, bytes]] = []
         self._head_size = 0
+        #: a request's head has begun and is not whole yet (and whether the connection has
+        #: been told: :class:`HeadStarted`)
+        self.in_head = False
+        self._head_told = False
         self._parsing = True  # False after a request llhttp refused or an Upgrade
         # the response being written
         self._held: bytes | None = None
@@ -136,12 +154,18 @@ class H1Protocol:
 
     def on_message_begin(self) -> None:
         self._url = b""
+        self._url_size = 0
         self._headers = []
         self._head_size = 0
+        self.in_head = True
+        self._head_told = False
 
     def on_url(self, url: bytes) -> None:
-        self._url += url
-        self._grow(len(url))
+        self._url_size += len(url)
+        if len(self._url) < URL_LIMIT:  # past it the app gets the path of what was kept
+            self._url += url[: URL_LIMIT - len(self._url)]
+        if self._url_size > URL_CAP:
+            raise url_over_cap()
 
     def on_header(self, name: bytes, value: bytes) -> None:
         self._headers.append((name.lower(), value.strip(b" \t")))
@@ -149,23 +173,28 @@ class H1Protocol:
 
     def _grow(self, size: int) -> None:
         self._head_size += size
-        if self._head_size > self.config.h11_max_incomplete_size:
-            raise _Refused(431)
+        limit = self.config.h11_max_incomplete_size
+        if self._head_size > limit:
+            raise Refused(HeadersTooLarge(f"Request header fields are over {limit} bytes"))
 
     def on_headers_complete(self) -> None:
+        self.in_head = False
         parser = self._parser
         version = parser.get_http_version()
+        expects = check_head(version, self._headers)
         method = parser.get_method().decode("ascii").upper()
-        expects = version == "1.1" and any(
-            n == b"expect" and v.lower() == b"100-continue" for n, v in self._headers
-        )
+        state = self.connection_state
+        url = self._url
+        if self._url_size > URL_LIMIT:  # the app answers 414, after the credential
+            state = ConnectionState({**state, URL_TOO_LONG: (self._url_size, URL_LIMIT)})
+            url = url.partition(b"?")[0]
         request = Request(
             stream_id=STREAM_ID,
             headers=self._headers,
             http_version=version,
             method=method,
-            raw_path=self._url,
-            state=self.connection_state,
+            raw_path=url,
+            state=state,
         )
         incoming = _Incoming(request, parser.should_keep_alive(), expects)
         self._reading = self._last = incoming
@@ -189,6 +218,9 @@ class H1Protocol:
         if isinstance(event, RawData):
             if self._parsing:
                 self._feed(event.data)
+                if self.in_head and not self._head_told:
+                    self._head_told = True
+                    await self.send(HeadStarted())
             await self._handle_parsed()
         elif isinstance(event, Closed) and self.stream is not None:
             await self._close_stream()
@@ -203,23 +235,35 @@ class H1Protocol:
                 self._last.keep_alive = False
         except httptools.HttpParserCallbackError as error:
             cause = error.__context__
-            self._refuse(cause.status if isinstance(cause, _Refused) else 400)
-        except httptools.HttpParserError:
-            self._refuse(400)
+            if isinstance(cause, Refused):
+                self._refuse(cause.error)
+            else:
+                self._refuse(BadRequest("Malformed HTTP request"))
+        except httptools.HttpParserError as error:
+            self._refuse(BadRequest(f"Malformed HTTP request: {error}"))
 
-    def _refuse(self, status: int) -> None:
+    def _refuse(self, error: ApiError) -> None:
         self._parsing = False
-        self._parsed.append(_Refused(status))
+        self.in_head = False
+        self._parsed.append(Refused(error))
+
+    async def timed_out(self, seconds: float) -> None:
+        """The connection's head timer (``seconds``) ran out: a head under way is answered
+        408; nothing is said otherwise (an idle connection is closed without a word)."""
+        if self.in_head:
+            self._parsing = self.in_head = False
+            message = f"The request head did not arrive within {seconds:g} s"
+            await self._refused(RequestTimeout(message), answer=True)
 
     async def _handle_parsed(self) -> None:
         parsed = self._parsed
         while parsed:
             item = parsed[0]
-            if isinstance(item, _Refused) and self._current and not self._current.complete:
+            if isinstance(item, Refused) and self._current and not self._current.complete:
                 # the request in flight is the broken one: its answer, if not begun, is this
-                await self._refused(item.status, answer=not self._answering)
+                await self._refused(item.error, answer=not self._answering)
                 return
-            if isinstance(item, (_Incoming, _Refused)):
+            if isinstance(item, (_Incoming, Refused)):
                 # pipelined: the answer in flight goes out first
                 while self.stream is not None:
                     await self._can_read.clear()
@@ -230,8 +274,8 @@ class H1Protocol:
             parsed.popleft()
             if isinstance(item, _Incoming):
                 await self._start(item)
-            elif isinstance(item, _Refused):
-                await self._refused(item.status, answer=True)
+            elif isinstance(item, Refused):
+                await self._refused(item.error, answer=True)
                 return
             elif self.stream is not None:
                 await self.stream.handle(item)
@@ -343,13 +387,15 @@ class H1Protocol:
         if data:
             await self.send(RawData(data))
 
-    async def _refused(self, status: int, *, answer: bool) -> None:
-        """Drop what else was parsed, answer ``status`` (unless an answer has begun), close."""
+    async def _refused(self, error: ApiError, *, answer: bool) -> None:
+        """Drop what else was parsed, answer ``error`` in the envelope (unless an answer has
+        begun), close."""
         self._parsed.clear()
         self._close_after = True
         if answer:
-            head = self._head(status, [(b"content-length", b"0")], [(b"connection", b"close")])
-            await self.send(RawData(head))
+            headers, body = refusal(error)
+            head = self._head(error.status, headers, [(b"connection", b"close")])
+            await self.send(RawData(head + body))
         await self.send(Closed())
 
     async def _maybe_recycle(self) -> None:

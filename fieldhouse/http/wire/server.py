@@ -1,5 +1,13 @@
 """Serving the app with hypercorn's trio worker, around one Store and one ActorSystem.
 
+Every answer the server makes itself carries the error envelope: the connection's refusals
+(``fieldhouse.http.wire.rules``: 400, 408, 414, 431, 505) and, here, a 500 for an app that
+fails before its answer began (hypercorn's own would be empty).
+
+hypercorn's names used here (see ``fieldhouse.http.wire``): ``Config`` (``create_sockets``
+and the fields set below), ``Lifespan``, ``WorkerContext`` (``terminate``, ``terminated``),
+``ShutdownError``, ``raise_shutdown``, ``repr_socket_addr``, ``wrap_app``.
+
 Shutdown (SIGINT/SIGTERM in ``fieldhouse serve``, or any ``shutdown_trigger``): the listening
 sockets close at once, so new connections are refused; requests in flight finish (hypercorn
 waits up to ``graceful_timeout``); idle keep-alive connections are closed; and open
@@ -14,6 +22,7 @@ from collections.abc import Awaitable, Callable, MutableMapping
 from functools import partial
 from typing import Any, Protocol
 
+import orjson
 import trio
 from hypercorn.config import Config as HyperConfig
 from hypercorn.trio.lifespan import Lifespan
@@ -23,7 +32,8 @@ from hypercorn.utils import ShutdownError, raise_shutdown, repr_socket_addr, wra
 
 from fieldhouse.config import LISTEN_BACKLOG, Settings
 from fieldhouse.http.wire.balance import BalancedListener, Shares
-from fieldhouse.http.wire.connection import FieldhouseTCPServer
+from fieldhouse.http.wire.connection import Connection
+from fieldhouse.model.errors import InternalError
 
 log = logging.getLogger("fieldhouse.server")
 
@@ -77,18 +87,20 @@ async def serve_app(
             log.info("shutting down: refusing new connections, finishing requests in flight")
             shutdown.set()  # before hypercorn's graceful wait: event streams end now
 
-    app = wrap_app(_FinalSendShielded(runtime.app), config.wsgi_max_body_size, "asgi")  # type: ignore[arg-type]
+    app = wrap_app(_Answered(runtime.app), config.wsgi_max_body_size, "asgi")  # type: ignore[arg-type]
     settings = runtime.settings
+    connection = partial(Connection, header_timeout=settings.header_timeout)
     if fd is None or settings.connection_shares is None:
-        await _serve(app, config, None, trigger, task_status)
+        await _serve(app, config, connection, None, trigger, task_status)
         return
     with Shares(settings.connection_shares, settings.worker_index) as shares:
-        await _serve(app, config, shares, trigger, task_status)
+        await _serve(app, config, connection, shares, trigger, task_status)
 
 
 async def _serve(
     app: Any,
     config: HyperConfig,
+    connection: Callable[..., Connection],
     shares: Shares | None,
     shutdown_trigger: Callable[[], Awaitable[None]] | None,
     task_status: trio.TaskStatus[list[str]],
@@ -106,7 +118,7 @@ async def _serve(
         await lifespan.wait_for_startup()
         async with trio.open_nursery() as server_nursery:
             handler: Callable[[trio.SocketStream], Awaitable[object]]
-            handler = partial(FieldhouseTCPServer, app, config, context, ConnectionState(state))
+            handler = partial(connection, app, config, context, ConnectionState(state))
             listeners: list[trio.abc.Listener[trio.SocketStream]] = []
             binds = []
             for sock in config.create_sockets().insecure_sockets:
@@ -147,16 +159,21 @@ Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
 
 
-class _FinalSendShielded:
-    """Sends the last body message of each HTTP response shielded from cancellation.
+class _Answered:
+    """The app as the server runs it: every HTTP request gets an answer, and the last body
+    message of each is sent shielded from cancellation.
 
-    hypercorn handles that message by closing the stream, which tells the app
-    ``http.disconnect``; quart-trio then cancels the request's nursery while hypercorn, still
-    inside the same ``send``, starts the connection's keep-alive idle task, and that start is
-    cancelled with it. Such a connection had no idle timer at all: it was never closed after
-    ``keep_alive_timeout``, nor on shutdown, where it held the exit for the full
-    ``graceful_timeout``. With the send shielded the idle task starts normally (the send
-    itself is quick: hypercorn already shields its socket writes).
+    An app that raises before its answer began, or ends without one while its client is
+    still there, is answered ``500`` in the envelope here (hypercorn's own answer has no
+    body). An error after the answer began is hypercorn's to log; the client sees the
+    connection close.
+
+    The last message is shielded because hypercorn handles it by closing the stream, which
+    tells the app ``http.disconnect`` and, inside the same ``send``, restarts the
+    connection's keep-alive timer: a cancel landing there (an app that cancels its request on
+    disconnect, a response timeout) left the connection with no idle timer at all, never
+    closed after ``keep_alive_timeout`` nor on shutdown. The send itself is quick (the socket
+    writes are shielded already).
     """
 
     def __init__(self, app: Callable[..., Awaitable[None]]) -> None:
@@ -171,12 +188,41 @@ class _FinalSendShielded:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
+        started = gone = False
+
+        async def watched_receive() -> Message:
+            nonlocal gone
+            message = await receive()
+            gone = gone or message["type"] == "http.disconnect"
+            return message
 
         async def shielded_send(message: Message) -> None:
-            if message["type"] == "http.response.body" and not message.get("more_body", False):
+            nonlocal started
+            kind = message["type"]
+            if kind == "http.response.body" and not message.get("more_body", False):
                 with trio.CancelScope(shield=True):
                     await send(message)
-            else:
-                await send(message)
+                return
+            started = started or kind == "http.response.start"
+            await send(message)
 
-        await self.app(scope, receive, shielded_send)
+        try:
+            await self.app(scope, watched_receive, shielded_send)
+        except Exception:
+            if started:
+                raise
+            log.exception("the app failed before answering %s %s", scope["method"], scope["path"])
+            await _internal_error(send)
+            return
+        if not started and not gone:
+            log.error("the app ended without answering %s %s", scope["method"], scope["path"])
+            await _internal_error(send)
+
+
+async def _internal_error(send: Callable[[Message], Awaitable[None]]) -> None:
+    error = InternalError("Internal error: the server could not answer this request")
+    body = orjson.dumps(error.to_json())
+    headers = [(b"content-type", b"application/json"), (b"content-length", b"%d" % len(body))]
+    await send({"type": "http.response.start", "status": error.status, "headers": headers})
+    with trio.CancelScope(shield=True):
+        await send({"type": "http.response.body", "body": body, "more_body": False})

@@ -1,4 +1,4 @@
-"""hypercorn's connection as Fieldhouse runs it: one write per sized response, the keep-alive
+"""A connection as Fieldhouse runs it: one write per sized response, the keep-alive
 timer, and connections closed as soon as nobody can use them (HTTP/1.1 itself: test_h1)."""
 
 from __future__ import annotations
@@ -13,12 +13,11 @@ import trio
 import trio.testing
 from hypercorn.events import RawData
 from hypercorn.protocol.events import Body, EndBody, Response, StreamClosed
-from hypercorn.trio.task_group import TaskGroup
 from hypercorn.trio.worker_context import WorkerContext
 from hypercorn.typing import ConnectionState
 from hypercorn.utils import wrap_app
 
-from fieldhouse.http.wire.connection import AppQueue, FieldhouseTCPServer
+from fieldhouse.http.wire.connection import AppQueue, AppTasks, Connection
 from fieldhouse.http.wire.h1 import H1Protocol
 from fieldhouse.http.wire.server import hypercorn_config, serve_app
 from fieldhouse.runtime import Runtime
@@ -38,9 +37,9 @@ async def _waits(scope: Any, receive: Any, send: Any) -> None:
         pass
 
 
-def _server(runtime: Runtime, stream: trio.abc.Stream) -> FieldhouseTCPServer:
+def _server(runtime: Runtime, stream: trio.abc.Stream) -> Connection:
     config = hypercorn_config(runtime.settings)
-    return FieldhouseTCPServer(_app, config, WorkerContext(None), ConnectionState({}), stream)
+    return Connection(_app, config, WorkerContext(None), ConnectionState({}), stream)  # type: ignore[arg-type]
 
 
 async def test_a_sized_response_is_one_write_and_a_stream_head_goes_at_once(
@@ -55,7 +54,7 @@ async def test_a_sized_response_is_one_write_and_a_stream_head_goes_at_once(
     send_stream.send_all_hook = record
     server = _server(runtime, send_stream)  # type: ignore[arg-type]
     context = WorkerContext(None)
-    async with TaskGroup() as group:
+    async with AppTasks() as group:
         protocol = H1Protocol(
             wrap_app(_waits, 0, "asgi"),  # type: ignore[arg-type]
             server.config,
@@ -67,8 +66,8 @@ async def test_a_sized_response_is_one_write_and_a_stream_head_goes_at_once(
             None,
             server.protocol_send,
         )
-        server.protocol = protocol  # type: ignore[assignment]
-        server._task_group = group
+        server.protocol = protocol
+        server._tasks = group
         await protocol.handle(RawData(b"GET /a HTTP/1.1\r\nHost: t\r\n\r\n"))
         await protocol.stream_send(Response(stream_id=1, headers=SIZED, status_code=200))
         assert writes == []  # held for its body
@@ -90,7 +89,7 @@ async def test_a_sized_response_is_one_write_and_a_stream_head_goes_at_once(
         await protocol.stream_send(EndBody(stream_id=1))
         assert writes[3] == b"0\r\n\r\n"
         await protocol.stream_send(StreamClosed(stream_id=1))
-        group._nursery.cancel_scope.cancel()
+        group.nursery.cancel_scope.cancel()
 
 
 @pytest.fixture
@@ -217,7 +216,7 @@ async def _socket_pair(sndbuf: int) -> tuple[trio.SocketStream, trio.SocketStrea
 
 async def _connection(
     runtime: Runtime, sndbuf: int
-) -> tuple[FieldhouseTCPServer, _Told, trio.SocketStream, trio.SocketStream]:
+) -> tuple[Connection, _Told, trio.SocketStream, trio.SocketStream]:
     """A connection on our end of a socket pair, its protocol a :class:`_Told`; both ends."""
     ours, theirs = await _socket_pair(sndbuf)
     server = _server(runtime, ours)

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import AsyncIterator
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 from functools import partial
+from typing import Any
 
 import httpx
+import pytest
 import trio
 
 from fieldhouse.config import Settings
@@ -103,3 +106,43 @@ async def test_a_body_too_long_to_drain_is_refused_with_connection_close(
                 assert "X-RateLimit-Limit" in closed.headers
                 assert (await client.get("/v1/me", headers=ws.headers)).status_code == 200
             stop.set()
+
+
+@dataclass
+class _Failing:
+    """A Servable whose app fails before it answers, or ends without answering."""
+
+    settings: Settings
+    shutdown: trio.Event = field(default_factory=trio.Event)
+
+    async def app(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] == "lifespan":
+            while (await receive())["type"] != "lifespan.shutdown":
+                await send({"type": "lifespan.startup.complete"})
+            await send({"type": "lifespan.shutdown.complete"})
+        elif scope["path"] == "/raises":
+            raise RuntimeError("secret internals")
+
+
+async def test_an_app_that_fails_before_answering_gets_a_500_in_the_envelope(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    servable = _Failing(Settings(port=0))
+    stop = trio.Event()
+    async with trio.open_nursery() as nursery:
+        binds = await nursery.start(partial(serve_app, servable, shutdown_trigger=stop.wait))
+        async with httpx.AsyncClient(base_url=binds[0]) as client:
+            with caplog.at_level(logging.ERROR, logger="fieldhouse.server"):
+                for path in ("/raises", "/returns"):
+                    resp = await client.get(path)
+                    assert resp.status_code == 500
+                    assert resp.headers["content-type"] == "application/json"
+                    error = resp.json()["error"]
+                    assert (error["code"], error["statusCode"]) == ("internal_error", 500)
+                    assert "secret" not in resp.text
+        stop.set()
+    logged = [r.getMessage() for r in caplog.records]
+    assert logged == [
+        "the app failed before answering GET /raises",
+        "the app ended without answering GET /returns",
+    ]
