@@ -19,6 +19,17 @@ import trio
 #: a simple-protocol Query message holding COMMIT: 'Q', its length (4 + 7), the text and NUL
 COMMIT_QUERY = b"Q\x00\x00\x00\x0bCOMMIT\x00"
 
+
+def _error_response(**fields: str) -> bytes:
+    body = b"".join(k.encode() + v.encode() + b"\x00" for k, v in fields.items()) + b"\x00"
+    return b"E" + (4 + len(body)).to_bytes(4, "big") + body
+
+
+#: what a server shutting down ("fast") sends each session before it closes the socket
+ADMIN_SHUTDOWN = _error_response(
+    S="FATAL", V="FATAL", C="57P01", M="terminating connection due to administrator command"
+)
+
 Lose = Literal["commit", "answer"]
 
 
@@ -35,7 +46,7 @@ class PgProxy:
         #: rolls back) or the server's answer (it commits; the client never hears so)
         self.lose: Lose | None = None
         self.lost = trio.Event()
-        self._links: set[trio.CancelScope] = set()
+        self._links: set[_Link] = set()
 
     def url(self, database_url: str) -> str:
         """``database_url`` pointed at the relay, without TLS."""
@@ -55,8 +66,15 @@ class PgProxy:
         self.refusing = False
 
     def drop_all(self) -> None:
-        for scope in list(self._links):
-            scope.cancel()
+        for link in list(self._links):
+            link.scope.cancel()
+
+    async def end_sessions(self) -> None:
+        """Tell every session the server is terminating it, as PostgreSQL does when it stops;
+        the socket's end follows only with the client's next message."""
+        for link in list(self._links):
+            link.muted = link.ending = True
+            await link.client.send_all(ADMIN_SHUTDOWN)
 
     async def _handle(self, client: trio.SocketStream) -> None:
         async with client:
@@ -67,20 +85,22 @@ class PgProxy:
                 return
             server = await trio.open_tcp_stream(*self._target)
             async with server:
-                link = _Link()
-                self._links.add(link.scope)
+                link = _Link(client)
+                self._links.add(link)
                 try:
                     with link.scope:
                         async with trio.open_nursery() as nursery:
                             nursery.start_soon(self._upstream, client, server, link)
                             nursery.start_soon(self._downstream, server, client, link)
                 finally:
-                    self._links.discard(link.scope)
+                    self._links.discard(link)
 
     async def _upstream(
         self, client: trio.SocketStream, server: trio.SocketStream, link: _Link
     ) -> None:
         async for data in client:
+            if link.ending:
+                break
             if self.lose is not None and COMMIT_QUERY in data:
                 lose, self.lose = self.lose, None
                 link.muted = True  # nothing more reaches the client
@@ -105,11 +125,13 @@ class PgProxy:
 
 class _Link:
     """One relayed connection: cancelled to drop it; ``muted`` once the client must hear
-    nothing more."""
+    nothing more from the server, ``ending`` once it is to close at the client's next word."""
 
-    def __init__(self) -> None:
+    def __init__(self, client: trio.SocketStream) -> None:
+        self.client = client
         self.scope = trio.CancelScope()
         self.muted = False
+        self.ending = False
 
 
 @asynccontextmanager

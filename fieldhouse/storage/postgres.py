@@ -59,7 +59,10 @@ class LoopNotOpen(StorageError):
 #: driver errors that say the database cannot be reached, or went away mid-statement, rather
 #: than refusing what was asked: a connection refused, reset or timed out (OSError), lost
 #: (ConnectionDoesNotExistError and the other class 08 errors), a server shutting down or
-#: starting up (class 57P), no connection slot left
+#: starting up (class 57P), no connection slot left; and asyncpg's protocol out of step with a
+#: connection the server ended (InternalClientError "cannot switch to state 12; another
+#: operation (2) is in progress": the server's FATAL "terminating connection due to
+#: administrator command" arrived between two statements, before the socket's end did)
 _UNREACHABLE: tuple[type[BaseException], ...] = (
     OSError,
     asyncpg.PostgresConnectionError,
@@ -67,6 +70,14 @@ _UNREACHABLE: tuple[type[BaseException], ...] = (
     asyncpg.AdminShutdownError,
     asyncpg.CrashShutdownError,
     asyncpg.TooManyConnectionsError,
+    asyncpg.InternalClientError,
+)
+#: what a driver call may raise that :func:`aio` names
+_DRIVER_ERRORS = (
+    OSError,
+    asyncpg.PostgresError,
+    asyncpg.InterfaceError,
+    asyncpg.InternalClientError,
 )
 #: seconds a transaction whose COMMIT went unanswered waits for the database to say whether
 #: it committed, before its outcome is reported unknown
@@ -92,7 +103,7 @@ async def aio(fn: Callable[P, Awaitable[T]], *args: P.args, **kwargs: P.kwargs) 
         result: T = await trio_asyncio.aio_as_trio(fn)(*args, **kwargs)
     except asyncpg.IntegrityConstraintViolationError as exc:
         raise ConflictError(str(exc)) from exc
-    except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError) as exc:
+    except _DRIVER_ERRORS as exc:
         if unreachable(exc):
             raise StoreUnavailable() from exc
         if isinstance(exc, asyncpg.PostgresError):
@@ -162,7 +173,7 @@ async def _read_on_pool(pool: Pool, op: Op[T], snapshot: bool) -> T:
                     except StopIteration as done:
                         result: T = done.value
                         return result
-        except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError) as exc:
+        except _DRIVER_ERRORS as exc:
             if last_try or answered or not unreachable(exc):
                 raise
     raise AssertionError("unreachable")  # pragma: no cover - the loop returns or raises
@@ -404,7 +415,7 @@ class _Txn:
             conn, self.conn = self.conn, None
             try:
                 await self._pool.release(conn)
-            except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError):
+            except _DRIVER_ERRORS:
                 # committed all the same; the pool replaces a connection it could not reset
                 log.warning("releasing a committed connection failed", exc_info=True)
         return result

@@ -160,6 +160,23 @@ async def test_while_the_database_is_away_reads_and_writes_are_503_with_retry_af
     assert [r.display_name for r in await db.get_records(A, ["r01"])] == ["back"]
 
 
+async def test_a_session_the_server_ends_between_two_statements_is_unavailable(
+    relayed: tuple[PgProxy, Store],
+) -> None:
+    proxy, db = relayed
+    with pytest.raises(StoreUnavailable) as raised:
+        async with db.write(A) as txn:
+            await txn.schema_version()  # the transaction holds its connection
+            # a server stopping: its FATAL arrives before the socket's end
+            await proxy.end_sessions()
+            await trio.testing.wait_all_tasks_blocked()
+            await txn.insert_record(record(A, "r01", "x"))
+    assert not raised.value.in_doubt
+    async with db.write(A) as txn:  # the transaction runs again on a new connection
+        await txn.insert_record(record(A, "r01", "again"))
+    assert [r.display_name for r in await db.get_records(A, ["r01"])] == ["again"]
+
+
 async def test_a_read_on_a_connection_dropped_in_the_pool_runs_on_another(
     relayed: tuple[PgProxy, Store],
 ) -> None:
