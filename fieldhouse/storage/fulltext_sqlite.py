@@ -80,6 +80,8 @@ def drop_tables(account_id: str) -> Op[None]:
 def put_docs(account_id: str, docs: Sequence[Doc]) -> Op[None]:
     """Index (or index again) records; answers nothing, so it can be written behind."""
     t = table(account_id)
+    # a record written twice in one transaction (inserted, then updated) is put once, as last
+    docs = list({d.record_id: d for d in docs}.values())
     yield executemany(f"DELETE FROM {t}_docs WHERE id = ?", [(d.record_id,) for d in docs])
     yield executemany(
         f"INSERT INTO {t}_docs (id, module, title, body, labels, stamp) VALUES (?, ?, ?, ?, ?, ?)",
