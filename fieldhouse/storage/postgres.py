@@ -26,7 +26,7 @@ import asyncio
 import hashlib
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
-from contextlib import AbstractAsyncContextManager, asynccontextmanager, nullcontext
+from contextlib import AbstractAsyncContextManager, asynccontextmanager, nullcontext, suppress
 from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
 import asyncpg
@@ -198,6 +198,10 @@ async def _rollback(conn: Conn) -> None:
         await conn.execute("ROLLBACK")
 
 
+async def _terminate(conn: Conn) -> None:
+    conn.terminate()
+
+
 async def commit(conn: Conn) -> None:
     # PostgreSQL answers the COMMIT of a transaction an error has aborted with ROLLBACK, and
     # no error: whatever the transaction said it wrote is gone, and must not be acknowledged
@@ -354,6 +358,12 @@ class PostgresDriver:
             # the pool has let the connection go (a new one is made when next needed)
             log.warning("releasing a connection failed", exc_info=True)
 
+    @staticmethod
+    async def end_session(conn: Conn) -> None:
+        """Close a connection at once (the server rolls back what it has not committed)."""
+        with suppress(StorageError, StoreUnavailable, asyncpg.InterfaceError):  # gone already
+            await aio(_terminate, conn)
+
     async def outcome(self, xid: int | None) -> bool:
         """Whether the transaction ``xid``, whose COMMIT went out without an answer,
         committed: asked on another connection as soon as the database answers. Raises
@@ -426,7 +436,11 @@ class _Txn:
         except StoreUnavailable:
             if not self._commit_sent or self.committed:
                 raise  # nothing of it was committed: it can run again
-        # the COMMIT went out and its answer was lost
+        # the COMMIT went out and its answer was lost. The session is ended first: were the
+        # server still holding it, the COMMIT is then either done or never coming
+        if self.conn is not None:
+            with trio.CancelScope(shield=True):
+                await self._driver.end_session(self.conn)
         if not await self._driver.outcome(self._xid):
             raise StoreUnavailable()  # rolled back: it can run again
         self.committed = True

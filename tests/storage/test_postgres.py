@@ -160,6 +160,24 @@ async def test_while_the_database_is_away_reads_and_writes_are_503_with_retry_af
     assert [r.display_name for r in await db.get_records(A, ["r01"])] == ["back"]
 
 
+async def test_a_commit_that_failed_before_it_left_is_found_rolled_back(
+    pg: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    real_commit = postgres.commit
+
+    async def reset_once(conn: postgres.Conn) -> None:
+        monkeypatch.setattr(postgres, "commit", real_commit)
+        raise ConnectionResetError("reset before the COMMIT was sent")
+
+    monkeypatch.setattr(postgres, "commit", reset_once)
+    with pytest.raises(StoreUnavailable) as raised:
+        async with pg.write(A) as txn:
+            await txn.insert_record(record(A, "r01", "x"))
+    # its session, still open on the server, was ended: rolled back, not in doubt
+    assert not raised.value.in_doubt
+    assert await pg.get_records(A, ["r01"]) == []
+
+
 async def test_a_session_the_server_ends_between_two_statements_is_unavailable(
     relayed: tuple[PgProxy, Store],
 ) -> None:
