@@ -9,6 +9,15 @@ value that starts with ``=``, ``+``, ``-``, ``@``, a tab or a carriage return (a
 apostrophes) is written after one more apostrophe, and an import takes one apostrophe off such
 a cell, so ``=1+1`` exports as ``'=1+1`` and imports as ``=1+1`` again. Numbers (``-5``),
 booleans and JSON values are written as they are.
+
+A CSV cell is read by its column's field type, never guessed from its text: a text, select,
+date or time column takes the text as it is (``42``, ``true``, ``null`` and ``{"a": 1}`` stay
+text), number, rating and progress columns take a number, boolean columns ``true``/``false``
+(any case), and the other types take the JSON an export writes (or a bare value the API takes:
+a record id, a URL, comma-separated options), so export then import gives every value back.
+Columns are matched to fields by slug, name or label, ignoring case, spaces and punctuation
+(``First name``, ``FirstName`` and ``first-name`` are one column); a file may start with the
+UTF-8 byte order mark spreadsheet programs write. The progress bar goes to stderr.
 """
 
 from __future__ import annotations
@@ -21,23 +30,42 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from rich.console import Console
 from rich.progress import Progress
 
 from fieldhouse.actors.batch_ops import BatchItem, BatchWrite
 from fieldhouse.actors.system import ActorSystem
 from fieldhouse.model.errors import BadRequest, Issue, NotFound
 from fieldhouse.model.listquery import parse_list_query
-from fieldhouse.model.schema import ModuleSchema
+from fieldhouse.model.schema import FieldDef, ModuleSchema
 
 CHUNK = 1000
 #: computed by the server: an export carries them, an import leaves them out
 COMPUTED = frozenset({"formula", "rollup", "autonumber"})
-#: data types whose CSV cells are taken as they are (others are read as JSON when they parse)
-STRING_TYPES = frozenset({"text", "textarea", "rich_text", "select", "date", "time", "url"})
+#: data types whose CSV cells are text as they are (after the formula escape's apostrophe)
+STRING_TYPES = frozenset({"text", "textarea", "rich_text", "select", "date", "time"})
+#: data types whose cells are numbers (duration: seconds, or its text such as ``1h 30m``)
+NUMBER_TYPES = frozenset({"number", "rating", "progress", "duration"})
+#: the multi-entry setting of each type that has one (a list of entries or values then)
+MULTI_KEYS = {
+    "email": ("email", "allowMultiple"),
+    "url": ("url", "allowMultiple"),
+    "phone": ("phone", "allowMultiple"),
+    "address": ("address", "allowMultiple"),
+    "person": ("person", "allowMultiple"),
+    "image": ("image", "multiple"),
+}
+#: column headings that name the record's display name and id rather than a field
+DISPLAY_NAMES = ("displayName", "display name", "name")
+RECORD_IDS = ("recordId", "record id", "id")
+_NUMBER = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+_INTEGER = re.compile(r"[+-]?[0-9]+")
 #: a text cell a spreadsheet would take for a formula (OWASP's list), after the apostrophes of
 #: an earlier escape: export puts one more apostrophe before it, import takes one off
 _FORMULA = re.compile(r"'*[=+\-@\t\r]")
 Row = tuple[int, dict[str, Any] | list[Issue]]
+#: the UTF-8 byte order mark, which spreadsheet programs put at the start of a file
+BOM = b"\xef\xbb\xbf"
 
 
 async def module_schema(system: ActorSystem, account_id: str, slug: str) -> ModuleSchema:
@@ -53,23 +81,134 @@ def _rows(path: Path, schema: ModuleSchema) -> Iterator[Row]:
     if path.suffix == ".jsonl":
         with path.open("rb") as handle:
             for number, line in enumerate(handle, start=1):
+                if number == 1:
+                    line = line.removeprefix(BOM)
                 if line.strip():
                     yield number, _json_line(line)
         return
     if path.suffix != ".csv":
         raise BadRequest(f"{path.name}: the file must end in .csv or .jsonl")
-    types = {f.slug: f.data_type for f in schema.fields}
-    with path.open(encoding="utf-8", newline="") as handle:
-        reader = csv.DictReader(handle)
-        for item in reader:
+    # utf-8-sig: a byte order mark (what spreadsheet programs write) is not part of a heading
+    with path.open(encoding="utf-8-sig", newline="") as handle:
+        reader = csv.reader(handle)
+        try:
+            headings = next(reader)
+        except StopIteration:
+            return
+        columns = _columns(path, schema, headings)
+        for cells in reader:
+            if not any(cell.strip() for cell in cells):
+                continue  # a blank line (spreadsheets end files with some)
+            name: str | None = None
             fields: dict[str, Any] = {}
-            for column, cell in item.items():
-                if column in (None, "displayName", "recordId") or cell in (None, ""):
+            for (target, field), cell in zip(columns, cells, strict=False):
+                if target is None or cell == "":
                     continue
-                fields[column] = _cell(cell, types.get(column, "text") in STRING_TYPES)
-            name = item.get("displayName")
-            name = _unescape(name) if name is not None else None
+                if field is None:
+                    name = _unescape(cell)
+                else:
+                    fields[field.slug] = read_cell(field, cell)
             yield reader.line_num, {"displayName": name, "fields": fields}
+
+
+Column = tuple[str | None, FieldDef | None]
+
+
+def _heading_key(text: str) -> str:
+    """A heading as people write it, compared without case, spaces or punctuation."""
+    return "".join(c for c in text.casefold() if c.isalnum())
+
+
+def _columns(path: Path, schema: ModuleSchema, headings: list[str]) -> list[Column]:
+    """What each column holds: ("displayName", None), (slug, its field), or (None, None) for
+    one that is skipped (the record id, an empty heading). A heading that names no field is
+    refused before anything is imported."""
+    known: dict[str, Column] = {}
+    for f in schema.fields:  # slugs first, then names, then labels: the first claim holds
+        known.setdefault(_heading_key(f.slug), (f.slug, f))
+    for f in schema.fields:
+        known.setdefault(_heading_key(f.name), (f.slug, f))
+    for f in schema.fields:
+        known.setdefault(_heading_key(f.label), (f.slug, f))
+    for alias in DISPLAY_NAMES:
+        known.setdefault(_heading_key(alias), ("displayName", None))
+    for alias in RECORD_IDS:
+        known.setdefault(_heading_key(alias), (None, None))
+    columns: list[Column] = []
+    unknown: list[str] = []
+    seen: dict[str, str] = {}
+    for heading in headings:
+        key = _heading_key(heading)
+        if not key:
+            columns.append((None, None))
+            continue
+        if key not in known:
+            unknown.append(heading)
+            continue
+        target, field = known[key]
+        if target is not None and target in seen:
+            raise BadRequest(
+                f"{path.name}: columns {seen[target]!r} and {heading!r} are both {target}"
+            )
+        if target is not None:
+            seen[target] = heading
+        # computed fields are the server's: an export carries them, an import skips them
+        computed = field is not None and field.data_type in COMPUTED
+        columns.append((None, None) if computed else (target, field))
+    if unknown:
+        fields = ", ".join(f"{f.slug} ({f.label})" for f in schema.fields)
+        raise BadRequest(
+            f"{path.name}: no field of module {schema.module.slug} is called "
+            f"{', '.join(map(repr, unknown))}; its fields are {fields}, and displayName"
+        )
+    return columns
+
+
+def read_cell(field: FieldDef, cell: str) -> Any:
+    """A CSV cell as the value of ``field``, read by the field's type: text stays text, a
+    number column takes numbers, a boolean column true or false, and the others the JSON an
+    export writes or a bare value (text the API validates, and refuses if it must)."""
+    kind = field.data_type
+    if kind in STRING_TYPES:
+        return _unescape(cell)
+    text = cell.strip()
+    if kind in NUMBER_TYPES:
+        if _INTEGER.fullmatch(text):
+            return int(text)
+        if _NUMBER.fullmatch(text):
+            return float(text)
+        return _unescape(cell)  # "1h 30m" for a duration; the API refuses it elsewhere
+    if kind == "boolean":
+        lowered = text.casefold()
+        return {"true": True, "false": False}.get(lowered, _unescape(cell))
+    if text[:1] in ("[", "{"):
+        try:
+            return json.loads(text)
+        except ValueError:
+            pass  # the API says what is wrong with it
+    value = _unescape(cell)
+    if kind == "multi_select":
+        return [part.strip() for part in value.split(",") if part.strip()]
+    if _multi(field):  # one bare value in a list column: one entry
+        return [{"value": value}] if kind in CONTACT_TYPES else [value]
+    return value
+
+
+#: multi-valued types whose list items are {id, value, label, isPrimary} entries
+CONTACT_TYPES = frozenset({"email", "url", "phone", "address"})
+
+
+def _multi(field: FieldDef) -> bool:
+    if field.data_type in MULTI_KEYS:
+        group, key = MULTI_KEYS[field.data_type]
+        flag = field.config.get(group)
+        return isinstance(flag, dict) and flag.get(key) is True
+    if field.data_type == "social_profile":
+        return field.config.get("allowMultiple") is True
+    if field.data_type == "reference":
+        flag = field.config.get("reference")
+        return isinstance(flag, dict) and flag.get("selectionMode") == "multi"
+    return False
 
 
 def _json_line(line: bytes) -> dict[str, Any] | list[Issue]:
@@ -91,17 +230,6 @@ def _json_line(line: bytes) -> dict[str, Any] | list[Issue]:
     if not isinstance(item.get("displayName"), str | None):
         issues.append(Issue("invalid_type", ("displayName",), "displayName must be a string"))
     return issues or item
-
-
-def _cell(cell: str, text: bool) -> Any:
-    """A CSV cell's value: a text column's cell is text, and so is an escaped formula-like
-    cell; any other cell is JSON when it parses (``-5``, ``true``, ``["a"]``)."""
-    if text or cell.startswith("'"):
-        return _unescape(cell)
-    try:
-        return json.loads(cell)
-    except ValueError:
-        return cell
 
 
 def _unescape(cell: str) -> str:
@@ -131,7 +259,7 @@ async def import_records(
     owner = await system.store.owner_user_id(account_id)
     report: dict[str, Any] = {"module": slug, "imported": 0, "rejected": []}
     total = _count_rows(path)
-    with Progress(disable=not progress, transient=True) as bar:
+    with _progress(progress) as bar:
         task = bar.add_task(f"importing {path.name}", total=total)
         chunk: list[tuple[int, dict[str, Any]]] = []
         for number, row in _rows(path, schema):
@@ -149,6 +277,11 @@ async def import_records(
             bar.advance(task, len(chunk))
     report["rejected"].sort(key=lambda r: r["line"])
     return report
+
+
+def _progress(shown: bool) -> Progress:
+    """A progress bar on stderr (stdout carries the command's JSON result)."""
+    return Progress(console=Console(stderr=True), disable=not shown, transient=True)
 
 
 def _count_rows(path: Path) -> int:
@@ -204,11 +337,10 @@ async def export_records(
     store = system.store
     query = parse_list_query([("sortField", "created_at"), ("sortDirection", "asc")], schema)
     slugs = [f.slug for f in schema.fields]
-    text = [f.data_type in STRING_TYPES for f in schema.fields]
     written = 0
     with (
         path.open("w", encoding="utf-8", newline="") as handle,
-        Progress(disable=not progress, transient=True) as bar,
+        _progress(progress) as bar,
     ):
         writer = csv.writer(handle) if path.suffix == ".csv" else None
         if writer is not None:
@@ -224,7 +356,7 @@ async def export_records(
                     line = {"recordId": r.record_id, "displayName": r.display_name}
                     handle.write(json.dumps({**line, "fields": r.fields}) + "\n")
                 else:
-                    cells = [_out(r.fields.get(s), t) for s, t in zip(slugs, text, strict=True)]
+                    cells = [_out(r.fields.get(s)) for s in slugs]
                     writer.writerow([r.record_id, _escape(r.display_name), *cells])
             written += len(rows)
             bar.advance(task, len(rows))
@@ -233,18 +365,12 @@ async def export_records(
     return {"module": slug, "exported": written, "file": str(path)}
 
 
-def _out(value: Any, text: bool) -> str:
-    """A value's CSV cell: text as it is (escaped when formula-like), anything else as JSON,
-    and text of a column read as JSON written as a JSON string when it would parse as
-    something else (a phone ``"123"`` stays text)."""
+def _out(value: Any) -> str:
+    """A value's CSV cell: text as it is (escaped when formula-like), anything else as JSON.
+    The import reads a cell by its column's field type, so text needs no quoting of its own
+    (a text ``42`` is written ``42`` and read as text again)."""
     if value is None:
         return ""
-    if not isinstance(value, str):
-        return json.dumps(value)
-    if text or _FORMULA.match(value):
+    if isinstance(value, str):
         return _escape(value)
-    try:
-        json.loads(value)
-    except ValueError:
-        return value
-    return json.dumps(value)
+    return json.dumps(value, ensure_ascii=False)

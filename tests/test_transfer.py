@@ -5,13 +5,18 @@ from __future__ import annotations
 import csv
 import json
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
 
+from fieldhouse.cli import main
+from fieldhouse.model.errors import BadRequest
+from fieldhouse.model.schema import DATA_TYPES
 from fieldhouse.runtime import Runtime
 from fieldhouse.transfer import export_records, import_records
 from tests.conftest import Workspace
+from tests.http.routes.test_records_values import CASES, MODULES, READ_ONLY, _names, _resolve
 from tests.http.test_records_crud import create, records_url
 from tests.test_cli import run
 
@@ -115,3 +120,127 @@ async def test_a_malformed_json_line_is_a_rejected_row(
     ]
     assert report["rejected"][0]["issues"][0]["message"].startswith("The line is not valid JSON")
     assert report["rejected"][4]["issues"][0]["message"].startswith("The line is not UTF-8 text")
+
+
+# --- every field type through CSV; spreadsheet files (issue 33 item 4) -------------------------
+
+#: text that looks like a number, a boolean, null or JSON: a text field gives it back as text
+LOOKALIKES = ("42", "true", "null", '{"a": 1}', "[1, 2]", "-7", "1e3", "TRUE")
+#: a text field of each module, where the lookalikes go
+TEXT_FIELD = {"contacts": "first-name", "companies": "name", "deals": "name", "tasks": "title"}
+
+
+def _kept(record: dict[str, Any], autonumbers: set[str]) -> str:
+    """A record as compared across the round trip: its name and every field value but the
+    auto-numbers (an import numbers its records anew)."""
+    fields = {k: v for k, v in record["fields"].items() if k not in autonumbers}
+    return json.dumps([record["displayName"], fields], sort_keys=True)
+
+
+async def _all(client: httpx.AsyncClient, ws: Workspace, module: str) -> list[dict[str, Any]]:
+    url = records_url(module) + "?pageSize=100"
+    return list((await client.get(url, headers=ws.headers)).json()["records"])
+
+
+def _as_a_spreadsheet_saves_it(source: Path, target: Path, labels: dict[str, str]) -> None:
+    """The export opened in a spreadsheet program and saved as CSV again: a byte order mark,
+    the fields' labels as headings, the cells as they were."""
+    with source.open(encoding="utf-8", newline="") as handle:
+        headings, *rows = list(csv.reader(handle))
+    with target.open("w", encoding="utf-8-sig", newline="") as handle:
+        writer = csv.writer(handle)
+        writer.writerow([labels.get(h, h) for h in headings])
+        writer.writerows(rows)
+
+
+async def test_csv_export_then_import_gives_every_field_type_back(
+    client: httpx.AsyncClient, runtime: Runtime, ws: Workspace, tmp_path: Path
+) -> None:
+    names = await _names(client, ws, runtime)
+    covered: set[str] = set()
+    for module in MODULES:
+        cases = [c for c in CASES if c.module == module]
+        await create(client, ws, module, {c.slug: _resolve(c.valid, names) for c in cases})
+        covered |= {c.data_type for c in cases}
+        for text in LOOKALIKES:
+            await create(client, ws, module, {TEXT_FIELD[module]: text}, name=text)
+    assert covered | {t for t, _, _ in READ_ONLY} == set(DATA_TYPES)
+    for module in MODULES:
+        schema = (await client.get(f"/v1/modules/{module}", headers=ws.headers)).json()
+        autonumbers = {f["slug"] for f in schema["fields"] if f["dataType"] == "autonumber"}
+        labels = {f["slug"]: f["label"] for f in schema["fields"]}
+        labels |= {"displayName": "Display name", "recordId": "Record ID"}
+        before = await _all(client, ws, module)
+        out, saved = tmp_path / f"{module}.csv", tmp_path / f"{module}-saved.csv"
+        await export_records(runtime.actors, ws.account_id, module, out, progress=False)
+        _as_a_spreadsheet_saves_it(out, saved, labels)
+        for source in (out, saved):
+            report = await import_records(
+                runtime.actors, ws.account_id, module, source, progress=False
+            )
+            assert report["rejected"] == [], (module, source.name, report["rejected"])
+            assert report["imported"] == len(before)
+        after = await _all(client, ws, module)
+        old = {r["recordId"] for r in before}
+        imported = [r for r in after if r["recordId"] not in old]
+        assert sorted(_kept(r, autonumbers) for r in imported) == sorted(
+            _kept(r, autonumbers) for r in before * 2
+        ), module
+        lookalikes = [
+            (r["displayName"], r["fields"][TEXT_FIELD[module]])
+            for r in imported
+            if r["displayName"] in LOOKALIKES
+        ]
+        assert sorted(lookalikes) == sorted((text, text) for text in LOOKALIKES * 2)
+
+
+async def test_a_spreadsheet_file_imports_by_its_headings(
+    client: httpx.AsyncClient, runtime: Runtime, ws: Workspace, tmp_path: Path
+) -> None:
+    source = tmp_path / "people.csv"
+    # what a spreadsheet program saves: a byte order mark, the headings people read, TRUE
+    source.write_bytes(
+        "\ufeffFirst name,LAST NAME,Email addresses,Do not contact,Tags,Lifecycle stage,"
+        "Birthday\r\n"
+        'José,Núñez,josé@exämple.com,TRUE,"vip, champion",customer,1990-02-28\r\n'
+        "Zhāng,Wěi,用户@例子.广告,false,,lead,\r\n"
+        ",,,,,,\r\n".encode()
+    )
+    report = await import_records(runtime.actors, ws.account_id, "contacts", source, progress=False)
+    assert report["rejected"] == [] and report["imported"] == 2
+    records = {r["displayName"]: r["fields"] for r in await _all(client, ws, "contacts")}
+    jose = records["José"]
+    assert (jose["last-name"], jose["do-not-contact"], jose["tags"]) == (
+        "Núñez",
+        True,
+        ["vip", "champion"],
+    )
+    assert [e["value"] for e in jose["emails"]] == ["josé@exämple.com"]
+    assert (jose["lifecycle"], jose["birthday"]) == ("customer", "1990-02-28")
+    assert [e["value"] for e in records["Zhāng"]["emails"]] == ["用户@例子.广告"]
+    assert records["Zhāng"]["do-not-contact"] is False
+
+
+async def test_a_heading_that_names_no_field_imports_nothing(
+    client: httpx.AsyncClient, runtime: Runtime, ws: Workspace, tmp_path: Path
+) -> None:
+    source = tmp_path / "people.csv"
+    source.write_text("First name,Shoe size\nAda,38\n", encoding="utf-8")
+    with pytest.raises(BadRequest, match="no field of module contacts is called 'Shoe size'"):
+        await import_records(runtime.actors, ws.account_id, "contacts", source, progress=False)
+    assert await _all(client, ws, "contacts") == []
+
+
+def test_the_progress_bar_is_on_stderr_and_stdout_is_the_result(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    d = ["--data-dir", str(tmp_path / "data")]
+    workspace = str(run(capsys, "init", *d)["accountId"])
+    source = tmp_path / "contacts.csv"
+    source.write_text("first-name\n" + "".join(f"P{i}\n" for i in range(50)))
+    target = ["--workspace", workspace, "--module", "contacts"]
+    for verb, file in (("import", source), ("export", tmp_path / "out.csv")):
+        assert main([*d, verb, *target, str(file)]) == 0
+        out = capsys.readouterr().out
+        assert len(out.splitlines()) == 1, out  # the JSON result alone
+        assert json.loads(out)["module"] == "contacts"

@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from typing import Any
 
 import phonenumbers
+from email_validator import EmailNotValidError, validate_email
 
 from fieldhouse.model.errors import Issue
 from fieldhouse.model.fields._base import (
@@ -46,10 +47,6 @@ ENTRY_LABEL_MAX_LENGTH = 100
 MAX_ENTRIES = 100
 ADDRESS_PART_MAX_LENGTH = 200
 
-_EMAIL = re.compile(
-    r"(?P<local>[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+(?:\.[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+)*)"
-    r"@(?P<domain>(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)+[A-Za-z]{2,63})"
-)
 _E164 = re.compile(r"\+[1-9][0-9]{1,14}")
 _PHONE = re.compile(r"[0-9 +\-().]{3,32}")
 
@@ -62,21 +59,21 @@ _ADDRESS_KEYS = frozenset({*_ADDRESS_TEXT_KEYS, "lat", "lng"})
 
 
 def check_email(value: Any, *, validate: bool) -> Result:
-    """An email address; with validation, local@domain.tld and the domain lower-cased."""
+    """An email address; with validation, one the email-validator package takes without a DNS
+    look-up: RFC 5322's form with RFC 6531's internationalised addresses (``josé@exämple.com``,
+    ``用户@例子.广告``), written in its normal form (the domain lower-cased, Unicode in NFC)."""
     if not isinstance(value, str):
         return None, [invalid_type("string", value)]
     if len(value) > EMAIL_MAX_LENGTH:
         return None, [too_big_string(EMAIL_MAX_LENGTH, len(value))]
     if not validate:
         return value, []
-    match = _EMAIL.fullmatch(value)
-    if match is None or len(match.group("local")) > 64:
-        return None, [
-            invalid_string(
-                "email", f"Invalid email address {show(value)}: expected local@domain.tld"
-            )
-        ]
-    return f"{match.group('local')}@{match.group('domain').lower()}", []
+    try:
+        checked = validate_email(value, check_deliverability=False, strict=True)
+    except EmailNotValidError as exc:
+        why = str(exc).rstrip(".")
+        return None, [invalid_string("email", f"Invalid email address {show(value)}: {why}")]
+    return checked.normalized, []
 
 
 def check_url(value: Any) -> Result:

@@ -27,8 +27,8 @@ def test_email_single_normalises_domain_case() -> None:
         "a@.com",
         "a..b@c.com",
         ".a@c.com",
-        "a@b.c",
         "a@-b.com",
+        "a@b.invalid",
         "a@b.com ",
         ("x" * 65) + "@b.com",
     ],
@@ -38,6 +38,22 @@ def test_email_single_invalid_format(value: str) -> None:
     assert found["code"] == "invalid_string"
     assert found["validation"] == "email"
     assert found["path"] == ["fields", "email"]
+
+
+@pytest.mark.parametrize(
+    ("value", "stored"),
+    [
+        # RFC 6531: non-ASCII local parts and domains (35% of a real 10k-row file)
+        ("josé@exämple.com", "josé@exämple.com"),
+        ("Zoë.Ångström@Exämple.COM", "Zoë.Ångström@exämple.com"),
+        ("用户@例子.广告", "用户@例子.广告"),
+        ("дмитрий@пример.рф", "дмитрий@пример.рф"),
+        ("δοκιμή@παράδειγμα.δοκιμή", "δοκιμή@παράδειγμα.δοκιμή"),
+        ("o'brien+news@sub.example.org", "o'brien+news@sub.example.org"),
+    ],
+)
+def test_email_single_takes_internationalised_addresses(value: str, stored: str) -> None:
+    assert ok("email", value) == stored
 
 
 def test_email_too_long_and_wrong_type() -> None:
