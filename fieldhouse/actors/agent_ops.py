@@ -77,9 +77,41 @@ class DecideApproval(Message[Approval]):
     preview: Mapping[str, Any] | None = None
     #: the deciding credential (an API key id; None for a session)
     decider_key: str | None = None
+    #: what the edited call does, in a few words (replaces the model's call's description)
+    description: str | None = None
 
     async def apply(self, ctx: WriteContext) -> Approval:
         return await decide_approval(ctx, self)
+
+
+@dataclass(frozen=True)
+class NoteOutcome(Message[None]):
+    """What running an approved call gave, kept on its executed approval so the model reads
+    it when the run resumes."""
+
+    approval_id: str
+    outcome: Mapping[str, Any]
+
+    async def apply(self, ctx: WriteContext) -> None:
+        approval = await _load(ctx, self.approval_id)
+        if approval.status == ApprovalStatus.EXECUTED:
+            await _store(ctx, approval, approval.but(outcome=dict(self.outcome)))
+
+
+@dataclass(frozen=True)
+class ExpireApproval(Message[bool]):
+    """A pending approval whose expiry is at or before ``now`` is stored ``expired`` (the
+    scheduler's sweep); False when it was decided or is not due."""
+
+    approval_id: str
+    now: str
+
+    async def apply(self, ctx: WriteContext) -> bool:
+        approval = await _load(ctx, self.approval_id)
+        if approval.status != ApprovalStatus.PENDING or not approval.expired(self.now):
+            return False
+        await _store(ctx, approval, approval.but(status=ApprovalStatus.EXPIRED))
+        return True
 
 
 @dataclass(frozen=True)
@@ -215,10 +247,11 @@ async def decide_approval(ctx: WriteContext, msg: DecideApproval) -> Approval:
             f"Approval {msg.approval_id} was already decided ({approval.status})",
             data={"status": str(approval.status)},
         )
-    if msg.decider_key is not None and msg.decider_key == approval.requested_key:
+    same_key = msg.decider_key is not None and msg.decider_key == approval.requested_key
+    if same_key or (msg.actor_user_id is not None and msg.actor_user_id == approval.requested_by):
         raise Forbidden(
-            "The API key that asked for this call may not decide it: "
-            "another approver's credential must"
+            "The person who asked for this call may not decide it, with any of their keys or "
+            "sessions: another owner or admin must"
         )
     status = ApprovalStatus.APPROVED if msg.approve else ApprovalStatus.REJECTED
     changes: dict[str, Any] = {
@@ -234,6 +267,8 @@ async def decide_approval(ctx: WriteContext, msg: DecideApproval) -> Approval:
             "original_arguments": dict(approval.arguments),
             "preview": dict(msg.preview or {}),
         }
+        if msg.description is not None:
+            changes["description"] = msg.description
     decided = await _store(ctx, approval, approval.but(**changes))
     await ctx.activity(
         ActivityKind.APPROVAL_DECIDED,

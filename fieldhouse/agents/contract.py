@@ -50,11 +50,15 @@ class ToolOutcome:
     approval_id: str | None = None
     #: the records whose text the call read (module, recordId, displayName)
     read: tuple[Mapping[str, Any], ...] = ()
+    #: set when the policy let an external call run without an approval: who set it
+    auto_approved_by: str | None = None
 
 
 @dataclass(frozen=True)
 class ToolContext:
-    """Who runs the tool and with what: tools obey the caller's permissions."""
+    """Who runs the tool and with what: tools obey the permissions of ``principal``, which is
+    always the run's requester with their rights as read just before the call (never whoever
+    resumed the run or approved the call)."""
 
     principal: Principal
     actors: ActorSystem
@@ -62,6 +66,9 @@ class ToolContext:
     settings: Settings
     run_id: str
     agent_id: str | None
+    #: record writes the run has made so far without an approval (the policy's
+    #: ``recordWritesWithoutApproval`` makes the writes past it wait for one)
+    record_writes: int = 0
 
 
 class ToolExecutor(Protocol):

@@ -8,16 +8,23 @@ Rules, for every call:
    (records.search needs records:read, records.create records:write); record tools also obey
    the role's module permissions. Otherwise the call is an error; nothing runs.
 3. A tool without external effects runs at once, unless the workspace policy requires an
-   approval for it (``requireApproval``: "records.update" or "records.update:deals").
-4. An external tool runs at once only if the policy auto-approves it.
+   approval for it (``requireApproval``: "records.update" or "records.update:deals"), or it
+   writes records and the run has already made the policy's ``recordWritesWithoutApproval``
+   record writes without one.
+4. An external tool runs at once only if the policy auto-approves it, and the policy was set
+   by someone other than the requester (nobody approves their own calls); the run shows who
+   (``autoApprovedBy``).
 5. Otherwise a pending approval for exactly this call of this run is stored (a repeat of the
    same call in the same run reuses it) and the outcome is ``pending_approval``. An approval is
    never found by its arguments: it runs only when an approver approves that one approval,
    and then once (approved -> executed in the same transaction as the tool's writes); a run
    that fails leaves it ``failed``; an undecided one expires.
 
-Approvals are decided by owners and admins over ``/api/approvals/{id}/approve|reject``, never
-by the key that asked for the call; approving runs the call through :func:`run_approved`.
+The context's principal is always the run's requester, with their rights as they are now
+(``agents/requester.py``). Approvals are decided by owners and admins over
+``/api/approvals/{id}/approve|reject``, never by the person who asked for the call (whatever
+key or session they use); approving runs the call, as its requester, through
+:func:`run_approved`.
 """
 
 from __future__ import annotations
@@ -25,16 +32,25 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Mapping
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import trio
 from pydantic import ValidationError
 
-from fieldhouse.actors.agent_ops import APPROVAL, ApplyObjects, Consume, FailApproval, ObjectWrite
+from fieldhouse.actors.agent_ops import (
+    APPROVAL,
+    ApplyObjects,
+    Consume,
+    FailApproval,
+    NoteOutcome,
+    ObjectWrite,
+)
 from fieldhouse.agents.contract import ToolCall, ToolContext, ToolOutcome
 from fieldhouse.agents.tools.base import Args, Tool
 from fieldhouse.model.activity import ActivityKind
+from fieldhouse.model.agent_policy import RECORD_WRITES
 from fieldhouse.model.agents import (
     POLICY_ID,
     Approval,
@@ -44,6 +60,7 @@ from fieldhouse.model.agents import (
 )
 from fieldhouse.model.clock import new_id, to_iso
 from fieldhouse.model.errors import ApiError
+from fieldhouse.storage.store import Store
 
 POLICY = Kind.POLICY
 #: how long an approval may wait for its decision and its run
@@ -65,8 +82,13 @@ def canonical(args: Args) -> dict[str, Any]:
     return args.model_dump(mode="json")
 
 
+async def load_policy(store: Store, account_id: str) -> Policy:
+    """The workspace's agent policy (the defaults when none was set)."""
+    return Policy.from_row(await store.get_object(account_id, POLICY, POLICY_ID))
+
+
 async def policy(ctx: ToolContext) -> Policy:
-    return Policy.from_row(await ctx.store.get_object(ctx.principal.account_id, POLICY, POLICY_ID))
+    return await load_policy(ctx.store, ctx.principal.account_id)
 
 
 def _error(exc: ApiError) -> ToolOutcome:
@@ -99,11 +121,14 @@ async def run_call(tool: Tool | None, call: ToolCall, ctx: ToolContext) -> ToolO
         return refused
     try:
         rules = await policy(ctx)
+        name = tool.spec.name
         module = getattr(args, "module", None)
-        if not tool.spec.external and not rules.requires(tool.spec.name, module):
+        writes = rules.record_writes_without_approval
+        past_cap = name in RECORD_WRITES and ctx.record_writes >= writes
+        if not tool.spec.external and not rules.requires(name, module) and not past_cap:
             return await tool.run(args, ctx, None)
-        if tool.spec.external and tool.spec.name in rules.auto_approve:
-            return await tool.run(args, ctx, None)
+        if tool.spec.external and rules.auto_approves(name, ctx.principal.user_id):
+            return replace(await tool.run(args, ctx, None), auto_approved_by=rules.set_by)
         return await _request(tool, args, call, ctx)
     except ApiError as exc:
         return _error(exc)
@@ -116,14 +141,15 @@ async def run_approved(tool: Tool | None, approval: Approval, ctx: ToolContext) 
         outcome = ToolOutcome("error", summary=f"Unknown tool {approval.tool!r}")
     else:
         outcome = await _run_approved(tool, approval, ctx)
-    if outcome.status == "error":
-        with trio.CancelScope(shield=True):
+    account, user = ctx.principal.account_id, ctx.principal.user_id
+    with trio.CancelScope(shield=True):
+        if outcome.status == "error":
             await ctx.actors.ask(
-                ctx.principal.account_id,
-                FailApproval(
-                    approval.approval_id, outcome.summary, actor_user_id=ctx.principal.user_id
-                ),
+                account, FailApproval(approval.approval_id, outcome.summary, actor_user_id=user)
             )
+        else:  # what it gave, for the model to read when its run resumes
+            noted = {"status": outcome.status, "summary": outcome.summary, "result": outcome.result}
+            await ctx.actors.ask(account, NoteOutcome(approval.approval_id, noted))
     return outcome
 
 
@@ -179,12 +205,14 @@ async def _request(tool: Tool, args: Args, call: ToolCall, ctx: ToolContext) -> 
             requested_key=ctx.principal.api_key_id,
             requested_at=to_iso(now),
             expires_at=to_iso(now + APPROVAL_TTL),
+            requested_auth=ctx.principal.auth_method,
         )
         write = ObjectWrite(
             APPROVAL,
             pending.approval_id,
             pending.data(),
             ApprovalStatus.PENDING,
+            due_at=pending.expires_at,  # the scheduler stores it expired then
             activity=ActivityKind.APPROVAL_REQUESTED,
             activity_data={
                 "approvalId": pending.approval_id,

@@ -1,6 +1,12 @@
-"""Resuming a run after its approvals were decided: the conversation is rebuilt from the stored
-run, each call that waited for an approval answered with what became of it (run, rejected with
-the approver's reason, failed or expired), and the run goes on where it stopped.
+"""Resuming a run: one that waited for approvals (once they are all decided), one whose client
+went away (``aborted``) or one whose process died (``interrupted``), any number of times until
+it ends. The conversation is rebuilt from the stored run, each call that waited for an approval
+answered with what became of it (run, with its result; rejected with the approver's reason;
+failed or expired), and the run goes on where it stopped.
+
+Whoever resumes (the requester, or an owner or admin), the run goes on for its requester, with
+the requester's rights as they are now; once their key is revoked or their user deleted it
+cannot go on (409).
 """
 
 from __future__ import annotations
@@ -9,9 +15,10 @@ from dataclasses import replace
 from typing import Any, cast
 
 from fieldhouse.actors.agent_ops import APPROVAL
-from fieldhouse.actors.run_ops import AGENT_RUN
+from fieldhouse.actors.run_ops import AGENT_RUN, INTERRUPTED_CALL
 from fieldhouse.agents.contract import OutcomeStatus, ToolCall, ToolOutcome
 from fieldhouse.agents.providers.base import Turn
+from fieldhouse.agents.requester import Requester, rights_or_gone
 from fieldhouse.agents.run import AgentRun, AgentRuntime, Resumed, load_agent
 from fieldhouse.model.agents import Approval, ApprovalStatus, RunRecord, RunStatus, ToolCallEntry
 from fieldhouse.model.clock import now_iso
@@ -37,12 +44,18 @@ def decided_outcome(approval: Approval | None, entry: ToolCallEntry, now: str) -
         status = ApprovalStatus.EXPIRED
     result: dict[str, Any] = {"approvalId": approval.approval_id, "status": str(status)}
     if status == ApprovalStatus.EXECUTED:
+        ran = approval.outcome or {}
+        if isinstance(ran.get("result"), dict):
+            result["result"] = ran["result"]  # what the call gave, e.g. the record it made
+        done = f" {ran['summary']}" if ran.get("summary") else ""
         if approval.original_arguments is not None:
             result["arguments"] = dict(approval.arguments)
             return ToolOutcome(
-                "ok", result, f"Approved with edited arguments and done: {approval.description}."
+                "ok",
+                result,
+                f"Approved with edited arguments and done: {approval.description}.{done}",
             )
-        return ToolOutcome("ok", result, f"Approved and done: {approval.description}.")
+        return ToolOutcome("ok", result, f"Approved and done: {approval.description}.{done}")
     if status == ApprovalStatus.REJECTED:
         reason = approval.reason or "no reason given"
         result["reason"] = approval.reason
@@ -55,25 +68,31 @@ def decided_outcome(approval: Approval | None, entry: ToolCallEntry, now: str) -
 
 
 async def prepare_resume(runtime: AgentRuntime, principal: Principal, run_id: str) -> AgentRun:
-    """The run to continue (409 while one of its approvals is undecided, or when it has none
-    to continue from)."""
+    """The run to continue, for its requester (409 while it runs, once it has ended, while one
+    of its approvals is undecided, or when its requester can no longer act). ``principal``,
+    who resumes, only decides whether they may see the run."""
     run = await load_run(runtime, principal, run_id)
-    if run.status == RunStatus.RUNNING:
-        raise Conflict(f"Run {run_id} is still running", data={"runId": run_id})
-    waiting = [e for e in run.tool_calls if e.status == "pending_approval"]
-    if not waiting:
-        raise Conflict(
-            f"Run {run_id} has no tool call that waited for an approval", data={"runId": run_id}
-        )
-    request = await load_agent(runtime.store, principal, run.agent_id)
-    request = replace(request, message=run.message)
     now = now_iso()
+    if run.status == RunStatus.RUNNING and not _lapsed(run, now):
+        raise Conflict(f"Run {run_id} is still running", data={"runId": run_id})
+    if run.status != RunStatus.RUNNING and not run.resumable:
+        raise Conflict(
+            f"Run {run_id} has ended ({run.status}): only a waiting, aborted or interrupted "
+            "run is resumed",
+            data={"runId": run_id, "status": str(run.status)},
+        )
+    requester = Requester.stored(principal.account_id, run.user_id, run.api_key_id, run.auth_method)
+    acting = await rights_or_gone(runtime.store, requester, f"Run {run_id}")
+    request = await load_agent(runtime.store, acting, run.agent_id)
+    request = replace(request, message=run.message)
     turns = [Turn("system", request.prompt), Turn("user", run.message)]
     entries: list[ToolCallEntry] = []
     undecided: list[str] = []
     for stored in run.tool_calls:
         entry = ToolCallEntry.from_json(stored.to_json())
         call = ToolCall(entry.call_id, entry.tool, entry.arguments)
+        if entry.status == "running":  # stored by a process that died mid-call
+            entry.status, entry.summary = "aborted", INTERRUPTED_CALL
         status = cast(OutcomeStatus, entry.status)
         outcome = ToolOutcome(status, entry.result, entry.summary, entry.approval_id)
         if entry.status == "pending_approval" and entry.approval_id is not None:
@@ -95,3 +114,9 @@ async def prepare_resume(runtime: AgentRuntime, principal: Principal, run_id: st
     version = run.updated_at or run.created_at
     resumed = Resumed(run.run_id, run.created_at, version, run.steps, entries, turns)
     return AgentRun(runtime, request, resumed=resumed)
+
+
+def _lapsed(run: RunRecord, now: str) -> bool:
+    """A running run whose lease ran out: its process died (the scheduler will store it
+    interrupted; a resume need not wait for that)."""
+    return run.lease_until is None or run.lease_until <= now

@@ -6,9 +6,15 @@ record is stored as aborted from a shielded ``finally``.
 
 The run record is written in ordered, shielded steps (the workspace actor applies one
 workspace's messages in order): ``running`` before the first model call, each tool call as it
-starts and as it ends, then the end. Every run ends ``succeeded``, ``failed`` or ``aborted``;
-a call in flight when the run stopped is stored ``aborted``. A run whose tool calls waited for
-approvals can be resumed once they are decided: the model then reads what came of them.
+starts and as it ends, then the end: ``waiting`` when calls wait for approvals, else
+``succeeded``, ``failed`` or ``aborted``; a call in flight when the run stopped is stored
+``aborted``. While it runs, the run holds a lease (its ``due_at``) that its process renews;
+a run whose lease ran out was in a process that died, and the scheduler stores it
+``interrupted``. Waiting, aborted and interrupted runs are resumed (``resume.py``).
+
+Every tool call acts for the run's requester (``requester.py``) with their rights as read just
+before the call: never with the rights of whoever resumed the run. The policy's caps
+(``caps.py``) bound the calls of a step and of a run, and the size of their arguments.
 """
 
 from __future__ import annotations
@@ -20,14 +26,25 @@ from typing import Any
 
 import trio
 
-from fieldhouse.actors.run_ops import AGENT, SaveRun
+from fieldhouse.actors.run_ops import AGENT, INTERRUPTED_CALL, SaveRun
 from fieldhouse.actors.system import ActorSystem
+from fieldhouse.agents.caps import (
+    RUN_CAP,
+    calls_made,
+    capped,
+    kept,
+    progress_reply,
+    unapproved_record_writes,
+)
 from fieldhouse.agents.contract import ToolCall, ToolContext, ToolExecutor, ToolOutcome
+from fieldhouse.agents.gate import load_policy
+from fieldhouse.agents.lease import LeaseLost, keep_lease, lease_end
 from fieldhouse.agents.providers.base import EMPTY_ANSWER, Provider, ProviderError, Turn
+from fieldhouse.agents.requester import Requester, current_rights
 from fieldhouse.config import Settings
 from fieldhouse.model.agents import RunRecord, RunStatus, ToolCallEntry
 from fieldhouse.model.clock import new_id, now_iso
-from fieldhouse.model.errors import NotFound
+from fieldhouse.model.errors import Conflict, NotFound
 from fieldhouse.model.principal import Principal
 from fieldhouse.storage.store import Store
 
@@ -67,7 +84,15 @@ RunEvent = ToolStarted | Token | ApprovalRequired
 #: called once per run after its final record is stored: (run id, status, the trio.current_time()
 #: at which the run ended, e.g. when its cancellation arrived)
 EndHook = Callable[[str, str, float], None]
-INTERRUPTED = "The run stopped while this call was in flight; it may or may not have completed"
+INTERRUPTED = INTERRUPTED_CALL
+TAKEN_OVER = (
+    "The run's lease ran out (its process stalled) and it was stored interrupted: this "
+    "process stopped it; resume it to go on"
+)
+REQUESTER_GONE = (
+    "The run's requester can no longer act (their API key was revoked or their user "
+    "deleted): nothing more was done"
+)
 
 
 @dataclass
@@ -80,10 +105,15 @@ class AgentRuntime:
     provider: Provider
     executor: ToolExecutor
     on_end: list[EndHook] = field(default_factory=list)
+    #: this process, as the owner of the leases of the runs it runs
+    instance: str = field(default_factory=new_id)
 
 
 @dataclass(frozen=True)
 class RunRequest:
+    """A run to make: ``principal`` is its requester (for a resumed run, rebuilt from the
+    stored identity), whose identity the run keeps and for whom every tool call acts."""
+
     principal: Principal
     message: str
     agent_id: str | None
@@ -124,6 +154,7 @@ class AgentRun:
     ) -> None:
         self.runtime = runtime
         self.request = request
+        self.requester = Requester.of(request.principal)
         self.events = events
         self.run_id = resumed.run_id if resumed else new_id()
         self.created_at = resumed.created_at if resumed else now_iso()
@@ -137,17 +168,37 @@ class AgentRun:
         self.error: str | None = None
         self._started = 0.0
         self._duration_ms = 0
+        self._lease_until = lease_end()
+        #: set when the stored run is no longer this process's to write (see SaveRun)
+        self._lost = False
 
     async def execute(self) -> dict[str, Any]:
         """Run to the end and return the Agent response. Cancellation propagates (after the
-        aborted record is stored); every other failure ends as status "failed"."""
+        aborted record is stored); every other failure ends as status "failed". Raises
+        Conflict, before anything runs, when a resumed run was resumed by someone else first."""
         self._started = trio.current_time()
-        settings = self.runtime.settings
         await self._save()  # shielded: a cancelled first write is still followed by the end
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(
+                keep_lease,
+                self.runtime.actors,
+                self.requester.account_id,
+                self.run_id,
+                self.runtime.instance,
+                self._renewed,
+            )
+            try:
+                await self._run()
+            finally:
+                nursery.cancel_scope.cancel()
+        return self.response()
+
+    async def _run(self) -> None:
+        settings = self.runtime.settings
         try:
             with trio.fail_after(settings.agent_run_timeout):
                 await self._loop()
-            self.status = RunStatus.SUCCEEDED
+            self.status = RunStatus.WAITING if self.pending else RunStatus.SUCCEEDED
         except trio.TooSlowError:
             self._fail(
                 f"The run deadline of {settings.agent_run_timeout:g} s was exceeded; "
@@ -155,8 +206,10 @@ class AgentRun:
             )
         except ProviderError as exc:
             self._fail(exc.message)
-        except StepLimitReached as exc:
+        except (StepLimitReached, RequesterGone) as exc:
             self._fail(str(exc))
+        except LeaseLost:
+            self.error = TAKEN_OVER  # ends aborted, unstored: the store has the run's state
         except trio.BrokenResourceError:
             self.error = "The client stopped reading the run's events"  # ends aborted
         except Exception:
@@ -166,12 +219,11 @@ class AgentRun:
             if self.status == RunStatus.RUNNING:  # cancelled, or the client went away
                 self.status = RunStatus.ABORTED
             await self._finish()
-        return self.response()
 
     def response(self) -> dict[str, Any]:
         return {
             "response": "".join(self.answer),
-            "success": self.status == RunStatus.SUCCEEDED,
+            "success": self.status in (RunStatus.SUCCEEDED, RunStatus.WAITING),
             "durationMs": self._duration_ms,
             "toolCalls": len(self.tool_calls),
             "error": self.error or "",
@@ -194,10 +246,24 @@ class AgentRun:
                 if not step.text.strip() and not self.answer:
                     raise ProviderError(EMPTY_ANSWER)
                 return
-            turns.append(Turn("assistant", step.text, step.tool_calls))
-            for call in step.tool_calls:
-                outcome = await self._call(call)
+            rules = await load_policy(runtime.store, self.requester.account_id)
+            made = calls_made(self.tool_calls)
+            planned: list[tuple[ToolCall, ToolOutcome | None]] = []
+            for index, call in enumerate(step.tool_calls):
+                refusal = capped(call, index, made, rules)
+                made += refusal is None
+                planned.append((kept(call, refusal), refusal))
+            turns.append(Turn("assistant", step.text, tuple(call for call, _ in planned)))
+            for call, refusal in planned:
+                outcome = await self._call(call, refusal)
                 turns.append(Turn("tool", call=call, outcome=outcome))
+            if any(refusal is not None for _, refusal in planned):
+                await self._save()  # the calls a cap stopped, stored once for the step
+            if any(r is not None and r.result.get("code") == RUN_CAP for _, r in planned):
+                cap = rules.max_calls_per_run
+                said = bool(self.answer)
+                await self._emit(progress_reply(self.tool_calls, cap, said, what="tool calls"))
+                raise StepLimitReached(f"The run stopped at its limit of {cap} tool calls")
         limit = runtime.settings.agent_max_steps
         await self._emit(progress_reply(self.tool_calls, limit, bool(self.answer)))
         raise StepLimitReached(f"The run stopped at its limit of {limit} model calls")
@@ -211,8 +277,19 @@ class AgentRun:
         if self.events is not None:
             await self.events.send(event)
 
-    async def _call(self, call: ToolCall) -> ToolOutcome:
-        runtime, principal = self.runtime, self.request.principal
+    async def _call(self, call: ToolCall, refusal: ToolOutcome | None) -> ToolOutcome:
+        """Run one call for the requester, with their rights as they are now; a call a cap
+        stopped is only recorded."""
+        runtime = self.runtime
+        entry = ToolCallEntry(call.call_id, call.name, dict(call.arguments), "running")
+        self.tool_calls.append(entry)
+        if refusal is not None:
+            entry.status, entry.summary, entry.result = "error", refusal.summary, refusal.result
+            return refusal
+        principal = await current_rights(runtime.store, self.requester)
+        if principal is None:
+            entry.status, entry.summary = "error", REQUESTER_GONE
+            raise RequesterGone(REQUESTER_GONE)
         await self._send(ToolStarted(call.name, runtime.executor.label(call)))
         ctx = ToolContext(
             principal=principal,
@@ -221,16 +298,16 @@ class AgentRun:
             settings=runtime.settings,
             run_id=self.run_id,
             agent_id=self.request.agent_id,
+            record_writes=unapproved_record_writes(self.tool_calls),
         )
         began = trio.current_time()
-        entry = ToolCallEntry(call.call_id, call.name, dict(call.arguments), "running")
-        self.tool_calls.append(entry)
         await self._save()
         outcome = await runtime.executor.execute(call, ctx)
         entry.status, entry.summary = outcome.status, outcome.summary
         entry.result, entry.approval_id = dict(outcome.result), outcome.approval_id
         entry.duration_ms = round((trio.current_time() - began) * 1000)
         entry.read = list(outcome.read)
+        entry.auto_approved_by = outcome.auto_approved_by
         if outcome.approval_id is not None and outcome.status == "pending_approval":
             self.pending.append(outcome.approval_id)
             preview = outcome.result.get("preview")
@@ -253,22 +330,29 @@ class AgentRun:
         for entry in self.tool_calls:
             if entry.status == "running":
                 entry.status, entry.summary = "aborted", INTERRUPTED
-        try:
-            await self._save()
-        except Exception:
-            log.exception("could not store the end of agent run %s", self.run_id)
+        if not self._lost:
+            try:
+                await self._save()
+            except LeaseLost:
+                self.status, self.error = RunStatus.ABORTED, TAKEN_OVER
+            except Exception:
+                log.exception("could not store the end of agent run %s", self.run_id)
         for hook in self.runtime.on_end:
             hook(self.run_id, self.status, ended)
+
+    def _renewed(self, until: str) -> None:
+        self._lease_until = until
 
     async def _save(self) -> None:
         """Store the run as it stands: shielded, so a cancellation never cuts the sequence of
         writes short; the actor applies them in the order they were sent."""
-        principal = self.request.principal
+        requester = self.requester
+        running = self.status == RunStatus.RUNNING
         record = RunRecord(
             run_id=self.run_id,
             agent_id=self.request.agent_id,
-            user_id=principal.user_id,
-            api_key_id=principal.api_key_id,
+            user_id=requester.user_id,
+            api_key_id=requester.api_key_id,
             message=self.request.message,
             provider=self.runtime.provider.name,
             status=self.status,
@@ -279,38 +363,29 @@ class AgentRun:
             duration_ms=self._duration_ms,
             error=self.error,
             created_at=self.created_at,
+            auth_method=requester.auth_method,
+            lease_owner=self.runtime.instance if running else None,
+            lease_until=self._lease_until if running else None,
         )
-        message = SaveRun(record, self._claim, actor_user_id=principal.user_id)
-        self._claim = None
+        message = SaveRun(
+            record, self._claim, self.runtime.instance, actor_user_id=requester.user_id
+        )
+        claiming, self._claim = self._claim is not None, None
         with trio.move_on_after(FINAL_WRITE_SECONDS, shield=True) as scope:
-            await self.runtime.actors.ask(principal.account_id, message)
+            try:
+                await self.runtime.actors.ask(requester.account_id, message)
+            except Conflict:
+                if claiming:
+                    raise  # resumed by someone else first: nothing has run
+                self._lost = True
+                raise LeaseLost(self.run_id) from None
         if scope.cancelled_caught:
             log.error("storing agent run %s timed out", self.run_id)
 
 
+class RequesterGone(Exception):
+    """The requester's key was revoked or their user deleted while the run went on."""
+
+
 class StepLimitReached(Exception):
     pass
-
-
-def progress_reply(tool_calls: list[ToolCallEntry], limit: int, after_text: bool) -> str:
-    """The reply of a run stopped at its step limit: what its tools did so far, from their
-    outcomes only (repeated outcomes are counted, not repeated)."""
-    counts: dict[str, int] = {}
-    for entry in tool_calls:
-        summary = entry.summary.strip()
-        tool, status = entry.tool, entry.status
-        if status == "error":
-            line = f"Could not complete {tool}: {summary or 'it failed'}"
-        elif status == "rejected":
-            line = summary or f"The {tool} call was rejected"
-        else:
-            line = summary or f"Ran {tool}"
-        line = line.rstrip(".")
-        counts[line] = counts.get(line, 0) + 1
-    head = f"I stopped before finishing: the limit of {limit} model calls was reached."
-    if not counts:
-        done = " No tool was used."
-    else:
-        parts = [line + ("." if n == 1 else f" ({n} times).") for line, n in counts.items()]
-        done = " So far: " + " ".join(parts)
-    return ("\n\n" if after_text else "") + head + done

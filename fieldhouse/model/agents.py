@@ -10,6 +10,9 @@ from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import Any, Protocol
 
+# the policy is one of the agent objects (re-exported)
+from fieldhouse.model.agent_policy import Policy as Policy
+
 
 class ObjectRow(Protocol):
     """A stored workspace object, as ``storage.objects.ObjectRow`` has it."""
@@ -20,6 +23,8 @@ class ObjectRow(Protocol):
     def data(self) -> dict[str, Any]: ...
     @property
     def status(self) -> str | None: ...
+    @property
+    def due_at(self) -> str | None: ...
     @property
     def created_at(self) -> str: ...
     @property
@@ -36,10 +41,22 @@ class Kind(StrEnum):
 
 
 class RunStatus(StrEnum):
+    """A run's states: ``running`` -> ``waiting`` (its model answered while calls wait for
+    approvals), ``succeeded``, ``failed``, ``aborted`` (the client went away) or
+    ``interrupted`` (the server process running it died). Waiting, aborted and interrupted
+    runs are resumed (back to ``running``) any number of times; succeeded and failed ones
+    have ended."""
+
     RUNNING = "running"
+    WAITING = "waiting"
     SUCCEEDED = "succeeded"
     FAILED = "failed"
     ABORTED = "aborted"
+    INTERRUPTED = "interrupted"
+
+
+#: the states a run is resumed from
+RESUMABLE = frozenset({RunStatus.WAITING, RunStatus.ABORTED, RunStatus.INTERRUPTED})
 
 
 class ApprovalStatus(StrEnum):
@@ -87,6 +104,12 @@ class Approval:
     executed_at: str | None = None
     error: str | None = None
     updated_at: str | None = None
+    #: how the requester authenticated ("api_key" or "jwt"; None in approvals stored before
+    #: it was kept, which were asked for in a session when ``requested_key`` is None)
+    requested_auth: str | None = None
+    #: what running the approved call gave (status, summary, result): the model reads it
+    #: when its run resumes
+    outcome: Mapping[str, Any] | None = None
 
     @classmethod
     def from_row(cls, row: ObjectRow) -> Approval:
@@ -113,6 +136,8 @@ class Approval:
             executed_at=_str(d.get("executedAt")),
             error=_str(d.get("error")),
             updated_at=row.updated_at,
+            requested_auth=_str(d.get("requestedAuth")),
+            outcome=d.get("outcome"),
         )
 
     def data(self) -> dict[str, Any]:
@@ -138,6 +163,8 @@ class Approval:
             ),
             "executedAt": self.executed_at,
             "error": self.error,
+            "requestedAuth": self.requested_auth,
+            "outcome": dict(self.outcome) if self.outcome is not None else None,
         }
 
     def expired(self, now: str) -> bool:
@@ -159,35 +186,6 @@ class Approval:
         return {"id": self.approval_id, "status": str(self.status), **shown}
 
 
-@dataclass(frozen=True)
-class Policy:
-    """Which tools run without an approval, and which record writes need one."""
-
-    auto_approve: tuple[str, ...] = ()
-    #: "tool" or "tool:module" entries (records.update, records.update:deals)
-    require_approval: tuple[str, ...] = ()
-
-    @classmethod
-    def from_row(cls, row: ObjectRow | None) -> Policy:
-        if row is None:
-            return cls()
-        return cls(
-            tuple(str(n) for n in row.data.get("autoApprove", [])),
-            tuple(str(n) for n in row.data.get("requireApproval", [])),
-        )
-
-    def requires(self, tool: str, module: str | None) -> bool:
-        return tool in self.require_approval or (
-            module is not None and f"{tool}:{module}" in self.require_approval
-        )
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "autoApprove": list(self.auto_approve),
-            "requireApproval": list(self.require_approval),
-        }
-
-
 @dataclass
 class ToolCallEntry:
     """One tool call of a run, as the run record shows it."""
@@ -203,6 +201,8 @@ class ToolCallEntry:
     #: the record text the call read (module, id, displayName), so a reader sees what the
     #: model was shown
     read: list[Mapping[str, Any]] = field(default_factory=list)
+    #: who set the policy that let this call run without an approval
+    auto_approved_by: str | None = None
 
     @classmethod
     def from_json(cls, d: Mapping[str, Any]) -> ToolCallEntry:
@@ -216,6 +216,7 @@ class ToolCallEntry:
             _str(d.get("approvalId")),
             int(d.get("durationMs") or 0),
             list(d.get("read") or []),
+            _str(d.get("autoApprovedBy")),
         )
 
     def to_json(self) -> dict[str, Any]:
@@ -229,6 +230,7 @@ class ToolCallEntry:
             "approvalId": self.approval_id,
             "durationMs": self.duration_ms,
             "read": [dict(r) for r in self.read],
+            "autoApprovedBy": self.auto_approved_by,
         }
 
 
@@ -251,6 +253,13 @@ class RunRecord:
     error: str | None
     created_at: str
     updated_at: str | None = None
+    #: how the requester authenticated ("api_key" or "jwt"): with user_id and api_key_id, who
+    #: the run acts for, whoever resumes it
+    auth_method: str | None = None
+    #: the server process running it (while ``running``) and until when its lease holds:
+    #: a running run whose lease ran out was in a process that died
+    lease_owner: str | None = None
+    lease_until: str | None = None
 
     @classmethod
     def from_row(cls, row: ObjectRow) -> RunRecord:
@@ -273,7 +282,19 @@ class RunRecord:
             error=_str(d.get("error")),
             created_at=row.created_at,
             updated_at=row.updated_at,
+            auth_method=_str(d.get("authMethod")),
+            lease_owner=_str(d.get("leaseOwner")),
+            lease_until=row.due_at,
         )
+
+    @property
+    def resumable(self) -> bool:
+        """Whether the run may go on: waiting, aborted or interrupted (or, stored before runs
+        waited by name, ended with a call still waiting for its approval)."""
+        if self.status in RESUMABLE:
+            return True
+        legacy_wait = any(e.status == "pending_approval" for e in self.tool_calls)
+        return self.status == RunStatus.SUCCEEDED and legacy_wait and self.auth_method is None
 
     def data(self) -> dict[str, Any]:
         return {
@@ -290,12 +311,14 @@ class RunRecord:
             "response": self.response,
             "durationMs": self.duration_ms,
             "error": self.error,
+            "authMethod": self.auth_method,
+            "leaseOwner": self.lease_owner,
         }
 
     def to_json(self) -> dict[str, Any]:
-        """The AgentRun of the API."""
+        """The AgentRun of the API (without the requester's key id and the lease)."""
         body = self.data()
-        del body["apiKeyId"]
+        del body["apiKeyId"], body["leaseOwner"]
         return {**body, "createdDateTime": self.created_at, "updatedDateTime": self.updated_at}
 
 

@@ -14,7 +14,9 @@ from fieldhouse.actors.agent_ops import (
     ApplyObjects,
     Consume,
     DecideApproval,
+    ExpireApproval,
     FailApproval,
+    NoteOutcome,
     ObjectWrite,
 )
 from fieldhouse.actors.record_ops import CreateRecord
@@ -169,14 +171,19 @@ async def test_an_approval_is_decided_once_with_the_edited_arguments(
     assert (await stored(runtime, ws)).status == ApprovalStatus.APPROVED
 
 
-async def test_only_another_credential_decides_and_not_after_expiry(
+async def test_only_another_person_decides_and_not_after_expiry(
     runtime: Runtime, ws: Workspace
 ) -> None:
-    await put_approval(runtime, ws, approval(ApprovalStatus.PENDING))
-    with pytest.raises(Forbidden, match="The API key that asked for this call may not decide"):
-        await runtime.actors.ask(
-            ws.account_id, DecideApproval("ap-1", True, decider_key="key-asking")
-        )
+    """The person who asked decides with no credential of theirs: neither the asking key nor
+    another key or session of the same user (issue 32 item 3)."""
+    await put_approval(runtime, ws, approval(ApprovalStatus.PENDING).but(requested_by="asker"))
+    for decide in (
+        DecideApproval("ap-1", True, decider_key="key-asking"),
+        DecideApproval("ap-1", True, decider_key="key-other", actor_user_id="asker"),
+        DecideApproval("ap-1", False, actor_user_id="asker"),
+    ):
+        with pytest.raises(Forbidden, match="The person who asked for this call may not decide"):
+            await runtime.actors.ask(ws.account_id, decide)
     reject = DecideApproval("ap-1", False, reason="Wrong recipient", decider_key="key-other")
     rejected = await runtime.actors.ask(ws.account_id, reject)
     assert (rejected.status, rejected.reason) == (ApprovalStatus.REJECTED, "Wrong recipient")
@@ -221,3 +228,17 @@ async def test_an_agent_record_write_is_logged_with_its_record(
     assert (await stored(runtime, ws)).status == ApprovalStatus.EXECUTED
     with pytest.raises(InternalError):
         await runtime.actors.ask(ws.account_id, AgentRecordOp(op, {"tool": "records.create"}))
+
+
+async def test_an_outcome_is_kept_on_an_executed_approval_and_an_expiry_written_down(
+    runtime: Runtime, ws: Workspace
+) -> None:
+    await put_approval(runtime, ws, approval(ApprovalStatus.EXECUTED))
+    await runtime.actors.ask(ws.account_id, NoteOutcome("ap-1", {"status": "ok", "summary": "S"}))
+    assert Approval.from_row(await stored(runtime, ws)).outcome == {"status": "ok", "summary": "S"}
+    await put_approval(runtime, ws, approval(ApprovalStatus.PENDING, PAST).but(approval_id="ap-2"))
+    await put_approval(runtime, ws, approval(ApprovalStatus.PENDING).but(approval_id="ap-3"))
+    assert await runtime.actors.ask(ws.account_id, ExpireApproval("ap-2", FUTURE)) is True
+    assert await runtime.actors.ask(ws.account_id, ExpireApproval("ap-3", PAST)) is False
+    assert (await stored(runtime, ws, oid="ap-2")).status == ApprovalStatus.EXPIRED
+    assert (await stored(runtime, ws, oid="ap-3")).status == ApprovalStatus.PENDING

@@ -13,11 +13,13 @@ from tests.agents.toolkit import activity_types, call, context, executor, expire
 from tests.conftest import Workspace
 
 MAIL = {"to": ["ada@example.com"], "subject": "Hello", "body": "Hi Ada"}
+#: another person than the workspace's owner, who asks for the calls here
+APPROVER = "00000000-0000-4000-8000-0000000000a1"
 
 
 async def approve_directly(runtime: Runtime, ws: Workspace, approval_id: str) -> Approval:
     decided: Approval = await runtime.actors.ask(
-        ws.account_id, DecideApproval(approval_id, True, actor_user_id=ws.owner_id)
+        ws.account_id, DecideApproval(approval_id, True, actor_user_id=APPROVER)
     )
     return decided
 
@@ -85,7 +87,7 @@ async def test_a_failed_call_leaves_its_approval_failed(runtime: Runtime, ws: Wo
         try:
             await runtime.actors.ask(
                 ws.account_id,
-                DecideApproval(pending.approval_id, approve, actor_user_id=ws.owner_id),
+                DecideApproval(pending.approval_id, approve, actor_user_id=APPROVER),
             )
         except Conflict as exc:
             assert "already decided (failed)" in exc.message
@@ -163,7 +165,7 @@ async def test_rejected_approval_never_runs(runtime: Runtime, ws: Workspace) -> 
     pending = await call(ctx, "email.send", **MAIL)
     assert pending.approval_id is not None
     await runtime.actors.ask(
-        ws.account_id, DecideApproval(pending.approval_id, False, actor_user_id=ws.owner_id)
+        ws.account_id, DecideApproval(pending.approval_id, False, actor_user_id=APPROVER)
     )
     again = await call(ctx, "email.send", **MAIL)
     assert again.status == "pending_approval" and again.approval_id != pending.approval_id
@@ -183,13 +185,20 @@ async def test_approvals_are_per_workspace(
 
 
 async def test_auto_approve_policy(runtime: Runtime, ws: Workspace) -> None:
+    """The policy auto-approves for everyone but the person who set it; one stored without
+    its setter auto-approves nothing."""
     ctx = await context(runtime, ws)
-    policy = ObjectWrite(
-        "policy", "agents", {"autoApprove": ["email.send"]}, "active", mode="upsert"
-    )
-    await runtime.actors.ask(ws.account_id, ApplyObjects((policy,)))
+
+    async def policy(data: dict[str, object]) -> None:
+        write = ObjectWrite("policy", "agents", data, "active", mode="upsert")
+        await runtime.actors.ask(ws.account_id, ApplyObjects((write,)))
+
+    for setter in ({}, {"setBy": ws.owner_id}):
+        await policy({"autoApprove": ["email.send"], **setter})
+        assert (await call(ctx, "email.send", **MAIL)).status == "pending_approval"
+    await policy({"autoApprove": ["email.send"], "setBy": APPROVER})
     sent = await call(ctx, "email.send", **MAIL)
-    assert sent.status == "ok"
+    assert sent.status == "ok" and sent.auto_approved_by == APPROVER
     assert (await call(ctx, "pages.publish", slug="x")).status == "pending_approval"
     assert [e.status for e in await objects(runtime, ws, "email")] == ["queued"]
 

@@ -12,7 +12,9 @@ import pytest
 import trio
 import trio.testing
 
+from fieldhouse.actors import admin_ops as ops
 from fieldhouse.actors.run_ops import AGENT_RUN, CreateAgent
+from fieldhouse.agents.caps import progress_reply
 from fieldhouse.agents.contract import ToolCall, ToolContext, ToolExecutor, ToolOutcome, ToolSpec
 from fieldhouse.agents.providers import OfflineProvider
 from fieldhouse.agents.providers.base import (
@@ -27,6 +29,7 @@ from fieldhouse.agents.registry import build_executor
 from fieldhouse.agents.run import (
     DEFAULT_PROMPT,
     INTERRUPTED,
+    REQUESTER_GONE,
     AgentRun,
     AgentRuntime,
     ApprovalRequired,
@@ -35,13 +38,12 @@ from fieldhouse.agents.run import (
     Token,
     ToolStarted,
     load_agent,
-    progress_reply,
 )
 from fieldhouse.model.agents import RunRecord, ToolCallEntry
 from fieldhouse.model.errors import NotFound
 from fieldhouse.runtime import Runtime
 from tests.agents.toolkit import principal_of
-from tests.conftest import Workspace
+from tests.conftest import Workspace, add_user
 
 
 class Looping:
@@ -293,3 +295,41 @@ def test_the_progress_reply_counts_what_the_tools_did() -> None:
     assert progress_reply([], 1, after_text=False) == (
         "I stopped before finishing: the limit of 1 model calls was reached. No tool was used."
     )
+
+
+@dataclass
+class DeletesItsUser:
+    """A model whose first step makes a contact and whose second step, once the requester has
+    been deleted (as an admin might while the run goes on), tries to make another."""
+
+    runtime: Runtime
+    account_id: str
+    user_id: str
+    name: str = "deletes-its-user"
+
+    async def step(self, turns: Sequence[Turn], tools: Sequence[ToolSpec], emit: TextSink) -> Step:
+        made = sum(1 for t in turns if t.role == "tool")
+        if made == 1:
+            await self.runtime.actors.ask(self.account_id, ops.DeleteUser(self.user_id))
+        name = f"Contact {made}"
+        args = {"module": "contacts", "displayName": name, "fields": {"first-name": name}}
+        return Step((ToolCall(f"c{made}", "records.create", args),))
+
+
+async def test_each_call_acts_with_the_requesters_rights_as_they_are_then(
+    runtime: Runtime, ws: Workspace
+) -> None:
+    """Issue 32 item 1: rights are read again before every call; once the requester's user is
+    deleted nothing more runs and the run fails saying so."""
+    member = await add_user(runtime, ws, "member")
+    model = DeletesItsUser(runtime, ws.account_id, member.owner_id)
+    rt, _ = agents(runtime, model)
+    run = AgentRun(rt, await request(runtime, member, "make contacts"))
+    response = await run.execute()
+    assert (response["success"], response["error"]) == (False, REQUESTER_GONE)
+    record = await stored(runtime, ws, run.run_id)
+    assert [(e.status, e.summary) for e in record.tool_calls] == [
+        ("ok", "Created contacts record Contact 0."),
+        ("error", REQUESTER_GONE),
+    ]
+    assert record.user_id == member.owner_id and record.status == "failed"

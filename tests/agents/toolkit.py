@@ -1,12 +1,16 @@
-"""Helpers for the agent tool tests: a principal from a real key, a context, one call."""
+"""Helpers for the agent tool tests: a principal from a real key, a context, one call; a
+session and a second key of one user."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
+from fieldhouse.actors.admin_ops import CreateApiKey
 from fieldhouse.actors.agent_ops import ApplyObjects, ObjectWrite
 from fieldhouse.agents.contract import ToolCall, ToolContext, ToolOutcome
 from fieldhouse.agents.registry import GatedExecutor, build_executor
+from fieldhouse.http.auth import issue_token, jwt_secret
 from fieldhouse.model.principal import Principal
 from fieldhouse.runtime import Runtime
 from fieldhouse.storage.objects import ObjectRow
@@ -61,3 +65,15 @@ async def expire(runtime: Runtime, ws: Workspace, approval_id: str) -> None:
         expect=("pending",),
     )
     await runtime.actors.ask(ws.account_id, ApplyObjects((past,)))
+
+
+async def session_of(runtime: Runtime, ws: Workspace) -> dict[str, str]:
+    """Headers of a session (JWT) of the workspace's user ``ws.owner_id``."""
+    secret = await jwt_secret(runtime.store, runtime.settings)
+    return {"Authorization": f"Bearer {issue_token(secret, ws.account_id, ws.owner_id, 600)}"}
+
+
+async def another_key(runtime: Runtime, ws: Workspace) -> Workspace:
+    """The same user with a second key of every scope."""
+    made = await runtime.actors.ask(ws.account_id, CreateApiKey(ws.owner_id, None))
+    return replace(ws, key=made.api_key, key_id=made.api_key_id)

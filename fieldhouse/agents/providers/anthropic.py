@@ -82,8 +82,9 @@ class AnthropicProvider:
             emit,
             transport=self._transport,
             client_timeout=self._timeout,
-            read=lambda response, sink: _read_stream(response, sink, names),
+            read=lambda response, sink: _read_stream(response, sink, names, self._api_key),
             read_whole=lambda data: _read_whole(data, names),
+            secret=self._api_key,
         )
 
 
@@ -99,8 +100,10 @@ def _read_whole(data: Any, names: dict[str, str]) -> tuple[str, tuple[ToolCall, 
     return text, calls
 
 
-async def _read_stream(response: httpx.Response, emit: TextSink, names: dict[str, str]) -> Step:
-    reader = _Reader(names)
+async def _read_stream(
+    response: httpx.Response, emit: TextSink, names: dict[str, str], secret: str | None
+) -> Step:
+    reader = _Reader(names, secret)
     await read_sse(response, reader.handle, emit)
     return reader.step()
 
@@ -109,8 +112,10 @@ class _Reader:
     """Messages API events: text deltas are the answer; tool_use blocks collect their input
     from input_json_delta pieces; thinking deltas (raw reasoning) are dropped."""
 
-    def __init__(self, names: dict[str, str]) -> None:
+    def __init__(self, names: dict[str, str], secret: str | None = None) -> None:
         self.names = names
+        #: the provider's key, redacted from what the upstream says wherever it appears
+        self.secret = secret
         self.text: list[str] = []
         self.blocks: dict[int, dict[str, str]] = {}
 
@@ -125,7 +130,7 @@ class _Reader:
         if kind == "error":
             error = payload.get("error") or {}
             status = 529 if error.get("type") == "overloaded_error" else 500
-            raise upstream_error("anthropic", status, str(error.get("message", "")))
+            raise upstream_error("anthropic", status, str(error.get("message", "")), self.secret)
         if kind == "content_block_start":
             block = payload.get("content_block") or {}
             if block.get("type") == "tool_use":

@@ -134,11 +134,13 @@ def upstream_failure(name: str, kind: str, *, status: int | None = None) -> Prov
     return ProviderError(UPSTREAM_MESSAGES[kind].format(name=name, status=status), status=status)
 
 
-def upstream_error(name: str, status: int, detail: str) -> ProviderError:
+def upstream_error(name: str, status: int, detail: str, secret: str | None = None) -> ProviderError:
     """Map an HTTP status from the model API to one fixed message; what the upstream said is
-    only logged, redacted."""
+    only logged, redacted: the provider's own key (``secret``, whatever its shape) and
+    anything shaped like a key or token."""
     if detail:
-        log.warning("the %s provider answered HTTP %s: %s", name, status, redact(detail)[:300])
+        shown = redact(detail, secret)[:300]
+        log.warning("the %s provider answered HTTP %s: %s", name, status, shown)
     if status in (401, 403):
         return upstream_failure(name, "auth", status=status)
     if status == 429:
@@ -267,6 +269,7 @@ async def post_stream(
     client_timeout: float,
     read: ReadStream,
     read_whole: ReadWhole,
+    secret: str | None = None,
 ) -> Step:
     """POST a streaming request and read its events into a Step; every upstream failure
     (HTTP status, transport, timeout) becomes one ProviderError with a fixed message.
@@ -285,7 +288,7 @@ async def post_stream(
         ):
             if response.status_code >= 400:
                 detail = error_detail(await response.aread())
-                raise upstream_error(name, response.status_code, detail)
+                raise upstream_error(name, response.status_code, detail, secret)
             if response.headers.get("content-type", "").startswith("application/json"):
                 step = await _whole(name, response, read_whole, visible)
             else:

@@ -83,13 +83,16 @@ class OpenAIProvider:
             emit,
             transport=self._transport,
             client_timeout=self._timeout,
-            read=lambda response, sink: _read_stream(response, sink, names),
+            read=lambda response, sink: _read_stream(response, sink, names, self._api_key),
             read_whole=lambda data: _read_whole(data, names),
+            secret=self._api_key,
         )
 
 
-async def _read_stream(response: httpx.Response, emit: TextSink, names: dict[str, str]) -> Step:
-    reader = _Reader(names)
+async def _read_stream(
+    response: httpx.Response, emit: TextSink, names: dict[str, str], secret: str | None
+) -> Step:
+    reader = _Reader(names, secret)
     await read_sse(response, reader.handle, emit)
     return reader.step()
 
@@ -112,8 +115,10 @@ class _Reader:
     """Chat-completion chunks: content deltas, and tool calls whose name and arguments arrive
     in pieces keyed by index."""
 
-    def __init__(self, names: dict[str, str]) -> None:
+    def __init__(self, names: dict[str, str], secret: str | None = None) -> None:
         self.names = names
+        #: the provider's key, redacted from what the upstream says wherever it appears
+        self.secret = secret
         self.text: list[str] = []
         self.calls: dict[int, dict[str, str]] = {}
         self.finished = False
@@ -130,7 +135,8 @@ class _Reader:
             raise upstream_failure("openai", "malformed")
         if "error" in chunk:
             log.warning(
-                "the openai provider failed mid-stream: %s", redact(error_detail(data.encode()))
+                "the openai provider failed mid-stream: %s",
+                redact(error_detail(data.encode()), self.secret),
             )
             raise upstream_failure("openai", "stream")
         emitted: list[str] = []

@@ -143,7 +143,8 @@ async def log_read(ctx: ToolContext, tool: str, summary: str) -> None:
 
 
 def object_json(row: ObjectRow) -> dict[str, Any]:
-    """An object as tools and the approvals API show it."""
+    """An object as tools and the approvals API show it (without the requester's key id)."""
+    shown = {k: v for k, v in row.data.items() if k != "apiKeyId"}
     return {
         "id": row.object_id,
         "kind": row.kind,
@@ -151,7 +152,7 @@ def object_json(row: ObjectRow) -> dict[str, Any]:
         "dueAt": row.due_at,
         "createdDateTime": row.created_at,
         "updatedDateTime": row.updated_at,
-        **row.data,
+        **shown,
     }
 
 
@@ -172,8 +173,16 @@ def ok(summary: str, **result: Any) -> ToolOutcome:
 
 
 def requested(ctx: ToolContext) -> dict[str, Any]:
-    """Who asked for an object, stored in its data."""
-    return {"createdBy": ctx.principal.user_id, "runId": ctx.run_id, "agentId": ctx.agent_id}
+    """Who asked for an object, stored in its data: the requester's identity, so what goes out
+    later (a queued e-mail, a scheduled post) goes out only while they may still act."""
+    principal = ctx.principal
+    return {
+        "createdBy": principal.user_id,
+        "apiKeyId": principal.api_key_id,
+        "authMethod": principal.auth_method,
+        "runId": ctx.run_id,
+        "agentId": ctx.agent_id,
+    }
 
 
 def short(text: str, limit: int = 60) -> str:

@@ -18,9 +18,18 @@ from pydantic import Field, model_validator
 from fieldhouse.actors.agent_ops import AgentRecordOp, Consume
 from fieldhouse.actors.record_ops import CreateRecord, UpdateRecord
 from fieldhouse.agents.contract import ToolContext, ToolOutcome
-from fieldhouse.agents.tools.base import Args, Tool, log_read, make_tool, ok, tool_call_entry
+from fieldhouse.agents.tools.base import (
+    Args,
+    Tool,
+    log_read,
+    make_tool,
+    ok,
+    short,
+    tool_call_entry,
+)
 from fieldhouse.model.clock import is_uuid
-from fieldhouse.model.errors import Conflict, Forbidden, NotFound
+from fieldhouse.model.errors import ApiError, Conflict, Forbidden, NotFound
+from fieldhouse.model.fields import type_of
 from fieldhouse.model.listquery import parse_list_query
 from fieldhouse.model.records import RecordRow
 from fieldhouse.model.schema import ModuleSchema
@@ -137,6 +146,20 @@ def _read(module: str, row: RecordRow) -> dict[str, Any]:
     return {"module": module, "recordId": row.record_id, "displayName": row.display_name}
 
 
+def with_defaults(schema: ModuleSchema, values: dict[str, Any]) -> dict[str, Any]:
+    """The values with each required field the model left out set to the field's configured
+    default (a task's status, a deal's stage): a model asked to "add a task" names no status,
+    and the record would be refused for want of one it has a default for."""
+    filled = dict(values)
+    for field in schema.fields:
+        kind = type_of(field)
+        if field.is_required and field.slug not in filled and kind is not None:
+            default = kind.default(field)
+            if default is not None:
+                filled[field.slug] = default
+    return filled
+
+
 async def create(args: CreateArgs, ctx: ToolContext, consume: Consume | None) -> ToolOutcome:
     schema = await _module(ctx, args.module, write=True)
     summary = f"Created {args.module} record {args.displayName}."
@@ -144,7 +167,7 @@ async def create(args: CreateArgs, ctx: ToolContext, consume: Consume | None) ->
     inner = CreateRecord(
         schema.module.module_id,
         args.displayName,
-        args.fields,
+        with_defaults(schema, args.fields),
         None,
         principal.display_name,
         actor_user_id=principal.user_id,
@@ -177,15 +200,62 @@ async def _by_name(ctx: ToolContext, schema: ModuleSchema, module: str, name: st
     )
 
 
-async def update(args: UpdateArgs, ctx: ToolContext, consume: Consume | None) -> ToolOutcome:
-    schema = await _module(ctx, args.module, write=True)
+async def _target(ctx: ToolContext, schema: ModuleSchema, args: UpdateArgs) -> str:
+    """The id of the record an update names (by id, or by its one exact name)."""
     if args.recordId is None:
         assert args.name is not None
-        record_id = await _by_name(ctx, schema, args.module, args.name)
-    elif is_uuid(args.recordId.lower()):
-        record_id = args.recordId.lower()
-    else:
-        raise NotFound(f"Record {args.recordId} not found")
+        return await _by_name(ctx, schema, args.module, args.name)
+    if is_uuid(args.recordId.lower()):
+        return args.recordId.lower()
+    raise NotFound(f"Record {args.recordId} not found")
+
+
+async def update_preview(args: UpdateArgs, ctx: ToolContext) -> dict[str, Any]:
+    """What an approver sees before a record update: the record as it is, and each change
+    from its current value to the new one (``found: false`` when there is no such record)."""
+    try:
+        schema = await _module(ctx, args.module)
+        record_id = await _target(ctx, schema, args)
+    except ApiError as exc:
+        return {"found": False, "module": args.module, "error": exc.message}
+    row = await ctx.store.get_record(ctx.principal.account_id, schema.module.module_id, record_id)
+    if row is None:
+        return {"found": False, "module": args.module, "recordId": record_id}
+    changes = {
+        slug: {"from": row.fields.get(slug), "to": value}
+        for slug, value in (args.fields or {}).items()
+    }
+    if args.displayName is not None:
+        changes["displayName"] = {"from": row.display_name, "to": args.displayName}
+    return {
+        "found": True,
+        "module": args.module,
+        "recordId": record_id,
+        "displayName": row.display_name,
+        "changes": changes,
+    }
+
+
+async def create_preview(args: CreateArgs, ctx: ToolContext) -> dict[str, Any]:
+    """What an approver sees before a record is made (when the policy asks for approvals)."""
+    return {"module": args.module, "displayName": args.displayName, "fields": dict(args.fields)}
+
+
+def _describe_update(args: UpdateArgs) -> str:
+    """What an update does, values included, so an approval edited to other values says so."""
+    what = args.name if args.recordId is None else args.recordId
+    changes = dict(args.fields or {})
+    if args.displayName is not None:
+        changes = {"displayName": args.displayName, **changes}
+    said = [
+        f"{slug} to {short(json.dumps(value, default=str), 40)}" for slug, value in changes.items()
+    ]
+    return f"Updating {args.module} record {what!r}: " + (", ".join(said) or "no change")
+
+
+async def update(args: UpdateArgs, ctx: ToolContext, consume: Consume | None) -> ToolOutcome:
+    schema = await _module(ctx, args.module, write=True)
+    record_id = await _target(ctx, schema, args)
     summary = f"Updated {args.module} record {record_id}."
     principal = ctx.principal
     inner = UpdateRecord(
@@ -242,6 +312,7 @@ TOOLS: tuple[Tool, ...] = (
         create,
         lambda a: f"Creating {a.module} record {a.displayName!r}",
         scope="records:write",
+        preview=create_preview,
         check=_may_write,
     ),
     make_tool(
@@ -250,8 +321,9 @@ TOOLS: tuple[Tool, ...] = (
         "record by recordId, or by name when exactly one record has that display name.",
         UpdateArgs,
         update,
-        lambda a: f"Updating a {a.module} record",
+        _describe_update,
         scope="records:write",
+        preview=update_preview,
         check=_may_write,
     ),
 )

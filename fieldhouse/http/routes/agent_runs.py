@@ -1,28 +1,35 @@
-"""Agent runs: list and read them, and resume one once its approvals are decided. Members see
-their own runs; owners and admins see every run of the workspace."""
+"""Agent runs: list (page by page) and read them, and resume one. Members see their own runs;
+owners and admins see every run of the workspace. Runs are part of the agent API: a key that
+may chat (``agents:write``) may read the runs it made."""
 
 from __future__ import annotations
 
-from typing import Any, Literal
+import base64
+import binascii
+from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
 from fieldhouse.actors.run_ops import AGENT_RUN
 from fieldhouse.agents.resume import load_run, prepare_resume
 from fieldhouse.http.endpoint import Routes
-from fieldhouse.http.exchange import current
-from fieldhouse.http.models import Open, Timestamp, Uuid
-from fieldhouse.http.routes.agents import AgentResponse, ChatQuery, run_stream
+from fieldhouse.http.models import QUERY_INT, Open, Timestamp, Uuid
+from fieldhouse.http.routes.agents import AgentResponse, ChatQuery, run_stream, wants_events
 from fieldhouse.model.agents import RunRecord, RunStatus
+from fieldhouse.model.errors import Issue, ValidationFailed
 from fieldhouse.model.principal import Principal
 from fieldhouse.services import Services
+from fieldhouse.storage.store import Store
 
 routes = Routes()
 
 
 class RunQuery(Open):
     status: RunStatus | None = None
-    limit: int = Field(default=50, ge=1, le=100)
+    limit: Annotated[int, Field(ge=1, le=100), QUERY_INT] = 50
+    cursor: str | None = Field(
+        default=None, max_length=200, description="the nextCursor of the previous page"
+    )
 
 
 class RunToolCall(Open):
@@ -37,12 +44,21 @@ class RunToolCall(Open):
     read: list[dict[str, Any]] = Field(
         description="the records whose text the call read: module, recordId, displayName"
     )
+    autoApprovedBy: str | None = Field(
+        default=None,
+        description="an external call the policy let run without an approval: who set it",
+    )
 
 
 class AgentRun(Open):
     runId: Uuid
     agentId: Uuid | None = None
-    userId: Uuid | None = None
+    userId: Uuid | None = Field(
+        default=None, description="the requester: every call of the run acts for them"
+    )
+    authMethod: str | None = Field(
+        default=None, description="how the requester authenticated: api_key or jwt"
+    )
     message: str
     provider: str
     status: RunStatus
@@ -58,33 +74,78 @@ class AgentRun(Open):
 
 class RunList(Open):
     runs: list[AgentRun]
+    nextCursor: str | None = Field(
+        default=None, description="pass as cursor for the next page; null on the last one"
+    )
 
 
 @routes.endpoint(
     "GET",
     "/v1/agents/runs",
-    summary="Agent runs, newest first",
-    scope="workspace:read",
+    summary="Agent runs, newest first, a page at a time",
+    scope="agents:write",
     tag="agents",
     query=RunQuery,
     responses={200: RunList},
-    description="Owners and admins see every run of the workspace; other users their own.",
+    description=(
+        "Owners and admins see every run of the workspace; other users their own. Each page "
+        "has up to `limit` runs; `nextCursor` (null on the last page) continues the listing."
+    ),
 )
 async def list_runs(svc: Services, principal: Principal, query: RunQuery) -> Any:
-    rows = await svc.store.list_objects(
-        principal.account_id, AGENT_RUN, status=query.status, limit=500
-    )
-    runs = [RunRecord.from_row(r) for r in rows]
-    if not principal.is_admin:
-        runs = [r for r in runs if r.user_id == principal.user_id]
-    return {"runs": [r.to_json() for r in runs[: query.limit]]}
+    after = _cursor(query.cursor) if query.cursor else None
+    runs, more = await _page(svc.store, principal, query.status, query.limit, after)
+    last = runs[-1] if more else None
+    next_cursor = _encode(last.created_at, last.run_id) if last is not None else None
+    return {"runs": [r.to_json() for r in runs], "nextCursor": next_cursor}
+
+
+async def _page(
+    store: Store,
+    principal: Principal,
+    status: RunStatus | None,
+    limit: int,
+    after: tuple[str, str] | None,
+) -> tuple[list[RunRecord], bool]:
+    """Up to ``limit`` runs the principal may see, newest first, older than ``after``, and
+    whether more follow. The store lists objects newest first without a cursor, so the read
+    grows (fourfold) until it reaches past the page: a page costs reading the runs before it."""
+    fetch = limit + 1
+    while True:
+        rows = await store.list_objects(principal.account_id, AGENT_RUN, status=status, limit=fetch)
+        seen = [
+            run
+            for run in map(RunRecord.from_row, rows)
+            if (principal.is_admin or run.user_id == principal.user_id)
+            and (after is None or (run.created_at, run.run_id) < after)
+        ]
+        if len(seen) > limit or len(rows) < fetch:
+            return seen[:limit], len(seen) > limit
+        fetch *= 4
+
+
+def _encode(created_at: str, run_id: str) -> str:
+    return base64.urlsafe_b64encode(f"{created_at}|{run_id}".encode()).decode().rstrip("=")
+
+
+def _cursor(text: str) -> tuple[str, str]:
+    try:
+        raw = base64.urlsafe_b64decode(text + "=" * (-len(text) % 4)).decode()
+    except (binascii.Error, UnicodeDecodeError, ValueError):
+        raw = ""
+    created_at, bar, run_id = raw.partition("|")
+    if not bar or not created_at or not run_id:
+        raise ValidationFailed(
+            [Issue("invalid_string", ("cursor",), "cursor must be a nextCursor of this listing")]
+        )
+    return created_at, run_id
 
 
 @routes.endpoint(
     "GET",
     "/v1/agents/runs/{runId}",
     summary="One agent run: its tool calls, what they read, and how it ended",
-    scope="workspace:read",
+    scope="agents:write",
     tag="agents",
     responses={200: AgentRun, 404: None},
     description="A run of another user is 404 unless the credential's user is an owner or admin.",
@@ -96,23 +157,31 @@ async def get_run(svc: Services, principal: Principal, runId: str) -> Any:
 @routes.endpoint(
     "POST",
     "/v1/agents/runs/{runId}/resume",
-    summary="Continue a run after its approvals were decided",
+    summary="Continue a waiting, aborted or interrupted run, for its requester",
     scope="agents:write",
     tag="agents",
     query=ChatQuery,
     responses={200: AgentResponse, 404: None, 409: None},
+    conflicts={
+        "conflict": "the run is still running, has ended (succeeded or failed), has an "
+        "approval not decided yet (data: pendingApprovals), was resumed meanwhile, or its "
+        "requester's key was revoked or user deleted"
+    },
     stream=True,
     description=(
-        "The model reads what came of each call that waited for an approval (run, run with "
-        "edited arguments, rejected with the approver's reason, failed, expired) and goes on. "
-        "409 while an approval of the run is still pending; 404 for a run of another user "
-        "unless the credential's user is an owner or admin. JSON, or the chat endpoint's event "
-        "stream with `?stream=true` or `Accept: text/event-stream`."
+        "A run that waits for approvals (once they are decided), was aborted (its client went "
+        "away) or interrupted (its server process died) goes on, as often as it stops, until "
+        "it ends. The model reads what came of each call that waited for an approval (run, "
+        "with what it gave; run with edited arguments; rejected with the approver's reason; "
+        "failed; expired) and goes on. Whoever resumes, every call acts for the run's "
+        "requester with their rights as they are now. 409 while an approval of the run is "
+        "still pending; 404 for a run of another user unless the credential's user is an "
+        "owner or admin. JSON, or the chat endpoint's event stream with `?stream=true` or "
+        "`Accept: text/event-stream`."
     ),
 )
 async def resume(svc: Services, principal: Principal, runId: str, query: ChatQuery) -> Any:
     job = await prepare_resume(svc.agents, principal, runId)
-    streaming = query.stream == "true" or "text/event-stream" in current().headers.get("accept", "")
-    if streaming:
+    if wants_events(query):
         return run_stream(svc, job, job.request.agent_id)
     return await job.execute()

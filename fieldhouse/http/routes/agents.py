@@ -70,19 +70,48 @@ class AgentResponse(Open):
         "`approval_required` {approvalId, tool, description, preview} when a call waits for an "
         "approver, `token` {text}, then one `done` (the Agent response) or `error` {message, "
         "runId}; `: keepalive` comments during silence. A client that disconnects aborts the "
-        "run (stored `aborted`). A run whose calls waited for approvals continues with "
-        "POST /v1/agents/runs/{runId}/resume once they are decided."
+        "run (stored `aborted`). A run whose calls wait for approvals is stored `waiting` and "
+        "continues with POST /v1/agents/runs/{runId}/resume once they are decided (an aborted "
+        "or interrupted run too). Every tool call acts for the requester, with their rights "
+        "as they are when it runs, within the agent policy's caps (GET /api/agents/policy)."
     ),
 )
 async def chat(svc: Services, principal: Principal, query: ChatQuery, body: ChatBody) -> Any:
     runtime = svc.agents
     agent_id = str(body.agentId) if body.agentId is not None else None
     run = replace(await load_agent(runtime.store, principal, agent_id), message=body.message)
-    streaming = query.stream == "true" or "text/event-stream" in current().headers.get("accept", "")
     job = AgentRun(runtime, run)
-    if not streaming:
+    if not wants_events(query):
         return await job.execute()
     return run_stream(svc, job, agent_id)
+
+
+def wants_events(query: ChatQuery) -> bool:
+    """The event stream, not JSON: ``?stream=true``, or an Accept header whose media ranges
+    prefer ``text/event-stream`` (named, with a q above 0 and not below application/json's)."""
+    if query.stream == "true":
+        return True
+    return prefers_events(current().headers.get("accept", ""))
+
+
+def prefers_events(accept: str) -> bool:
+    events = plain = 0.0
+    for part in accept.split(","):
+        media, *params = (p.strip() for p in part.split(";"))
+        q = 1.0
+        for param in params:
+            name, _, value = param.partition("=")
+            if name.strip().lower() == "q":
+                try:
+                    q = min(max(float(value.strip()), 0.0), 1.0)
+                except ValueError:
+                    q = 0.0
+        media = media.lower()
+        if media == "text/event-stream":
+            events = max(events, q)
+        elif media == "application/json":
+            plain = max(plain, q)
+    return events > 0 and events >= plain
 
 
 def run_stream(svc: Services, job: AgentRun, agent_id: str | None) -> Response:

@@ -1,30 +1,31 @@
 """Approvals of agent tool calls, and the workspace's agent policy.
 
 Only an approver decides: an owner or admin whose credential is not limited to some scopes,
-and never the API key that asked for the call. Approving (optionally with edited arguments)
-runs that one call at once, through the same gate as every agent tool call, and uses the
-approval up; a call that fails leaves it ``failed``. Rejecting stores a reason the model reads
-when the run resumes. A decided approval cannot be decided again (409).
+and never the person who asked for the call (with any of their keys or sessions). Approving
+(optionally with edited arguments) runs that one call at once, as its requester, through the
+same gate as every agent tool call, and uses the approval up; a call that fails leaves it
+``failed``. Rejecting stores a reason the model reads when the run resumes. A decided approval
+cannot be decided again (409). The use cases live in ``agents/approve.py``.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
-import trio
-from pydantic import Field, ValidationError
+from pydantic import Field
 
-from fieldhouse.actors.agent_ops import APPROVAL, ApplyObjects, DecideApproval, ObjectWrite
-from fieldhouse.agents.contract import ToolContext
-from fieldhouse.agents.gate import POLICY, args_hash, canonical, parse
+from fieldhouse.actors.agent_ops import APPROVAL, ApplyObjects, ObjectWrite
+from fieldhouse.agents import approve as decisions
+from fieldhouse.agents.gate import POLICY
 from fieldhouse.http.endpoint import Routes
-from fieldhouse.http.models import Open, Strict, Timestamp, Uuid
+from fieldhouse.http.models import QUERY_INT, Open, Strict, Timestamp, Uuid
+from fieldhouse.model import agent_policy as caps
 from fieldhouse.model.activity import ActivityKind
 from fieldhouse.model.agents import POLICY_ID, ApprovalStatus
 from fieldhouse.model.agents import Approval as AgentApproval
 from fieldhouse.model.agents import Policy as AgentPolicy
 from fieldhouse.model.clock import now_iso
-from fieldhouse.model.errors import Conflict, Issue, NotFound, ValidationFailed
+from fieldhouse.model.errors import Issue, NotFound, ValidationFailed
 from fieldhouse.model.principal import Principal
 from fieldhouse.services import Services
 
@@ -34,7 +35,7 @@ routes = Routes()
 class ApprovalQuery(Open):
     status: ApprovalStatus | None = None
     runId: str | None = Field(default=None, max_length=64)
-    limit: int = Field(default=50, ge=1, le=100)
+    limit: Annotated[int, Field(ge=1, le=100), QUERY_INT] = 50
 
 
 class Approval(Open):
@@ -60,6 +61,14 @@ class Approval(Open):
     )
     executedAt: Timestamp | None = None
     error: str | None = None
+    requestedAuth: str | None = Field(
+        default=None, description="how the requester authenticated: api_key or jwt"
+    )
+    outcome: dict[str, Any] | None = Field(
+        default=None,
+        description="what running the approved call gave (status, summary, result); the "
+        "model reads it when its run resumes",
+    )
 
 
 class ApprovalList(Open):
@@ -89,19 +98,58 @@ class RejectBody(Strict):
     )
 
 
+def _cap(name: str, default: int, description: str) -> Any:
+    low, high = caps.BOUNDS[name]
+    return Field(default=default, ge=low, le=high, description=f"{description} (default {default})")
+
+
 class PolicyBody(Strict):
-    autoApprove: list[str] = Field(max_length=50)
+    autoApprove: list[str] = Field(
+        max_length=50,
+        description="external tools that run without an approval, for every requester but the "
+        "owner or admin who sets this policy (nobody approves their own calls)",
+    )
     requireApproval: list[str] = Field(
         default_factory=list,
         max_length=100,
         description='tools (or "tool:moduleSlug") that need an approval although they have '
         "no external effect, e.g. records.update:deals",
     )
+    maxToolCallsPerStep: int = _cap(
+        "maxToolCallsPerStep",
+        caps.MAX_CALLS_PER_STEP,
+        "tool calls one model step may make; the calls past it are not run",
+    )
+    maxToolCallsPerRun: int = _cap(
+        "maxToolCallsPerRun",
+        caps.MAX_CALLS_PER_RUN,
+        "tool calls one run may make over all its resumes; the run stops there",
+    )
+    maxArgumentBytes: int = _cap(
+        "maxArgumentBytes",
+        caps.MAX_ARGUMENT_BYTES,
+        "the size of one call's arguments as UTF-8 JSON; a larger call is neither run nor kept",
+    )
+    recordWritesWithoutApproval: int = _cap(
+        "recordWritesWithoutApproval",
+        caps.RECORD_WRITES_WITHOUT_APPROVAL,
+        "record writes (records.create, records.update) a run makes without an approval; "
+        "the writes past them wait for one",
+    )
 
 
 class Policy(Open):
     autoApprove: list[str]
     requireApproval: list[str]
+    setBy: str | None = Field(
+        default=None,
+        description="the owner or admin who set the policy; its autoApprove "
+        "never applies to their own calls",
+    )
+    maxToolCallsPerStep: int
+    maxToolCallsPerRun: int
+    maxArgumentBytes: int
+    recordWritesWithoutApproval: int
 
 
 @routes.endpoint(
@@ -164,28 +212,19 @@ async def get_approval(svc: Services, principal: Principal, approvalId: str) -> 
     body=ApproveBody,
     body_optional=True,
     responses={200: Decision, 403: None, 404: None, 409: None},
+    description=(
+        "The call runs at once, once, as the person who asked for it, with their rights as "
+        "they are now (never the approver's). 403 when the approver is that person (with any "
+        "of their keys or sessions); 409 when it was decided already, or when its requester's "
+        "key was revoked or user deleted (it stays pending, to be rejected)."
+    ),
 )
 async def approve(svc: Services, principal: Principal, approvalId: str, body: ApproveBody) -> Any:
-    asked = await _load(svc, principal, approvalId)
-    runner = await _requester(svc, principal, asked)
-    edited = await _edited(svc, principal, asked, body.arguments)
-    approval = await _decide(svc, principal, approvalId, True, None, edited)
-    ctx = ToolContext(
-        principal=runner,
-        actors=svc.actors,
-        store=svc.store,
-        settings=svc.settings,
-        run_id=approval.run_id or f"approval-{approval.approval_id}",
-        agent_id=approval.agent_id,
-    )
-    # once decided, the call runs to its end even if the approver's client goes away: an
-    # approval is never left approved but unrun
-    with trio.CancelScope(shield=True):
-        outcome = await svc.tools.execute_approved(approval, ctx)
-    after = await svc.store.get_object(principal.account_id, APPROVAL, approval.approval_id)
-    shown = AgentApproval.from_row(after) if after is not None else approval
+    decided = await decisions.approve(svc.agents, svc.tools, principal, approvalId, body.arguments)
+    outcome = decided.outcome
+    assert outcome is not None
     return {
-        "approval": shown.to_json(),
+        "approval": decided.approval.to_json(),
         "outcome": {
             "status": outcome.status,
             "summary": outcome.summary,
@@ -207,86 +246,8 @@ async def approve(svc: Services, principal: Principal, approvalId: str, body: Ap
     responses={200: Decision, 403: None, 404: None, 409: None},
 )
 async def reject(svc: Services, principal: Principal, approvalId: str, body: RejectBody) -> Any:
-    approval = await _decide(svc, principal, approvalId, False, body.reason, None)
-    return {"approval": approval.to_json(), "outcome": None}
-
-
-Edit = tuple[dict[str, Any], str, dict[str, Any]]
-
-
-async def _load(svc: Services, principal: Principal, approval_id: str) -> AgentApproval:
-    row = await svc.store.get_object(principal.account_id, APPROVAL, approval_id[:64])
-    if row is None:
-        raise NotFound(f"Approval {approval_id} not found")
-    return AgentApproval.from_row(row)
-
-
-async def _requester(svc: Services, principal: Principal, approval: AgentApproval) -> Principal:
-    """Whose authority the approved call runs with: the API key that asked for it (its scopes
-    and its user's role, as they are now), so approving never lends the call the approver's
-    wider rights; a call asked for in a session runs as the approver. A key revoked (or whose
-    user was deleted) since it asked cannot have its call run: 409, and the approval stays
-    pending for a rejection."""
-    key_id = approval.requested_key
-    if key_id is None:
-        return principal
-    requester = await svc.auth.principal_of_key(principal.account_id, key_id)
-    if requester is None:
-        raise Conflict(
-            f"Approval {approval.approval_id} was asked for by an API key that has since been "
-            "revoked (or whose user was deleted); its call cannot run: reject it instead"
-        )
-    return requester
-
-
-async def _edited(
-    svc: Services, principal: Principal, approval: AgentApproval, arguments: dict[str, Any] | None
-) -> Edit | None:
-    """Edited arguments, validated by the tool's model: (canonical, hash, preview)."""
-    if arguments is None:
-        return None
-    tool = svc.tools.tool(approval.tool)
-    if tool is None:
-        raise NotFound(f"Unknown tool {approval.tool!r}")
-    try:
-        args = parse(tool, arguments)
-    except ValidationError as exc:
-        raise ValidationFailed(
-            [
-                Issue("invalid_argument", ("arguments", *e["loc"]), e["msg"], {})
-                for e in exc.errors()[:10]
-            ]
-        ) from None
-    ctx = ToolContext(principal, svc.actors, svc.store, svc.settings, "", approval.agent_id)
-    data = canonical(args)
-    return data, args_hash(data), await tool.preview(args, ctx)
-
-
-async def _decide(
-    svc: Services,
-    principal: Principal,
-    approval_id: str,
-    approve: bool,
-    reason: str | None,
-    edited: Edit | None,
-) -> AgentApproval:
-    if not 1 <= len(approval_id) <= 64:
-        raise NotFound(f"Approval {approval_id} not found")
-    arguments, digest, preview = edited if edited is not None else (None, None, None)
-    decided: AgentApproval = await svc.actors.ask(
-        principal.account_id,
-        DecideApproval(
-            approval_id,
-            approve,
-            reason,
-            arguments,
-            digest,
-            preview,
-            principal.api_key_id,
-            actor_user_id=principal.user_id,
-        ),
-    )
-    return decided
+    decided = await decisions.reject(svc.agents, principal, approvalId, body.reason)
+    return {"approval": decided.approval.to_json(), "outcome": None}
 
 
 @routes.endpoint(
@@ -306,13 +267,19 @@ async def get_policy(svc: Services, principal: Principal) -> Any:
 @routes.endpoint(
     "PUT",
     "/api/agents/policy",
-    summary="Set which tools run without an approval, and which record writes need one",
+    summary="Set which tools run without an approval, which record writes need one, and the "
+    "caps on a run",
     scope="agents:write",
     tag="agents",
     admin_only=True,
     every_scope=True,
     body=PolicyBody,
     responses={200: Policy, 403: None},
+    description=(
+        "Replaces the policy; the caps left out take their defaults. The policy's "
+        "autoApprove is an approval given in advance by whoever sets it: it never applies to "
+        "their own calls, and a run shows who auto-approved a call (autoApprovedBy)."
+    ),
 )
 async def put_policy(svc: Services, principal: Principal, body: PolicyBody) -> Any:
     known = svc.tools.names()
@@ -336,7 +303,13 @@ async def put_policy(svc: Services, principal: Principal, body: PolicyBody) -> A
     if issues:
         raise ValidationFailed(issues)
     policy = AgentPolicy(
-        tuple(sorted(set(body.autoApprove))), tuple(sorted(set(body.requireApproval)))
+        tuple(sorted(set(body.autoApprove))),
+        tuple(sorted(set(body.requireApproval))),
+        principal.user_id,
+        body.maxToolCallsPerStep,
+        body.maxToolCallsPerRun,
+        body.maxArgumentBytes,
+        body.recordWritesWithoutApproval,
     )
     write = ObjectWrite(
         POLICY,

@@ -68,3 +68,18 @@ async def test_overloaded_mid_stream_and_timeouts() -> None:
         await provider(replay.transport).step([Turn("user", "hi")], SPECS, Collect())
     with pytest.raises(ProviderError, match="did not answer in time"):
         await provider(raising(httpx.ConnectTimeout("slow"))).step([], SPECS, Collect())
+
+
+async def test_its_own_key_is_redacted_from_a_mid_stream_error(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    key = "corp-gateway-token-1234"
+    stream = (
+        'event: error\ndata: {"type": "error", "error": {"type": "api_error", '
+        f'"message": "upstream refused {key}"}}}}\n\n'
+    ).encode()
+    odd = AnthropicProvider(api_key=key, base_url="http://claude.test", timeout=5,
+                            transport=Replay((200, stream)).transport)  # fmt: skip
+    with caplog.at_level("WARNING", logger="fieldhouse.agents"), pytest.raises(ProviderError):
+        await odd.step([Turn("user", "hi")], SPECS, Collect())
+    assert "[redacted]" in caplog.text and key not in caplog.text

@@ -91,3 +91,18 @@ async def test_error_inside_the_stream() -> None:
     replay = Replay((200, b"data: {not json\n\n"))
     with pytest.raises(ProviderError, match="malformed"):
         await provider(replay.transport).step([], SPECS, Collect())
+
+
+async def test_a_key_of_any_shape_echoed_by_the_upstream_is_never_logged(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """Issue 32 item 5: only keys shaped like ``sk-...`` were redacted from what the upstream
+    said; the provider's own key is redacted whatever its shape."""
+    key = "gw_7f3a9c2e4b1d8a6f"
+    refused = f'{{"error": {{"message": "Key {key} is unknown"}}}}'.encode()
+    midstream = f'data: {{"error": {{"message": "bad key {key}"}}}}\n\n'.encode()
+    for answer in ((401, refused), (200, midstream)):
+        odd = OpenAIProvider(api_key=key, timeout=5, transport=Replay(answer).transport)
+        with caplog.at_level("WARNING", logger="fieldhouse.agents"), pytest.raises(ProviderError):
+            await odd.step([Turn("user", "hi")], SPECS, Collect())
+    assert caplog.text.count("[redacted]") == 2 and key not in caplog.text

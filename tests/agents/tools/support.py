@@ -9,11 +9,15 @@ from tests.agents.toolkit import call
 from tests.conftest import Workspace
 
 FUTURE = "2100-01-01T09:00:00Z"
+#: an owner or admin other than the one whose calls the policy lets through
+SETTER = "00000000-0000-4000-8000-0000000000a1"
 
 
 async def allow_all(runtime: Runtime, ws: Workspace) -> None:
     names = ["email.send", "outreach.schedule", "social.schedule", "social.post", "pages.publish"]
-    write = ObjectWrite("policy", "agents", {"autoApprove": names}, "active", mode="upsert")
+    write = ObjectWrite(
+        "policy", "agents", {"autoApprove": names, "setBy": SETTER}, "active", mode="upsert"
+    )
     await runtime.actors.ask(ws.account_id, ApplyObjects((write,)))
 
 

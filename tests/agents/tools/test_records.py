@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 from fieldhouse.actors import admin_ops as ops
 from fieldhouse.actors.agent_ops import ApplyObjects, ObjectWrite
+from fieldhouse.agents.providers import OfflineProvider
+from fieldhouse.agents.registry import build_executor
+from fieldhouse.agents.run import AgentRun, AgentRuntime, RunRequest
 from fieldhouse.runtime import Runtime
-from tests.agents.toolkit import activity_types, call, context, objects
+from tests.agents.toolkit import activity_types, call, context, objects, principal_of
 from tests.conftest import Workspace, add_user
 
 
@@ -122,3 +128,35 @@ async def test_a_write_the_caller_may_not_make_is_refused_not_queued(
     owner = await context(runtime, ws)
     queued = await call(owner, "records.update", module="deals", name="Big One", displayName="X")
     assert queued.status == "pending_approval"
+
+
+PHRASINGS = json.loads((Path(__file__).parent.parent / "data" / "phrasings.json").read_text())
+
+
+async def test_every_phrasing_of_the_table_runs_end_to_end(runtime: Runtime, ws: Workspace) -> None:
+    """Issue 32 item 5: the planner's table is checked against the planner alone; end to end,
+    every task creation and every deal made without a stage failed validation (the required
+    status and stage the model does not name now take their fields' defaults)."""
+    rt = AgentRuntime(
+        runtime.settings, runtime.actors, runtime.store, OfflineProvider(), build_executor()
+    )
+    principal = await principal_of(runtime, ws)
+    failed = {}
+    for row in PHRASINGS["rows"]:
+        if row["tool"] is None:
+            continue
+        run = AgentRun(rt, RunRequest(principal, row["message"], None))
+        await run.execute()
+        errors = [e.summary for e in run.tool_calls if e.status == "error"]
+        if errors:
+            failed[row["message"]] = errors
+    assert failed == {}
+    tasks = await call(await context(runtime, ws), "records.search", module="tasks")
+    assert sorted(r["displayName"] for r in tasks.result["records"]) == [
+        "Renew the lease",
+        "send the invoice",
+    ]
+    assert {r["fields"]["status"] for r in tasks.result["records"]} == {"todo"}
+    big = await call(await context(runtime, ws), "records.search", module="deals", query="Big")
+    (deal,) = big.result["records"]  # made with the default stage, then marked won
+    assert deal["displayName"] == "Big One" and deal["fields"]["stage"] == "won"

@@ -4,11 +4,14 @@ decisions are in test_agents_trust.py.)"""
 
 from __future__ import annotations
 
+import uuid
 from typing import Any
 
 import httpx
 import orjson
 
+from fieldhouse.actors.agent_ops import ApplyObjects, ObjectWrite
+from fieldhouse.actors.run_ops import AGENT_RUN
 from fieldhouse.http.routes.agent_runs import AgentRun, RunList
 from fieldhouse.runtime import Runtime
 from tests.conftest import Workspace, add_user
@@ -38,7 +41,7 @@ async def test_listing_filters_by_status_and_limits(
     done = await client.get(RUNS, headers=ws.headers, params={"status": "succeeded"})
     assert len(done.json()["runs"]) == 3
     failed = await client.get(RUNS, headers=ws.headers, params={"status": "failed"})
-    assert failed.json() == {"runs": []}
+    assert failed.json() == {"runs": [], "nextCursor": None}
     for params in ({"limit": 0}, {"limit": 101}, {"status": "finished"}):
         error = assert_envelope(
             await client.get(RUNS, headers=ws.headers, params=params), 400, "validation_error"
@@ -71,7 +74,10 @@ async def test_runs_stay_in_their_workspace(
             method, f"{RUNS}/{ours['runId']}{path}", headers=other_ws.headers
         )
         assert_envelope(resp, 404, "not_found")
-    assert (await client.get(RUNS, headers=other_ws.headers)).json() == {"runs": []}
+    assert (await client.get(RUNS, headers=other_ws.headers)).json() == {
+        "runs": [],
+        "nextCursor": None,
+    }
 
 
 async def test_resume_streams_when_asked(
@@ -96,3 +102,51 @@ async def test_resume_streams_when_asked(
     assert "An approver rejected this call: Not now." in data[-1]["response"]
     run = (await client.get(f"{RUNS}/{asked['runId']}", headers=ws.headers)).json()
     assert run["status"] == "succeeded"
+
+
+def stored_runs(user_id: str, count: int) -> ApplyObjects:
+    """``count`` finished runs of one user, written in one transaction."""
+    writes = []
+    for _ in range(count):
+        run_id = str(uuid.uuid4())
+        data = {"runId": run_id, "userId": user_id, "message": "m", "provider": "offline"}
+        writes.append(ObjectWrite(AGENT_RUN, run_id, data, "succeeded"))
+    return ApplyObjects(tuple(writes))
+
+
+async def test_runs_are_listed_page_by_page_past_the_newest_500(
+    runtime: Runtime, client: httpx.AsyncClient, ws: Workspace
+) -> None:
+    """Issue 32 item 5: the listing stopped at the workspace's 500 newest runs (a member with
+    an older run saw none) and had no paging."""
+    member = await add_user(runtime, ws, "member")
+    theirs = await chat(client, member, "show my reminders")
+    await runtime.actors.ask(ws.account_id, stored_runs(ws.owner_id, 505))
+    mine = await client.get(RUNS, headers=member.headers)
+    assert [r["runId"] for r in mine.json()["runs"]] == [theirs["runId"]]
+    assert mine.json()["nextCursor"] is None
+    seen: list[str] = []
+    cursor = None
+    for _ in range(10):
+        params = {"limit": 100, **({"cursor": cursor} if cursor else {})}
+        page = (await client.get(RUNS, headers=ws.headers, params=params)).json()
+        seen += [r["runId"] for r in page["runs"]]
+        cursor = page["nextCursor"]
+        if cursor is None:
+            break
+    assert len(seen) == 506 and len(set(seen)) == 506 and seen[-1] == theirs["runId"]
+    bad = await client.get(RUNS, headers=ws.headers, params={"cursor": "not-a-cursor"})
+    assert_envelope(bad, 400, "validation_error")
+
+
+async def test_a_key_that_may_chat_reads_the_runs_it_made(
+    runtime: Runtime, client: httpx.AsyncClient, ws: Workspace
+) -> None:
+    """Issue 32 item 5: an agents:write-only key could chat but got 403 on its own runs."""
+    agent_only = await add_user(runtime, ws, "member", ("agents:write",))
+    made = await chat(client, agent_only, "show my reminders")
+    listed = await client.get(RUNS, headers=agent_only.headers)
+    assert listed.status_code == 200, listed.text
+    assert [r["runId"] for r in listed.json()["runs"]] == [made["runId"]]
+    one = await client.get(f"{RUNS}/{made['runId']}", headers=agent_only.headers)
+    assert one.status_code == 200 and one.json()["userId"] == agent_only.owner_id

@@ -200,3 +200,22 @@ async def test_openai_provider_through_http(
         "/v1/modules/contacts/records", params={"search": "Lovelace"}, headers=ws.headers
     )
     assert listed.json()["total"] == 1
+
+
+async def test_the_accept_header_is_read_as_media_ranges(
+    client: httpx.AsyncClient, ws: Workspace
+) -> None:
+    """Issue 32 item 5: Accept was matched as a substring, so a client that refused the event
+    stream (q=0) or named another type containing its name got one."""
+    body = {"message": "show my reminders"}
+    for accept, streamed in (
+        ("application/json, text/event-stream;q=0", False),
+        ("application/x-text/event-stream-log", False),
+        ("text/event-stream;q=0.4, application/json;q=0.9", False),
+        ("text/event-stream", True),
+        ("text/html;q=0.9, TEXT/EVENT-STREAM; q=0.5", True),
+    ):
+        res = await client.post(URL, json=body, headers={**ws.headers, "Accept": accept})
+        assert res.status_code == 200, res.text
+        kind = res.headers["content-type"]
+        assert kind.startswith("text/event-stream") is streamed, (accept, kind)

@@ -4,15 +4,21 @@ decision; policy can require approvals for record writes."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import httpx
 import pytest
 
+from fieldhouse.actors.admin_ops import CreateRole
+from fieldhouse.agents.contract import ToolCall, ToolSpec
+from fieldhouse.agents.providers.base import Step, TextSink, Turn
 from fieldhouse.agents.resume import prepare_resume
 from fieldhouse.model.errors import Conflict
 from fieldhouse.runtime import Runtime
+from tests.agents.toolkit import another_key, session_of
 from tests.conftest import Workspace, add_user
+from tests.http.agents_support import install_runtime
 
 URL = "/v1/agents/messages"
 
@@ -261,3 +267,103 @@ async def test_of_two_resumes_of_one_run_one_wins(
         await second.execute()
     run = (await client.get(f"/v1/agents/runs/{asked['runId']}", headers=ws.headers)).json()
     assert run["status"] == "succeeded" and run["steps"] == first.steps
+
+
+class MailThenLose:
+    """A model that asks for an e-mail and waits; once it reads that the e-mail went out, it
+    marks the deal Big One lost (a record text's injected instruction, say); then it says
+    what happened."""
+
+    name = "mail-then-lose"
+
+    async def step(self, turns: Sequence[Turn], tools: Sequence[ToolSpec], emit: TextSink) -> Step:
+        done = {t.call.name: t.outcome for t in turns if t.call is not None and t.outcome}
+        text = " ".join(o.summary for o in done.values())
+        if "email.send" not in done:
+            mail = {"to": ["bob@example.com"], "subject": "Pricing", "body": "Our prices"}
+            return Step((ToolCall("c-mail", "email.send", mail),))
+        if done["email.send"].status == "ok" and "records.update" not in done:
+            lose = {"module": "deals", "name": "Big One", "fields": {"stage": "lost"}}
+            return Step((ToolCall("c-lose", "records.update", lose),))
+        await emit(text)
+        return Step((), text)
+
+
+async def test_a_resumed_run_acts_with_its_requesters_rights_not_the_resumers(
+    runtime: Runtime, client: httpx.AsyncClient, ws: Workspace
+) -> None:
+    """Issue 32 item 1: a sales key that cannot edit deals asks for an e-mail; an admin approves
+    it and resumes the run: the e-mail goes out as the sales user, the model's next call (mark
+    the deal lost) runs with the sales user's rights and is refused, and the run stays theirs."""
+    await runtime.actors.ask(
+        ws.account_id,
+        CreateRole("sales", frozenset({"deals", "contacts"}), frozenset({"contacts"})),
+    )
+    sales = await add_user(runtime, ws, "sales")
+    admin = await add_user(runtime, ws, "admin")
+    deal = await client.post(
+        "/v1/modules/deals/records",
+        json={"displayName": "Big One", "fields": {"name": "Big One", "stage": "proposal"}},
+        headers=ws.headers,
+    )
+    assert deal.status_code == 201, deal.text
+    install_runtime(runtime, MailThenLose())
+    asked = await chat(client, sales, "write to Bob about pricing")
+    (approval,) = asked["pendingApprovals"]
+    waiting = (await client.get(f"/v1/agents/runs/{asked['runId']}", headers=sales.headers)).json()
+    assert [c["tool"] for c in waiting["toolCalls"]] == ["email.send"]
+    approved = await client.post(f"/api/approvals/{approval}/approve", headers=admin.headers)
+    assert approved.status_code == 200, approved.text
+    resumed = await client.post(f"/v1/agents/runs/{asked['runId']}/resume", headers=admin.headers)
+    assert resumed.status_code == 200, resumed.text
+    assert "may not change records of module 'deals'" in resumed.json()["response"]
+    stage = (await client.get(f"/v1/modules/deals/records/{deal.json()['record']['recordId']}",
+                              headers=ws.headers)).json()["record"]["fields"]["stage"]  # fmt: skip
+    assert stage == "proposal"
+    run = await client.get(f"/v1/agents/runs/{asked['runId']}", headers=sales.headers)
+    assert run.status_code == 200, run.text
+    assert run.json()["userId"] == sales.owner_id and run.json()["authMethod"] == "api_key"
+    update = run.json()["toolCalls"][-1]
+    assert (update["tool"], update["status"]) == ("records.update", "error")
+    feed = await client.get("/v1/activity?activityTypes=email_queued", headers=ws.headers)
+    (queued,) = feed.json()["activities"]
+    assert queued["userId"] == sales.owner_id
+
+
+async def test_the_approver_is_a_person_not_a_key(
+    runtime: Runtime, client: httpx.AsyncClient, ws: Workspace
+) -> None:
+    """Issue 32 item 3: the owner who asked for a call can decide it neither with a second key
+    nor in a session; another admin can."""
+    asked = await chat(client, ws, "send an email to bob@example.com about Pricing")
+    (approval,) = asked["pendingApprovals"]
+    for headers in ((await another_key(runtime, ws)).headers, await session_of(runtime, ws)):
+        for decision in ("approve", "reject"):
+            own = await client.post(f"/api/approvals/{approval}/{decision}", headers=headers)
+            assert own.status_code == 403, own.text
+            assert "asked for this call" in own.json()["error"]["message"]
+    assert (await client.get(f"/api/approvals/{approval}", headers=ws.headers)).json()[
+        "status"
+    ] == "pending"
+    admin = await add_user(runtime, ws, "admin")
+    approved = await client.post(f"/api/approvals/{approval}/approve", headers=admin.headers)
+    assert approved.status_code == 200 and approved.json()["approval"]["status"] == "executed"
+
+
+async def test_auto_approval_never_covers_its_setters_own_calls(
+    runtime: Runtime, client: httpx.AsyncClient, ws: Workspace
+) -> None:
+    """Issue 32 item 3: an owner's unrestricted key that auto-approves e-mails does not let its
+    own e-mails through; another user's are, and their run says who auto-approved them."""
+    policy = await client.put(
+        "/api/agents/policy", json={"autoApprove": ["email.send"]}, headers=ws.headers
+    )
+    assert policy.status_code == 200 and policy.json()["setBy"] == ws.owner_id
+    own = await chat(client, ws, "send an email to bob@example.com about Pricing")
+    assert len(own["pendingApprovals"]) == 1
+    member = await add_user(runtime, ws, "member")
+    theirs = await chat(client, member, "send an email to bob@example.com about Pricing")
+    assert theirs["pendingApprovals"] == []
+    run = (await client.get(f"/v1/agents/runs/{theirs['runId']}", headers=member.headers)).json()
+    (call,) = run["toolCalls"]
+    assert (call["status"], call["autoApprovedBy"]) == ("ok", ws.owner_id)

@@ -114,10 +114,20 @@ async def test_only_owners_and_admins_decide(
     assert bad.status_code == 400
 
 
+DEFAULTS = {
+    "maxToolCallsPerStep": 10,
+    "maxToolCallsPerRun": 50,
+    "maxArgumentBytes": 262144,
+    "recordWritesWithoutApproval": 20,
+}
+
+
 async def test_policy_endpoint(client: httpx.AsyncClient, runtime: Runtime, ws: Workspace) -> None:
     assert (await client.get("/api/agents/policy", headers=ws.headers)).json() == {
         "autoApprove": [],
         "requireApproval": [],
+        "setBy": None,
+        **DEFAULTS,
     }
     unknown = await client.put(
         "/api/agents/policy", json={"autoApprove": ["shell.exec"]}, headers=ws.headers
@@ -135,7 +145,12 @@ async def test_policy_endpoint(client: httpx.AsyncClient, runtime: Runtime, ws: 
         "/api/agents/policy", json={"autoApprove": ["email.send"]}, headers=ws.headers
     )
     assert resp.status_code == 200
-    assert resp.json() == {"autoApprove": ["email.send"], "requireApproval": []}
+    assert resp.json() == {
+        "autoApprove": ["email.send"],
+        "requireApproval": [],
+        "setBy": ws.owner_id,
+        **DEFAULTS,
+    }
     outcome = await call(await context(runtime, member), "email.send", **MAIL)
     assert outcome.status == "ok"
 
@@ -305,3 +320,78 @@ async def test_a_call_asked_for_by_a_revoked_key_cannot_run(
     assert one.json()["status"] == "pending"  # still there to be rejected
     rejected = await client.post(f"/api/approvals/{approval_id}/reject", headers=admin.headers)
     assert rejected.status_code == 200 and rejected.json()["approval"]["status"] == "rejected"
+
+
+async def test_the_policy_caps_are_set_within_bounds_and_documented(
+    client: httpx.AsyncClient, ws: Workspace
+) -> None:
+    """Issue 32 item 4: the caps are part of the policy, bounded, and their defaults are in
+    the document."""
+    caps = {"maxToolCallsPerStep": 3, "maxToolCallsPerRun": 12, "recordWritesWithoutApproval": 0}
+    resp = await client.put(
+        "/api/agents/policy", json={"autoApprove": [], **caps}, headers=ws.headers
+    )
+    assert resp.status_code == 200, resp.text
+    assert resp.json() == {
+        "autoApprove": [],
+        "requireApproval": [],
+        "setBy": ws.owner_id,
+        **DEFAULTS,
+        **caps,
+    }
+    for bad in ({"maxToolCallsPerStep": 0}, {"maxArgumentBytes": 10**9}):
+        refused = await client.put(
+            "/api/agents/policy", json={"autoApprove": [], **bad}, headers=ws.headers
+        )
+        assert refused.status_code == 400 and refused.json()["error"]["code"] == "validation_error"
+    doc = (await client.get("/openapi.json")).json()
+    body = doc["components"]["schemas"]["PolicyBody"]["properties"]
+    for name, default in DEFAULTS.items():
+        assert body[name]["default"] == default
+        assert f"(default {default})" in body[name]["description"]
+
+
+async def test_a_record_update_shows_its_changes_and_an_edit_its_own_description(
+    client: httpx.AsyncClient, runtime: Runtime, ws: Workspace
+) -> None:
+    """Issue 32 item 5: an approval of a record update showed no preview, and approving it with
+    edited arguments kept the model's description."""
+    made = await client.post(
+        "/v1/modules/deals/records",
+        json={"displayName": "Big One", "fields": {"name": "Big One", "stage": "won"}},
+        headers=ws.headers,
+    )
+    record_id = made.json()["record"]["recordId"]
+    await client.put(
+        "/api/agents/policy",
+        json={"autoApprove": [], "requireApproval": ["records.update:deals"]},
+        headers=ws.headers,
+    )
+    asked = await client.post(
+        "/v1/agents/messages",
+        json={"message": "update deal Big One stage to lost"},
+        headers=ws.headers,
+    )
+    (approval_id,) = asked.json()["pendingApprovals"]
+    admin = await add_user(runtime, ws, "admin")
+    shown = (await client.get(f"/api/approvals/{approval_id}", headers=admin.headers)).json()
+    assert shown["preview"] == {
+        "found": True,
+        "module": "deals",
+        "recordId": record_id,
+        "displayName": "Big One",
+        "changes": {"stage": {"from": "won", "to": "lost"}},
+    }
+    assert shown["description"] == f"Updating deals record '{record_id}': stage to \"lost\""
+    edited = {"module": "deals", "recordId": record_id, "fields": {"stage": "negotiation"}}
+    resp = await client.post(
+        f"/api/approvals/{approval_id}/approve", json={"arguments": edited}, headers=admin.headers
+    )
+    assert resp.status_code == 200, resp.text
+    approval = resp.json()["approval"]
+    assert approval["description"] == (
+        f"Updating deals record '{record_id}': stage to \"negotiation\""
+    )
+    assert approval["preview"]["changes"] == {"stage": {"from": "won", "to": "negotiation"}}
+    stage = (await client.get(f"/v1/modules/deals/records/{record_id}", headers=ws.headers)).json()
+    assert stage["record"]["fields"]["stage"] == "negotiation"

@@ -1,0 +1,163 @@
+"""Deciding an approval: the use case behind ``/api/approvals/{id}/approve|reject``.
+
+An approver is a person: an owner or admin (the route checks the role and an unrestricted
+credential) who is not the person who asked for the call, whichever of their keys or sessions
+either of them uses. Approving decides that one call, which then runs at once, once, as its
+requester, with the requester's rights as they are now (``requester.py``): approving never
+lends the call the approver's rights, for calls asked for with a key or in a session alike.
+A call whose requester can no longer act (key revoked, user deleted) is not run: 409, and the
+approval stays pending to be rejected.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import trio
+from pydantic import ValidationError
+
+from fieldhouse.actors.agent_ops import APPROVAL, DecideApproval
+from fieldhouse.agents.contract import ToolContext, ToolOutcome
+from fieldhouse.agents.gate import args_hash, canonical, parse
+from fieldhouse.agents.registry import GatedExecutor
+from fieldhouse.agents.requester import Requester, rights_or_gone
+from fieldhouse.agents.run import AgentRuntime
+from fieldhouse.model.agents import Approval
+from fieldhouse.model.errors import Forbidden, Issue, NotFound, ValidationFailed
+from fieldhouse.model.principal import Principal
+
+
+@dataclass(frozen=True)
+class Edit:
+    """Edited arguments, validated by the tool's model."""
+
+    arguments: dict[str, Any]
+    digest: str
+    preview: dict[str, Any]
+    description: str
+
+
+@dataclass(frozen=True)
+class Decided:
+    approval: Approval
+    #: what running the approved call gave (None for a rejection)
+    outcome: ToolOutcome | None
+
+
+async def load_approval(runtime: AgentRuntime, principal: Principal, approval_id: str) -> Approval:
+    """An approval of the principal's workspace (404 otherwise)."""
+    row = None
+    if 1 <= len(approval_id) <= 64:
+        row = await runtime.store.get_object(principal.account_id, APPROVAL, approval_id)
+    if row is None:
+        raise NotFound(f"Approval {approval_id} not found")
+    return Approval.from_row(row)
+
+
+def requester_of(approval: Approval, account_id: str) -> Requester:
+    return Requester.stored(
+        account_id, approval.requested_by, approval.requested_key, approval.requested_auth
+    )
+
+
+def _not_theirs(approver: Principal, approval: Approval) -> None:
+    if approver.user_id == approval.requested_by or (
+        approver.api_key_id is not None and approver.api_key_id == approval.requested_key
+    ):
+        raise Forbidden(
+            "The person who asked for this call may not decide it, with any of their keys or "
+            "sessions: another owner or admin must"
+        )
+
+
+async def approve(
+    runtime: AgentRuntime,
+    tools: GatedExecutor,
+    approver: Principal,
+    approval_id: str,
+    arguments: dict[str, Any] | None,
+) -> Decided:
+    """Approve one call (optionally with edited arguments) and run it as its requester."""
+    asked = await load_approval(runtime, approver, approval_id)
+    _not_theirs(approver, asked)
+    requester = requester_of(asked, approver.account_id)
+    acting = await rights_or_gone(runtime.store, requester, f"Approval {approval_id}")
+    edit = await _edited(runtime, tools, acting, asked, arguments)
+    decided: Approval = await runtime.actors.ask(
+        approver.account_id,
+        DecideApproval(
+            asked.approval_id,
+            True,
+            None,
+            edit.arguments if edit else None,
+            edit.digest if edit else None,
+            edit.preview if edit else None,
+            approver.api_key_id,
+            edit.description if edit else None,
+            actor_user_id=approver.user_id,
+        ),
+    )
+    ctx = ToolContext(
+        principal=acting,
+        actors=runtime.actors,
+        store=runtime.store,
+        settings=runtime.settings,
+        run_id=decided.run_id or f"approval-{decided.approval_id}",
+        agent_id=decided.agent_id,
+    )
+    # once decided, the call runs to its end even if the approver's client goes away: an
+    # approval is never left approved but unrun
+    with trio.CancelScope(shield=True):
+        outcome = await tools.execute_approved(decided, ctx)
+    after = await runtime.store.get_object(approver.account_id, APPROVAL, decided.approval_id)
+    return Decided(Approval.from_row(after) if after is not None else decided, outcome)
+
+
+async def reject(
+    runtime: AgentRuntime, approver: Principal, approval_id: str, reason: str | None
+) -> Decided:
+    """Reject one call, with a reason the model reads when the run resumes; it never runs."""
+    asked = await load_approval(runtime, approver, approval_id)
+    _not_theirs(approver, asked)
+    decided: Approval = await runtime.actors.ask(
+        approver.account_id,
+        DecideApproval(
+            asked.approval_id,
+            False,
+            reason,
+            decider_key=approver.api_key_id,
+            actor_user_id=approver.user_id,
+        ),
+    )
+    return Decided(decided, None)
+
+
+async def _edited(
+    runtime: AgentRuntime,
+    tools: GatedExecutor,
+    acting: Principal,
+    approval: Approval,
+    arguments: dict[str, Any] | None,
+) -> Edit | None:
+    """Edited arguments, validated by the tool's model, with the preview and description of
+    what they do (as the requester would see it)."""
+    if arguments is None:
+        return None
+    tool = tools.tool(approval.tool)
+    if tool is None:
+        raise NotFound(f"Unknown tool {approval.tool!r}")
+    try:
+        args = parse(tool, arguments)
+    except ValidationError as exc:
+        raise ValidationFailed(
+            [
+                Issue("invalid_argument", ("arguments", *e["loc"]), e["msg"], {})
+                for e in exc.errors()[:10]
+            ]
+        ) from None
+    ctx = ToolContext(
+        acting, runtime.actors, runtime.store, runtime.settings, "", approval.agent_id
+    )
+    data = canonical(args)
+    return Edit(data, args_hash(data), await tool.preview(args, ctx), tool.describe(args))
