@@ -1,5 +1,5 @@
 from __future__ import annotations
 
-from fieldhouse.cli import main
+from fieldhouse.console import main
 
 raise SystemExit(main())

@@ -7,6 +7,7 @@ import errno
 import json
 import logging
 import re
+import socket
 import sys
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import AsyncExitStack, asynccontextmanager
@@ -22,8 +23,10 @@ from fieldhouse.actors.bootstrap import create_workspace, init_workspace
 from fieldhouse.actors.run_ops import CreateAgent
 from fieldhouse.actors.system import ActorSystem, open_actor_system
 from fieldhouse.backup import BackupError, backup, restore
-from fieldhouse.config import Settings, SettingsError, settings_from_env
+from fieldhouse.banner import announce_when_ready, base_url
+from fieldhouse.config import MAX_WORKERS, Settings, SettingsError, settings_from_env
 from fieldhouse.coordination import open_coordination
+from fieldhouse.demo import demo_banner
 from fieldhouse.http.auth import issue_token, jwt_secret
 from fieldhouse.logs import configure_logging
 from fieldhouse.model.errors import ApiError, BadRequest, NotFound
@@ -44,6 +47,22 @@ Command = Callable[[argparse.Namespace, ActorSystem], Awaitable[dict[str, Any]]]
 
 def _csv(text: str) -> list[str]:
     return [part.strip() for part in text.split(",") if part.strip()]
+
+
+def _bounded(low: int, high: int | None = None) -> Callable[[str], int]:
+    """An argparse type: an integer from ``low`` to ``high``."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected an integer, not {text!r}") from None
+        if value < low or (high is not None and value > high):
+            bounds = f"from {low} to {high}" if high is not None else f"at least {low}"
+            raise argparse.ArgumentTypeError(f"expected an integer {bounds}, not {text!r}")
+        return value
+
+    return parse
 
 
 def _global_options(parser: argparse.ArgumentParser, *, default: Any) -> None:
@@ -186,11 +205,17 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = command(sub, "serve", "serve the HTTP API")
     p.add_argument("--host", help="address to listen on (default 127.0.0.1); env FIELDHOUSE_HOST")
-    p.add_argument("--port", type=int, help="port to listen on (default 8080); env FIELDHOUSE_PORT")
-    p.add_argument("--rate-limit", type=int, help="requests per key per minute (default 600)")
+    p.add_argument(
+        "--port",
+        type=_bounded(0, 65535),
+        help="port to listen on (default 8080); env FIELDHOUSE_PORT",
+    )
+    p.add_argument(
+        "--rate-limit", type=_bounded(1), help="requests per key per minute (default 600)"
+    )
     p.add_argument(
         "--workers",
-        type=int,
+        type=_bounded(1, MAX_WORKERS),
         help="server processes sharing the port (default: the number of cores); env "
         "FIELDHOUSE_WORKERS",
     )
@@ -384,7 +409,10 @@ async def open_system(settings: Settings) -> AsyncIterator[ActorSystem]:
             raise
         except Exception as exc:
             where = _redact(settings.resolved_database_url)
-            raise CliError(f"cannot open the database {where}: {_text(exc)}") from exc
+            raise CliError(
+                f"cannot open the database {where} (--database-url or "
+                f"FIELDHOUSE_DATABASE_URL): {_text(exc)}"
+            ) from exc
         from fieldhouse.search.open import vector_model
 
         store.vector_model = vector_model(settings)  # records written here wait for theirs
@@ -403,26 +431,45 @@ async def run_admin(
 
 def run_server(settings: Settings, demo: bool) -> int:
     """Prepare the store once (migrations, the demo workspace), then serve: in this process
-    with one worker, else from supervised worker processes sharing one listening socket."""
+    with one worker, else from supervised worker processes sharing one listening socket.
+    What a newcomer needs (the address, a first command) is printed once the server
+    answers (fieldhouse.banner)."""
     # imported here only for start-up time: the web stack and search take ~1 s to import,
     # which the admin commands need not pay
-    from fieldhouse.worker import run_worker
-
     with data_dir_lock(settings) as lock:
-        trio.run(_prepare, settings, demo)
+        ready = trio.run(_prepare, settings, demo)
         if settings.workers <= 1:
             # a taken port is reported here, plainly: hypercorn's own bind failure inside
             # trio arrives as an exception group and leaks its unbound socket
             listening_socket(settings).close()
-            trio.run(run_worker, settings)
+            trio.run(_serve_here, settings, ready)
             return 0
         sock = listening_socket(settings)
         host, port = sock.getsockname()[:2]
         logging.getLogger("fieldhouse.supervisor").info(
             "serving http://%s:%d with %d worker processes", host, port, settings.workers
         )
-        become_supervisor(settings, sock, lock)
-async def _prepare(settings: Settings, demo: bool) -> None:
+        become_supervisor(settings, sock, lock, announce=ready)
+
+
+async def _serve_here(settings: Settings, ready: str) -> None:
+    """One server process: this one, announcing itself once it answers."""
+    from fieldhouse.worker import run_worker
+
+    async with trio.open_nursery() as nursery:
+
+        async def serve(task_status: trio.TaskStatus[list[str]]) -> None:
+            await run_worker(settings, task_status=task_status)
+            nursery.cancel_scope.cancel()  # stopped: the announcement need not wait
+
+        binds = await nursery.start(serve)
+        host, port = binds[0].removeprefix("http://").rsplit(":", 1)
+        nursery.start_soon(announce_when_ready, base_url(host.strip("[]"), int(port)), ready)
+
+
+async def _prepare(settings: Settings, demo: bool) -> str:
+    """Migrations, the JWT secret, the search index and (``--demo``) the demo workspace;
+    what to print once the server answers."""
     async with open_system(settings) as system:
         await jwt_secret(system.store, settings)  # made (or moved out of the database) once
         if settings.search_enabled:
@@ -430,26 +477,8 @@ async def _prepare(settings: Settings, demo: bool) -> None:
 
             await build_if_needed(system.store)  # once, before the workers start
         if demo:
-            await _demo(system, settings)
-
-
-async def _demo(system: ActorSystem, settings: Settings) -> None:
-    accounts = await system.store.list_accounts()
-    base = f"http://{settings.host}:{settings.port}"
-    if accounts:
-        first = accounts[0]
-        print(
-            f"Workspace {first.name!r} ({first.account_id}) exists; its API key was printed "
-            f"when it was created. A new one: fieldhouse key create --workspace "
-            f"{first.account_id}",
-            flush=True,
-        )
-        return
-    workspace, key = await init_workspace(system, "Demo workspace", None)
-    print("Created the demo workspace with every built-in template.", flush=True)
-    print(f"  accountId: {workspace.account_id}", flush=True)
-    print(f"  API key (shown once, keep it): {key.api_key}", flush=True)
-    print(f"  try: curl -H 'Authorization: Bearer {key.api_key}' {base}/v1/modules", flush=True)
+            return await demo_banner(system, settings)
+    return "Ready: {base}  (API docs: {base}/docs)"
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -460,6 +489,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _fail("bad_request", str(exc), 2)
     configure_logging(settings)
     try:
+        if args.command not in ("backup", "restore") and not settings.database_url:
+            _check_data_dir(settings)
         if args.command == "serve":
             return run_server(settings, args.demo)
         if args.command == "backup":
@@ -481,15 +512,40 @@ def _report(exc: BaseException, settings: Settings) -> int:
     if isinstance(exc, ApiError):
         print(json.dumps(exc.to_json()), file=sys.stderr)
         return 1
-    if isinstance(exc, (UnsupportedDatabase, AlreadyServing, CliError, BackupError)):
+    if isinstance(exc, UnsupportedDatabase):
+        return _fail("bad_request", f"{DATABASE_URL}: {exc}", 2)
+    if isinstance(exc, (AlreadyServing, CliError, BackupError)):
         return _fail("bad_request", str(exc), 2)
+    where = f"{settings.host}:{settings.port}"
     if isinstance(exc, OSError) and exc.errno == errno.EADDRINUSE:
-        where = f"{settings.host}:{settings.port}"
         return _fail("bad_request", f"cannot listen on {where}: the address is in use", 2)
+    if isinstance(exc, socket.gaierror):
+        message = f"cannot listen on {where} (--host or FIELDHOUSE_HOST): {exc.strerror}"
+        return _fail("bad_request", message, 2)
     if isinstance(exc, OSError):
         return _fail("bad_request", _text(exc), 2)
     log.debug("failed", exc_info=exc)
     return _fail("internal_error", _text(exc), 1)
+
+
+#: where the database URL comes from, for messages about it
+DATABASE_URL = "the database URL (--database-url or FIELDHOUSE_DATABASE_URL)"
+
+
+def _check_data_dir(settings: Settings) -> None:
+    """The data directory (the embedded store's, or the server's scratch) can be made and
+    written in; otherwise a CliError naming where it was set."""
+    where = settings.data_dir
+    try:
+        where.mkdir(parents=True, exist_ok=True)
+        probe = where / ".fieldhouse-write-check"
+        probe.touch()
+        probe.unlink()
+    except OSError as exc:
+        raise CliError(
+            f"cannot use the data directory {str(where)!r} (--data-dir or FIELDHOUSE_DATA_DIR):"
+            f" {exc.strerror or _text(exc)}"
+        ) from None
 
 
 def _fail(code: str, message: str, status: int) -> int:

@@ -2,13 +2,66 @@
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
+from urllib.parse import urlsplit
 
 #: connections the kernel queues on a listening socket before a worker accepts them
 LISTEN_BACKLOG = 1024
+
+
+def default_workers(cgroup_root: Path = Path("/sys/fs/cgroup")) -> int:
+    """One worker per core this process may use: the CPUs it may run on, and no more than its
+    cgroup's CPU quota rounded up (a container's ``--cpus 2`` on a 64-core host is 2, not 64)."""
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 0
+    cores = cores or os.cpu_count() or 1
+    quota = cgroup_cpu_quota(cgroup_root)
+    if quota is not None:
+        cores = min(cores, max(1, math.ceil(quota)))
+    return cores
+
+
+def cgroup_cpu_quota(root: Path, own: str | None = None) -> float | None:
+    """The CPUs' worth of time this process's cgroup and its parents allow (cgroup v2
+    ``cpu.max``, v1 ``cpu.cfs_quota_us``), the smallest of them; None without a quota."""
+    if own is None:
+        try:
+            own = Path("/proc/self/cgroup").read_text()
+        except OSError:
+            own = ""
+    found: list[float] = []
+    for line in own.splitlines():
+        hierarchy, _, path = line.partition(":")[2].partition(":")
+        v2 = hierarchy == ""
+        if not v2 and "cpu" not in hierarchy.split(","):
+            continue
+        base = root if v2 else root / hierarchy
+        if not base.is_dir() and not v2:
+            base = root / "cpu"
+        here = base / path.strip("/")
+        while True:
+            found.extend(_quota(here, v2))
+            if here == base or base not in here.parents:
+                break
+            here = here.parent
+    return min(found) if found else None
+
+
+def _quota(folder: Path, v2: bool) -> list[float]:
+    try:
+        if v2:
+            limit, _, period = (folder / "cpu.max").read_text().strip().partition(" ")
+        else:
+            limit = (folder / "cpu.cfs_quota_us").read_text().strip()
+            period = (folder / "cpu.cfs_period_us").read_text().strip()
+        if limit in ("max", "-1") or int(period) <= 0:
+            return []
+        return [int(limit) / int(period)]
+    except (OSError, ValueError):
+        return []
 
 
 @dataclass(frozen=True)
@@ -18,7 +71,7 @@ class Settings:
     host: str = "127.0.0.1"
     port: int = 8080
     #: server processes sharing the listening socket (``fieldhouse serve --workers``)
-    workers: int = field(default_factory=lambda: os.cpu_count() or 1)
+    workers: int = field(default_factory=lambda: default_workers())
     #: which of them this process is (0 in a single-process server); set by the supervisor
     worker_index: int = 0
     rate_limit: int = 600
@@ -117,66 +170,110 @@ _OFF = ("0", "false", "off", "no")
 
 
 def settings_from_env(env: Mapping[str, str] | None = None) -> Settings:
-    """Settings from FIELDHOUSE_* variables; flags override these in the CLI."""
+    """Settings from FIELDHOUSE_* variables; flags override these in the CLI. A value that
+    cannot be used is a SettingsError naming the variable, the value and what it takes."""
     env = os.environ if env is None else env
     base = Settings()
+    level = _choice(env, "FIELDHOUSE_LOG_LEVEL", LOG_LEVELS)
     return base.with_overrides(
         database_url=env.get("FIELDHOUSE_DATABASE_URL") or None,
         data_dir=Path(env["FIELDHOUSE_DATA_DIR"]) if env.get("FIELDHOUSE_DATA_DIR") else None,
         host=env.get("FIELDHOUSE_HOST") or None,
-        port=_int(env, "FIELDHOUSE_PORT"),
-        workers=_int(env, "FIELDHOUSE_WORKERS"),
-        rate_limit=_int(env, "FIELDHOUSE_RATE_LIMIT"),
-        max_body_bytes=_int(env, "FIELDHOUSE_MAX_BODY_BYTES"),
+        port=_int(env, "FIELDHOUSE_PORT", 0, 65535),
+        workers=_int(env, "FIELDHOUSE_WORKERS", 1, MAX_WORKERS),
+        rate_limit=_int(env, "FIELDHOUSE_RATE_LIMIT", 1),
+        max_body_bytes=_int(env, "FIELDHOUSE_MAX_BODY_BYTES", 1),
         header_timeout=_float(env, "FIELDHOUSE_HEADER_TIMEOUT"),
         jwt_secret=env.get("FIELDHOUSE_JWT_SECRET") or None,
-        log_level=env.get("FIELDHOUSE_LOG_LEVEL") or None,
+        log_level=level.upper() if level else None,
         log_format=_choice(env, "FIELDHOUSE_LOG_FORMAT", ("json", "text")),
-        cors_origins=(
-            tuple(
-                o.strip().rstrip("/")
-                for o in env["FIELDHOUSE_CORS_ORIGINS"].split(",")
-                if o.strip()
-            )
-            if env.get("FIELDHOUSE_CORS_ORIGINS")
-            else None
-        ),
-        search_enabled=(
-            env["FIELDHOUSE_SEARCH"].lower() not in _OFF if env.get("FIELDHOUSE_SEARCH") else None
-        ),
-        embedder=env.get("FIELDHOUSE_EMBEDDER") or None,
+        cors_origins=_origins(env, "FIELDHOUSE_CORS_ORIGINS"),
+        search_enabled=_flag(env, "FIELDHOUSE_SEARCH"),
+        embedder=_choice(env, "FIELDHOUSE_EMBEDDER", EMBEDDERS),
         embedding_process=_flag(env, "FIELDHOUSE_EMBEDDING_PROCESS"),
-        smtp_url=env.get("FIELDHOUSE_SMTP_URL") or None,
-        agent_provider=env.get("FIELDHOUSE_AGENT_PROVIDER") or None,
+        smtp_url=_url(env, "FIELDHOUSE_SMTP_URL", ("smtp", "smtps")),
+        agent_provider=_choice(env, "FIELDHOUSE_AGENT_PROVIDER", AGENT_PROVIDERS),
         agent_model=env.get("FIELDHOUSE_AGENT_MODEL") or None,
-        agent_base_url=env.get("FIELDHOUSE_AGENT_BASE_URL") or None,
+        agent_base_url=_url(env, "FIELDHOUSE_AGENT_BASE_URL", ("http", "https")),
         agent_api_key=env.get("FIELDHOUSE_AGENT_API_KEY") or None,
-        actor_mailbox_size=_int(env, "FIELDHOUSE_ACTOR_MAILBOX_SIZE"),
+        actor_mailbox_size=_int(env, "FIELDHOUSE_ACTOR_MAILBOX_SIZE", 1),
         actor_send_timeout=_float(env, "FIELDHOUSE_ACTOR_SEND_TIMEOUT"),
         webhook_allow_hosts=_hosts(env, "FIELDHOUSE_WEBHOOK_ALLOW_HOSTS"),
     )
+
+
+#: what FIELDHOUSE_LOG_LEVEL takes (Python's logging levels, in any case)
+LOG_LEVELS = ("debug", "info", "warning", "error", "critical")
+#: fieldhouse.search.embedder.CHOICES and fieldhouse.agents.providers.PROVIDERS (this module
+#: imports neither; tests/test_config.py checks that the lists agree)
+EMBEDDERS = ("minilm", "minilm-int8", "wordllama-256", "none")
+AGENT_PROVIDERS = ("offline", "openai", "anthropic")
+#: more worker processes than any machine this serves would use (a typo such as 80 for 8)
+MAX_WORKERS = 256
 
 
 class SettingsError(ValueError):
     """A FIELDHOUSE_* variable that cannot be read; the message names it and its value."""
 
 
-def _int(env: Mapping[str, str], name: str) -> int | None:
+def _int(env: Mapping[str, str], name: str, low: int, high: int | None = None) -> int | None:
     if not env.get(name):
         return None
     try:
-        return int(env[name])
+        value = int(env[name])
     except ValueError:
         raise SettingsError(f"{name} must be an integer, not {env[name]!r}") from None
+    if value < low or (high is not None and value > high):
+        bounds = f"from {low} to {high}" if high is not None else f"at least {low}"
+        raise SettingsError(f"{name} must be an integer {bounds}, not {env[name]!r}")
+    return value
 
 
 def _float(env: Mapping[str, str], name: str) -> float | None:
+    """A number of seconds: finite and above zero."""
     if not env.get(name):
         return None
     try:
-        return float(env[name])
+        value = float(env[name])
     except ValueError:
         raise SettingsError(f"{name} must be a number, not {env[name]!r}") from None
+    if not 0 < value < float("inf"):
+        raise SettingsError(f"{name} must be a number above 0, not {env[name]!r}")
+    return value
+
+
+def _origins(env: Mapping[str, str], name: str) -> tuple[str, ...] | None:
+    """Comma-separated browser origins (``scheme://host[:port]``), or ``*``."""
+    if not env.get(name, "").strip():
+        return None
+    out = []
+    for item in env[name].split(","):
+        origin = item.strip().rstrip("/")
+        if not origin:
+            continue
+        parts = urlsplit(origin)
+        if origin != "*" and not (
+            parts.scheme in ("http", "https") and parts.netloc and not parts.path
+        ):
+            raise SettingsError(
+                f"{name}: {origin!r} is not an origin; expected scheme://host[:port] "
+                "(https://app.example.com) or *"
+            )
+        out.append(origin)
+    return tuple(out)
+
+
+def _url(env: Mapping[str, str], name: str, schemes: tuple[str, ...]) -> str | None:
+    """A URL with one of ``schemes`` and a host."""
+    value = env.get(name, "").strip()
+    if not value:
+        return None
+    parts = urlsplit(value)
+    if parts.scheme.lower() not in schemes or not parts.hostname:
+        expected = " or ".join(f"{scheme}://host[:port]" for scheme in schemes)
+        # the value is not quoted: it may carry a password
+        raise SettingsError(f"{name} must be a URL of the form {expected}")
+    return value
 
 
 def _hosts(env: Mapping[str, str], name: str) -> tuple[str, ...] | None:

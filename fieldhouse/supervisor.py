@@ -79,14 +79,22 @@ def data_dir_lock(settings: Settings) -> Iterator[int | None]:
             fcntl.flock(handle, fcntl.LOCK_UN)
 
 
-def become_supervisor(settings: Settings, sock: socket.socket, lock: int | None) -> NoReturn:
+def become_supervisor(
+    settings: Settings, sock: socket.socket, lock: int | None, announce: str | None = None
+) -> NoReturn:
     """Replace this process (the CLI, which imported the whole server to prepare the store)
     by a fresh ``python -m fieldhouse.supervisor`` that imports only what supervising needs:
     its memory is the server's overhead beside the workers (91 -> ~40 MB). The listening
     socket and the data directory's lock pass through the exec as open descriptors."""
     # the settings (secrets among them) go through a pipe: a command line is any user's to read
     read, write = os.pipe()
-    handoff = {"settings": settings.to_json(), "fd": sock.fileno(), "lock": lock}
+    handoff = {
+        "settings": settings.to_json(),
+        "fd": sock.fileno(),
+        "lock": lock,
+        # printed once the server answers (fieldhouse.banner)
+        "announce": announce,
+    }
     os.write(write, json.dumps(handoff).encode())  # (a few KB: within the pipe's buffer)
     os.close(write)
     for fd in [read, sock.fileno()] + ([lock] if lock is not None else []):
@@ -107,7 +115,7 @@ def main() -> int:
     configure_logging(settings)
     sock = socket.socket(fileno=int(handoff["fd"]))
     try:
-        return trio.run(supervise, settings, sock)
+        return trio.run(supervise, settings, sock, handoff.get("announce"))
     except KeyboardInterrupt:
         return 130
 
@@ -126,8 +134,9 @@ def listening_socket(settings: Settings) -> socket.socket:
     return sock
 
 
-async def supervise(settings: Settings, sock: socket.socket) -> int:
-    """Run ``settings.workers`` workers on ``sock`` until a signal; the exit code."""
+async def supervise(settings: Settings, sock: socket.socket, announce: str | None = None) -> int:
+    """Run ``settings.workers`` workers on ``sock`` until a signal; the exit code. The
+    ``announce`` text is printed once the server answers."""
     stopping = trio.Event()
     failed: list[int] = []
     # every worker writes its metrics here; whichever answers /metrics adds them all up
@@ -140,7 +149,7 @@ async def supervise(settings: Settings, sock: socket.socket) -> int:
     if embeds(settings):
         settings = replace(settings, embed_socket=os.path.join(run_dir, "embed.sock"))
     try:
-        await _supervise(settings, sock, stopping, failed)
+        await _supervise(settings, sock, stopping, failed, announce)
     finally:
         shutil.rmtree(metrics_dir, ignore_errors=True)
         shutil.rmtree(run_dir, ignore_errors=True)
@@ -148,11 +157,20 @@ async def supervise(settings: Settings, sock: socket.socket) -> int:
 
 
 async def _supervise(
-    settings: Settings, sock: socket.socket, stopping: trio.Event, failed: list[int]
+    settings: Settings,
+    sock: socket.socket,
+    stopping: trio.Event,
+    failed: list[int],
+    announce: str | None = None,
 ) -> None:
     with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
         async with trio.open_nursery() as outer:
             outer.start_soon(_watch_signals, signals, stopping)
+            if announce is not None:
+                from fieldhouse.banner import announce_when_ready, base_url
+
+                host, port = sock.getsockname()[:2]
+                outer.start_soon(announce_when_ready, base_url(host, port), announce)
             if settings.embed_socket is not None:
                 outer.start_soon(_keep_embedding, settings, stopping)
             async with trio.open_nursery() as workers:
@@ -228,6 +246,10 @@ async def _run_once(
         stdin=subprocess.PIPE,
         pass_fds=() if sock is None else (sock.fileno(),),
         env=env,
+        # a process group of its own: a terminal's Ctrl-C (SIGINT to the foreground group)
+        # reaches the supervisor alone, which stops each child with SIGTERM; a child still
+        # starting Python would otherwise die of it with a traceback or a fatal error
+        process_group=0,
     )
     assert process.stdin is not None
     handoff = {"settings": settings.to_json(), "fd": None if sock is None else sock.fileno()}

@@ -242,3 +242,28 @@ def test_list_users_and_keys_without_secrets_or_hashes(
     printed = json.dumps(keys)
     for secret in (made["apiKey"], extra["apiKey"], *hashes):
         assert str(secret) not in printed
+
+
+def test_each_configuration_error_is_one_line_naming_where_it_was_set(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    d = ["--data-dir", str(tmp_path)]
+    monkeypatch.setenv("FIELDHOUSE_LOG_LEVEL", "LOUD")
+    assert main([*d, "workspace", "list"]) == 2
+    assert one_error_line(capsys).startswith("FIELDHOUSE_LOG_LEVEL='LOUD': expected one of")
+    monkeypatch.delenv("FIELDHOUSE_LOG_LEVEL")
+
+    blocked = tmp_path / "file"
+    blocked.write_text("not a directory")
+    assert main(["--data-dir", str(blocked / "data"), "workspace", "list"]) == 2
+    assert "(--data-dir or FIELDHOUSE_DATA_DIR)" in one_error_line(capsys)
+
+    assert main(["--database-url", "mysql://db/x", "workspace", "list"]) == 2
+    message = one_error_line(capsys)
+    assert "FIELDHOUSE_DATABASE_URL" in message and "'mysql'" in message
+
+    serve = ["serve", "--host", "no-such-host.invalid", "--port", "0", "--workers", "1"]
+    assert main([*d, *serve]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert "Traceback" not in "\n".join(err)
+    assert "(--host or FIELDHOUSE_HOST)" in json.loads(err[-1])["error"]["message"]

@@ -7,7 +7,13 @@ from pathlib import Path
 
 import pytest
 
-from fieldhouse.config import Settings, SettingsError, settings_from_env
+from fieldhouse.config import (
+    Settings,
+    SettingsError,
+    cgroup_cpu_quota,
+    default_workers,
+    settings_from_env,
+)
 
 
 def test_variables_become_settings() -> None:
@@ -109,3 +115,68 @@ def test_the_webhook_allow_list_is_read_checked_and_handed_on() -> None:
         with pytest.raises(SettingsError) as caught:
             settings_from_env({"FIELDHOUSE_WEBHOOK_ALLOW_HOSTS": f"a.example,{bad}"})
         assert str(caught.value) == f"FIELDHOUSE_WEBHOOK_ALLOW_HOSTS: {why}"
+
+
+# --- issue 33 item 5: every configuration error is one line naming the variable ---------------
+
+BAD = [
+    ("FIELDHOUSE_LOG_LEVEL", "LOUD", "expected one of debug, info, warning, error, critical"),
+    ("FIELDHOUSE_PORT", "70000", "must be an integer from 0 to 65535"),
+    ("FIELDHOUSE_PORT", "-1", "must be an integer from 0 to 65535"),
+    ("FIELDHOUSE_WORKERS", "0", "must be an integer from 1 to 256"),
+    ("FIELDHOUSE_RATE_LIMIT", "-5", "must be an integer at least 1"),
+    ("FIELDHOUSE_MAX_BODY_BYTES", "0", "must be an integer at least 1"),
+    ("FIELDHOUSE_ACTOR_MAILBOX_SIZE", "0", "must be an integer at least 1"),
+    ("FIELDHOUSE_ACTOR_SEND_TIMEOUT", "-1", "must be a number above 0"),
+    ("FIELDHOUSE_HEADER_TIMEOUT", "inf", "must be a number above 0"),
+    ("FIELDHOUSE_EMBEDDER", "bogus", "expected one of minilm, minilm-int8, wordllama-256, none"),
+    ("FIELDHOUSE_AGENT_PROVIDER", "bogus", "expected one of offline, openai, anthropic"),
+    ("FIELDHOUSE_SEARCH", "maybe", "expected one of 1, true, on, yes, 0, false, off, no"),
+    ("FIELDHOUSE_SMTP_URL", "garbage", "must be a URL of the form smtp://host[:port]"),
+    ("FIELDHOUSE_AGENT_BASE_URL", "api.example", "must be a URL of the form http://host"),
+    ("FIELDHOUSE_CORS_ORIGINS", "app.example.com", "is not an origin"),
+]
+
+
+@pytest.mark.parametrize(("name", "value", "says"), BAD)
+def test_an_unusable_value_is_refused_by_name(name: str, value: str, says: str) -> None:
+    with pytest.raises(SettingsError) as caught:
+        settings_from_env({name: value})
+    assert str(caught.value).startswith(name)
+    assert says in str(caught.value)
+    assert "\n" not in str(caught.value)
+
+
+def test_a_url_with_a_password_is_not_repeated() -> None:
+    with pytest.raises(SettingsError) as caught:
+        settings_from_env({"FIELDHOUSE_SMTP_URL": "ftp://me:hunter2@mail.example"})
+    assert "hunter2" not in str(caught.value)
+
+
+def test_the_lists_of_choices_agree_with_their_owners() -> None:
+    from fieldhouse.agents.providers import PROVIDERS
+    from fieldhouse.config import AGENT_PROVIDERS, EMBEDDERS
+    from fieldhouse.search.embedder import CHOICES
+
+    assert (EMBEDDERS, AGENT_PROVIDERS) == (CHOICES, PROVIDERS)
+
+
+def test_workers_follow_the_cgroup_cpu_quota(tmp_path: Path) -> None:
+    # cgroup v2: a container limited to 1.5 CPUs (docker run --cpus 1.5) inside a slice of 4
+    (tmp_path / "box").mkdir()
+    (tmp_path / "cpu.max").write_text("400000 100000\n")
+    (tmp_path / "box" / "cpu.max").write_text("150000 100000\n")
+    assert cgroup_cpu_quota(tmp_path, "0::/box\n") == 1.5
+    (tmp_path / "box" / "cpu.max").write_text("max 100000\n")
+    assert cgroup_cpu_quota(tmp_path, "0::/box\n") == 4.0
+    (tmp_path / "cpu.max").write_text("max 100000\n")
+    assert cgroup_cpu_quota(tmp_path, "0::/box\n") is None
+    # cgroup v1: cpu,cpuacct hierarchy with a quota of half a CPU
+    v1 = tmp_path / "v1"
+    (v1 / "cpu,cpuacct" / "docker" / "abc").mkdir(parents=True)
+    (v1 / "cpu,cpuacct" / "docker" / "abc" / "cpu.cfs_quota_us").write_text("50000\n")
+    (v1 / "cpu,cpuacct" / "docker" / "abc" / "cpu.cfs_period_us").write_text("100000\n")
+    assert cgroup_cpu_quota(v1, "4:cpu,cpuacct:/docker/abc\n1:name=systemd:/x\n") == 0.5
+    # the default: no more workers than the quota allows (rounded up), at least one
+    (tmp_path / "cpu.max").write_text("50000 100000\n")
+    assert default_workers(tmp_path) == 1

@@ -17,7 +17,7 @@ TESTS = ROOT / "tests"
 
 # Modules that need no test file of their own: each entry says why.
 TRIVIAL = {
-    "__main__.py": "two lines calling cli.main",
+    "__main__.py": "two lines calling console.main",
     "actors/__init__.py": "re-exports",
     "agents/__init__.py": "docstring only",
     "agents/contract.py": "the dataclasses and Protocol between the run loop and the tools",

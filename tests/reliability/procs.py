@@ -6,6 +6,7 @@ nothing here sleeps to wait out a race.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -96,8 +97,13 @@ class Served:
         return held
 
     def kill_all(self) -> None:
-        """SIGKILL the whole server at once, the supervisor and every worker (a crash)."""
+        """SIGKILL the whole server at once, the supervisor and every worker (a crash). Each
+        child runs in a process group of its own (fieldhouse.supervisor), so it is named."""
+        children = self.worker_pids()
         os.killpg(self.process.pid, signal.SIGKILL)
+        for pid in children:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
 
     async def wait(self, deadline: float = STOP_DEADLINE) -> int:
         """The exit code, waiting at most ``deadline`` seconds (then SIGKILL and fail)."""
@@ -153,7 +159,7 @@ async def serve(
     finally:
         with trio.CancelScope(shield=True):
             if proc.returncode is None:
-                os.killpg(proc.pid, signal.SIGKILL)
+                served.kill_all()
                 await proc.wait()
 
 
