@@ -28,7 +28,7 @@ import trio
 
 from fieldhouse.config import Settings
 from fieldhouse.logs import configure_logging
-from fieldhouse.search.background import LowPriorityThread
+from fieldhouse.search.background import BusyMeter, LowPriorityThread
 from fieldhouse.search.embedder import Embedder, make_embedder
 from fieldhouse.search.embedding import embed_forever
 from fieldhouse.search.query_embedder import frame, receive_frame
@@ -93,7 +93,7 @@ async def serve(settings: Settings, *, watch_stdin: bool = True) -> None:
             loaded.set()
             log.info("embedding process: %s loaded", embedder.name)
             try:
-                await embed_forever(store, embedder, thread.run)
+                await embed_forever(store, embedder, thread.run, meter=BusyMeter())
             finally:
                 thread.close()
 

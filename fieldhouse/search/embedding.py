@@ -9,6 +9,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Protocol
 
 import numpy as np
 import trio
@@ -28,6 +29,17 @@ LEASE = 60.0
 IDLE_LOOK = 0.25
 #: seconds before the store is tried again after it failed
 RETRY = 1.0
+#: a pass that found fewer than CHUNK records waits this long before the next, so a trickle of
+#: writes is embedded a few at a time (a forward pass per record costs several times more CPU
+#: a record than one for a few dozen), well within the lag a new record's vector may have
+GATHER = 0.2
+#: with a meter (the embedding process), a pass waits while the machine's cores are more than
+#: BUSY_SHARE busy at normal priority (requests), looking again every BUSY_LOOK seconds, and
+#: runs anyway after YIELD_MOST: under a full write load the words stay searchable at once and
+#: the vectors follow at a pass every few seconds (the backlog is reported), catching up after
+BUSY_SHARE = 0.3
+BUSY_LOOK = 0.25
+YIELD_MOST = 5.0
 
 #: runs the embedder's blocking call somewhere (a lower-priority thread)
 Runner = Callable[[Callable[[Sequence[str]], list[Matrix]], Sequence[str]], Awaitable[list[Matrix]]]
@@ -90,6 +102,23 @@ def _bytes(vec: Matrix) -> bytes:
     return np.ascontiguousarray(vec, np.float32).tobytes()
 
 
+class Meter(Protocol):
+    def share(self) -> float:
+        """The machine's busy share at normal priority since the last look."""
+        ...
+
+
+async def yield_to_requests(meter: Meter) -> None:
+    """Wait while the machine is busy with requests (at most YIELD_MOST seconds)."""
+    if meter.share() < BUSY_SHARE:
+        return
+    with trio.move_on_after(YIELD_MOST):
+        while True:
+            await trio.sleep(BUSY_LOOK)
+            if meter.share() < BUSY_SHARE:
+                return
+
+
 async def embed_forever(
     store: Store,
     embedder: Embedder,
@@ -97,10 +126,14 @@ async def embed_forever(
     progress: Progress | None = None,
     *,
     wake: Callable[[], Awaitable[None]] | None = None,
+    meter: Meter | None = None,
 ) -> None:
     """Keep the store's vectors current until cancelled. ``wake``: waits for a sign that
-    records were queued (else the queue is looked at every IDLE_LOOK seconds)."""
+    records were queued (else the queue is looked at every IDLE_LOOK seconds); ``meter``:
+    passes yield to a machine busy with requests (:func:`yield_to_requests`)."""
     while True:
+        if meter is not None:
+            await yield_to_requests(meter)
         try:
             done = await embed_once(store, embedder, run)
         except Exception:
@@ -110,7 +143,10 @@ async def embed_forever(
         if progress is not None and done:
             progress.advance(done)
         if done:
-            await trio.lowlevel.checkpoint()
+            if done < CHUNK:
+                await trio.sleep(GATHER)
+            else:
+                await trio.lowlevel.checkpoint()
             continue
         with trio.move_on_after(IDLE_LOOK):
             if wake is not None:

@@ -151,7 +151,13 @@ def stems(words: Sequence[str]) -> Op[dict[str, str]]:
         "CREATE VIRTUAL TABLE IF NOT EXISTS temp.fh_qi USING fts5vocab(temp, fh_q, instance)"
     )
     yield execute("DELETE FROM temp.fh_q")
-    yield executemany("INSERT INTO temp.fh_q (rowid, t) VALUES (?, ?)", list(enumerate(words, 1)))
+    # one statement, not one a word: a read that runs past its time on the trio thread is
+    # interrupted and its statement run again on a thread, which must find none of its rows
+    values = ", ".join("(?, ?)" for _ in words)
+    yield execute(
+        f"INSERT INTO temp.fh_q (rowid, t) VALUES {values}",
+        [x for pair in enumerate(words, 1) for x in pair],
+    )
     found = yield rows("SELECT term, doc FROM temp.fh_qi")
     by_row = {int(doc): str(term) for term, doc in found}
     return {w: by_row[i] for i, w in enumerate(words, 1) if i in by_row}

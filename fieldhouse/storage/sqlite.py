@@ -102,6 +102,20 @@ def _execute(c: Conn, s: Stmt) -> Any:
     return first
 
 
+def _atomically(c: Conn, op: Op[T]) -> T:
+    """Every statement of ``op`` in one transaction: committed when it ends, rolled back if
+    it raises."""
+    c.execute("BEGIN IMMEDIATE")
+    try:
+        result = run_op(c, op)
+    except BaseException:
+        if c.in_transaction:
+            c.execute("ROLLBACK")
+        raise
+    c.execute("COMMIT")
+    return result
+
+
 def run_op(c: Conn, op: Op[T]) -> T:
     """Run every statement of ``op`` on ``c`` (in the calling thread)."""
     try:
@@ -413,8 +427,10 @@ class SQLiteDriver:
             )
 
     async def write(self, op: Op[T]) -> T:
+        """``op`` in one transaction of its own: all of it or none (and an executemany of
+        thousands of rows is one commit, not one each)."""
         async with self._write_lock:
-            return await self._write_alone(lambda c: run_op(c, op))
+            return await self._write_alone(lambda c: _atomically(c, op))
 
     @asynccontextmanager
     async def transaction(self, account_id: str, *, light: bool = False) -> AsyncIterator[_Txn]:

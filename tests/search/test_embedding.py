@@ -5,10 +5,13 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 import numpy as np
+import pytest
+import trio
+import trio.testing
 
 from fieldhouse.runtime import Runtime
 from fieldhouse.search.embedder import Matrix
-from fieldhouse.search.embedding import embed_once
+from fieldhouse.search.embedding import BUSY_LOOK, YIELD_MOST, embed_once, yield_to_requests
 from tests.conftest import make_workspace
 from tests.search.test_service import EMBEDDER, client_of, create, lagging  # noqa: F401
 
@@ -62,3 +65,26 @@ async def test_a_record_changed_while_embedding_waits_for_its_new_vector(
     await embed_once(store, EMBEDDER, inline)
     rows = await store.vectors_since(ws.account_id, EMBEDDER.name, 0, 10)
     assert [r.record_id for r in rows] == [rid]
+
+
+class Shares:
+    """A meter that reads out the shares it was given (then idle)."""
+
+    def __init__(self, *shares: float) -> None:
+        self.shares = list(shares)
+
+    def share(self) -> float:
+        return self.shares.pop(0) if self.shares else 0.0
+
+
+async def test_passes_yield_to_a_busy_machine_for_a_bounded_time(
+    autojump_clock: trio.testing.MockClock,
+) -> None:
+    start = trio.current_time()
+    await yield_to_requests(Shares(0.1))
+    assert trio.current_time() == start  # idle: at once
+    await yield_to_requests(Shares(0.9, 0.9, 0.2))
+    assert trio.current_time() - start == pytest.approx(2 * BUSY_LOOK)
+    start = trio.current_time()
+    await yield_to_requests(Shares(*[1.0] * 1000))
+    assert trio.current_time() - start == pytest.approx(YIELD_MOST)  # busy for good: bounded

@@ -83,3 +83,20 @@ async def test_a_database_from_before_the_index_gets_each_workspaces_tables(
         stats = await store.keyword_stats(A)
         hits = await store.keyword_search(A, ["fence"], stats, None, 10)
         assert [rid for rid, _ in hits.ranked] == ["r1"]
+
+
+async def test_a_long_query_interrupted_on_the_trio_thread_still_answers(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A read overrunning its time on the trio thread is interrupted and its statement run
+    again on a thread: the query's words go into the scratch table in one statement, so the
+    run again finds none of them there (32 inserts one by one failed 30 times of 30)."""
+    from fieldhouse.storage import sqlite as driver
+
+    words = [f"word{i}" for i in range(40)]
+    await store.reindex(A, [Doc("r1", f"{MOD}-{A}", "Title", " ".join(words), "", AT)], first=True)
+    stats = await store.keyword_stats(A)
+    monkeypatch.setattr(driver, "INLINE_READ_SECONDS", 0.003)
+    monkeypatch.setattr(driver, "PROGRESS_STEPS", 1)
+    hits = await store.keyword_search(A, query_words(" ".join(words)), stats, None, 10)
+    assert [rid for rid, _ in hits.ranked] == ["r1"]

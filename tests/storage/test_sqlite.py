@@ -329,3 +329,15 @@ async def test_the_writer_checkpoints_the_wal_itself(
     assert await scratch.read(_scratch_rows()) == 40
     wal = tmp_path / "w.sqlite3-wal"
     assert wal.stat().st_size < 1_000_000  # checkpointed every 4 commits, and reused
+
+
+async def test_a_write_outside_a_workspace_is_one_transaction(lite: Store) -> None:
+    """Driver.write runs all of an operation or none of it (and its rows commit once)."""
+
+    def half_then_fail() -> Op[None]:
+        yield execute("INSERT INTO meta (key, value) VALUES ('half', '1')")
+        yield execute("INSERT INTO meta (key, value) VALUES ('half', '2')")  # the key is taken
+
+    with pytest.raises(Exception):  # noqa: B017 (the driver's conflict, whatever its name)
+        await lite._db.write(half_then_fail())
+    assert await lite.get_meta("half") is None
