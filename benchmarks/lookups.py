@@ -1,13 +1,17 @@
-"""Reading records back by id, as the search indexer and bulk operations do, at workspace size.
+"""Reading records and their search docs back by id, at workspace size.
 
-    .venv/bin/python -m benchmarks.lookups [--sizes 1000 10000 100000] [--ids 14 256]
+    .venv/bin/python -m benchmarks.lookups [--sizes 1000 10000 100000] [--ids 64 100]
         [--database-url postgresql://postgres@127.0.0.1:5432/test]
 
-Seeds one workspace of N records through the store (SQLite in a temporary folder by default),
-then times ``Store.get_records`` for lists of random ids (the indexer reads each batch of
-changed records back this way) and a walk over every record with ``Store.records_after``
-(a search index's sync), and prints one markdown row per size. Figures are medians of
-repeated runs; only runs on the same machine in the same hour compare.
+Seeds one workspace of N records through the store's write transactions (SQLite in a
+temporary folder by default), each record's search doc written with it, then times
+``Store.get_records`` for lists of random ids (bulk operations read records back this way),
+``Store.search_docs`` for the same lists (the embedding loop reads the text of the 64 records
+it claims this way, and a search the docs of its 100 best candidates), ``Store.keyword_stats``
+(a workspace's word statistics, counted again once a minute while it is searched) and a walk
+over every record with ``Store.records_after`` (``fieldhouse search rebuild``), and prints one
+markdown row per size. Figures are medians of repeated runs; only runs on the same machine in
+the same hour compare.
 """
 
 from __future__ import annotations
@@ -34,7 +38,7 @@ REPEAT = 30
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n", 1)[0])
     p.add_argument("--sizes", type=int, nargs="+", default=[1000, 10_000, 100_000])
-    p.add_argument("--ids", type=int, nargs="+", default=[14, 256])
+    p.add_argument("--ids", type=int, nargs="+", default=[64, 100])
     p.add_argument("--database-url", default=None)
     return p.parse_args(argv)
 
@@ -66,26 +70,32 @@ async def run(args: argparse.Namespace) -> None:
             await store.create_account(ACCOUNT, "Bench", f"bench-{random.randrange(10**9)}", AT)
             async with store.write(ACCOUNT) as txn:
                 await txn.insert_module(ModuleDef(MODULE, ACCOUNT, "Deals", "deals"))
-            heads = " | ".join(f"get_records({k}) ms" for k in args.ids)
-            print(f"| records | {heads} | walk all (records_after, pages of 500) ms |")
-            print("|---:|" + "---:|" * (len(args.ids) + 1))
+            heads = " | ".join(
+                f"{name}({k}) ms" for name in ("get_records", "search_docs") for k in args.ids
+            )
+            print(f"| records | {heads} | keyword_stats ms | walk all (records_after) ms |")
+            print("|---:|" + "---:|" * (2 * len(args.ids) + 2))
             have = 0
             for size in sorted(args.sizes):
                 await seed(store, have, size)
                 have = size
-                cells = []
-                for k in args.ids:
-                    ids = [f"rec-{random.randrange(size):08d}" for _ in range(k)]
+                lists = [[f"rec-{random.randrange(size):08d}" for _ in range(k)] for k in args.ids]
+                cells = [
+                    await timed(lambda ids=ids: store.get_records(ACCOUNT, ids), REPEAT)
+                    for ids in lists
+                ]
+                for ids in lists:
                     cells.append(
-                        await timed(lambda ids=ids: store.get_records(ACCOUNT, ids), REPEAT)
+                        await timed(lambda ids=ids: store.search_docs(ACCOUNT, ids), REPEAT)
                     )
+                cells.append(await timed(lambda: store.keyword_stats(ACCOUNT), 3))
 
                 async def walk() -> None:
                     last = ""
                     while rows := await store.records_after(ACCOUNT, last, 500):
                         last = rows[-1].record_id
 
-                cells.append(await timed(walk, 3))
+                cells.append(await timed(walk, 3))  # pages of 500, as a rebuild reads
                 print(f"| {size:,} | " + " | ".join(f"{c:.2f}" for c in cells) + " |", flush=True)
 
 

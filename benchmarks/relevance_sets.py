@@ -30,7 +30,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from fieldhouse.search.documents import MAX_BODY_CHARS, Doc
+from fieldhouse.model.search_doc import MAX_BODY_CHARS, Doc
 
 MODULE = "m-docs"
 DATA_ENV = "FIELDHOUSE_RELEVANCE_DATA"

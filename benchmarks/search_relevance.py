@@ -1,49 +1,70 @@
 """Ranking quality: ``python -m benchmarks.search_relevance [--sets handmade,cisi,cacm]``.
 
 Each set (``benchmarks/relevance_sets.py`` says where its files go) is indexed through the real
-path: :class:`Doc` -> ``WorkspaceIndex.apply`` with the vectors of ``Doc.embed_text`` by the
-embedder ``--embedder`` names (a :func:`make_embedder` choice, default ``minilm``, or
-``onnx:PATH``, another encoder's ONNX file: :mod:`benchmarks.onnx_encoder`). Every judged
-query then runs through ``WorkspaceIndex.query`` in keyword, vector and hybrid mode
-(``minSimilarity`` 0.3, the API default), and the table gives nDCG@10 (linear gains, as
-trec_eval's ndcg_cut_10) and recall@10 per mode, next to the BM25 and all-MiniLM-L6-v2 nDCG@10
-published for the set where there is one. ``hybrid-rrf60`` is the
-fusion used before (reciprocal ranks, K=60, 100 candidates a list), recomputed from the same
-two lists, so the two hybrid columns differ by the rule alone.
+path: its :class:`Doc`\\ s go into a workspace of a temporary SQLite store with
+``Store.reindex`` (the keyword index, and the queue of records waiting for vectors), and the
+vectors of ``Doc.embed_text`` by the embedder ``--embedder`` names (a :func:`make_embedder`
+choice, default ``minilm``, or ``onnx:PATH``, another encoder's ONNX file:
+:mod:`benchmarks.onnx_encoder`) are stored with ``Store.store_vectors``, as the embedding loop
+stores them. Every judged query then runs through ``SearchService.search`` in keyword, vector
+and hybrid mode (``minSimilarity`` 0.3, the API default), with a query embedder that answers
+with the queries' vectors made beforehand, and the table gives nDCG@10 (linear gains, as
+trec_eval's ndcg_cut_10) and recall@10 per mode, next to the BM25 and all-MiniLM-L6-v2
+nDCG@10 published for the set where there is one. ``hybrid-rrf60`` is the fusion used before
+(reciprocal ranks, K=60, 100 candidates a list), recomputed from the same two lists (without
+names-first), so it and the second table's hybrid differ by the rule alone.
+
+The service puts the records whose name holds every query word first (names-first), in every
+mode, so that ordering is part of the first table's figures. The second table gives the same
+modes ranked by their scores alone (recomputed from the two halves' candidate lists, as
+``engine.fuse`` mixes them) and how many judged queries names-first reordered; a line says
+whether the names-first order recomputed from the lists matches the service's answers.
 
 The index keeps a vector per window of a record's text (up to 4 windows of 128 tokens,
 ``embedder.MAX_WINDOWS``) and ranks a record by its best window. ``--windows`` also runs the
 vector half with only the first window of every text (``vec-1win``) and with the average of
-the windows as the record's one vector (``vec-avg``, what the index kept before).
+the windows as the record's one vector (``vec-avg``), each in a workspace of its own.
 ``<set>-x4`` joins a set's documents four to a record (``relevance_sets.joined``): long
-records. ``--sweep``
-prints the fusion rules tried (on the lists the index returns) for the table in
-``benchmarks/relevance.md``. Document vectors are cached under ``/tmp`` by set, embedder and
-window count, so a rerun only embeds the queries.
+records. ``--sweep`` prints the fusion rules tried (on the lists the store returns) for the
+table in ``benchmarks/relevance.md``. Document vectors are cached under ``/tmp`` by set,
+embedder and window count, so a rerun only embeds the queries.
 
 Each set also gets a line on how much the threshold filters: of the vector half's 100
 candidates per query (cosine order), the share at or above ``minSimilarity``, and the share of
-all records that are (each result's ``total`` counts them). ``--thresholds 0.2,0.3,0.4`` runs the
-vector and hybrid modes again at each threshold, for an embedder whose cosines sit elsewhere
-than MiniLM's (the static ``wordllama-256``'s sit higher).
+all records that are. ``--thresholds 0.2,0.3,0.4`` runs the vector and hybrid modes again at
+each threshold, for an embedder whose cosines sit elsewhere than MiniLM's.
 """
 
 from __future__ import annotations
 
 import argparse
 import hashlib
-import math
+import logging
 import statistics
 import sys
 import tempfile
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+import trio
 from tokenizers import Tokenizer
 
+from benchmarks.relevance_rules import (
+    MIN_SIMILARITY,
+    PLAIN,
+    K,
+    Lists,
+    Scores,
+    apply_rule,
+    mean_scores,
+    names_of,
+    rrf,
+    sweep_rules,
+)
 from benchmarks.relevance_sets import SETS, RelevanceSet, SetMissing, load
+from fieldhouse.model.search_doc import Doc
 from fieldhouse.search.embedder import (
     MAX_TOKENS,
     Embedder,
@@ -51,41 +72,43 @@ from fieldhouse.search.embedder import (
     make_embedder,
     model_dir,
 )
-from fieldhouse.search.engine import CANDIDATES, Mode, WorkspaceIndex
+from fieldhouse.search.engine import CANDIDATES, Mode
+from fieldhouse.search.service import SearchService
+from fieldhouse.storage import Store, open_database
+from fieldhouse.storage.base import StorageError
+from fieldhouse.storage.fulltext import KeywordHits, Stats, query_words
 
 CACHE = Path(tempfile.gettempdir()) / "fieldhouse-relevance"
-MIN_SIMILARITY = 0.3  # the API's default minSimilarity
-K = 10
 OLD_DEPTH = 100  # candidates a list of the reciprocal-rank fusion used before
-Ranked = list[tuple[str, float]]
-Rule = Callable[[Ranked, Ranked], dict[str, float]]
+PAGE = 500  # records a reindex (and a store of vectors) at a time
+AT = "2026-01-01T00:00:00.000000Z"
+#: attempts at a search: the store's keyword read fails now and then (seen: "constraint
+#: failed" from its scratch table of query words, when the read was moved to a thread midway);
+#: the failures are counted and printed
+TRIES = 3
+FAILED = [0]
 
 
-@dataclass(frozen=True)
-class Scores:
-    ndcg: float
-    recall: float
+class _OneLine(logging.Handler):
+    """The search service's log lines without their tracebacks (a failed search is retried)."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        exc = record.exc_info[1] if record.exc_info else None
+        while isinstance(exc, BaseExceptionGroup):
+            exc = exc.exceptions[0]
+        why = f": {type(exc).__name__}: {exc}" if exc is not None else ""
+        print(f"  log: {record.getMessage()}{why}", file=sys.stderr)
 
 
-def ndcg_at(ranked: Sequence[str], grades: dict[str, int], k: int = K) -> float:
-    """nDCG@k with linear gains (trec_eval's ndcg_cut): graded sets count their grades."""
-    dcg = sum(grades.get(rid, 0) / math.log2(i + 2) for i, rid in enumerate(ranked[:k]))
-    ideal = sorted(grades.values(), reverse=True)[:k]
-    best = sum(g / math.log2(i + 2) for i, g in enumerate(ideal))
-    return dcg / best if best else 0.0
+class Precomputed:
+    """A query embedder answering with the vectors of the set's queries, made beforehand."""
 
+    def __init__(self, dim: int, vectors: dict[str, Matrix]) -> None:
+        self.dim = dim
+        self.vectors = vectors
 
-def recall_at(ranked: Sequence[str], grades: dict[str, int], k: int = K) -> float:
-    relevant = {rid for rid, g in grades.items() if g > 0}
-    return len(relevant & set(ranked[:k])) / len(relevant) if relevant else 0.0
-
-
-def mean_scores(runs: dict[str, list[str]], s: RelevanceSet) -> Scores:
-    qids = [q for q in runs if s.qrels.get(q)]
-    return Scores(
-        statistics.mean(ndcg_at(runs[q], s.qrels[q]) for q in qids),
-        statistics.mean(recall_at(runs[q], s.qrels[q]) for q in qids),
-    )
+    async def embed(self, text: str) -> Matrix | None:
+        return self.vectors.get(text)
 
 
 def first_window(texts: Sequence[str]) -> list[str]:
@@ -128,65 +151,103 @@ def doc_vectors(s: RelevanceSet, embedder: Embedder, windows: str) -> list[Matri
     return [mat[bounds[i] : bounds[i + 1]] for i in range(len(texts))]
 
 
-def open_index(
-    s: RelevanceSet, vecs: list[Matrix], embedder: Embedder, folder: Path
-) -> WorkspaceIndex:
-    index = WorkspaceIndex.open(folder, embedder, create=True)
-    for start in range(0, len(s.docs), 500):
-        index.apply(s.docs[start : start + 500], vecs[start : start + 500], [])
-    return index
+async def open_workspace(
+    store: Store, account: str, docs: Sequence[Doc], vecs: Sequence[Matrix], model: str
+) -> None:
+    """A workspace holding ``docs`` and their vectors, as the embedding loop leaves it."""
+    await store.create_account(account, account, account, AT)
+    for start in range(0, len(docs), PAGE):
+        page = docs[start : start + PAGE]
+        await store.reindex(account, page, first=start == 0)
+        items = [
+            (d.record_id, d.module_id, d.stamp, np.ascontiguousarray(v, np.float32).tobytes())
+            for d, v in zip(page, vecs[start : start + PAGE], strict=True)
+        ]
+        await store.store_vectors(account, model, items)
+    waiting = (await store.vector_backlog(account)).waiting
+    if waiting:
+        sys.exit(f"{account}: {waiting} records still wait for their vectors")
 
 
-def run_mode(
-    index: WorkspaceIndex,
+async def run_mode(
+    service: SearchService,
+    account: str,
     s: RelevanceSet,
-    qvecs: dict[str, Matrix],
     mode: Mode,
     min_similarity: float = MIN_SIMILARITY,
 ) -> dict[str, list[str]]:
     out = {}
     for qid in s.qrels:
-        found = index.query(
-            s.queries[qid], qvecs[qid], None, limit=K, min_similarity=min_similarity, mode=mode
-        )
+        for _ in range(TRIES):
+            found = await service.search(
+                account, s.queries[qid], None, limit=K, min_similarity=min_similarity, mode=mode
+            )
+            if found is not None:
+                break
+            FAILED[0] += 1  # the service's fallback (it logged why)
+        else:
+            sys.exit(f"{account}: the search failed {TRIES} times in a row")
         out[qid] = [h.record_id for h in found.hits]
     return out
 
 
-def candidate_lists(
-    index: WorkspaceIndex, s: RelevanceSet, qvecs: dict[str, Matrix]
-) -> dict[str, tuple[Ranked, Ranked]]:
-    """Both halves' candidates per query, as ``WorkspaceIndex.query`` fetches them."""
-    return {
-        qid: (
-            index.keyword.search(s.queries[qid], None, CANDIDATES).ranked,
-            index.vectors.search(qvecs[qid], None, CANDIDATES, MIN_SIMILARITY).ranked,
-        )
-        for qid in s.qrels
-    }
+async def _keyword(store: Store, account: str, words: list[str], stats: Stats) -> KeywordHits:
+    for _ in range(TRIES - 1):
+        try:
+            return await store.keyword_search(account, words, stats, None, CANDIDATES)
+        except StorageError:
+            FAILED[0] += 1
+    return await store.keyword_search(account, words, stats, None, CANDIDATES)
 
 
-def passing(
-    index: WorkspaceIndex, s: RelevanceSet, qvecs: dict[str, Matrix], threshold: float
+async def candidate_lists(
+    service: SearchService, account: str, s: RelevanceSet, qvecs: dict[str, Matrix]
+) -> Lists:
+    """Both halves' candidates per query, as ``SearchService.search`` fetches them."""
+    store = service.store
+    stats = await store.keyword_stats(account)
+    index = await service.vectors_of(account)
+    assert index is not None
+    out: Lists = {}
+    for qid in s.qrels:
+        words = query_words(s.queries[qid])
+        kw = await _keyword(store, account, words, stats) if words else None
+        vec = index.search(qvecs[qid], None, CANDIDATES, MIN_SIMILARITY)
+        out[qid] = (list(kw.ranked) if kw else [], vec.ranked)
+    return out
+
+
+async def passing(
+    service: SearchService,
+    account: str,
+    s: RelevanceSet,
+    qvecs: dict[str, Matrix],
+    threshold: float,
 ) -> tuple[float, float]:
     """Mean shares, over the judged queries, of the vector half's candidates and of all
     records whose cosine is at or above ``threshold``."""
+    index = await service.vectors_of(account)
+    assert index is not None
     n = len(s.docs)
     of_candidates, of_all = [], []
     for qid in s.qrels:
-        hits = index.vectors.search(qvecs[qid], None, CANDIDATES, threshold)
+        hits = index.search(qvecs[qid], None, CANDIDATES, threshold)
         of_candidates.append(len(hits.ranked) / min(CANDIDATES, n))
         of_all.append(hits.total / n)
     return statistics.mean(of_candidates), statistics.mean(of_all)
 
 
-def threshold_rows(
-    index: WorkspaceIndex, s: RelevanceSet, qvecs: dict[str, Matrix], thresholds: Sequence[float]
+async def threshold_rows(
+    service: SearchService,
+    account: str,
+    s: RelevanceSet,
+    qvecs: dict[str, Matrix],
+    thresholds: Sequence[float],
 ) -> None:
     for t in thresholds:
-        cand, every = passing(index, s, qvecs, t)
-        vec = mean_scores(run_mode(index, s, qvecs, "vector", t), s)
-        hyb = mean_scores(run_mode(index, s, qvecs, "hybrid", t), s)
+        cand, every = await passing(service, account, s, qvecs, t)
+        vec = mean_scores(await run_mode(service, account, s, "vector", t), s)
+        hyb = mean_scores(await run_mode(service, account, s, "hybrid", t), s)
         print(
             f"  threshold {s.name:<10} {t:.2f}: candidates passing {cand:6.1%}, all records "
             f"{every:6.1%}; nDCG@10 vector {vec.ndcg:.3f} hybrid {hyb.ndcg:.3f}; "
@@ -194,130 +255,130 @@ def threshold_rows(
         )
 
 
-def apply_rule(rule: Rule, lists: dict[str, tuple[Ranked, Ranked]]) -> dict[str, list[str]]:
-    out = {}
-    for qid, (kw, vec) in lists.items():
-        fused = rule(kw, vec)
-        out[qid] = sorted(fused, key=lambda rid: (-fused[rid], rid))[:K]
-    return out
+@dataclass
+class Outcome:
+    """A set's rows: the service's answers, and the scores alone."""
+
+    rows: list[str]
+    plain: list[str]
 
 
-def rrf(k: int, weight: float = 0.5, depth: int = CANDIDATES) -> Rule:
-    """Reciprocal-rank fusion; ``weight`` is the keyword list's share (0.5: equal)."""
-
-    def rule(kw: Ranked, vec: Ranked) -> dict[str, float]:
-        out: dict[str, float] = {}
-        for w, ranked in ((weight, kw), (1 - weight, vec)):
-            for rank, (rid, _) in enumerate(ranked[:depth]):
-                out[rid] = out.get(rid, 0.0) + w / (k + rank + 1)
-        return out
-
-    return rule
-
-
-def convex(alpha: float, norm: str, depth: int = CANDIDATES) -> Rule:
-    """``alpha`` * keyword + (1 - alpha) * vector of scores normalised within each list."""
-
-    def scale(ranked: Ranked) -> dict[str, float]:
-        if not ranked:
-            return {}
-        vals = np.array([v for _, v in ranked])
-        if norm == "minmax":
-            lo, span = float(vals.min()), float(vals.max() - vals.min())
-            return {rid: (v - lo) / span if span else 1.0 for rid, v in ranked}
-        if norm == "max":
-            return {rid: v / float(vals.max()) for rid, v in ranked}
-        if norm == "tmm":  # theoretical minimum: 0 for BM25, minSimilarity for a cosine
-            lo = MIN_SIMILARITY if float(vals.max()) <= 1.0 else 0.0
-            span = float(vals.max()) - lo
-            return {rid: (v - lo) / span if span > 0 else 1.0 for rid, v in ranked}
-        mu, sd = float(vals.mean()), float(vals.std()) or 1.0
-        return {rid: (v - mu) / sd for rid, v in ranked}
-
-    def rule(kw: Ranked, vec: Ranked) -> dict[str, float]:
-        a, b = scale(kw[:depth]), scale(vec[:depth])
-        floor_a = min(a.values(), default=0.0) if norm == "z" else 0.0
-        floor_b = min(b.values(), default=0.0) if norm == "z" else 0.0
-        return {
-            rid: alpha * a.get(rid, floor_a) + (1 - alpha) * b.get(rid, floor_b)
-            for rid in a.keys() | b.keys()
-        }
-
-    return rule
-
-
-def sweep_rules() -> dict[str, Rule]:
-    rules: dict[str, Rule] = {}
-    for k in (10, 20, 60):
-        for w in (0.3, 0.4, 0.5, 0.6, 0.7):
-            rules[f"rrf k={k} wkw={w}"] = rrf(k, w)
-    for depth in (20, 50):
-        rules[f"rrf k=60 depth={depth}"] = rrf(60, 0.5, depth)
-    for norm in ("minmax", "tmm", "max", "z"):
-        for alpha in (0.2, 0.3, 0.35, 0.4, 0.45, 0.5, 0.6, 0.7):
-            rules[f"{norm} a={alpha}"] = convex(alpha, norm)
-    for depth in (20, 50):
-        rules[f"minmax a=0.4 depth={depth}"] = convex(0.4, "minmax", depth)
-    return rules
-
-
-def evaluate(
+async def evaluate(
     s: RelevanceSet,
     embedder: Embedder,
     windows: bool,
     sweep: bool,
     thresholds: Sequence[float] = (),
-) -> list[str]:
+) -> Outcome:
     """Index the set, run every mode, return its table rows (and print the sweep)."""
     print(f"{s.name}: {len(s.docs)} documents, {len(s.qrels)} judged queries ({s.source})")
     judged = list(s.qrels)
     qmat = embedder.embed([s.queries[q] for q in judged])
     qvecs = {q: qmat[i] for i, q in enumerate(judged)}
-    rows = []
-    with tempfile.TemporaryDirectory() as tmp:
-        index = open_index(s, doc_vectors(s, embedder, "each"), embedder, Path(tmp) / "index")
-        try:
-            runs = {m: mean_scores(run_mode(index, s, qvecs, m), s) for m in _MODES}
-            cand, every = passing(index, s, qvecs, MIN_SIMILARITY)
+    by_text = {s.queries[q]: qvecs[q] for q in judged}
+    model = embedder.name
+    with tempfile.TemporaryDirectory(prefix="fh-relevance-") as tmp:
+        async with open_database(f"sqlite:///{tmp}/relevance.sqlite3") as store:
+            store.vector_model = model  # records are queued for vectors, as in a server
+            service = SearchService(store, Precomputed(embedder.dim, by_text), model)
+            each = f"{s.name}-each"
+            await open_workspace(store, each, s.docs, doc_vectors(s, embedder, "each"), model)
+            runs = {m: await run_mode(service, each, s, m) for m in MODES}
+            scores = {m: mean_scores(runs[m], s) for m in MODES}
+            cand, every = await passing(service, each, s, qvecs, MIN_SIMILARITY)
             print(
                 f"  cosine >= {MIN_SIMILARITY}: {cand:.1%} of the vector candidates, "
                 f"{every:.1%} of all records (means over the queries)"
             )
-            threshold_rows(index, s, qvecs, thresholds)
-            lists = candidate_lists(index, s, qvecs)
+            await threshold_rows(service, each, s, qvecs, thresholds)
+            lists = await candidate_lists(service, each, s, qvecs)
+            named = names_of(s, lists)
+            plain = {m: mean_scores(apply_rule(PLAIN[m], lists), s) for m in MODES}
+            reordered = {
+                m: sum(
+                    apply_rule(PLAIN[m], lists)[q] != apply_rule(PLAIN[m], lists, named)[q]
+                    for q in judged
+                )
+                for m in MODES
+            }
+            mismatched = {
+                m: sum(runs[m][q] != apply_rule(PLAIN[m], lists, named)[q] for q in judged)
+                for m in MODES
+            }
+            print(
+                "  queries whose answer differs from the lists' names-first order: "
+                + ", ".join(f"{m} {mismatched[m]}" for m in MODES)
+            )
             old = mean_scores(apply_rule(rrf(60, 0.5, OLD_DEPTH), lists), s)
             if sweep:
                 for label, rule in sweep_rules().items():
                     got = mean_scores(apply_rule(rule, lists), s)
                     print(f"  sweep {s.name:<10} {label:<24} {got.ndcg:.4f} {got.recall:.4f}")
-        finally:
-            index.close()
-        halves: dict[str, Scores] = {}  # the vector half with other document vectors
-        for kind in ("1", "avg") if windows else ():
-            index = open_index(s, doc_vectors(s, embedder, kind), embedder, Path(tmp) / kind)
-            try:
-                halves[kind] = mean_scores(run_mode(index, s, qvecs, "vector"), s)
-            finally:
-                index.close()
-        one, averaged = halves.get("1"), halves.get("avg")
+            halves: dict[str, Scores] = {}  # the vector half with other document vectors
+            for kind in ("1", "avg") if windows else ():
+                account = f"{s.name}-{kind}"
+                await open_workspace(store, account, s.docs, doc_vectors(s, embedder, kind), model)
+                halves[kind] = mean_scores(await run_mode(service, account, s, "vector"), s)
+    one, averaged = halves.get("1"), halves.get("avg")
     pub = s.published
+    out = Outcome([], [])
     for metric in ("ndcg", "recall"):
-        cells = [getattr(runs[m], metric) for m in _MODES]
+        cells = [getattr(scores[m], metric) for m in MODES]
         cells.insert(2, getattr(old, metric))
         published = (
             f"{pub[0]:>6.3f} {pub[1]:>7.3f}" if pub and metric == "ndcg" else f"{'-':>6} {'-':>7}"
         )
         vec1 = f"{getattr(one, metric):>8.3f}" if one else f"{'-':>8}"
         avg = f"{getattr(averaged, metric):>8.3f}" if averaged else f"{'-':>8}"
-        rows.append(
-            f"{s.name:<12} {len(s.docs):>6} {len(s.qrels):>5} {metric + '@10':<9} {published} "
-            + " ".join(f"{c:>8.3f}" for c in cells)
-            + f" {vec1} {avg}"
+        head = f"{s.name:<12} {len(s.docs):>6} {len(s.qrels):>5} {metric + '@10':<9}"
+        out.rows.append(
+            f"{head} {published} " + " ".join(f"{c:>8.3f}" for c in cells) + f" {vec1} {avg}"
         )
-    return rows
+        out.plain.append(
+            f"{head} "
+            + " ".join(f"{getattr(plain[m], metric):>8.3f}" for m in MODES)
+            + " "
+            + " ".join(f"{reordered[m]:>8}" for m in MODES)
+        )
+    return out
 
 
-_MODES: tuple[Mode, ...] = ("keyword", "vector", "hybrid")
+MODES: tuple[Mode, ...] = ("keyword", "vector", "hybrid")
+
+
+async def run(args: argparse.Namespace, embedder: Embedder) -> None:
+    outcomes = []
+    thresholds = [float(t) for t in args.thresholds.split(",") if t]
+    for name in args.sets.split(","):
+        if name.rpartition("-x")[0] not in SETS and name not in SETS:
+            sys.exit(f"unknown set {name!r}; expected one of {', '.join(SETS)}")
+        try:
+            s = load(name)
+        except SetMissing as exc:
+            print(f"skipped {exc}")
+            continue
+        outcomes.append(await evaluate(s, embedder, args.windows, args.sweep, thresholds))
+    if FAILED[0]:
+        print(f"\n{FAILED[0]} searches failed and were run again (the store's keyword read)")
+    print(f"\nembedder {embedder.name}; minSimilarity {MIN_SIMILARITY}; published = nDCG@10 of")
+    print("BM25 (BEIR paper, table 2) and all-MiniLM-L6-v2 (MTEB) where the set has one;")
+    print("keyword, vector, hybrid, vec-1win, vec-avg: SearchService's answers (names-first)")
+    head = f"{'set':<12} {'docs':>6} {'qrys':>5} {'metric':<9}"
+    print(
+        f"{head} {'pubBM25':>6} {'pubMiniLM':>7} {'keyword':>8} {'vector':>8} "
+        f"{'hyb-rrf60':>8} {'hybrid':>8} {'vec-1win':>8} {'vec-avg':>8}"
+    )
+    for outcome in outcomes:
+        print("\n".join(outcome.rows))
+    print("\nby the scores alone, without names-first (and judged queries names-first reordered)")
+    print(
+        f"{head} "
+        + " ".join(f"{m:>8}" for m in MODES)
+        + " "
+        + " ".join(f"{'re-' + m[:3]:>8}" for m in MODES)
+    )
+    for outcome in outcomes:
+        print("\n".join(outcome.plain))
 
 
 def main(argv: Sequence[str] | None = None) -> None:
@@ -343,26 +404,10 @@ def main(argv: Sequence[str] | None = None) -> None:
         embedder = make_embedder(args.embedder)
     if not embedder.dim:
         sys.exit(f"embedder {args.embedder!r} has no vectors: nothing to compare")
-    rows = []
-    for name in args.sets.split(","):
-        if name.rpartition("-x")[0] not in SETS and name not in SETS:
-            sys.exit(f"unknown set {name!r}; expected one of {', '.join(SETS)}")
-        try:
-            s = load(name)
-        except SetMissing as exc:
-            print(f"skipped {exc}")
-            continue
-        thresholds = [float(t) for t in args.thresholds.split(",") if t]
-        rows.extend(evaluate(s, embedder, args.windows, args.sweep, thresholds))
-    print(f"\nembedder {embedder.name}; minSimilarity {MIN_SIMILARITY}; published = nDCG@10 of")
-    print("BM25 (BEIR paper, table 2) and all-MiniLM-L6-v2 (MTEB) where the set has one")
-    print(
-        f"{'set':<12} {'docs':>6} {'qrys':>5} {'metric':<9} {'pubBM25':>6} {'pubMiniLM':>7} "
-        f"{'keyword':>8} {'vector':>8} {'hyb-rrf60':>8} {'hybrid':>8} {'vec-1win':>8} "
-        f"{'vec-avg':>8}"
-    )
-    for row in rows:
-        print(row)
+    search_log = logging.getLogger("fieldhouse.search")
+    search_log.addHandler(_OneLine())
+    search_log.propagate = False
+    trio.run(run, args, embedder)
 
 
 if __name__ == "__main__":
