@@ -34,10 +34,11 @@ RETRY = 1.0
 #: a record than one for a few dozen), well within the lag a new record's vector may have
 GATHER = 0.2
 #: with a meter (the embedding process), a pass waits while the machine's cores are more than
-#: BUSY_SHARE busy at normal priority (requests), looking again every BUSY_LOOK seconds, and
-#: runs anyway after YIELD_MOST: under a full write load the words stay searchable at once and
-#: the vectors follow at a pass every few seconds (the backlog is reported), catching up after
-BUSY_SHARE = 0.3
+#: BUSY_SHARE busy at normal priority (requests: a full write load, not a steady few hundred
+#: a second), looking again every BUSY_LOOK seconds, and runs anyway after YIELD_MOST: under a
+#: full write load the words stay searchable at once and the vectors follow at a pass every
+#: few seconds (the backlog is reported), catching up after
+BUSY_SHARE = 0.7
 BUSY_LOOK = 0.25
 YIELD_MOST = 5.0
 
