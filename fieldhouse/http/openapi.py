@@ -238,6 +238,8 @@ def _responses(ep: Endpoint) -> dict[str, Any]:
             }
         elif model is not None:
             entry["content"] = {"application/json": {"schema": _ref(model)}}
+        elif ep.stream and status == 200:  # events only (GET /v1/events): its description
+            entry["content"] = {"text/event-stream": {"schema": {"type": "string"}}}
         elif status != 204:
             entry["content"] = {"application/json": {"schema": {"type": "object"}}}
         out[str(status)] = entry
