@@ -33,10 +33,13 @@ T = TypeVar("T")
 NICE = 10
 
 
-def _lower_priority(nice: int) -> None:
+def _lower_priority(nice: int, idle: bool = False) -> None:
     # not Linux, or not allowed: the thread runs at normal priority
     with contextlib.suppress(AttributeError, OSError):
         os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), nice)
+    if idle:  # (Linux's scheduling policy is the calling thread's own)
+        with contextlib.suppress(AttributeError, OSError):
+            os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
 
 
 async def wait_for(future: Future[T]) -> T:
@@ -62,9 +65,12 @@ async def wait_for(future: Future[T]) -> T:
 class LowPriorityThread:
     """Runs blocking calls one at a time in one lower-priority daemon thread."""
 
-    def __init__(self, name: str = "fieldhouse-embed", nice: int = NICE) -> None:
+    def __init__(
+        self, name: str = "fieldhouse-embed", nice: int = NICE, *, idle: bool = False
+    ) -> None:
+        """``idle``: scheduled SCHED_IDLE too (Linux), on what CPU nothing else wants."""
         self._executor = ThreadPoolExecutor(
-            1, thread_name_prefix=name, initializer=_lower_priority, initargs=(nice,)
+            1, thread_name_prefix=name, initializer=_lower_priority, initargs=(nice, idle)
         )
 
     async def run(self, fn: Callable[..., T], *args: object) -> T:

@@ -85,7 +85,7 @@ async def serve(settings: Settings, *, watch_stdin: bool = True) -> None:
             nursery.start_soon(partial(trio.serve_listeners, handler, [listener]))
             # loading takes seconds of CPU on every core it gets: at a lower priority, beside
             # workers that are starting (and serving) at the same time
-            thread = LowPriorityThread()
+            thread = LowPriorityThread(idle=True)
             await thread.run(embedder.load)
             release = getattr(embedder, "release_build", None)
             if release is not None:
