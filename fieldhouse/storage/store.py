@@ -12,13 +12,14 @@ from collections.abc import AsyncIterator, Callable, Collection, Mapping, Sequen
 from contextlib import asynccontextmanager
 from typing import Any, TypeVar
 
+from fieldhouse.model.aggregate import AggregateSpec
 from fieldhouse.model.listquery import ListQuery
 from fieldhouse.model.memo import SchemaMemo
 from fieldhouse.model.principal import Role
 from fieldhouse.model.records import RecordRow
 from fieldhouse.model.schema import FieldDef, ModuleDef, ModuleSchema, ReferenceDef, ViewDef
 from fieldhouse.model.search_doc import Doc, record_doc
-from fieldhouse.storage import accounts, records, schemas, search_index, vectors
+from fieldhouse.storage import accounts, aggregate, expand, records, schemas, search_index, vectors
 from fieldhouse.storage import objects as obj
 from fieldhouse.storage import writebehind as wb
 from fieldhouse.storage.base import (
@@ -54,6 +55,7 @@ class Store:
         #: list queries compiled for a module schema (per workspace: the SQL binds it)
         self._compiled: SchemaMemo[tuple[CompiledList, Facet | None]] = SchemaMemo(256)
         self._rate_window = -1
+        self._aggregates = aggregate.Remembered()
 
     @property
     def shared_between_processes(self) -> bool:
@@ -72,10 +74,13 @@ class Store:
     async def write(self, account_id: str, *, light: bool = False) -> AsyncIterator[WriteTxn]:
         """A write transaction of one workspace, committed when the block exits cleanly;
         ``light``: it writes a few records at most (see :meth:`Driver.transaction`)."""
-        async with self._db.transaction(account_id, light=light) as txn:
-            w = WriteTxn(txn, self._db, account_id, self.vector_model)
-            yield w
-            await w.commit()
+        try:
+            async with self._db.transaction(account_id, light=light) as txn:
+                w = WriteTxn(txn, self._db, account_id, self.vector_model)
+                yield w
+                await w.commit()
+        finally:
+            self._aggregates.touched(account_id)  # answers read before it are not kept
 
     async def _read(self, op: Op[T]) -> T:
         return await self._db.read(op)
@@ -371,6 +376,39 @@ class Store:
     ) -> list[ObjectRow]:
         """Objects of every workspace whose due_at has come, oldest first (for schedulers)."""
         return await self._read(obj.due_objects(kind, status, before, limit))
+
+    async def aggregate(
+        self, account_id: str, schema: ModuleSchema, query: ListQuery, spec: AggregateSpec
+    ) -> dict[str, Any]:
+        """Groups and metrics of the live records a list query matches (see
+        :mod:`~fieldhouse.storage.aggregate`), read in one snapshot."""
+        compiled = compile_list(
+            query,
+            schema,
+            self._db.dialect,
+            account_id=account_id,
+            module_id=schema.module.module_id,
+        )
+        # advanced filters' operands are typed values (1, 1.0 and True would be one key)
+        key = (
+            None
+            if query.advanced is not None
+            else (account_id, schema.module.module_id, query, spec)
+        )
+        op = self._aggregates.aggregate(self._db.dialect, account_id, key, compiled, spec)
+        return await self._db.read(op, snapshot=True)
+
+    async def expand(
+        self,
+        account_id: str,
+        source_ids: Sequence[str],
+        field_slugs: Collection[str],
+        module_slugs: Collection[str],
+    ) -> list[expand.Linked]:
+        """The live records the sources link to under ``field_slugs``, in modules among
+        ``module_slugs`` (see :mod:`~fieldhouse.storage.expand`): one query."""
+        op = expand.linked_records(account_id, source_ids, field_slugs, module_slugs)
+        return await self._read(op)
 
 
 def _counters(account_id: str) -> Op[tuple[int, int, dict[str, dict[str, Any]]]]:

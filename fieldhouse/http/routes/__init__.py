@@ -5,6 +5,7 @@ from __future__ import annotations
 from fieldhouse.http.endpoint import Routes
 from fieldhouse.http.routes import (
     activity,
+    aggregate,
     agent_runs,
     agents,
     approvals,
@@ -24,6 +25,7 @@ ROUTES: tuple[Routes, ...] = (
     meta.routes,
     batch.routes,
     records.routes,
+    aggregate.routes,
     references.routes,
     activity.routes,
     events.routes,

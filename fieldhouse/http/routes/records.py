@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass, replace
 from functools import partial
 from typing import Any
 
 import trio
 
 from fieldhouse.actors.record_ops import Categorise, CreateRecord, DeleteRecords, UpdateRecord
+from fieldhouse.actors.schemas import WorkspaceSchemas
 from fieldhouse.http.endpoint import ExtraParam, Routes
 from fieldhouse.http.exchange import QUERY_REMEMBERED, current
 from fieldhouse.http.json import json_response
@@ -22,7 +24,7 @@ from fieldhouse.http.record_models import (
     RecordUpdateBody,
 )
 from fieldhouse.http.routes.common import check_uuid, visible_module
-from fieldhouse.model.errors import NotFound
+from fieldhouse.model.errors import Issue, NotFound, ValidationFailed
 from fieldhouse.model.listquery import (
     DEFAULT_PAGE_SIZE,
     MAX_PAGE,
@@ -30,8 +32,10 @@ from fieldhouse.model.listquery import (
     ListQuery,
     parse_list_query,
 )
+from fieldhouse.model.listquery_kinds import resolve_key
 from fieldhouse.model.memo import SchemaMemo
 from fieldhouse.model.principal import Principal
+from fieldhouse.model.schema import ModuleSchema
 from fieldhouse.services import Services
 
 routes = Routes()
@@ -84,6 +88,28 @@ LIST_PARAMS = (
     ExtraParam("fields", {"type": "string"}, "comma-separated field slugs to keep"),
 )
 
+EXPAND_PARAMS = (
+    ExtraParam(
+        "expand",
+        {"type": "string", "maxLength": 1000, "examples": ["company,contacts"]},
+        "comma-separated reference slugs of the module (its references to module records): "
+        "each record gets `expanded.<slug>`, the referenced live records as {recordId, "
+        "moduleSlug, displayName, fields} (fields: those `expandFields` chooses, else {}), "
+        "an object or null for a single reference, a list in link order for a multiple one. "
+        "Read in one query for the whole page. A reference to a module the credential may "
+        "not view comes back as null (its records are never read); deleted records are left "
+        "out. Example answer: "
+        '`"expanded": {"company": {"recordId": "…", "moduleSlug": "companies", '
+        '"displayName": "Acme", "fields": {"domain": "acme.test"}}, "contacts": []}`',
+    ),
+    ExtraParam(
+        "expandFields",
+        {"type": "string", "maxLength": 1000, "examples": ["company.domain,contacts.email"]},
+        "comma-separated `<referenceSlug>.<fieldSlug>`: fields of the referenced records to "
+        "return with them (the reference must be in `expand`)",
+    ),
+)
+
 
 @routes.endpoint(
     "GET",
@@ -92,11 +118,12 @@ LIST_PARAMS = (
     scope="records:read",
     tag="records",
     responses={200: RecordPage},
-    extra_params=LIST_PARAMS,
+    extra_params=(*LIST_PARAMS, *EXPAND_PARAMS),
 )
 async def list_records(svc: Services, principal: Principal, moduleSlug: str) -> Any:
-    schema, _ = await visible_module(svc, principal, moduleSlug)
+    schema, schemas = await visible_module(svc, principal, moduleSlug)
     ex = current()
+    wanted = _expansions(schema, schemas, principal)
 
     def parse() -> ListQuery:
         return parse_list_query(list(ex.args.items(multi=True)), schema)
@@ -108,6 +135,8 @@ async def list_records(svc: Services, principal: Principal, moduleSlug: str) -> 
     page, total = await store.list_records_json(principal.account_id, schema, query)
     if trio.current_time() - started > SLOW_LIST_SECONDS:
         svc.actors.background(partial(store.index_list_query, schema, query))
+    if wanted:
+        await _expand(svc, principal, wanted, page)
     return {
         "records": page,
         "page": query.page,
@@ -151,16 +180,110 @@ async def create_record(
     scope="records:read",
     tag="records",
     responses={200: RecordEnvelope},
+    extra_params=EXPAND_PARAMS,
 )
 async def get_record(svc: Services, principal: Principal, moduleSlug: str, recordId: str) -> Any:
-    schema, _ = await visible_module(svc, principal, moduleSlug)
+    schema, schemas = await visible_module(svc, principal, moduleSlug)
     check_uuid(recordId, "recordId")
+    wanted = _expansions(schema, schemas, principal)
     row = await svc.store.get_record(
         principal.account_id, schema.module.module_id, recordId.lower()
     )
     if row is None:
         raise NotFound(f"Record {recordId} not found")
-    return {"record": row.to_json(schema.module.slug)}
+    record = row.to_json(schema.module.slug)
+    if wanted:
+        await _expand(svc, principal, wanted, [record])
+    return {"record": record}
+
+
+@dataclass(frozen=True)
+class _Expansion:
+    """One reference of ``?expand=``: its field, target module and chosen target fields."""
+
+    slug: str
+    field_slug: str
+    module_slug: str
+    multi: bool
+    visible: bool
+    fields: tuple[str, ...]
+
+
+def _expansions(
+    schema: ModuleSchema, schemas: WorkspaceSchemas, principal: Principal
+) -> list[_Expansion]:
+    """The references ``expand`` names and the fields ``expandFields`` chooses, checked."""
+    args = current().args
+    raw, raw_fields = args.get("expand"), args.get("expandFields")
+    if not raw:
+        if raw_fields:
+            issue = Issue("custom", ("expandFields",), "expandFields needs expand")
+            raise ValidationFailed([issue])
+        return []
+    issues: list[Issue] = []
+    refs = {r.slug: r for r in schema.references}
+    found: dict[str, _Expansion] = {}
+    for i, slug in enumerate(p.strip() for p in raw.split(",")):
+        ref = refs.get(slug)
+        kind = (
+            resolve_key(ref.source_field_slug, schema, system=False)
+            if ref and ref.source_field_slug
+            else None
+        )
+        if ref is None or kind is None or ref.target_type != "module" or not ref.target_module_slug:
+            message = f"{slug!r} is not a reference of module {schema.module.slug!r} to records"
+            issues.append(Issue("custom", ("expand", i), message))
+            continue
+        visible = principal.can_view(ref.target_module_slug)
+        found[slug] = _Expansion(slug, kind.slug, ref.target_module_slug, kind.multi, visible, ())
+    for i, part in enumerate(p.strip() for p in (raw_fields or "").split(",") if p.strip()):
+        slug, _, field = part.partition(".")
+        at = found.get(slug)
+        target = schemas.get(at.module_slug) if at is not None else None
+        if at is None or target is None:
+            issues.append(Issue("custom", ("expandFields", i), f"{slug!r} is not in expand"))
+        elif at.visible and target.field(field) is None:
+            message = f"Unknown field {field!r} of module {at.module_slug!r}"
+            issues.append(Issue("custom", ("expandFields", i), message))
+        else:
+            found[slug] = replace(at, fields=(*at.fields, field))
+    if issues:
+        raise ValidationFailed(issues)
+    return list(found.values())
+
+
+async def _expand(
+    svc: Services, principal: Principal, wanted: list[_Expansion], page: list[dict[str, Any]]
+) -> None:
+    """Add ``expanded`` to each record of the page, from one query for all of them."""
+    shown = [w for w in wanted if w.visible]
+    linked = await svc.store.expand(
+        principal.account_id,
+        [r["recordId"] for r in page],
+        {w.field_slug for w in shown},
+        {w.module_slug for w in shown},
+    )
+    by: dict[tuple[str, str], list[Any]] = {}
+    for link in linked:
+        by.setdefault((link.source_id, link.field_slug), []).append(link)
+    for record in page:
+        out: dict[str, Any] = {}
+        for w in wanted:
+            if not w.visible:
+                out[w.slug] = None
+                continue
+            items = [
+                {
+                    "recordId": t.record_id,
+                    "moduleSlug": t.module_slug,
+                    "displayName": t.display_name,
+                    "fields": {f: t.fields[f] for f in w.fields if f in t.fields},
+                }
+                for t in by.get((record["recordId"], w.field_slug), [])
+                if t.module_slug == w.module_slug
+            ]
+            out[w.slug] = items if w.multi else (items[0] if items else None)
+        record["expanded"] = out
 
 
 @routes.endpoint(
