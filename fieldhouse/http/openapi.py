@@ -12,6 +12,7 @@ from pydantic.json_schema import models_json_schema
 from fieldhouse import API_VERSION
 from fieldhouse.http.endpoint import PATH_PARAM, Endpoint
 from fieldhouse.http.models import ErrorEnvelope
+from fieldhouse.http.openapi_examples import add_examples
 from fieldhouse.http.openapi_notes import (
     COERCIONS,
     IDEMPOTENCY_HEADER,
@@ -63,7 +64,7 @@ def build_openapi(endpoints: Sequence[Endpoint]) -> dict[str, Any]:
         # served under /v1, so the document's one server reaches it: generators ignore
         # path-level servers
         paths.setdefault(path, {})[ep.method.lower()] = _operation(ep)
-    return {
+    doc = {
         "openapi": "3.1.0",
         "info": {
             "title": "Fieldhouse Workspace Data API",
@@ -91,6 +92,8 @@ def build_openapi(endpoints: Sequence[Endpoint]) -> dict[str, Any]:
             },
         },
     }
+    add_examples(doc)
+    return doc
 
 
 def field_value_schemas() -> dict[str, Any]:

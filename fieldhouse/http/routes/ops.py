@@ -3,6 +3,7 @@ the interactive API docs (Swagger UI, its files served from the swagger-ui-py wh
 
 from __future__ import annotations
 
+import contextlib
 import mimetypes
 from importlib.resources import files
 from typing import Any
@@ -10,7 +11,7 @@ from typing import Any
 import trio
 from quart import Response
 
-from fieldhouse.http.endpoint import Routes
+from fieldhouse.http.endpoint import ExtraParam, Routes
 from fieldhouse.model.errors import NotFound, StoreUnavailable
 from fieldhouse.search.service import SearchService, backlog_age
 from fieldhouse.services import Services
@@ -36,17 +37,31 @@ DOCS_PAGE = """<!doctype html>
   <title>Fieldhouse API</title>
   <link rel="icon" type="image/png" href="/docs/assets/favicon-32x32.png">
   <link rel="stylesheet" href="/docs/assets/swagger-ui.css">
+  <style>
+    #key-note { font: 14px sans-serif; margin: 12px auto 0; max-width: 1420px; padding: 0 20px; }
+  </style>
 </head>
 <body>
+  <p id="key-note"></p>
   <div id="swagger-ui"></div>
   <script src="/docs/assets/swagger-ui-bundle.js"></script>
   <script src="/docs/assets/swagger-ui-standalone-preset.js"></script>
   <script>
+    // The key given to Authorize is kept in this tab only (gone when it closes), unless the
+    // page was opened as /docs?persist=1: then Swagger UI keeps it in this browser's
+    // localStorage until Logout.
+    const persist = new URLSearchParams(location.search).get("persist") === "1";
+    if (!persist) localStorage.removeItem("authorized");
+    document.getElementById("key-note").innerHTML = persist
+      ? "Your API key is kept in this browser (localStorage) until you Logout. " +
+        "<a href='/docs'>Open without keeping it</a>."
+      : "Your API key is kept in this tab only. " +
+        "<a href='/docs?persist=1'>Keep it in this browser</a> (localStorage).";
     window.ui = SwaggerUIBundle({
       url: "/v1/openapi.json",
       dom_id: "#swagger-ui",
       deepLinking: true,
-      persistAuthorization: true,
+      persistAuthorization: persist,
       tryItOutEnabled: true,
       presets: [SwaggerUIBundle.presets.apis, SwaggerUIStandalonePreset],
       layout: "StandaloneLayout"
@@ -123,17 +138,27 @@ async def readyz(svc: Services) -> Any:
 async def metrics(svc: Services) -> Any:
     if svc.search is not None:
         with trio.move_on_after(STORE_CHECK_SECONDS):
-            try:
+            with contextlib.suppress(Exception):  # the last figures stand
                 await svc.search.backlog()  # what the sampler reports
-            except Exception:
-                pass  # the last figures stand
     svc.metrics.sample()  # here, on the event loop: the samplers read the actors' state
     body, content_type = await trio.to_thread.run_sync(svc.metrics.render)
     return Response(body, status=200, content_type=content_type)
 
 
 @routes.endpoint(
-    "GET", "/docs", summary="Interactive API docs", scope=None, tag="operations", hidden=True
+    "GET",
+    "/docs",
+    summary="Interactive API docs",
+    scope=None,
+    tag="operations",
+    hidden=True,
+    extra_params=(
+        ExtraParam(
+            "persist",
+            {"type": "string", "enum": ["1"]},
+            "1: keep the key given to Authorize in this browser's localStorage",
+        ),
+    ),
 )
 async def docs(svc: Services) -> Any:
     return Response(DOCS_PAGE, status=200, content_type="text/html; charset=utf-8")

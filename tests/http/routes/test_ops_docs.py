@@ -21,6 +21,7 @@ from selenium.webdriver.support import expected_conditions as ec
 from selenium.webdriver.support.ui import WebDriverWait
 
 from fieldhouse.config import Settings
+from fieldhouse.demo import create_demo
 from fieldhouse.http.wire.server import serve_app
 from fieldhouse.runtime import open_runtime
 from tests.conftest import make_workspace
@@ -107,3 +108,76 @@ async def test_docs_render_every_operation_and_the_key_works(tmp_path: Path) -> 
     assert set(paths) == set(documented)
     assert status.startswith("200")
     assert ws.account_id in body
+
+
+# --- issue 33 item 3: "Try it out" works with the document's examples; keys kept only if asked
+
+LIST_OP = "#operations-records-list_records"
+CREATE_OP = "#operations-records-create_record"
+
+
+def _try(driver: WebDriver, wait: WebDriverWait[WebDriver], op: str) -> tuple[str, str, str]:
+    """Open an operation, Execute it with its examples: (request URL, status, body)."""
+    driver.find_element(By.CSS_SELECTOR, f"{op} .opblock-summary-control").click()
+    # the page opens operations ready to try (tryItOutEnabled): the examples are in the fields
+    wait.until(ec.element_to_be_clickable((By.CSS_SELECTOR, f"{op} .execute"))).click()
+    live = f"{op} .live-responses-table tr.response"
+    status = wait.until(
+        ec.visibility_of_element_located((By.CSS_SELECTOR, f"{live} .response-col_status"))
+    )
+    body = driver.find_element(By.CSS_SELECTOR, f"{live} .microlight").text
+    url = driver.find_element(By.CSS_SELECTOR, f"{op} .request-url pre").text
+    return url, status.text.strip(), body
+
+
+def _authorize(driver: WebDriver, wait: WebDriverWait[WebDriver], api_key: str) -> None:
+    wait.until(ec.element_to_be_clickable((By.CSS_SELECTOR, "button.authorize"))).click()
+    key_box = wait.until(
+        ec.visibility_of_element_located((By.CSS_SELECTOR, ".auth-container input"))
+    )
+    key_box.send_keys(api_key)
+    driver.find_element(By.CSS_SELECTOR, ".auth-container button.authorize").click()
+    driver.find_element(By.CSS_SELECTOR, "button.btn-done").click()
+
+
+def _try_list_and_create(base: str, api_key: str) -> dict[str, object]:
+    driver = _browser()
+    try:
+        wait = WebDriverWait(driver, RENDER_DEADLINE)
+        driver.get(f"{base}/docs")
+        wait.until(ec.presence_of_element_located((By.CSS_SELECTOR, LIST_OP)))
+        _authorize(driver, wait, api_key)
+        listed = _try(driver, wait, LIST_OP)
+        created = _try(driver, wait, CREATE_OP)
+        kept = driver.execute_script("return window.localStorage.getItem('authorized')")
+        driver.get(f"{base}/docs?persist=1")
+        wait.until(ec.presence_of_element_located((By.CSS_SELECTOR, LIST_OP)))
+        _authorize(driver, wait, api_key)
+        asked = driver.execute_script("return window.localStorage.getItem('authorized')")
+        driver.get(f"{base}/docs")
+        wait.until(ec.presence_of_element_located((By.CSS_SELECTOR, LIST_OP)))
+        dropped = driver.execute_script("return window.localStorage.getItem('authorized')")
+        return {"list": listed, "create": created, "kept": kept, "asked": asked, "dropped": dropped}
+    finally:
+        driver.quit()
+
+
+async def test_try_it_out_lists_with_a_filter_and_creates(tmp_path: Path) -> None:
+    settings = Settings(data_dir=tmp_path / "data", port=0, search_enabled=False)
+    async with open_runtime(settings) as runtime, trio.open_nursery() as nursery:
+        demo = await create_demo(runtime.actors)
+        stop = trio.Event()
+        binds = await nursery.start(partial(serve_app, runtime, shutdown_trigger=stop.wait))
+        seen = await trio.to_thread.run_sync(_try_list_and_create, binds[0], demo.api_key)
+        stop.set()
+    url, status, body = seen["list"]  # type: ignore[misc]
+    assert status == "200", body
+    assert "filter%5Blifecycle%5D=customer" in url or "filter[lifecycle]=customer" in url
+    assert "Ada Lovelace" in body
+    url, status, body = seen["create"]  # type: ignore[misc]
+    assert status == "201", body
+    assert "Mae Jemison" in body
+    # the key stays in the tab unless the page was opened to keep it
+    assert seen["kept"] is None
+    assert demo.api_key in str(seen["asked"])
+    assert seen["dropped"] is None
