@@ -244,3 +244,14 @@ def test_the_progress_bar_is_on_stderr_and_stdout_is_the_result(
         out = capsys.readouterr().out
         assert len(out.splitlines()) == 1, out  # the JSON result alone
         assert json.loads(out)["module"] == "contacts"
+
+
+async def test_a_json_lines_file_may_start_with_a_byte_order_mark(
+    runtime: Runtime, ws: Workspace, tmp_path: Path
+) -> None:
+    source = tmp_path / "contacts.jsonl"
+    source.write_bytes(
+        b'\xef\xbb\xbf{"displayName": "Ada", "first-name": "Ada"}\n{"first-name": "Bob"}\n'
+    )
+    report = await import_records(runtime.actors, ws.account_id, "contacts", source, progress=False)
+    assert report == {"module": "contacts", "imported": 2, "rejected": []}
