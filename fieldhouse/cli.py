@@ -28,7 +28,7 @@ from fieldhouse.coordination import open_coordination
 from fieldhouse.demo import demo_banner
 from fieldhouse.http.auth import issue_token, jwt_secret
 from fieldhouse.logs import configure_logging
-from fieldhouse.model.errors import ApiError, BadRequest, NotFound
+from fieldhouse.model.errors import ApiError, BadRequest, NotFound, StoreUnavailable
 from fieldhouse.model.templates import BUILTIN_TEMPLATES
 from fieldhouse.storage import open_database
 from fieldhouse.storage.open import UnsupportedDatabase
@@ -211,6 +211,10 @@ async def open_system(settings: Settings) -> AsyncIterator[ActorSystem]:
     async with AsyncExitStack() as stack:
         try:
             store = await stack.enter_async_context(open_database(settings.resolved_database_url))
+        except StoreUnavailable as exc:  # (an ApiError for the API: the CLI names the database)
+            where = _redact(settings.resolved_database_url)
+            cause = exc.__cause__ or exc
+            raise CliError(f"cannot open the database {where}: {_text(cause)}") from exc
         except (ApiError, UnsupportedDatabase):
             raise
         except Exception as exc:

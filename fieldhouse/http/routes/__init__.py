@@ -5,9 +5,9 @@ from __future__ import annotations
 from fieldhouse.http.endpoint import Routes
 from fieldhouse.http.routes import (
     activity,
-    aggregate,
     agent_runs,
     agents,
+    aggregate,
     approvals,
     batch,
     events,
