@@ -179,6 +179,9 @@ async def test_every_operation_names_the_scopes_and_role_it_checks(
                 resp = await call(await key("member", scopes))
                 assert resp.status_code == 403, (op["operationId"], resp.text)
                 assert "owners and admins" in resp.json()["error"]["message"]
+            answers = op.get("responses", {}).get("200", {}).get("content", {})
+            if method == "get" and "text/event-stream" in answers:
+                continue  # a read-only stream answers 200 and goes on until the client goes
             allowed = await call(await key(roles[0] if roles else "member", scopes))
             assert allowed.status_code not in (401, 403), (op["operationId"], allowed.text)
     assert walked > 40
