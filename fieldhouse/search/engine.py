@@ -87,14 +87,16 @@ def fuse(
     ran = [(weight, ranked) for weight, ranked in halves if ranked is not None]
     total = sum(weight for weight, _ in ran)
     fused: dict[str, float] = {}
+    keyword_shares: dict[str, float] = {}
     for weight, ranked in ran:
-        for rid, share in _min_max(ranked).items():
+        shares = _min_max(ranked)
+        if ranked is keyword:
+            keyword_shares = shares
+        for rid, share in shares.items():
             fused[rid] = fused.get(rid, 0.0) + weight * share
-    if keyword and vector is not None and unembedded:
-        lacking = set(unembedded)
-        for rid, share in _min_max(keyword).items():
-            if rid in lacking:
-                fused[rid] = fused.get(rid, 0.0) + (1.0 - KEYWORD_WEIGHT) * share
+    if vector is not None:
+        for rid in set(unembedded) & keyword_shares.keys():
+            fused[rid] += (1.0 - KEYWORD_WEIGHT) * keyword_shares[rid]
     # counted down from 1, so a record first in both lists scores exactly 1.0
     return {rid: 1.0 - (1.0 - SCORE_FLOOR) * (1.0 - s / total) for rid, s in fused.items()}
 

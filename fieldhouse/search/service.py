@@ -19,10 +19,9 @@ alone), and the answer says how complete the vector half was.
 from __future__ import annotations
 
 import logging
-import math
 import time
 from collections.abc import Collection
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import trio
@@ -63,7 +62,7 @@ WAIT_LOOK = 0.02
 class _Vectors:
     index: VectorIndex
     after: int = 0  # the highest stored row number read
-    lock: trio.Lock | None = None
+    lock: trio.Lock = field(default_factory=trio.Lock)
 
 
 class SearchService:
@@ -135,8 +134,6 @@ class SearchService:
         held = self._vectors.get(account_id)
         if held is None:
             held = self._vectors[account_id] = _Vectors(VectorIndex(self.embedder.dim))
-        if held.lock is None:
-            held.lock = trio.Lock()
         async with held.lock:
             while True:
                 rows = await self.store.vectors_since(
@@ -152,7 +149,6 @@ class SearchService:
                     held.index.upsert(
                         [r.record_id for r in kept],
                         [r.module_id for r in kept],
-                        [r.stamp for r in kept],
                         [np.frombuffer(r.vector, np.float32).reshape(-1, dim) for r in kept],
                     )
                 held.after = rows[-1].n
@@ -298,4 +294,4 @@ def backlog_age(backlog: Backlog) -> float:
     """Seconds the oldest waiting record has waited (0 when none waits)."""
     if backlog.oldest is None:
         return 0.0
-    return max(0.0, time.time() - backlog.oldest) if math.isfinite(backlog.oldest) else 0.0
+    return max(0.0, time.time() - backlog.oldest)

@@ -52,12 +52,10 @@ class VectorIndex:
         self._row_ids: list[str] = []
         self._owner: npt.NDArray[np.int64] = np.zeros(0, np.int64)
         self._rows: dict[str, list[int]] = {}
-        self._stamps: dict[str, str] = {}
         self._codes: dict[str, int] = {}
         self._extra = 0  # rows beyond each record's first
         self._most = 1  # the most rows one record has had
         self._next = 0  # the next record number (never reused)
-        self.dirty = False
 
     def __len__(self) -> int:
         return len(self._rows)
@@ -82,13 +80,12 @@ class VectorIndex:
         self,
         ids: Sequence[str],
         modules: Sequence[str],
-        stamps: Sequence[str],
         vecs: Sequence[Matrix] | Matrix,
     ) -> None:
         """Each record's vectors replace those it had: one row (``dim``) or one per window
         (``windows x dim``)."""
         with self._lock:
-            for rid, module, stamp, vec in zip(ids, modules, stamps, vecs, strict=True):
+            for rid, module, vec in zip(ids, modules, vecs, strict=True):
                 windows = vec if vec.ndim == 2 else vec[None, :]
                 count = len(windows)
                 code = self._code(module)
@@ -111,15 +108,12 @@ class VectorIndex:
                     for row, window in zip(rows, windows, strict=True):
                         self._mat[row] = window
                         self._modules[row] = code
-                self._stamps[rid] = stamp
-            self.dirty = True
 
     def _drop(self, rid: str) -> None:
         """Remove a record's rows, moving the last rows into their places (lock held)."""
         rows = self._rows.pop(rid, None)
         if rows is None:
             return
-        self._stamps.pop(rid, None)
         self._extra -= len(rows) - 1
         for row in sorted(rows, reverse=True):  # each later row of rid is gone already
             last = len(self._row_ids) - 1
@@ -132,7 +126,6 @@ class VectorIndex:
                 others = self._rows[moved]
                 others[others.index(last)] = row
             self._row_ids.pop()
-        self.dirty = True
 
     def delete(self, ids: Collection[str]) -> None:
         with self._lock:

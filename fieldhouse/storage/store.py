@@ -7,6 +7,7 @@ one is committed together or not at all.
 
 from __future__ import annotations
 
+import itertools
 import time
 from collections.abc import AsyncIterator, Callable, Collection, Mapping, Sequence
 from contextlib import asynccontextmanager
@@ -493,13 +494,8 @@ class WriteTxn:
         out: list[Stmt] = []
         now = time.time()
         d, account, model = self._dialect, self.account_id, self._vector_model
-        start = 0
-        while start < len(changes):
-            kind = type(changes[start])
-            end = start
-            while end < len(changes) and type(changes[end]) is kind:
-                end += 1
-            run = changes[start:end]
+        for kind, grouped in itertools.groupby(changes, key=type):
+            run = list(grouped)
             if kind is Doc:
                 docs = [c for c in run if isinstance(c, Doc)]
                 out.extend(search_index.put_docs(d, account, docs))
@@ -510,7 +506,6 @@ class WriteTxn:
                 out.extend(search_index.delete_docs(d, account, [rid for rid, _ in gone]))
                 if model is not None:
                     out.extend(vectors.forget(account, gone, model))
-            start = end
         return out
 
     def _pending(self, write_back: bool) -> bool:

@@ -32,7 +32,6 @@ def filled() -> VectorIndex:
     index.upsert(
         ["a", "b", "c", "d"],
         ["m1", "m1", "m2", "m2"],
-        ["s-a", "s-b", "s-c", "s-d"],
         vecs(X, unit(1, 1, 0), unit(1, 0, 1), Z),
     )
     return index
@@ -54,7 +53,7 @@ def test_search_ranks_by_similarity_within_modules() -> None:
 
 def test_upsert_replaces_and_delete_keeps_the_rest() -> None:
     index = filled()
-    index.upsert(["a"], ["m2"], ["s-a2"], vecs(Y))
+    index.upsert(["a"], ["m2"], vecs(Y))
     assert len(index) == 4
     assert index.has("a") and not index.has("zz")
     assert rounded(index.search(Y, ["m2"], 1, 0.9)) == [("a", 1.0)]
@@ -74,7 +73,7 @@ def test_growing_keeps_the_rows_already_there() -> None:
     index = VectorIndex(16)
     for start in range(0, 300, 50):
         part = range(start, start + 50)
-        index.upsert([f"r{i}" for i in part], ["m"] * 50, ["s"] * 50, rows[start : start + 50])
+        index.upsert([f"r{i}" for i in part], ["m"] * 50, rows[start : start + 50])
     assert len(index) == 300
     for i in (0, 49, 50, 150, 299):
         assert rounded(index.search(rows[i], None, 1, 0.0)) == [(f"r{i}", 1.0)]
@@ -85,7 +84,6 @@ def test_a_record_of_several_windows_is_found_by_its_best_and_counted_once() -> 
     index.upsert(
         ["long", "short"],
         ["m", "m"],
-        ["s1", "s2"],
         [vecs(X, unit(1, 1, 0), Z), unit(1, 0, 1)],
     )
     assert len(index) == 2
@@ -94,7 +92,7 @@ def test_a_record_of_several_windows_is_found_by_its_best_and_counted_once() -> 
     assert rounded(hits) == [("long", 1.0), ("short", 0.70711)] and hits.total == 2
     assert rounded(index.search(X, None, 1, 0.5)) == [("long", 1.0)]
     # fewer windows now: the old ones go, and the rows that moved still answer for theirs
-    index.upsert(["long"], ["m"], ["s3"], [vecs(Y)])
+    index.upsert(["long"], ["m"], [vecs(Y)])
     assert len(index) == 2
     assert rounded(index.search(Z, None, 10, 0.5)) == [("short", 0.70711)]
     assert rounded(index.search(Y, None, 10, 0.5)) == [("long", 1.0)]
@@ -110,7 +108,7 @@ def test_windows_of_many_records_survive_moves() -> None:
         rows = rng.normal(size=(1 + n % 4, 8)).astype(np.float32)
         rows /= np.linalg.norm(rows, axis=1, keepdims=True)
         kept[f"r{n}"] = rows
-        index.upsert([f"r{n}"], ["m"], [f"s{n}"], [rows])
+        index.upsert([f"r{n}"], ["m"], [rows])
     index.delete([f"r{n}" for n in range(0, 60, 3)])  # holes all over, filled from the end
     for n in range(0, 60, 3):
         del kept[f"r{n}"]
