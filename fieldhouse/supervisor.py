@@ -79,6 +79,35 @@ def data_dir_lock(settings: Settings) -> Iterator[int | None]:
             fcntl.flock(handle, fcntl.LOCK_UN)
 
 
+async def until_signal() -> None:
+    """Return at SIGINT or SIGTERM."""
+    with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
+        async for _ in signals:
+            return
+
+
+async def until_signal_or_orphaned() -> None:
+    """Return at SIGINT or SIGTERM, or when the supervisor's end of this process's stdin
+    pipe closes (it stopped, or died, even by SIGKILL): how a supervised process (a worker, the
+    embedding process) knows to stop."""
+    async with trio.open_nursery() as nursery:
+
+        async def orphaned() -> None:
+            stdin = trio.lowlevel.FdStream(os.dup(0))
+            async with stdin:
+                while await stdin.receive_some():
+                    pass
+            logging.getLogger("fieldhouse").warning("the supervisor is gone; stopping")
+            nursery.cancel_scope.cancel()
+
+        async def signalled() -> None:
+            await until_signal()
+            nursery.cancel_scope.cancel()
+
+        nursery.start_soon(orphaned)
+        nursery.start_soon(signalled)
+
+
 def become_supervisor(
     settings: Settings, sock: socket.socket, lock: int | None, announce: str | None = None
 ) -> NoReturn:

@@ -11,8 +11,6 @@ from __future__ import annotations
 import gc
 import json
 import logging
-import os
-import signal
 import sys
 from functools import partial
 
@@ -22,37 +20,12 @@ from fieldhouse.config import Settings
 from fieldhouse.http.wire.server import serve_app
 from fieldhouse.logs import configure_logging
 from fieldhouse.runtime import open_runtime
+from fieldhouse.supervisor import until_signal, until_signal_or_orphaned
 
 log = logging.getLogger("fieldhouse.worker")
 
 #: the cycle collector's first threshold once serving (CPython's default: 700)
 GC_THRESHOLD = 20_000
-
-
-async def until_signal() -> None:
-    with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
-        async for _ in signals:
-            return
-
-
-async def until_signal_or_orphaned() -> None:
-    """A supervised worker also stops when its supervisor's end of the stdin pipe closes."""
-    async with trio.open_nursery() as nursery:
-
-        async def orphaned() -> None:
-            stdin = trio.lowlevel.FdStream(os.dup(0))
-            async with stdin:
-                while await stdin.receive_some():
-                    pass
-            log.warning("the supervisor is gone; stopping")
-            nursery.cancel_scope.cancel()
-
-        async def signalled() -> None:
-            await until_signal()
-            nursery.cancel_scope.cancel()
-
-        nursery.start_soon(orphaned)
-        nursery.start_soon(signalled)
 
 
 async def run_worker(

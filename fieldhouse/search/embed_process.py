@@ -20,7 +20,6 @@ import contextlib
 import json
 import logging
 import os
-import signal
 import sys
 from functools import partial
 
@@ -34,6 +33,7 @@ from fieldhouse.search.embedding import embed_forever
 from fieldhouse.search.query_embedder import frame, receive_frame
 from fieldhouse.search.vectors import one_blas_thread
 from fieldhouse.storage import open_database
+from fieldhouse.supervisor import until_signal_or_orphaned
 
 log = logging.getLogger("fieldhouse.search")
 
@@ -67,7 +67,7 @@ async def open_listener(path: str) -> trio.SocketListener:
     return trio.SocketListener(sock)
 
 
-async def serve(settings: Settings, *, watch_stdin: bool = True) -> None:
+async def serve(settings: Settings) -> None:
     """Embed queries and queued records until SIGTERM or the supervisor goes."""
     assert settings.embed_socket is not None
     one_blas_thread()
@@ -78,9 +78,7 @@ async def serve(settings: Settings, *, watch_stdin: bool = True) -> None:
     async with open_database(settings.resolved_database_url) as store:
         store.vector_model = embedder.name
         async with trio.open_nursery() as nursery:
-            if watch_stdin:
-                nursery.start_soon(_until_orphaned, nursery.cancel_scope)
-            nursery.start_soon(_until_signal, nursery.cancel_scope)
+            nursery.start_soon(_stop_when_told, nursery.cancel_scope)
             handler = partial(_answer, embedder, loaded, limiter)
             nursery.start_soon(partial(trio.serve_listeners, handler, [listener]))
             # loading takes seconds of CPU on every core it gets: at a lower priority, beside
@@ -98,19 +96,9 @@ async def serve(settings: Settings, *, watch_stdin: bool = True) -> None:
                 thread.close()
 
 
-async def _until_orphaned(scope: trio.CancelScope) -> None:
-    stdin = trio.lowlevel.FdStream(os.dup(0))
-    async with stdin:
-        while await stdin.receive_some():
-            pass
+async def _stop_when_told(scope: trio.CancelScope) -> None:
+    await until_signal_or_orphaned()
     scope.cancel()
-
-
-async def _until_signal(scope: trio.CancelScope) -> None:
-    with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
-        async for _ in signals:
-            scope.cancel()
-            return
 
 
 def main() -> int:
