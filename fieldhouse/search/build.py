@@ -25,7 +25,7 @@ async def rebuild(store: Store, account_ids: list[str] | None = None) -> int:
     for account_id in account_ids:
         _, schemas = await store.load_schemas(account_id)
         by_id = {s.module.module_id: s for s in schemas.values()}
-        labels = {str(x["id"]): str(x["name"]) for x in await store.list_labels(account_id)}
+        labels = await store.label_names(account_id)
         last, first = "", True
         while True:
             rows = await store.records_after(account_id, last, PAGE)

@@ -222,6 +222,12 @@ def list_named(table: str, account_id: str) -> Op[list[dict[str, Any]]]:
     return [{k: r[k] for k in r.keys() if k != "account_id"} for r in found]  # noqa: SIM118
 
 
+def label_names(account_id: str) -> Op[dict[str, str]]:
+    """label id -> name: what a record's labels read as in its search text."""
+    found = yield from list_named("labels", account_id)
+    return {str(x["id"]): str(x["name"]) for x in found}
+
+
 def existing_ids(table: str, account_id: str, ids: Collection[str]) -> Op[set[str]]:
     """Which of ids exist in labels, types or (live) users of this workspace."""
     assert table in _NAMED or table == "users"

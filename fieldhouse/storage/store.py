@@ -141,6 +141,9 @@ class Store:
     async def list_labels(self, account_id: str) -> list[dict[str, Any]]:
         return await self._read(accounts.list_named("labels", account_id))
 
+    async def label_names(self, account_id: str) -> dict[str, str]:
+        return await self._read(accounts.label_names(account_id))
+
     async def list_types(self, account_id: str) -> list[dict[str, Any]]:
         return await self._read(accounts.list_named("types", account_id))
 
@@ -731,8 +734,7 @@ class WriteTxn:
         labels: dict[str, str] = {}
         if row.label_ids:
             if self._label_names is None:
-                found = await self._run(accounts.list_named("labels", self.account_id))
-                self._label_names = {str(x["id"]): str(x["name"]) for x in found}
+                self._label_names = await self._run(accounts.label_names(self.account_id))
             labels = self._label_names
         self._search.append(record_doc(row, schema, labels))
 
