@@ -9,6 +9,7 @@ from fieldhouse.http.endpoint import Operation, Routes
 from fieldhouse.http.json import json_response
 from fieldhouse.http.openapi import build_openapi
 from fieldhouse.http.routes import ROUTES
+from fieldhouse.http.routes.console import routes as console_routes
 from fieldhouse.http.routes.ops import routes as ops_routes
 from fieldhouse.services import Services
 
@@ -18,7 +19,7 @@ def create_app(svc: Services, *extra: Routes) -> Dispatch:
     add theirs), the request pipeline, the envelope (:class:`~fieldhouse.http.dispatch.Dispatch`
     answers every request, 404 and 405 included)."""
     document: dict[str, Any] = {}
-    groups = [*ROUTES, _document_routes(document), ops_routes]
+    groups = [*ROUTES, _document_routes(document), ops_routes, console_routes]
     document.update(build_openapi([spec for routes in groups for spec, _ in routes.entries]))
     operations = [
         Operation(spec, fn, svc) for routes in (*groups, *extra) for spec, fn in routes.entries
