@@ -164,6 +164,15 @@ async def install_template(ctx: WriteContext, msg: InstallTemplate) -> ModuleDef
         raise NotFound(f"Template {msg.template_slug!r} not found")
     if template.module_slug in ctx.schemas:
         raise Conflict(f"Module {template.module_slug!r} is already installed")
+    archived = next(
+        (m for m in await ctx.txn.all_modules() if m.slug == template.module_slug), None
+    )
+    if archived is not None:
+        raise Conflict(
+            f"Module {template.module_slug!r} is installed and archived; bring it back with "
+            f"PATCH /api/modules/{archived.module_id} {{archived: false}}",
+            data={"moduleId": archived.module_id, "archived": True},
+        )
     schema = schema_from_template(template, new_id(), account_id=ctx.account_id, now=ctx.now)
     module = schema.module
     await ctx.txn.insert_module(module)

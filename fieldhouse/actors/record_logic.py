@@ -104,7 +104,7 @@ async def verify_links(
     for ref in check.references:
         for rid in ref.record_ids:
             where = found.get(rid)
-            if where is None:
+            if where is None or where[0] not in ctx.schemas:  # (an archived module's: hidden)
                 issues.append(_link_issue(ref.field_slug, f"Record {rid} does not exist"))
             elif ref.allowed_module_slugs and where[0] not in ref.allowed_module_slugs:
                 allowed = ", ".join(ref.allowed_module_slugs)

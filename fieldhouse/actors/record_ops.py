@@ -82,7 +82,7 @@ class Categorise(Message[list[RecordRow]]):
 
 async def create_record(ctx: WriteContext, msg: CreateRecord) -> RecordRow:
     schema = module_by_id(ctx, msg.module_id)
-    check = check_values(schema.fields, msg.fields, existing=None)
+    check = check_values(schema.fields, msg.fields, existing=None, archived=schema.archived_slugs)
     values = dict(check.values)
     issues = list(check.issues)
     issues += await verify_links(ctx, schema, check, values, record_id=None)
@@ -134,7 +134,9 @@ async def update_record(ctx: WriteContext, msg: UpdateRecord) -> RecordRow:
     if not rows:
         raise NotFound(f"Record {msg.record_id} not found")
     old = rows[0]
-    check = check_values(schema.fields, msg.fields or {}, existing=old.fields)
+    check = check_values(
+        schema.fields, msg.fields or {}, existing=old.fields, archived=schema.archived_slugs
+    )
     values = dict(check.values)
     issues = list(check.issues)
     issues += await verify_links(ctx, schema, check, values, record_id=old.record_id)

@@ -26,9 +26,13 @@ from fieldhouse.model.field_config import (
     slug_from_label,
 )
 from fieldhouse.model.fields import AutonumberType, FormulaType, type_of
+from fieldhouse.model.fields.links import reference_settings
 from fieldhouse.model.schema import FieldDef, ModuleSchema, ReferenceDef
 from fieldhouse.model.template_diff import plan_reset, schema_from_template
 from fieldhouse.model.templates import get_template
+
+#: fields a module may hold, archived ones included (a module's records carry them all)
+MAX_FIELDS_PER_MODULE = 200
 
 
 @dataclass(frozen=True)
@@ -78,6 +82,10 @@ class UpdateField(Message[tuple[FieldDef, int]]):
     config: Mapping[str, Any] | None = None
     is_required: bool | None = None
     backfill_existing: bool = False
+    #: the API name (PascalCase); the slug never changes
+    name: str | None = None
+    #: True archives the field (hidden, refused on writes, values kept), False brings it back
+    archived: bool | None = None
 
     async def apply(self, ctx: WriteContext) -> tuple[FieldDef, int]:
         return await update_field(ctx, self)
@@ -103,7 +111,8 @@ async def _module(
 
 
 def _field(schema: ModuleSchema, field_id: str) -> FieldDef:
-    for f in schema.fields:
+    """A field of the module by id, archived or not."""
+    for f in (*schema.fields, *schema.archived_fields):
         if f.field_id == field_id:
             return f
     raise NotFound(f"Field {field_id} not found in module {schema.module.slug!r}")
@@ -134,6 +143,15 @@ async def reset_to_template(ctx: WriteContext, msg: ResetToTemplate) -> ResetOut
             f"Module {module.slug!r} {reason}; there is nothing to reset it to",
             data={"moduleId": module.module_id, "templateSlug": module.template_slug},
         )
+    # archived vendor-managed fields come back first: the template has them live
+    revived = [
+        replace(f, archived_at=None, updated_at=ctx.now)
+        for f in schema.archived_fields
+        if f.vendor_managed
+    ]
+    if revived:
+        await ctx.txn.upsert_fields(revived)
+        schema, _ = await _module(ctx, msg.module_id)
     plan = plan_reset(template, schema)
     pristine = schema_from_template(template, module.module_id, now=ctx.now)
     field_pos = {t.slug: i for i, t in enumerate(template.fields)}
@@ -196,7 +214,7 @@ async def reset_to_template(ctx: WriteContext, msg: ResetToTemplate) -> ResetOut
     )
     await ctx.schema_edited()
     outcome = ResetOutcome(
-        fields_removed=len(plan.delete_field_ids) + len(plan.update_fields),
+        fields_removed=len(plan.delete_field_ids) + len(plan.update_fields) + len(revived),
         fields_added=len(plan.insert_fields),
         views_added=len(plan.insert_views),
         references_added=len(plan.insert_references),
@@ -224,11 +242,23 @@ async def create_field(ctx: WriteContext, msg: CreateField) -> FieldDef:
     for the module's existing records straight away."""
     schema, _ = await _module(ctx, msg.module_id)
     slug = msg.slug or slug_from_label(msg.label)
-    if schema.field(slug) is not None:
+    if schema.field(slug) is not None or schema.archived_field(slug) is not None:
         raise Conflict(
             f"Module {schema.module.slug!r} already has a field with slug {slug!r}"
+            + (
+                " (archived: PATCH it with archived false to bring it back)"
+                if schema.field(slug) is None
+                else ""
+            )
             + ("" if msg.slug else "; send a different slug"),
             data={"slug": slug},
+        )
+    held = len(schema.fields) + len(schema.archived_fields)
+    if held >= MAX_FIELDS_PER_MODULE:
+        raise Conflict(
+            f"Module {schema.module.slug!r} has {held} fields (archived ones count), the "
+            f"most a module may have is {MAX_FIELDS_PER_MODULE}; delete a field first",
+            data={"limit": MAX_FIELDS_PER_MODULE},
         )
     config, issues = check_field_config(msg.data_type, msg.config, schema, self_slug=slug)
     if issues:
@@ -253,6 +283,7 @@ async def create_field(ctx: WriteContext, msg: CreateField) -> FieldDef:
         updated_at=ctx.now,
     )
     await ctx.txn.upsert_fields([field])
+    await ctx.txn.upsert_references(field_references(schema.module.slug, field))
     if _derived(field):
         await _recompute(ctx, replace(schema, fields=(*schema.fields, field)))
     await ctx.activity(
@@ -270,8 +301,28 @@ async def update_field(ctx: WriteContext, msg: UpdateField) -> tuple[FieldDef, i
     Backfill gives every live record of the module lacking a value the next number of the
     field's sequence (starting at ``nextValue``), oldest record first, and advances the counter.
     """
-    schema, _ = await _module(ctx, msg.module_id)
+    schema, schemas = await _module(ctx, msg.module_id)
     old = _field(schema, msg.field_id)
+    archiving = msg.archived is True and old.archived_at is None
+    unarchiving = msg.archived is False and old.archived_at is not None
+    stays_archived = old.archived_at is not None and not unarchiving
+    if stays_archived and (msg.config is not None or msg.backfill_existing):
+        raise Conflict(
+            f"Field {old.slug!r} is archived; send archived false (with or before other "
+            "changes) to change its config or backfill it",
+            data={"fieldId": old.field_id, "slug": old.slug},
+        )
+    if archiving:
+        dependents = dependent_fields(schemas, schema, old)
+        if dependents:
+            raise Conflict(
+                f"Field {old.slug!r} is used by {', '.join(dependents)}; change or delete those "
+                "before archiving it",
+                data={"dependentFields": dependents},
+            )
+    if unarchiving:
+        # the field comes back among the live ones: its config is checked against them
+        schema = replace(schema, fields=(*schema.fields, old))
     if msg.backfill_existing and not isinstance(type_of(old), AutonumberType):
         raise ValidationFailed(
             [
@@ -290,17 +341,25 @@ async def update_field(ctx: WriteContext, msg: UpdateField) -> tuple[FieldDef, i
         )
         if issues:
             raise ValidationFailed(issues)
+    archived_at = old.archived_at
+    if archiving:
+        archived_at = ctx.now
+    elif unarchiving:
+        archived_at = None
     new = replace(
         old,
         label=old.label if msg.label is None else msg.label,
+        name=old.name if msg.name is None else msg.name,
         config=config,
         is_required=old.is_required if msg.is_required is None else msg.is_required,
+        archived_at=archived_at,
         updated_at=ctx.now,
     )
     changed = sorted(
         name
         for name, before, after in (
             ("label", old.label, new.label),
+            ("name", old.name, new.name),
             ("config", dict(old.config), dict(new.config)),
             ("isRequired", old.is_required, new.is_required),
         )
@@ -310,15 +369,26 @@ async def update_field(ctx: WriteContext, msg: UpdateField) -> tuple[FieldDef, i
     with_new = replace(
         schema, fields=tuple(new if f.field_id == old.field_id else f for f in schema.fields)
     )
-    if changed:
+    if changed or archiving or unarchiving:
         await ctx.txn.upsert_fields([new])
-        if _derived(new) and "config" in changed:
+    if changed:
+        if _derived(new) and new.archived_at is None and ("config" in changed or unarchiving):
             await _recompute(ctx, with_new)
         await ctx.activity(
             ActivityKind.FIELD_UPDATED,
             user_id=msg.actor_user_id,
             module_id=module_id,
             data={"fieldId": old.field_id, "slug": old.slug, "changed": changed},
+        )
+    elif unarchiving and _derived(new):
+        # computed while it was hidden from nothing: brought up to date with its inputs
+        await _recompute(ctx, with_new)
+    if archiving or unarchiving:
+        await ctx.activity(
+            ActivityKind.FIELD_ARCHIVED if archiving else ActivityKind.FIELD_UNARCHIVED,
+            user_id=msg.actor_user_id,
+            module_id=module_id,
+            data={"fieldId": old.field_id, "slug": old.slug, "dataType": old.data_type},
         )
     backfilled = 0
     if msg.backfill_existing:
@@ -329,7 +399,7 @@ async def update_field(ctx: WriteContext, msg: UpdateField) -> tuple[FieldDef, i
             module_id=module_id,
             data={"fieldId": old.field_id, "slug": old.slug, "count": backfilled},
         )
-    if not changed and not msg.backfill_existing:
+    if not changed and not msg.backfill_existing and not (archiving or unarchiving):
         return old, 0
     return await _fresh_field(ctx, schema.module.slug, old.field_id), backfilled
 
@@ -349,7 +419,7 @@ async def delete_field(ctx: WriteContext, msg: DeleteField) -> None:
     module_id = schema.module.module_id
     refs = [
         r
-        for r in schema.references
+        for r in (*schema.references, *schema.hidden_references)
         if r.source_field_id == field.field_id
         or (r.source_field_id is None and r.source_field_slug == field.slug)
     ]
@@ -369,6 +439,35 @@ async def delete_field(ctx: WriteContext, msg: DeleteField) -> None:
             "valuesCleared": cleared,
         },
     )
+
+
+def field_references(module_slug: str, field: FieldDef) -> list[ReferenceDef]:
+    """The module reference a user's reference or parent_record field carries, as template
+    fields carry theirs (slug: the field's), so the references, picker and ``expand`` routes
+    know it: a parent_record links to its own module, a reference to module records to its
+    one allowed module (none named or several: any module)."""
+    if field.data_type == "parent_record":
+        target: str | None = module_slug
+        multi = False
+    elif field.data_type == "reference":
+        target_type, multi, allowed = reference_settings(field)
+        if target_type != "module":
+            return []
+        target = allowed[0] if len(allowed) == 1 else None
+    else:
+        return []
+    return [
+        ReferenceDef(
+            reference_id=new_id(),
+            source_module_id=field.module_id,
+            slug=field.slug,
+            source_field_id=field.field_id,
+            source_field_slug=field.slug,
+            relationship_type="many_to_many" if multi else "many_to_one",
+            target_type="module",
+            target_module_slug=target,
+        )
+    ]
 
 
 async def _recompute(ctx: WriteContext, schema: ModuleSchema) -> None:

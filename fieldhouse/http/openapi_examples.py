@@ -96,6 +96,29 @@ BODY_EXAMPLES: Mapping[str, Any] = {
         "config": {"options": ["event", "website", "partner"]},
     },
     "FieldUpdateBody": {"label": "Lead source"},
+    "ModuleCreateBody": {
+        "slug": "projects",
+        "name": "Projects",
+        "fields": [
+            {
+                "label": "Budget",
+                "dataType": "currency",
+                "config": {"currency": {"defaultCurrency": "EUR"}},
+            },
+            {
+                "label": "Phase",
+                "slug": "phase",
+                "dataType": "select",
+                "config": {"options": ["planned", "running", "done"]},
+            },
+            {
+                "label": "Client",
+                "dataType": "reference",
+                "config": {"reference": {"allowedModuleSlugs": ["companies"]}},
+            },
+        ],
+    },
+    "ModuleUpdateBody": {"name": "Client projects"},
     "ApproveBody": {},
     "RejectBody": {"reason": "Not this week"},
     "PolicyBody": {"autoApprove": [], "requireApproval": ["records.update:deals"]},

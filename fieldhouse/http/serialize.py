@@ -32,6 +32,7 @@ def module_object(m: ModuleDef) -> dict[str, Any]:
         "name": m.name,
         "slug": m.slug,
         "isActive": m.is_active,
+        "vendorManaged": m.template_slug is not None,
         "templateSlug": m.template_slug,
         "templateVersion": m.template_version,
         "createdDateTime": m.created_at,
@@ -56,6 +57,7 @@ def field_item(f: FieldDef) -> dict[str, Any]:
         "privacyLevel": f.privacy_level,
         "sortOrder": f.sort_order,
         "vendorManaged": f.vendor_managed,
+        "archived": f.archived_at is not None,
         "createdDateTime": f.created_at,
         "updatedDateTime": f.updated_at,
     }

@@ -85,9 +85,22 @@ class FieldCreateBody(Strict):
 
 class FieldUpdateBody(Strict):
     label: str | None = Field(default=None, min_length=1, max_length=100)
+    name: str | None = Field(
+        default=None,
+        min_length=1,
+        max_length=64,
+        pattern=r"^[A-Z][A-Za-z0-9]*$",
+        description="API name, PascalCase (a rename changes label and name; the slug stays)",
+    )
     config: dict[str, Any] | None = None
     isRequired: JsonBool | None = None
     backfillExisting: JsonBool = False
+    archived: JsonBool | None = Field(
+        default=None,
+        description="true archives the field: it leaves the module's fields and records' "
+        "`fields` on read, writes naming it are refused (400), its values stay stored; false "
+        "brings it back with them",
+    )
 
     @field_validator("label")
     @classmethod

@@ -25,11 +25,17 @@ class ActivityKind(StrEnum):
     RECORD_DELETED = "record_deleted"
     RECORD_LABELLED = "record_labelled"
     RECORD_TYPED = "record_typed"
-    # module schemas (actors/template_ops.py, actors/admin_ops.py)
+    # module schemas (actors/template_ops.py, actors/module_ops.py, actors/admin_ops.py)
     FIELD_CREATED = "field_created"
     FIELD_UPDATED = "field_updated"
     FIELD_BACKFILLED = "field_backfilled"
     FIELD_DELETED = "field_deleted"
+    FIELD_ARCHIVED = "field_archived"
+    FIELD_UNARCHIVED = "field_unarchived"
+    MODULE_CREATED = "module_created"
+    MODULE_UPDATED = "module_updated"
+    MODULE_ARCHIVED = "module_archived"
+    MODULE_UNARCHIVED = "module_unarchived"
     TEMPLATE_INSTALLED = "template_installed"
     TEMPLATE_RESET = "template_reset"
     # workspace access (actors/admin_ops.py)

@@ -65,6 +65,9 @@ class FieldDef:
     vendor_managed: bool = False
     created_at: str = ""
     updated_at: str = ""
+    #: when the field was archived (hidden from reads, refused on writes, its values kept);
+    #: None while it is live
+    archived_at: str | None = None
 
 
 @dataclass(frozen=True)
@@ -118,12 +121,35 @@ class ModuleSchema:
     fields: tuple[FieldDef, ...]
     views: tuple[ViewDef, ...]
     references: tuple[ReferenceDef, ...]
+    #: archived fields: in no read, write, filter or computation; their values stay stored.
+    #: The references whose source field is archived are left out of ``references`` too.
+    archived_fields: tuple[FieldDef, ...] = ()
+    #: the references whose source field is archived (kept, and back with the field)
+    hidden_references: tuple[ReferenceDef, ...] = ()
 
     def field(self, slug: str) -> FieldDef | None:
         for f in self.fields:
             if f.slug == slug:
                 return f
         return None
+
+    def archived_field(self, slug: str) -> FieldDef | None:
+        for f in self.archived_fields:
+            if f.slug == slug:
+                return f
+        return None
+
+    @property
+    def archived_slugs(self) -> frozenset[str]:
+        return frozenset(f.slug for f in self.archived_fields)
+
+    @property
+    def live_keys(self) -> frozenset[str] | None:
+        """The keys a stored record's ``fields`` may be shown with: None (all of them) while
+        no field is archived, else the live fields' slugs (archived values stay stored)."""
+        if not self.archived_fields:
+            return None
+        return frozenset(f.slug for f in self.fields)
 
 
 # --- Templates: the built-in catalog is made of these (see templates.py) ---

@@ -135,6 +135,8 @@ SQLITE: tuple[str, ...] = (
     # 8: search in the store: records waiting for their vectors, the vectors themselves, and
     # each workspace's keyword tables (storage/fulltext_sqlite.py), filled by the first start
     VECTORS + ";" + REBUILD,
+    # 9: archived fields (hidden, refused on writes, their values kept; as POSTGRES[6])
+    "ALTER TABLE fields ADD COLUMN archived_at TEXT",
 )
 
 POSTGRES: tuple[str, ...] = (
@@ -248,6 +250,8 @@ POSTGRES: tuple[str, ...] = (
     + VECTORS.replace("INTEGER PRIMARY KEY AUTOINCREMENT", "bigserial PRIMARY KEY")
     .replace("BLOB", "bytea")
     .replace(" REAL ", " double precision "),
+    # 7: archived fields (mirrors SQLITE[8])
+    "ALTER TABLE fields ADD COLUMN archived_at text",
 )
 
 

@@ -175,7 +175,7 @@ FIELDS = Table(
     FieldDef,
     {"id": "field_id", "account_id": "", **_same("module_id", "name", "slug", "label")}
     | _same("data_type", "config", "is_required", "is_system", "privacy_level", "sort_order")
-    | _same("vendor_managed", "created_at", "updated_at"),
+    | _same("vendor_managed", "created_at", "updated_at", "archived_at"),
     json=frozenset({"config"}),
     bools=frozenset({"is_required", "is_system", "vendor_managed"}),
 )
@@ -233,7 +233,21 @@ def assemble_schemas(
         fs.sort(key=lambda f: (f.sort_order, f.slug))
         vs.sort(key=lambda v: (v.sort_order, v.slug))
         rs.sort(key=lambda r: r.slug)
-        out[m["slug"]] = ModuleSchema(MODULES.read(m), tuple(fs), tuple(vs), tuple(rs))
+        archived = tuple(f for f in fs if f.archived_at is not None)
+        hidden = {f.field_id for f in archived} | {f.slug for f in archived}
+        shown: list[ReferenceDef] = []
+        kept: list[ReferenceDef] = []
+        for r in rs:
+            source = r.source_field_id if r.source_field_id is not None else r.source_field_slug
+            (kept if source in hidden else shown).append(r)
+        out[m["slug"]] = ModuleSchema(
+            MODULES.read(m),
+            tuple(f for f in fs if f.archived_at is None),
+            tuple(vs),
+            tuple(shown),
+            archived,
+            tuple(kept),
+        )
     return out
 
 

@@ -67,6 +67,28 @@ def load_schemas(account_id: str) -> Op[tuple[int, dict[str, ModuleSchema]]]:
     return version, assemble_schemas(modules, *parts)
 
 
+def all_modules(account_id: str) -> Op[list[ModuleDef]]:
+    """Every module of the workspace, archived ones too (slugs stay taken while archived)."""
+    found = yield rows(
+        "SELECT * FROM modules WHERE account_id = ? ORDER BY created_at, slug", (account_id,)
+    )
+    return MODULES.read_all(found)
+
+
+def set_module_active(account_id: str, module_id: str, active: bool, at: str) -> Op[None]:
+    yield execute(
+        "UPDATE modules SET is_active = ?, updated_at = ? WHERE account_id = ? AND id = ?",
+        (active, at, account_id, module_id),
+    )
+
+
+def rename_module(account_id: str, module_id: str, name: str, at: str) -> Op[None]:
+    yield execute(
+        "UPDATE modules SET name = ?, updated_at = ? WHERE account_id = ? AND id = ?",
+        (name, at, account_id, module_id),
+    )
+
+
 def take_autonumber(account_id: str, field_id: str, sequence: str | None) -> Op[int]:
     """The field's next number (per sequence when given), advancing the stored counter.
 

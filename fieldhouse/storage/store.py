@@ -170,6 +170,10 @@ class Store:
 
     # --- records ---
 
+    async def all_modules(self, account_id: str) -> list[ModuleDef]:
+        """Every module of the workspace, archived (inactive) ones too."""
+        return await self._read(schemas.all_modules(account_id))
+
     async def get_record(self, account_id: str, module_id: str, record_id: str) -> RecordRow | None:
         """A live record of a module, or None."""
         found = await self._read(
@@ -210,7 +214,9 @@ class Store:
     ) -> tuple[list[dict[str, Any]], int]:
         """As :meth:`list_records`, each record as the API writes it (``RecordRow.to_json``
         with the query's ``fields``), read straight from its row (:func:`records.page_json`)."""
-        read = records.page_json(schema.module.slug, query.fields)
+        # archived fields' values stay stored and are never shown
+        keep = query.fields if query.fields is not None else schema.live_keys
+        read = records.page_json(schema.module.slug, keep)
         return await self._list(account_id, schema, query, search_ids, read)
 
     async def _list(
@@ -685,6 +691,16 @@ class WriteTxn:
 
     async def delete_references(self, module_id: str, ref_ids: Sequence[str]) -> None:
         self._defer(schemas.delete_parts("module_references", self.account_id, module_id, ref_ids))
+
+    async def all_modules(self) -> list[ModuleDef]:
+        """Every module of the workspace, archived (inactive) ones too."""
+        return await self._run(schemas.all_modules(self.account_id), write_back=True)
+
+    async def set_module_active(self, module_id: str, active: bool, at: str) -> None:
+        self._defer(schemas.set_module_active(self.account_id, module_id, active, at))
+
+    async def rename_module(self, module_id: str, name: str, at: str) -> None:
+        self._defer(schemas.rename_module(self.account_id, module_id, name, at))
 
     async def module_schemas(self) -> dict[str, ModuleSchema]:
         """The workspace's module schemas as this transaction sees them, keyed by slug."""

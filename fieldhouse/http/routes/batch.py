@@ -72,7 +72,7 @@ async def batch_create(
     )
     slug = schema.module.slug
     payload = {
-        "records": [row.to_json(slug) for _, row, _ in outcome.written],
+        "records": [row.to_json(slug, schema.live_keys) for _, row, _ in outcome.written],
         "results": [
             {"index": i, "recordId": row.record_id, "action": "created" if new else "updated"}
             for i, row, new in outcome.written

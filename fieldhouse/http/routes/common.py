@@ -46,6 +46,13 @@ async def visible_module(
     check_slug(slug)
     schemas = await workspace_schemas(svc, principal)
     schema = schemas.get(slug)
+    if schema is None:
+        # a module made a moment ago through another server may not have moved this
+        # process's change epoch yet: a miss asks the store whether the schema is newer
+        version = await svc.store.schema_version(principal.account_id)
+        if version > schemas.version:
+            schemas = await svc.actors.schemas.get(principal.account_id, version)
+            schema = schemas.get(slug)
     if schema is None or not principal.can_view(slug):
         raise NotFound(f"Module {slug!r} not found")
     if write and not principal.can_edit(slug):

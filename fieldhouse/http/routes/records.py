@@ -170,7 +170,7 @@ async def create_record(
             actor_user_id=principal.user_id,
         ),
     )
-    return {"record": row.to_json(schema.module.slug)}, 201
+    return {"record": row.to_json(schema.module.slug, schema.live_keys)}, 201
 
 
 @routes.endpoint(
@@ -191,7 +191,7 @@ async def get_record(svc: Services, principal: Principal, moduleSlug: str, recor
     )
     if row is None:
         raise NotFound(f"Record {recordId} not found")
-    record = row.to_json(schema.module.slug)
+    record = row.to_json(schema.module.slug, schema.live_keys)
     if wanted:
         await _expand(svc, principal, wanted, [record])
     return {"record": record}
@@ -316,7 +316,7 @@ async def update_record(
             actor_user_id=principal.user_id,
         ),
     )
-    return {"record": row.to_json(schema.module.slug)}
+    return {"record": row.to_json(schema.module.slug, schema.live_keys)}
 
 
 @routes.endpoint(
@@ -370,7 +370,7 @@ async def bulk_update(
             actor_user_id=principal.user_id,
         ),
     )
-    return {"records": [r.to_json(schema.module.slug) for r in rows]}
+    return {"records": [r.to_json(schema.module.slug, schema.live_keys) for r in rows]}
 
 
 @routes.endpoint(

@@ -104,15 +104,24 @@ async def create_field(
 @routes.endpoint(
     "PATCH",
     BASE + "/fields/{fieldId}",
-    summary="Change a field; backfill an auto-number field",
-    description="Only supplied properties change (slug and dataType never do). "
-    "backfillExisting on an autonumber field numbers every live record lacking a value, "
-    "oldest first, starting at the field's nextValue.",
+    summary="Change, rename or archive a field; backfill an auto-number field",
+    description="Only supplied properties change (slug and dataType never do: a rename is "
+    "label and name). backfillExisting on an autonumber field numbers every live record "
+    "lacking a value, oldest first, starting at the field's nextValue. archived true hides "
+    "the field: gone from GET /v1/modules/{moduleSlug}/fields and from records' `fields` on "
+    "read, refused on writes (400 naming it), its values kept in storage, the references it "
+    "is the source of hidden with it; archived false brings it back with its values (a "
+    "formula or rollup is recomputed). An archived field's config cannot change (409) until "
+    "it is back.",
     scope="workspace:read",
     tag="templates",
     admin_only=True,
     body=FieldUpdateBody,
     responses={200: FieldUpdated},
+    conflicts={
+        "conflict": "archiving a field other fields compute from (data: dependentFields), or "
+        "changing the config of an archived field"
+    },
 )
 async def update_field(
     svc: Services, principal: Principal, moduleId: str, fieldId: str, body: FieldUpdateBody
@@ -128,6 +137,8 @@ async def update_field(
             config=body.config,
             is_required=body.isRequired,
             backfill_existing=body.backfillExisting,
+            name=body.name,
+            archived=body.archived,
             actor_user_id=principal.user_id,
         ),
     )

@@ -7,7 +7,7 @@ other records and to users are returned as checks (:class:`ReferenceCheck`,
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -66,13 +66,18 @@ def _writable(kind: FieldType | None) -> bool:
 
 
 def check_values(
-    fields: Sequence[FieldDef], supplied: Mapping[str, Any], *, existing: Mapping[str, Any] | None
+    fields: Sequence[FieldDef],
+    supplied: Mapping[str, Any],
+    *,
+    existing: Mapping[str, Any] | None,
+    archived: Collection[str] = (),
 ) -> ValueCheck:
     """Validate ``supplied`` (values keyed by field slug) for a create or an update.
 
     ``existing is None`` means a create: every required, writable field must be supplied and
     non-empty. On an update only the supplied keys are checked, and a required field may not be
-    cleared. All issues are collected; paths start with ``("fields", slug)``.
+    cleared. All issues are collected; paths start with ``("fields", slug)``. A key in
+    ``archived`` (slugs of archived fields) is refused as such, not as unknown.
     """
     by_slug = {f.slug: f for f in fields}
     values: dict[str, Any] = {}
@@ -83,6 +88,15 @@ def check_values(
     for key, raw in supplied.items():
         slug = key if isinstance(key, str) else str(key)
         field = by_slug.get(slug)
+        if field is None and slug in archived:
+            issues.append(
+                issue(
+                    "archived_field",
+                    f"Field {slug!r} is archived: it cannot be written until it is unarchived",
+                    ("fields", slug),
+                )
+            )
+            continue
         if field is None:
             issues.append(
                 issue(
