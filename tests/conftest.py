@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -14,11 +15,31 @@ from fieldhouse.actors import admin_ops as ops
 from fieldhouse.actors.bootstrap import init_workspace
 from fieldhouse.config import Settings
 from fieldhouse.runtime import Runtime, open_runtime
-from tests.pgtools import fresh_database, template_database
+from tests.pgtools import Template, fresh_database, template_database
 
 # a per-example deadline measures the machine, not the code: CI shares its cores
 hypothesis.settings.register_profile("fieldhouse", deadline=None)
 hypothesis.settings.load_profile("fieldhouse")
+
+
+@pytest.fixture(autouse=True)
+def _logging_as_it_was() -> Iterator[None]:
+    """Logging set up by a test (the CLI's configure_logging, a library's basicConfig) ends with
+    it: a handler left on a closed capture stream, or a level left at INFO, would change what
+    later tests' caplog sees."""
+    root = logging.getLogger()
+    handlers, level = root.handlers[:], root.level
+    named = {
+        n: lg.level
+        for n, lg in logging.root.manager.loggerDict.items()
+        if isinstance(lg, logging.Logger)
+    }
+    yield
+    root.handlers[:] = handlers
+    root.setLevel(level)
+    for name, lg in logging.root.manager.loggerDict.items():
+        if isinstance(lg, logging.Logger):
+            lg.setLevel(named.get(name, logging.NOTSET))
 
 
 @dataclass(frozen=True)
@@ -34,14 +55,14 @@ class Workspace:
 
 
 @pytest.fixture(scope="session")
-def pg_template() -> Iterator[str]:
-    """A migrated template database; each PostgreSQL test gets a fresh clone of it."""
-    with template_database() as name:
-        yield name
+def pg_template() -> Iterator[Template]:
+    """A migrated template database; each PostgreSQL test gets an empty clone of it."""
+    with template_database() as template:
+        yield template
 
 
 @pytest.fixture
-def pg_url(pg_template: str) -> Iterator[str]:
+def pg_url(pg_template: Template) -> Iterator[str]:
     """The URL of a fresh, migrated PostgreSQL database, dropped after the test."""
     with fresh_database(pg_template) as url:
         yield url

@@ -42,7 +42,23 @@ _RATE_HEADERS = {
 }
 
 
+#: documents already built, by the identity of their endpoints (kept alive with them, so an id
+#: is never reused): every runtime of a process documents the same routes, and building the
+#: document takes ~0.4 s (pydantic's JSON schemas), paid once
+_BUILT: dict[tuple[int, ...], tuple[Sequence[Endpoint], dict[str, Any]]] = {}
+
+
 def build_openapi(endpoints: Sequence[Endpoint]) -> dict[str, Any]:
+    """The OpenAPI document over ``endpoints`` (shared: callers must not change it)."""
+    key = tuple(map(id, endpoints))
+    found = _BUILT.get(key)
+    if found is None:
+        kept = tuple(endpoints)
+        found = _BUILT[key] = (kept, _build(kept))
+    return found[1]
+
+
+def _build(endpoints: Sequence[Endpoint]) -> dict[str, Any]:
     endpoints = [ep for ep in endpoints if not ep.hidden]
     models: set[type[BaseModel]] = {ErrorEnvelope}
     for ep in endpoints:
