@@ -184,6 +184,18 @@ async def cmd_export(args: argparse.Namespace, system: ActorSystem) -> dict[str,
     )
 
 
+async def cmd_module(args: argparse.Namespace, system: ActorSystem) -> dict[str, Any]:
+    from fieldhouse.cli_modules import module_command  # (the request models: only here)
+
+    return await module_command(args, system)
+
+
+async def cmd_field(args: argparse.Namespace, system: ActorSystem) -> dict[str, Any]:
+    from fieldhouse.cli_modules import field_command
+
+    return await field_command(args, system)
+
+
 COMMANDS: dict[str, Command] = {
     "init": cmd_init,
     "workspace": cmd_workspace,
@@ -198,6 +210,8 @@ COMMANDS: dict[str, Command] = {
     "agent": cmd_agent,
     "import": cmd_import,
     "export": cmd_export,
+    "module": cmd_module,
+    "field": cmd_field,
 }
 
 

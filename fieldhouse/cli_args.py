@@ -155,6 +155,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--name", required=True, help="type name")
     p.add_argument("--module", metavar="SLUG", help="limit the type to one module")
 
+    add_module_parsers(group, command, workspace_option)
+
     se = group("search", "search indexes")
     p = command(se, "rebuild", "rebuild search indexes from the store")
     workspace_option(p, required=False)
@@ -192,6 +194,51 @@ def build_parser() -> argparse.ArgumentParser:
         help="on an empty database, create a demo workspace and print its key once",
     )
     return parser
+
+
+def add_module_parsers(group: Any, command: Any, workspace_option: Any) -> None:
+    """The `module` and `field` command groups (cli_args.build_parser's helpers passed in)."""
+    ms = group("module", "custom modules")
+    p = command(ms, "create", "create a custom module and its fields from a JSON file")
+    workspace_option(p)
+    p.add_argument(
+        "--file",
+        required=True,
+        type=Path,
+        metavar="FILE",
+        help="JSON: {slug, name, fields: [{label, dataType, slug?, config?, ...}]} as "
+        "POST /api/modules takes it",
+    )
+    p = command(ms, "list", "list a workspace's modules, archived ones too")
+    workspace_option(p)
+    for verb, text in (
+        ("archive", "archive a module (its data kept)"),
+        ("unarchive", "bring an archived module back"),
+    ):
+        p = command(ms, verb, text)
+        workspace_option(p)
+        p.add_argument("slug", metavar="SLUG", help="the module's slug")
+
+    fs = group("field", "fields of a module")
+    p = command(fs, "add", "add a custom field to a module from a JSON file")
+    workspace_option(p)
+    p.add_argument("--module", required=True, metavar="SLUG", help="the module's slug")
+    p.add_argument(
+        "--file",
+        required=True,
+        type=Path,
+        metavar="FILE",
+        help="JSON: {label, dataType, slug?, config?, ...} as POST /api/modules/{moduleId}/"
+        "fields takes it",
+    )
+    for verb, text in (
+        ("archive", "archive a field (hidden, refused on writes, its values kept)"),
+        ("unarchive", "bring an archived field back with its values"),
+    ):
+        p = command(fs, verb, text)
+        workspace_option(p)
+        p.add_argument("--module", required=True, metavar="SLUG", help="the module's slug")
+        p.add_argument("slug", metavar="FIELD", help="the field's slug")
 
 
 def settings_from_args(args: argparse.Namespace) -> Settings:
