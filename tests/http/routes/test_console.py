@@ -526,7 +526,7 @@ def test_chat_streams_the_answer_and_lists_the_run(served: Served, browser: WebD
     assert tools and tools[0].startswith("records.")
     answer = turn.find_element(By.CSS_SELECTOR, ".answer").text
     assert "Ada Lovelace" in answer
-    assert "tool calls" in turn.text
+    assert "1 tool call ·" in turn.text
     follow(browser, browser.find_element(By.CSS_SELECTOR, ".chat-form a[href='#/runs']"))
     runs = browser.find_elements(By.CSS_SELECTOR, "#runs li.run")
     assert "find contacts named Ada" in runs[0].text

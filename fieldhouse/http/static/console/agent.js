@@ -6,9 +6,11 @@ import * as fmt from "./format.js";
 
 let running = null;
 
+const plural = (n, noun) => `${fmt.count(n)} ${noun}${n === 1 ? "" : "s"}`;
+
 export function chatView(root) {
   const log = h("div", { class: "chat-log", id: "chat-log", "aria-live": "polite" });
-  const box = h("textarea", { id: "chat-message", rows: 3, maxlength: 10000, placeholder: "Ask the agent, e.g. “find contacts at Fabrikam”" });
+  const box = h("textarea", { id: "chat-message", rows: 3, maxlength: 10000, placeholder: "Ask the agent, e.g. “find contacts named Ada”" });
   const send = h("button", { type: "submit", class: "primary", id: "chat-send" }, "Send");
   const stop = h("button", { type: "button", id: "chat-stop", hidden: true, onclick: () => running && running.abort() }, "Stop");
   const form = h(
@@ -42,7 +44,7 @@ export function chatView(root) {
           const pending = data.pendingApprovals || [];
           fill(
             foot,
-            `${fmt.count(data.toolCalls)} tool calls · ${fmt.count(data.durationMs)} ms`,
+            `${plural(data.toolCalls, "tool call")} · ${fmt.count(data.durationMs)} ms`,
             pending.length ? [" · ", h("a", { href: "#/approvals" }, `${pending.length} waiting for approval`)] : null,
           );
         } else if (name === "error") {
@@ -88,7 +90,7 @@ function runRow(run) {
         h("span", { class: `chip ${run.status}` }, run.status),
         " ",
         run.message.length > 120 ? `${run.message.slice(0, 120)}…` : run.message,
-        h("span", { class: "muted" }, ` · ${fmt.moment(run.createdDateTime)} · ${fmt.count(run.toolCalls.length)} tool calls`),
+        h("span", { class: "muted" }, ` · ${fmt.moment(run.createdDateTime)} · ${plural(run.toolCalls.length, "tool call")}`),
       ),
       run.response ? h("p", {}, run.response) : null,
       run.error ? notice(run.error, "error") : null,

@@ -123,6 +123,8 @@ async function route() {
   main.replaceChildren(view);
   try {
     await render(view);
+    // since the page's navigation began: a benchmark reads the first view's load time here
+    view.dataset.readyAt = String(Math.round(performance.now()));
     view.dataset.ready = "true";
   } catch (err) {
     if (turn !== shown || !signedIn()) return;

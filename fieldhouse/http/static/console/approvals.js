@@ -6,11 +6,17 @@ import * as fmt from "./format.js";
 
 const STATUSES = ["pending", "executed", "rejected", "expired"];
 
+function shown(v) {
+  if (typeof v === "string") return v;
+  if (Array.isArray(v) && v.every((x) => typeof x === "string")) return v.join(", ");
+  return JSON.stringify(v, null, 1);
+}
+
 function preview(data) {
   return h(
     "dl",
     { class: "preview" },
-    Object.entries(data || {}).map(([k, v]) => h("div", {}, h("dt", {}, k), h("dd", {}, typeof v === "string" ? v : JSON.stringify(v)))),
+    Object.entries(data || {}).map(([k, v]) => h("div", {}, h("dt", {}, k), h("dd", {}, shown(v)))),
   );
 }
 
@@ -47,7 +53,15 @@ function card(item) {
     { class: "card approval", id: `approval-${item.id}`, dataset: { status: item.status, tool: item.tool } },
     h("h2", {}, item.tool, " ", h("span", { class: `chip ${item.status}` }, item.status)),
     h("p", {}, item.description),
-    h("p", { class: "muted" }, `Requested ${fmt.moment(item.requestedAt || item.createdDateTime)}`, item.reason ? ` · reason: ${item.reason}` : ""),
+    h(
+      "p",
+      { class: "muted" },
+      `Requested ${fmt.moment(item.requestedAt)}`,
+      item.decidedAt ? ` · decided ${fmt.moment(item.decidedAt)}` : "",
+      item.reason ? ` · reason: ${item.reason}` : "",
+      item.originalArguments ? " · arguments edited by the approver" : "",
+      item.outcome ? ` · ${item.outcome.status}: ${item.outcome.summary}` : "",
+    ),
     preview(item.preview),
     pending
       ? h(

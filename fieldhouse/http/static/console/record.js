@@ -169,6 +169,7 @@ function control(schema, field, current, id) {
       );
       const ref = referenceSlug(schema, field);
       if (ref) {
+        // read afresh: a record made a moment ago is one to pick
         api("GET", `/v1/modules/${encodeURIComponent(schema.module.slug)}/references/${encodeURIComponent(ref)}/picker?limit=100`)
           .then((found) => {
             for (const item of found.items) {

@@ -4,7 +4,7 @@
 import { api, can, query } from "./api.js";
 import { errorNotice, fill, h, loading, notice } from "./dom.js";
 import * as fmt from "./format.js";
-import { filterKind, options, referenceSlug, schemaOf, typeOf } from "./schema.js";
+import { filterKind, options, pickable, referenceSlug, schemaOf, typeOf } from "./schema.js";
 
 const PAGE_SIZES = [10, 25, 50, 100];
 const UPDATED = { key: "updated_at", label: "Updated", type: "_updated" };
@@ -81,8 +81,7 @@ function filterControl(schema, field, params, go) {
     if (kind === "link") {
       const ref = referenceSlug(schema, field);
       if (!ref) return null;
-      const path = `/v1/modules/${encodeURIComponent(schema.module.slug)}/references/${encodeURIComponent(ref)}/picker?limit=100`;
-      api("GET", path)
+      pickable(schema.module.slug, ref)
         .then((picked) => {
           for (const item of picked.items) {
             select.append(h("option", { value: item.recordId, selected: item.recordId === raw }, item.displayName));
@@ -178,7 +177,7 @@ export async function tableView(root, slug, params) {
     "div",
     { class: "title-row" },
     h("h1", {}, schema.module.name),
-    h("span", { class: "muted", id: "records-total" }, `${fmt.count(result.total)} records`),
+    h("span", { class: "muted", id: "records-total" }, `${fmt.count(result.total)} ${result.total === 1 ? "record" : "records"}`),
     can("records:write")
       ? h("a", { class: "button primary", href: `#/records/${encodeURIComponent(slug)}/new`, id: "new-record" }, "New record")
       : null,
