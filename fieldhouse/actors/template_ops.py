@@ -371,6 +371,10 @@ async def update_field(ctx: WriteContext, msg: UpdateField) -> tuple[FieldDef, i
     )
     if changed or archiving or unarchiving:
         await ctx.txn.upsert_fields([new])
+    if archiving or unarchiving:
+        # the records' searchable text follows: an archived value is found no more
+        await ctx.schema_edited()
+        await ctx.txn.reindex_module(module_id)
     if changed:
         if _derived(new) and new.archived_at is None and ("config" in changed or unarchiving):
             await _recompute(ctx, with_new)

@@ -820,6 +820,14 @@ class WriteTxn:
         op = records.records_lacking_field(self._dialect, self.account_id, module_id, field_slug)
         return await self._run(op)
 
+    async def reindex_module(self, module_id: str) -> int:
+        """Write the searchable text of a module's live records again, by its schema as the
+        transaction sees it now (a field archived or back: its words leave or return)."""
+        rows = await self.records_lacking_field(module_id, None)
+        for row in rows:
+            await self._index(row)
+        return len(rows)
+
     async def remove_field_values(self, module_id: str, field_slug: str) -> int:
         """Drop field_slug from the fields of the module's live records and forget the record
         links stored under it; return how many records held a value."""

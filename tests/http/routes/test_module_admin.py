@@ -458,3 +458,37 @@ async def test_a_module_made_through_one_server_is_used_through_another(
             assert made.json()["record"]["fields"]["double"] == 8
             page = await client.get("/v1/modules/projects/records", headers=ws.headers)
             assert [r["displayName"] for r in page.json()["records"]] == ["Via two"]
+
+
+async def test_an_archived_fields_words_leave_search_and_come_back(
+    client: httpx.AsyncClient, ws: Workspace
+) -> None:
+    made = await create_projects(client, ws)
+    mid = made["module"]["id"]
+    notes = await client.post(
+        f"/api/modules/{mid}/fields",
+        headers=ws.headers,
+        json={"label": "Notes", "dataType": "textarea"},
+    )
+    assert notes.status_code == 201, notes.text
+    record = await new_project(client, ws, "Rocket", notes="quasar telemetry")
+
+    async def search() -> list[dict[str, Any]]:
+        resp = await client.post("/v1/search", headers=ws.headers, json={"query": "quasar"})
+        assert resp.status_code == 200, resp.text
+        results: list[dict[str, Any]] = resp.json()["results"]
+        return results
+
+    def by_words(results: list[dict[str, Any]]) -> list[str]:
+        """What the query's words find (a vector made from the old text may still rank the
+        record by meaning until it is embedded again, without a snippet)."""
+        return [r["sourceId"] for r in results if r["metadata"]["keywordScore"] is not None]
+
+    assert by_words(await search()) == [record["recordId"]]
+    url = f"/api/modules/{mid}/fields/{notes.json()['fieldId']}"
+    assert (await client.patch(url, headers=ws.headers, json={"archived": True})).is_success
+    results = await search()
+    assert by_words(results) == []
+    assert all("quasar" not in (r["snippet"] or "") for r in results)
+    assert (await client.patch(url, headers=ws.headers, json={"archived": False})).is_success
+    assert by_words(await search()) == [record["recordId"]]
