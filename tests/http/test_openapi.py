@@ -27,8 +27,18 @@ async def test_every_route_is_documented(client: httpx.AsyncClient, runtime: Run
     }
     served = set(runtime.app.table.routes())
     # /openapi.json at the host root is an alias of the documented /v1/openapi.json; the docs
-    # page, its files and the Prometheus text are not JSON operations
-    pages = {("GET", p) for p in ("/openapi.json", "/docs", "/docs/assets/{name}", "/metrics")}
+    # page, its files, the console and its files and the Prometheus text are not JSON operations
+    pages = {
+        ("GET", p)
+        for p in (
+            "/openapi.json",
+            "/docs",
+            "/docs/assets/{name}",
+            "/console",
+            "/console/assets/{name}",
+            "/metrics",
+        )
+    }
     # served under /v1 too, as every path outside it is
     pages |= {(m, "/v1" + p) for m, p in pages if p != "/openapi.json"}
     # the SPEC's /api/... paths (and /pages/...) are served at the host root and, as

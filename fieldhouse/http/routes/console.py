@@ -66,7 +66,7 @@ async def _serve(name: str) -> Response:
     assets = await trio.to_thread.run_sync(_assets)
     asset = assets.get(name)
     # the page itself is /console only: its one URL, with the policy the assets do not need
-    if asset is None or (name == "index.html" and current().path != "/console"):
+    if asset is None or (name == "index.html" and not current().path.endswith("/console")):
         raise NotFound(f"No console file named {name!r}")
     headers = {
         "Cache-Control": CACHE,

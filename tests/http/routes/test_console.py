@@ -108,6 +108,8 @@ async def test_console_routes_serve_files_with_headers(
         gone = await client.get(f"/console/assets/{missing}")
         assert gone.status_code == 404, missing
         assert gone.json()["error"]["code"] == "not_found"
+    # served under /v1 as well, as every path outside it is (the assets' URLs are absolute)
+    assert (await client.get("/v1/console")).headers["content-security-policy"] == CSP
     # the console is not an API operation
     assert "/console" not in (await client.get("/openapi.json")).json()["paths"]
 
