@@ -492,3 +492,29 @@ async def test_an_archived_fields_words_leave_search_and_come_back(
     assert all("quasar" not in (r["snippet"] or "") for r in results)
     assert (await client.patch(url, headers=ws.headers, json={"archived": False})).is_success
     assert by_words(await search()) == [record["recordId"]]
+
+
+async def test_an_archived_field_can_be_deleted_and_its_slug_used_again(
+    client: httpx.AsyncClient, ws: Workspace
+) -> None:
+    made = await create_projects(client, ws)
+    mid = made["module"]["id"]
+    client_field = next(f for f in made["fields"] if f["slug"] == "client")
+    url = f"/api/modules/{mid}/fields/{client_field['fieldId']}"
+    assert (await client.patch(url, headers=ws.headers, json={"archived": True})).is_success
+    refs = await client.get("/v1/modules/projects/references", headers=ws.headers)
+    assert refs.json()["references"] == []  # hidden with its source field
+    gone = await client.delete(url, headers=ws.headers)
+    assert gone.status_code == 204, gone.text
+    again = await client.post(
+        f"/api/modules/{mid}/fields",
+        headers=ws.headers,
+        json={
+            "label": "Client",
+            "dataType": "reference",
+            "config": {"reference": {"allowedModuleSlugs": ["companies"]}},
+        },
+    )
+    assert again.status_code == 201, again.text
+    refs = await client.get("/v1/modules/projects/references", headers=ws.headers)
+    assert [r["slug"] for r in refs.json()["references"]] == ["client"]
