@@ -371,6 +371,21 @@ def test_records_table_filters_sorts_pages_and_picks_columns(
     follow(browser, find(browser, "#col-emails"))
     headers = [th.text for th in browser.find_elements(By.CSS_SELECTOR, "#records-table thead th")]
     assert "Email addresses" not in headers and "Company" in headers
+    # a reference's records, found by the picker's server-side search as one types
+    go(browser, "#/modules/contacts")
+    browser.find_element(By.CSS_SELECTOR, "details.filters summary").click()
+    find(browser, "#filter-company-search").send_keys("Fabrikam Soft")
+    option = "#filter-company option:not([value=''])"
+    until(
+        browser,
+        lambda d: (
+            [o.text for o in d.find_elements(By.CSS_SELECTOR, option)] == ["Fabrikam Software"]
+        ),
+    )
+    follow(browser, browser.find_element(By.CSS_SELECTOR, option))
+    rows = browser.find_elements(By.CSS_SELECTOR, "#records-table td[data-field=company]")
+    assert rows and {td.text for td in rows} == {"Fabrikam Software"}
+    assert "Fabrikam Software" in find(browser, "#filter-company").text  # named in the route
     # a number range on deals (currency amounts from 50,000)
     go(browser, "#/modules/deals?f.amount=50000..")
     with api(served, served.owner) as http:

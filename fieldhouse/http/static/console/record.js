@@ -2,6 +2,7 @@
 // and the form that creates or edits one, with the API's validation issues by their fields.
 import { api, can } from "./api.js";
 import { errorNotice, fill, h, loading, notice } from "./dom.js";
+import { referencePicker } from "./picker.js";
 import * as fmt from "./format.js";
 import { editable, isMulti, options, referenceSlug, schemaOf, typeOf } from "./schema.js";
 
@@ -160,28 +161,20 @@ function control(schema, field, current, id) {
     }
     case "reference": {
       const multi = isMulti(field);
-      const picked = new Set(entriesOf(current).map((r) => r.recordId));
-      const node = h(
-        "select",
-        { id, name: field.key, multiple: multi },
-        multi ? null : h("option", { value: "" }, "—"),
-        entriesOf(current).map((r) => h("option", { value: r.recordId, selected: true }, r.displayName)),
-      );
       const ref = referenceSlug(schema, field);
-      if (ref) {
-        // read afresh: a record made a moment ago is one to pick
-        api("GET", `/v1/modules/${encodeURIComponent(schema.module.slug)}/references/${encodeURIComponent(ref)}/picker?limit=100`)
-          .then((found) => {
-            for (const item of found.items) {
-              if (!picked.has(item.recordId)) node.append(h("option", { value: item.recordId }, item.displayName));
-            }
-          })
-          .catch(() => {});
-      }
+      if (!ref) return null;
+      const { node, select } = referencePicker({
+        moduleSlug: schema.module.slug,
+        referenceSlug: ref,
+        id,
+        label: field.label,
+        chosen: entriesOf(current),
+        multi,
+      });
       return {
         node,
         read: () => {
-          const ids = [...node.selectedOptions].map((o) => o.value).filter(Boolean);
+          const ids = [...select.selectedOptions].map((o) => o.value).filter(Boolean);
           return multi ? ids.map((recordId) => ({ recordId })) : ids[0] ? { recordId: ids[0] } : null;
         },
       };

@@ -2,22 +2,9 @@
 import { api } from "./api.js";
 
 const schemas = new Map();
-const picks = new Map();
 
 export function forget() {
   schemas.clear();
-  picks.clear();
-}
-
-/** The records a reference field may link to (the picker's first 100), read once a sign-in. */
-export function pickable(moduleSlug, referenceSlug) {
-  const path = `/v1/modules/${encodeURIComponent(moduleSlug)}/references/${encodeURIComponent(referenceSlug)}/picker?limit=100`;
-  if (!picks.has(path)) {
-    const asked = api("GET", path);
-    asked.catch(() => picks.delete(path));
-    picks.set(path, asked);
-  }
-  return picks.get(path);
 }
 
 export async function schemaOf(slug) {

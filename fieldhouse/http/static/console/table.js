@@ -4,7 +4,8 @@
 import { api, can, query } from "./api.js";
 import { errorNotice, fill, h, loading, notice } from "./dom.js";
 import * as fmt from "./format.js";
-import { filterKind, options, pickable, referenceSlug, schemaOf, typeOf } from "./schema.js";
+import { referencePicker } from "./picker.js";
+import { filterKind, options, referenceSlug, schemaOf, typeOf } from "./schema.js";
 
 const PAGE_SIZES = [10, 25, 50, 100];
 const UPDATED = { key: "updated_at", label: "Updated", type: "_updated" };
@@ -70,7 +71,28 @@ function filterControl(schema, field, params, go) {
     go();
   };
   const label = h("label", { for: id }, field.label);
-  if (kind === "choice" || kind === "flag" || kind === "link") {
+  if (kind === "link") {
+    const ref = referenceSlug(schema, field);
+    if (!ref) return null;
+    // the chosen record's name rides along in the route (n.<slug>), so it shows at once
+    const chosen = raw ? [{ recordId: raw, displayName: params.get(`n.${field.key}`) || raw }] : [];
+    const { node } = referencePicker({
+      moduleSlug: schema.module.slug,
+      referenceSlug: ref,
+      id,
+      label: field.label,
+      chosen,
+      empty: "Any",
+      onchange: (e) => {
+        const option = e.target.selectedOptions[0];
+        if (option && option.value) params.set(`n.${field.key}`, option.textContent);
+        else params.delete(`n.${field.key}`);
+        set(e.target.value);
+      },
+    });
+    return h("div", { class: "filter" }, label, node);
+  }
+  if (kind === "choice" || kind === "flag") {
     const choices = kind === "flag" ? [{ value: "true", label: "Yes" }, { value: "false", label: "No" }] : options(field);
     const select = h(
       "select",
@@ -78,17 +100,6 @@ function filterControl(schema, field, params, go) {
       h("option", { value: "" }, "Any"),
       choices.map((o) => h("option", { value: o.value, selected: o.value === raw }, o.label)),
     );
-    if (kind === "link") {
-      const ref = referenceSlug(schema, field);
-      if (!ref) return null;
-      pickable(schema.module.slug, ref)
-        .then((picked) => {
-          for (const item of picked.items) {
-            select.append(h("option", { value: item.recordId, selected: item.recordId === raw }, item.displayName));
-          }
-        })
-        .catch(() => select.setAttribute("disabled", ""));
-    }
     return h("div", { class: "filter" }, label, select);
   }
   const [low, high] = raw.split("..");
