@@ -569,12 +569,26 @@ def test_settings_webhooks_and_activity(served: Served, browser: WebDriver) -> N
     secret = until(browser, lambda d: d.find_element(By.CSS_SELECTOR, "#settings-webhooks .ok"))
     assert "shown once" in secret.text
     assert f"{served.base}/hooks/in" in text_of(browser, "#webhooks")
+    # a new record is delivered (to a path of this server that answers 404): the log shows it
+    with api(served, served.owner) as http:
+        made = http.post(
+            "/v1/modules/companies/records",
+            json={"displayName": "Hook Ltd", "fields": {"name": "Hook Ltd"}},
+        )
+        assert made.status_code == 201, made.text
+
+    def delivered(d: WebDriver) -> str | None:
+        d.find_element(By.CSS_SELECTOR, "#webhooks button.log").click()
+        rows = d.find_elements(By.CSS_SELECTOR, "#webhooks table.deliveries tbody tr")
+        return rows[0].text if rows else None
+
+    assert until(browser, delivered).startswith("record_created")
     go(browser, "#/settings?tab=activity")
     feed = text_of(browser, "#activity-feed")
     assert "record updated" in feed or "record created" in feed
-    go(browser, "#/settings?tab=activity&types=approval_decided")
+    go(browser, "#/settings?tab=activity&types=approval_requested")
     items = browser.find_elements(By.CSS_SELECTOR, "#activity-feed li")
-    assert items and all("approval decided" in li.text for li in items)
+    assert items and all("approval requested" in li.text for li in items)
     assert errors(browser) == []
 
 

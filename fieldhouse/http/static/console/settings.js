@@ -37,7 +37,7 @@ function deliveries(hook, into) {
         items.length
           ? h(
               "table",
-              { class: "records" },
+              { class: "records deliveries" },
               h("thead", {}, h("tr", {}, ["Event", "Status", "Attempts", "Next attempt", ""].map((t) => h("th", { scope: "col" }, t)))),
               h(
                 "tbody",
@@ -115,7 +115,7 @@ async function webhooksTab(body) {
               h(
                 "div",
                 { class: "actions" },
-                h("button", { type: "button", onclick: deliveries(hook, log) }, "Delivery log"),
+                h("button", { type: "button", class: "log", onclick: deliveries(hook, log) }, "Delivery log"),
                 h("button", {
                   type: "button",
                   class: "danger",
