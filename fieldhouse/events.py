@@ -65,6 +65,8 @@ class Selection:
     module_ids: Collection[str] | None
     record_id: str | None
     types: Collection[str]
+    #: archived modules: their records' entries are left out (the module's own are sent)
+    archived_module_ids: Collection[str] = ()
 
 
 class Wakeups:
@@ -114,14 +116,22 @@ async def read_page(
     and the cursor past them."""
     if selection.module_ids is not None and not selection.module_ids:
         return [], await latest_seq(store, account_id)
-    entries = await store.list_activity(
-        account_id,
-        module_ids=selection.module_ids,
-        record_id=selection.record_id,
-        types=selection.types,
-        limit=limit,
-        after_seq=after,
-    )
+    entries: list[dict[str, Any]] = []
+    while True:  # pages until one is short or enough entries are left once filtered
+        page = await store.list_activity(
+            account_id,
+            module_ids=selection.module_ids,
+            record_id=selection.record_id,
+            types=selection.types,
+            limit=limit,
+            after_seq=after,
+        )
+        if not page:
+            break
+        after = int(page[-1]["seq"])
+        entries += [e for e in page if _shown(e, selection)]
+        if len(page) < limit or len(entries) >= limit:
+            break
     if not entries:
         return [], after
     created = [
@@ -133,7 +143,14 @@ async def read_page(
     for entry in entries:
         if entry["activityType"] in _RECORD_VALUES:
             entry["values"] = _values(entry, current.get(entry["recordId"] or ""))
-    return entries, int(entries[-1]["seq"])
+    return entries, after
+
+
+def _shown(entry: dict[str, Any], selection: Selection) -> bool:
+    """Not an entry of a record of an archived module."""
+    return entry["moduleId"] not in selection.archived_module_ids or not str(
+        entry["activityType"]
+    ).startswith("record_")
 
 
 def _values(entry: dict[str, Any], fields: dict[str, Any] | None) -> dict[str, Any]:

@@ -116,7 +116,13 @@ async def _selection(svc: Services, principal: Principal, query: EventsQuery) ->
         ]
         return events.Selection(module_ids, record_id, types)
     if principal.role.can_view is None:
-        return events.Selection(None, record_id, types)
+        # every module's entries, but the records of archived ones (out of /v1 altogether)
+        archived = [
+            m.module_id
+            for m in await svc.store.all_modules(principal.account_id)
+            if not m.is_active
+        ]
+        return events.Selection(None, record_id, types, archived)
     schemas = await workspace_schemas(svc, principal)
     visible = [
         s.module.module_id for s in schemas.modules.values() if principal.can_view(s.module.slug)

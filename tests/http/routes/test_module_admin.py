@@ -15,6 +15,7 @@ import pytest
 from fieldhouse.actors import module_ops
 from fieldhouse.runtime import Runtime, open_runtime
 from tests.conftest import Workspace, add_user
+from tests.http.routes.test_events import served, stream, take
 
 PROJECTS: dict[str, Any] = {
     "slug": "projects",
@@ -518,3 +519,19 @@ async def test_an_archived_field_can_be_deleted_and_its_slug_used_again(
     assert again.status_code == 201, again.text
     refs = await client.get("/v1/modules/projects/references", headers=ws.headers)
     assert [r["slug"] for r in refs.json()["references"]] == ["client"]
+
+
+async def test_an_archived_modules_records_leave_the_event_stream(
+    runtime: Runtime, ws: Workspace
+) -> None:
+    async with served(runtime) as http:
+        start = (await http.get("/v1/activity?limit=1", headers=ws.headers)).json()
+        after = start["activities"][0]["seq"]
+        made = await create_projects(http, ws)
+        await new_project(http, ws, "Secret")
+        gone = await http.delete(f"/api/modules/{made['module']['id']}", headers=ws.headers)
+        assert gone.status_code == 204
+        async with stream(http, ws, params={"afterSeq": after}) as events:
+            seen = await take(events, 2)
+        assert [name for name, _, _ in seen] == ["module_created", "module_archived"]
+        assert seen[1][1] == seen[0][1] + 2  # the record's entry between them stays unsent
