@@ -15,6 +15,7 @@ from typing import Any
 from fieldhouse.agents.contract import ToolCall, ToolOutcome, ToolSpec
 from fieldhouse.agents.providers.base import Step, TextSink, Turn
 from fieldhouse.agents.providers.offline_plans import plan_for
+from fieldhouse.agents.providers.offline_schema import Workspace
 
 HELP = (
     "Sorry, I did not understand that, so I did nothing. I can help with your workspace. Try: "
@@ -37,20 +38,28 @@ LISTED = 5
 class OfflineProvider:
     name = "offline"
 
-    def __init__(self, clock: Callable[[], datetime] | None = None) -> None:
+    def __init__(
+        self, clock: Callable[[], datetime] | None = None, workspace: Workspace | None = None
+    ) -> None:
         self._clock = clock or (lambda: datetime.now(UTC))
+        #: the schema record requests are read with (None: the built-in modules)
+        self._workspace = workspace
 
     async def step(self, turns: Sequence[Turn], tools: Sequence[ToolSpec], emit: TextSink) -> Step:
         message = next((t.text for t in reversed(turns) if t.role == "user"), "")
         stage = sum(1 for t in turns if t.role == "assistant")
-        plan = plan_for(message, self._clock())
+        plan = plan_for(message, self._clock(), self._workspace)
         if plan is None:
             return await _say(HELP, emit)
+        if not plan.stages:
+            return await _say(plan.reply, emit)
         known = {spec.name for spec in tools}
         if stage < len(plan.stages):
             previous = [t.outcome for t in _last_stage(turns) if t.outcome is not None]
             if stage == 0 or all(o.status == "ok" for o in previous):
                 wanted = plan.stages[stage](previous)
+                if isinstance(wanted, str):
+                    return await _say(wanted, emit)
                 calls = tuple(
                     ToolCall(f"offline-{stage}-{i}", name, args)
                     for i, (name, args) in enumerate(wanted)

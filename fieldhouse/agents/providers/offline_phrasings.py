@@ -27,47 +27,6 @@ EMAIL = r"[^@\s<>\"',;]+@[^@\s<>\"',;]+\.[A-Za-z]{2,}"
 REWRITES: tuple[tuple[re.Pattern[str], str], ...] = tuple(
     (re.compile(pattern, re.I), replacement)
     for pattern, replacement in (
-        # records
-        (
-            r"^new\s+" + _KIND + r"\s*:\s*(?P<name>[^,]+?)\s*(?:,\s*(?P<rest>.+))?$",
-            r"create a \g<kind> named \g<name> with \g<rest>",
-        ),
-        (r"^(?:add|create)\s+(?P<name>.+?)\s+as\s+an?\s+" + _KIND + r"$", r"create a \2 named \1"),
-        (
-            r"^(?:i|we)\s+need\s+(?:a\s+)?(?:new\s+)?" + _KIND + r"\s*:\s*(?P<name>.+)$",
-            r"create a \g<kind> named \g<name>",
-        ),
-        (
-            r"^(?P<verb>create|add|make)\s+(?:a\s+|an\s+)?(?:new\s+)?"
-            + _KIND
-            + r"\s+(?!named\b|called\b)(?P<name>[^,]+)$",
-            r"create a \g<kind> named \g<name>",
-        ),
-        (r"^who\s+is\s+(?P<name>.+?)\??$", r"find contacts named \g<name>"),
-        (
-            r"^(?:do\s+we\s+have|is\s+there)\s+an?\s+" + _KIND + r"\s+(?:called|named)\s+"
-            r"(?P<name>.+?)\??$",
-            r"find \g<kind> named \g<name>",
-        ),
-        (r"^how\s+many\s+" + _KINDS + r"\b.*$", r"find \g<kind>"),
-        (
-            r"^(?:what|which)\s+" + _KINDS + r"\s+are\s+(?P<rest>in\s+stage\s+\w+)\??$",
-            r"find \1 \2",
-        ),
-        (r"^what\s+are\s+(?:my|our|the)\s+(?:open\s+)?" + _KINDS + r"\??$", r"find \g<kind>"),
-        (
-            r"^mark\s+(?:the\s+)?" + _KIND + r"\s+(?P<name>.+?)\s+as\s+(?P<value>\w+)$",
-            r"update \g<kind> \g<name> stage to \g<value>",
-        ),
-        (
-            r"^(?:set|change|update)\s+the\s+(?P<field>stage|amount|email|phone|name|status)\s+of"
-            r"\s+(?:the\s+)?" + _KIND + r"\s+(?P<name>.+?)\s+to\s+(?P<value>.+)$",
-            r"update \g<kind> \g<name> \g<field> to \g<value>",
-        ),
-        (
-            r"^rename\s+(?:the\s+)?" + _KIND + r"\s+(?P<name>.+?)\s+to\s+(?P<value>.+)$",
-            r"update \g<kind> \g<name> name to \g<value>",
-        ),
         # reminders
         (r"^remind\s+me\s+" + _WHEN + r"\s+to\s+(?P<text>.+)$", r"remind me to \g<text> \g<when>"),
         (
@@ -117,7 +76,8 @@ _CLOSED = re.compile(
 _GROUP_MAIL = re.compile(
     r"^(?:(?P<verb>send|write|draft)\s+an?\s+e-?mail\s+to|e-?mail|write\s+to)\s+(?:all\s+)?"
     r"(?:(?:the\s+)?(?:contacts|people)\s+(?:at|from)\s+(?P<org>.+?)|"
-    r"(?P<person>[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)+))\s+about\s+(?P<subject>.+?)"
+    r"(?P<person>[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)+?))\s+"
+    r"(?:about|re:?|with\s+(?:the\s+)?subject(?:\s+line)?|subject(?:\s+line)?:?)\s+(?P<subject>.+?)"
     r"(?:\s*(?:,?\s*saying|:)\s*(?P<body>.+))?\s*[.!]?$",
     re.I,
 )

@@ -1,9 +1,12 @@
-"""The offline planner's grammar: common requests, read with plain regular expressions, into
-the tool calls a model would make.
+"""The offline planner: common requests into the tool calls a model would make. Record
+requests (create, update, find, list) are read with the workspace's schema
+(``offline_records``); reminders, e-mail, outreach, social posts and pages with the sentence
+shapes below.
 
-A plan is a sequence of stages. The first stage's calls come from the message alone; each later
-stage sees the outcomes of the stage before it (to use an id a tool returned) and may return no
-calls, which ends the plan.
+A plan is a sequence of stages, or a reply. The first stage's calls come from the message
+alone; each later stage sees the outcomes of the stage before it (to use an id a tool
+returned, or a record a search found) and returns the next calls, or a reply (a question when
+it is unsure) that ends the plan. A stage that returns no calls ends it too.
 """
 
 from __future__ import annotations
@@ -16,9 +19,12 @@ from typing import Any
 
 from fieldhouse.agents.contract import ToolOutcome
 from fieldhouse.agents.providers.offline_phrasings import closed_deals, group_mail, rewrite
+from fieldhouse.agents.providers.offline_records import clean, plan_records
+from fieldhouse.agents.providers.offline_schema import Workspace, builtin
+from fieldhouse.agents.providers.offline_values import find_date, find_time
 
 Call = tuple[str, dict[str, Any]]
-Stage = Callable[[Sequence[ToolOutcome]], list[Call]]
+Stage = Callable[[Sequence[ToolOutcome]], "list[Call] | str"]
 
 MODULES = {"contact": "contacts", "company": "companies", "deal": "deals", "task": "tasks"}
 NETWORKS = {"twitter": "x", "x": "x", "linkedin": "linkedin", "facebook": "facebook"}
@@ -33,41 +39,14 @@ WEEKDAY = r"(?:mon|tues|wednes|thurs|fri|satur|sun)day"
 @dataclass(frozen=True)
 class Plan:
     stages: tuple[Stage, ...]
+    #: with no stages: the reply (a question, or why nothing can be done)
+    reply: str = ""
 
 
 def _stage(*calls: Call) -> Stage:
     return lambda _: list(calls)
 
 
-def _module(word: str) -> str:
-    word = word.lower()
-    singular = "company" if word.startswith("compan") else word.rstrip("s")
-    return MODULES[singular]
-
-
-def _number(text: str) -> float | int:
-    value = float(text.replace(",", "").rstrip("."))
-    return int(value) if value.is_integer() else value
-
-
-_CREATE = re.compile(
-    _POLITE
-    + r"(?:create|add|make)\s+(?:a\s+|an\s+)?(?:new\s+)?"
-    + _KIND
-    + r"\s+(?:named|called)\s+(?P<name>.+?)"
-    + r"(?P<rest>\s+(?:with|worth|for|in\s+stage|at)\b.*)?\s*[.!]?\s*$",
-    re.I,
-)
-_FIND = re.compile(
-    _POLITE + r"(?:find|show|list|search(?:\s+for)?|look\s+up)\s+(?:me\s+)?(?:all\s+)?"
-    r"(?:the\s+|my\s+)?(?P<kind>contacts?|compan(?:y|ies)|deals?|tasks?)\b(?P<rest>.*)$",
-    re.I,
-)
-_UPDATE = re.compile(
-    _POLITE + r"(?:update|change|set)\s+(?:the\s+)?" + _KIND + r"\s+(?P<name>.+?)(?:'s)?\s+"
-    r"(?P<field>stage|amount|email|phone|name|status)\s+to\s+(?P<value>.+?)\s*[.!]?\s*$",
-    re.I,
-)
 _REMIND = re.compile(
     _POLITE + r"remind\s+me\s+(?:to\s+)?(?P<text>.+?)\s+(?P<when>today|tomorrow|"
     r"in\s+\d+\s+(?:minutes?|hours?|days?)|on\s+\d{4}-\d{2}-\d{2}|on\s+" + WEEKDAY + r")"
@@ -101,139 +80,41 @@ _PAGE = re.compile(
 )
 
 
-def plan_for(message: str, now: datetime) -> Plan | None:
-    """The plan for a message, or None when the planner does not understand it."""
-    text = rewrite(" ".join(message.split()).strip())
-    for parse in (_update, _create, _remind, _reminders, _mail, _outreach, _social, _page, _find):
-        plan = parse(text, now)
+_BUILTIN: list[Workspace] = []
+
+
+def plan_for(message: str, now: datetime, workspace: Workspace | None = None) -> Plan | None:
+    """The plan for a message, or None when the planner does not understand it. ``workspace``
+    is the schema record requests are read with (the built-in modules without one)."""
+    if workspace is None:
+        if not _BUILTIN:
+            _BUILTIN.append(builtin())
+        workspace = _BUILTIN[0]
+    said = rewrite(" ".join(message.split()).strip())
+    text = rewrite(clean(message))  # without "please", "could you" and the like
+    parsers = (_remind, _remind_any, _reminders, _mail, _outreach, _social, _page)
+    for parse in parsers:
+        plan = parse(said, now) or parse(text, now)
         if plan is not None:
             return plan
-    calls = closed_deals(text, now)
+    calls = closed_deals(said, now) or closed_deals(text, now)
     if calls is not None:
         return Plan((_stage(*calls),))
-    mail = group_mail(text)
+    mail = group_mail(said) or group_mail(text)
     if mail is not None:
         search, then = mail
         return Plan((_stage(search), then))
-    return None
-
-
-def _create(text: str, now: datetime) -> Plan | None:
-    m = _CREATE.match(text)
-    if m is None:
+    if _MAILISH.search(text):
         return None
-    module, name, rest = MODULES[m["kind"].lower()], m["name"].strip(" '\""), m["rest"] or ""
-    fields: dict[str, Any] = {}
-    if module == "contacts":
-        first, _, last = name.partition(" ")
-        fields["first-name"] = first
-        if last:
-            fields["last-name"] = last
-        emails = re.findall(EMAIL, rest)
-        if emails:
-            fields["emails"] = emails
-        phone = re.search(r"phone\s+(\+?[\d][\d\s-]{5,}\d)", rest, re.I)
-        if phone:
-            fields["phones"] = [re.sub(r"[\s-]", "", phone[1])]
-    elif module == "tasks":
-        fields["title"] = name
-    else:
-        fields["name"] = name
-    if module == "deals":
-        amount = re.search(
-            r"(?:worth|amount(?:\s+of)?|value(?:\s+of)?)\s+\$?([\d,]+(?:\.\d+)?)", rest
-        )
-        if amount:
-            fields["amount"] = {"amount": _number(amount[1]), "currency": "USD"}
-        stage = re.search(r"stage\s+(\w+)", rest, re.I)
-        if stage:
-            fields["stage"] = stage[1].lower()
-    return Plan(
-        (_stage(("records.create", {"module": module, "displayName": name, "fields": fields})),)
-    )
-
-
-def _find(text: str, now: datetime) -> Plan | None:
-    m = _FIND.match(text)
-    if m is None:
+    planned = plan_records(text, now, workspace)
+    if planned is None:
         return None
-    module, rest = _module(m["kind"]), m["rest"]
-    args: dict[str, Any] = {"module": module, "limit": 10}
-    conditions: list[dict[str, Any]] = []
-    for pattern, op in (
-        (r"(?:over|above|more than|greater than)", "gt"),
-        (r"(?:under|below|less than)", "lt"),
-    ):
-        found = re.search(pattern + r"\s+\$?([\d,]+(?:\.\d+)?)", rest, re.I)
-        if found:
-            value = _number(found[1])
-            conditions.append(
-                {
-                    "id": f"c{len(conditions) + 1}",
-                    "fieldSlug": "amount",
-                    "operator": op,
-                    "value": value,
-                }
-            )
-    stage = re.search(r"stage\s+(\w+)", rest, re.I)
-    if stage:
-        conditions.append(
-            {
-                "id": f"c{len(conditions) + 1}",
-                "fieldSlug": "stage",
-                "operator": "eq",
-                "value": stage[1].lower(),
-            }
-        )
-    if conditions:
-        args["advancedFilter"] = {
-            "root": {"id": "root", "conjunction": "AND", "conditions": conditions}
-        }
-    named = re.search(r"(?:named|called|matching|for)\s+['\"]?(.+?)['\"]?\s*$", rest, re.I)
-    if named and not conditions:
-        args["query"] = named[1]
-    return Plan((_stage(("records.search", args)),))
+    if isinstance(planned, str):
+        return Plan((), planned)
+    return Plan(planned)
 
 
-def _update(text: str, now: datetime) -> Plan | None:
-    m = _UPDATE.match(text)
-    if m is None:
-        return None
-    module, name = MODULES[m["kind"].lower()], m["name"].strip(" '\"")
-    field, raw = m["field"].lower(), m["value"].strip(" '\"")
-    change: dict[str, Any] = {}
-    if field == "name":
-        change["displayName"] = raw
-    elif field == "amount":
-        change["fields"] = {"amount": {"amount": _number(raw.lstrip("$")), "currency": "USD"}}
-    elif field == "email":
-        change["fields"] = {"emails": [raw]}
-    elif field == "phone":
-        change["fields"] = {"phones": [raw]}
-    else:
-        change["fields"] = {field: raw.lower()}
-
-    return _change(module, name, change)
-
-
-def _change(module: str, name: str, change: dict[str, Any]) -> Plan:
-    """Look the record up (the run shows what it read), then change the one record with that
-    name: by its id when the search found exactly one, else by name, which the tool refuses
-    with the candidates when several records have it."""
-
-    def then(outcomes: Sequence[ToolOutcome]) -> list[Call]:
-        records = outcomes[0].result.get("records") if outcomes else None
-        if not records:
-            return []
-        named = [r for r in records if str(r.get("displayName", "")).casefold() == name.casefold()]
-        if len(named) == 1 and named[0].get("recordId"):
-            target: dict[str, Any] = {"recordId": named[0]["recordId"]}
-        else:
-            target = {"name": name}
-        return [("records.update", {"module": module, **target, **change})]
-
-    search = ("records.search", {"module": module, "query": name, "limit": 10})
-    return Plan((_stage(search), then))
+_MAILISH = re.compile(r"^\W*(?:\w+\s+){0,4}(?:e-?mail|write\s+to|message)\b", re.I)
 
 
 def _moment(
@@ -270,10 +151,56 @@ def _remind(text: str, now: datetime) -> Plan | None:
     return Plan((_stage(("reminders.create", {"text": m["text"], "dueAt": due})),))
 
 
-def _reminders(text: str, now: datetime) -> Plan | None:
-    if _REMINDERS.match(text) is None:
+_REMIND_ANY = re.compile(
+    r"^\W*(?:(?:please|pls|can\s+you|could\s+you)\s+)?(?:remind\s+me|set\s+(?:a\s+|up\s+a\s+)?"
+    r"reminder|reminder\s*:|(?:don'?t|do\s+not)\s+let\s+me\s+forget)\s*(?P<rest>.*)$",
+    re.I,
+)
+
+
+def _remind_any(text: str, now: datetime) -> Plan | None:
+    """ "remind me friday at 3pm to X", "set a reminder for tmrw: X": the moment read from
+    anywhere in the sentence, the rest is the reminder's text."""
+    m = _REMIND_ANY.match(text)
+    if m is None:
         return None
-    return Plan((_stage(("reminders.list", {})),))
+    rest = m["rest"]
+    when = find_date(rest, now.date())
+    time = find_time(rest)
+    relative = re.search(r"\bin\s+(?P<n>\d+)\s+(?P<unit>minute|hour)s?\b", rest, re.I)
+    spans = [(f.start, f.end) for f in (when, time) if f is not None]
+    if relative:
+        due = now + timedelta(**{f"{relative['unit'].lower()}s": int(relative["n"])})
+        spans = [(relative.start(), relative.end())]
+    elif when is None and time is None:
+        return Plan((), 'When should I remind you? Say a day or a time, e.g. "tomorrow at 9".')
+    else:
+        day = when.value if when is not None else now.date()
+        hour, minute = time.value if time is not None else (9, 0)
+        due = datetime(day.year, day.month, day.day, hour, minute, tzinfo=now.tzinfo)
+    cut = rest
+    for start, end in sorted(spans, reverse=True):
+        cut = cut[:start] + " " + cut[end:]
+    said = re.sub(r"^\s*(?:for\s+)?(?:to\s+|that\s+|about\s+|:\s*)", "", " ".join(cut.split()))
+    said = re.sub(r"^(?:to|that|about)\s+|\s+(?:to|at|on|by)$", "", said.strip(" :,.-"), flags=re.I)
+    if not said:
+        return Plan((), "What should I remind you about?")
+    stamp = due.replace(second=0, microsecond=0).isoformat()
+    return Plan((_stage(("reminders.create", {"text": said, "dueAt": stamp})),))
+
+
+def _reminders(text: str, now: datetime) -> Plan | None:
+    lower = text.lower()
+    if (_REMINDERS.match(text) is None and not re.search(r"\breminders\b", lower)) or re.search(
+        r"\b(?:delete|remove|cancel)\b", lower
+    ):
+        return None
+    args: dict[str, Any] = {}
+    if re.search(r"\b(?:went\s+off|fired|past|already|old|done|missed)\b", lower):
+        args["status"] = "fired"
+    elif re.search(r"\b(?:upcoming|scheduled|pending|future|coming|next)\b", lower):
+        args["status"] = "scheduled"
+    return Plan((_stage(("reminders.list", args)),))
 
 
 def _mail(text: str, now: datetime) -> Plan | None:

@@ -12,8 +12,9 @@ import pytest
 from fieldhouse.agents.contract import ToolCall, ToolOutcome
 from fieldhouse.agents.providers.base import Step, Turn
 from fieldhouse.agents.providers.offline import HELP, OfflineProvider, describe
-from fieldhouse.agents.providers.offline_plans import plan_for
+from fieldhouse.agents.providers.offline_plans import Plan, plan_for
 from fieldhouse.agents.tools import ALL_TOOLS
+from tests.agents.providers.planner_walk import writes
 from tests.agents.replay import Collect
 
 NOW = datetime(2026, 3, 2, 15, 30, tzinfo=UTC)
@@ -31,7 +32,8 @@ def first_calls(message: str) -> list[tuple[str, dict[str, Any]]]:
 
 
 def test_records() -> None:
-    assert first_calls("create a contact named Ada Lovelace with email ada@example.com") == [
+    # a create looks for a record of that name first (and asks instead when there is one)
+    assert writes(plan("create a contact named Ada Lovelace with email ada@example.com")) == [
         (
             "records.create",
             {
@@ -45,7 +47,7 @@ def test_records() -> None:
             },
         )
     ]
-    ((name, args),) = first_calls("Please add a deal called Big One worth $25,000 in stage won.")
+    ((name, args),) = writes(plan("Please add a deal called Big One worth $25,000 in stage won."))
     assert name == "records.create"
     assert args["fields"] == {
         "name": "Big One",
@@ -55,36 +57,43 @@ def test_records() -> None:
     ((name, args),) = first_calls("find deals over 10000 in stage won")
     assert name == "records.search" and args["module"] == "deals"
     conditions = args["advancedFilter"]["root"]["conditions"]
-    assert [(c["fieldSlug"], c["operator"], c["value"]) for c in conditions] == [
+    assert sorted((c["fieldSlug"], c["operator"], c["value"]) for c in conditions) == [
         ("amount", "gt", 10000),
         ("stage", "eq", "won"),
     ]
-    assert first_calls("show me all contacts named Ada") == [
-        ("records.search", {"module": "contacts", "limit": 10, "query": "Ada"})
-    ]
+    ((name, args),) = first_calls("show me all contacts named Ada")
+    assert (name, args["module"], args["query"]) == ("records.search", "contacts", "Ada")
+
+
+def plan(message: str) -> Plan:
+    made = plan_for(message, NOW)
+    assert made is not None, message
+    return made
 
 
 def test_update_searches_then_updates() -> None:
-    plan = plan_for("update deal Big One stage to won", NOW)
-    assert plan is not None and len(plan.stages) == 2
-    assert plan.stages[0]([]) == [
+    made = plan("update deal Big One stage to won")
+    assert len(made.stages) == 2
+    assert made.stages[0]([]) == [
         ("records.search", {"module": "deals", "query": "Big One", "limit": 10})
     ]
     found = ToolOutcome(
         "ok", {"records": [{"recordId": "0" * 36, "displayName": "Big One"}]}, "Found 1."
     )
-    ((name, args),) = plan.stages[1]([found])
+    ((name, args),) = made.stages[1]([found])
     assert name == "records.update" and args == {
         "module": "deals",
         "recordId": "0" * 36,
         "fields": {"stage": "won"},
     }
     TOOLS[name].args.model_validate(args)
-    assert plan.stages[1]([ToolOutcome("ok", {"records": []}, "Found 0.")]) == []
-    # two records of that name: the update names the record, and the tool refuses it
+    # no such record, or two of that name: a question, and nothing is written (the old planner
+    # sent an update by name for the tool to refuse)
+    nothing = made.stages[1]([ToolOutcome("ok", {"records": []}, "Found 0.")])
+    assert isinstance(nothing, str) and "found no record" in nothing
     twins = [{"recordId": str(i) * 36, "displayName": "Big One"} for i in (1, 2)]
-    ((name, args),) = plan.stages[1]([ToolOutcome("ok", {"records": twins}, "Found 2.")])
-    assert args == {"module": "deals", "name": "Big One", "fields": {"stage": "won"}}
+    asked = made.stages[1]([ToolOutcome("ok", {"records": twins}, "Found 2.")])
+    assert isinstance(asked, str) and asked.startswith("Which one do you mean")
 
 
 @pytest.mark.parametrize(
@@ -146,9 +155,17 @@ def test_email_outreach_social_pages() -> None:
     assert args["slug"] == "beta" and args["html"] == "<h1>Beta &lt;Signup&gt;</h1>"
 
 
-@pytest.mark.parametrize("message", ["hello", "what can you do?", "delete everything", ""])
+@pytest.mark.parametrize("message", ["hello", "what can you do?", "sing me a song", ""])
 def test_anything_else_is_help(message: str) -> None:
     assert plan_for(message, NOW) is None
+
+
+@pytest.mark.parametrize(
+    "message", ["delete everything", "delete the contact ada lovelace", "get rid of that deal"]
+)
+def test_a_delete_is_refused_in_words(message: str) -> None:
+    made = plan(message)
+    assert made.stages == () and made.reply.startswith("I can't delete records")
 
 
 async def step(provider: OfflineProvider, turns: Sequence[Turn]) -> tuple[Step, str]:

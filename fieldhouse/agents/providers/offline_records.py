@@ -1,0 +1,960 @@
+"""The offline planner's record requests: create, update, find and list records, read from the
+message with the workspace's schema rather than fixed sentences.
+
+* the intent comes from small classes of verbs ("add", "log", "new" create; "move", "bump",
+  "mark", "set" update; "show", "find", "which" read; "delete", "get rid of" are refused: the
+  agent has no delete tool);
+* the module from its name, slug and everyday words ("organisation", "opportunity", "to-do"),
+  or from a field or choice value only one module has ("urgent" is a task priority);
+* field values from the fields' labels, slugs, types and choice options: a choice field's
+  options, dates relative to today, amounts ("50k", "$1.2m"), e-mails, phones;
+* the record an update names through the store's search: one record whose display name is the
+  name given (or contains all its words) is changed by its id; none or several, and the planner
+  asks instead of writing. So does anything else it is unsure of.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import date, datetime
+from typing import Any
+
+from fieldhouse.agents.contract import ToolOutcome
+from fieldhouse.agents.providers.offline_schema import (
+    Field,
+    Module,
+    Workspace,
+    singular,
+    words,
+)
+from fieldhouse.agents.providers.offline_values import (
+    find_amounts,
+    find_date,
+    find_email,
+    find_phone,
+    find_range,
+)
+
+Call = tuple[str, dict[str, Any]]
+#: a later stage: the calls to make, or (a string) the reply that ends the run
+Stage = Callable[[Sequence[ToolOutcome]], "list[Call] | str"]
+Planned = tuple[Stage, ...] | str
+
+NO_DELETE = (
+    "I can't delete records: I can search, create and update them. Delete it yourself in the "
+    "app, or tell me what to change instead."
+)
+_POLITE = re.compile(
+    r"^(?:(?:hi|hello|hey)(?:\s+there)?\s*[,!.]?\s*|please\s+|pls\s+|plz\s+|kindly\s+|"
+    r"(?:could|can|would|will)\s+you\s+(?:please\s+|kindly\s+)?(?:mind\s+)?|"
+    r"i(?:'d|\s+would)\s+(?:like|love)\s+(?:you\s+)?to\s+|i\s+want\s+you\s+to\s+|"
+    r"i(?:'d|\s+would)\s+appreciate\s+it\s+if\s+you(?:'d|\s+would|\s+could)?\s+|"
+    r"i\s+need\s+you\s+to\s+|i'?m\s+trying\s+to\s+|help\s+me\s+|go\s+ahead\s+and\s+|"
+    r"just\s+|quickly\s+|ok(?:ay)?\s*,?\s+|so\s+)+",
+    re.I,
+)
+_TAIL = re.compile(
+    r"(?:\s*,?\s*(?:please|pls|for\s+me|thanks?(?:\s+you)?|thx|could\s+you\s+help|"
+    r"if\s+you\s+can|asap))+\s*[?.!]*\s*$|\s*[?.!]+\s*$",
+    re.I,
+)
+_GERUND = {
+    "creating": "create", "adding": "add", "making": "make", "marking": "mark",
+    "moving": "move", "updating": "update", "setting": "set", "changing": "change",
+    "logging": "log", "finding": "find", "showing": "show", "listing": "list",
+    "deleting": "delete", "removing": "remove",
+}  # fmt: skip
+_DELETE = re.compile(
+    r"\b(?:delete|del|remove|erase|wipe|purge|destroy|trash|get\s+rid\s+of|drop|archive)\b", re.I
+)
+_CREATE = re.compile(
+    r"^(?:create|creat|add|new|log|make|register|open|set\s+up|enter|insert|save)\b"
+    r"|^(?:i|we)\s+(?:need|want)\s+(?:a|an)\s+(?:new\s+)?"
+    r"|^(?:i'?d\s+like|let'?s\s+have|let'?s\s+add|give\s+me)\s+(?:a|an)\s+(?:new\s+)?"
+    r"|^(?:todo|to-do|to\s+do|task)\s*:",
+    re.I,
+)
+_UPDATE_VERB = (
+    r"(?:update|change|set|move|bump|mark|rename|reassign|assign|upgrade|downgrade|switch|"
+    r"put|push|promote|demote|flag|tag|make|edit|modify|record\s+that|note\s+that|log\s+that)"
+)
+_FIND = re.compile(
+    r"^(?:find|search(?:\s+for)?|look\s+up|lookup|look\s+for|pull\s+up|bring\s+up|show|list|"
+    r"get|give\s+me|display|fetch|open|who\s+is|who'?s|who\s+are|which|what|whats|what'?s|"
+    r"do\s+we\s+have|is\s+there|are\s+there|how\s+many|all|every|any)\b",
+    re.I,
+)
+_STOP = {
+    "the", "a", "an", "all", "any", "every", "my", "our", "me", "us", "of", "in", "on", "at",
+    "for", "to", "with", "that", "which", "who", "whose", "are", "is", "be", "have", "has",
+    "we", "i", "you", "it", "its", "and", "or", "please", "show", "list", "find", "search",
+    "get", "give", "display", "what", "whats", "what's", "do", "does", "there", "record",
+    "records", "entry", "entries", "one", "ones", "so", "far", "yet", "still", "currently",
+    "now", "up", "pull", "look", "called", "named", "about", "by", "from", "into", "this",
+}  # fmt: skip
+_PRONOUNS = {"it", "him", "her", "them", "this", "that", "these", "those", "everything", "all"}
+_PRONOUNS |= {"everyone", "everybody", "he", "she", "they", "one", "same"}
+_NEGATION = re.compile(r"(?:\bnot|n't|\bno\b|\bexcept|\bexcluding|\bother\s+than)\s+(?:\w+\s+)?$")
+
+
+def clean(message: str) -> str:
+    text = " ".join(message.replace("\u2019", "'").split())
+    for _ in range(3):
+        text = _POLITE.sub("", text).strip()
+        text = _TAIL.sub("", text).strip()
+    return " ".join(_GERUND.get(w.lower(), w) for w in text.split(" "))
+
+
+@dataclass
+class Mention:
+    """A phrase of the message that names a module, a field or a choice option."""
+
+    start: int
+    end: int
+    module: Module
+    field: Field | None = None
+    option: str | None = None
+
+
+def _spans(text: str, phrase: str) -> list[tuple[int, int]]:
+    pattern = r"(?<![\w-])" + re.escape(phrase).replace(r"\ ", r"[\s-]+") + r"(?![\w-])"
+    return [(m.start(), m.end()) for m in re.finditer(pattern, text, re.I)]
+
+
+def _mentions(text: str, ws: Workspace) -> list[Mention]:
+    """Every module, field and option phrase in the text (longest first, none overlapping)."""
+    found: list[tuple[int, Mention]] = []
+    for module in ws.modules:
+        for phrase in module.phrases():
+            for s, e in _spans(text, phrase):
+                found.append((e - s, Mention(s, e, module)))
+        for f in module.fields:
+            if f.type in ("formula", "rollup", "autonumber"):
+                continue
+            for phrase in f.phrases():
+                for s, e in _spans(text, phrase):
+                    found.append((e - s, Mention(s, e, module, f)))
+            for option in f.options:
+                for phrase in option.phrases():
+                    for s, e in _spans(text, phrase):
+                        found.append((e - s + 1, Mention(s, e, module, f, option.value)))
+    found.sort(key=lambda x: -x[0])
+    taken: list[Mention] = []
+    for _, m in found:
+        overlaps = [t for t in taken if t.start < m.end and m.start < t.end]
+        if all(t.start == m.start and t.end == m.end for t in overlaps):
+            taken.append(m)
+    return sorted(taken, key=lambda m: m.start)
+
+
+def _modules_named(mentions: Iterable[Mention]) -> list[Module]:
+    out: list[Module] = []
+    for m in mentions:
+        if m.field is None and m.module not in out:
+            out.append(m.module)
+    return out
+
+
+# --- the entry point ---------------------------------------------------------------------
+
+
+def plan_records(message: str, now: datetime, ws: Workspace) -> Planned | None:
+    """Stages (or a reply) for a record request, or None when the message is not one."""
+    text = clean(message)
+    if not text:
+        return None
+    today = now.date()
+    lower = text.lower()
+    if _DELETE.search(lower) and not re.match(r"^(?:remind|e-?mail|send|draft)\b", lower):
+        return NO_DELETE
+    if _CREATE.search(lower):
+        return _create(text, today, ws)
+    if re.match(_UPDATE_VERB + r"\b", lower) or _statement(lower):
+        return _update(text, today, ws)
+    if _FIND.search(lower) or _mentions_module(text, ws):
+        return _find(text, today, ws)
+    said = re.findall(r"[\w'&-]+", lower)
+    plain = not any(w in _STOP or w in _PRONOUNS or w in _VERBS for w in said)
+    if len(said) <= 4 and plain and re.fullmatch(r"[\w .,'&-]+", text) and not _chat(lower):
+        return _search_everywhere(text.strip(" .,"), ws)  # a bare name
+    return None
+
+
+def _chat(lower: str) -> bool:
+    return bool(
+        re.search(
+            r"\b(?:hi|hello|hey|thanks?|thx|ok|okay|lol|haha|cool|nice|great|good|bye|yes|no|"
+            r"you|your|joke|weather|morning|evening|sorry|help)\b",
+            lower,
+        )
+    )
+
+
+def _mentions_module(text: str, ws: Workspace) -> bool:
+    return any(m.field is None or m.option for m in _mentions(text, ws))
+
+
+def _statement(lower: str) -> bool:
+    """A change said as a fact: "X is now Y", "X should be tagged Y", "we won X"."""
+    return bool(
+        re.search(
+            r"\b(?:is|are)\s+now\b|\bshould\s+be\b|\bhas\s+moved\s+to\b|^we\s+(?:won|lost)\b|"
+            r"\bnow\s+(?:works|is)\b",
+            lower,
+        )
+        or re.search(r"^[a-z][\w' .-]+\s+(?:phone|email|e-mail|mobile)\s+\S+$", lower)
+    )
+
+
+# --- search everywhere (a bare name) ---------------------------------------------------------
+
+
+def _search_everywhere(query: str, ws: Workspace) -> Planned:
+    calls = [
+        ("records.search", {"module": m.slug, "query": query, "limit": 10}) for m in ws.modules
+    ]
+
+    def report(outcomes: Sequence[ToolOutcome]) -> list[Call] | str:
+        if not any(_records(o) for o in outcomes):
+            return (
+                f"Sorry, I did not understand that: no record matches {query!r}, so I did nothing."
+            )
+        return []
+
+    return (lambda _: list(calls), report)
+
+
+def _records(outcome: ToolOutcome) -> list[Mapping[str, Any]]:
+    records = outcome.result.get("records") if outcome.status == "ok" else None
+    return [r for r in records if isinstance(r, Mapping)] if isinstance(records, list) else []
+
+
+# --- create ----------------------------------------------------------------------------------
+
+#: a quoted phrase (not the apostrophe of "O'Brien" or "it's")
+_QUOTED = re.compile(
+    r"(?<!\w)['\"\u2018\u201c](?P<q>[^'\"\u2019\u201d]{2,}?)['\"\u2019\u201d](?!\w)"
+)
+_NAME_INTRO = re.compile(r"(?:named|called|titled|for)\s+", re.I)
+_CLAUSE = re.compile(
+    r"\s*(?:[,;(]|\s->|\s-\s|\.\s|\?\s|!\s|\s+(?:with|worth|valued\s+at|due|by|in\s+stage|"
+    r"whose|who|which|that|he'?s|she'?s|they'?re|his|her|their|its|at\s+a|amount|priority|"
+    r"stage)\b)",
+    re.I,
+)
+
+
+def _create(text: str, today: date, ws: Workspace) -> Planned:
+    mentions = _mentions(text, ws)
+    modules = _modules_named(mentions)
+    if not modules:
+        return "What kind of record should I create (a contact, company, deal or task)?"
+    first = min((m for m in mentions if m.field is None), key=lambda m: m.start)
+    module = first.module
+    rest = text[first.end :]
+    name, name_span = _new_name(rest, module, today)
+    before = re.match(r"^\W*\w+\s+(?P<name>.+?)\s+as\s+(?:a|an|the)?\s*(?:new\s+)?$",
+                      text[: first.start], re.I)  # fmt: skip
+    if not name and before and not rest.strip(" .!?"):
+        name, name_span = before["name"].strip(" '\""), (0, 0)  # "add Linus Torvalds as a contact"
+    if not name:
+        return f"What should the new {singular(words(module.name))} be called?"
+    if name.lower().split()[0] in _PRONOUNS | {"for", "to", "about", "on", "with"}:
+        return f"What should the new {singular(words(module.name))} be called?"
+    # the name's own words out: a date or amount said inside it ("call hedy tmrw") stays
+    said = rest[name_span[0] : name_span[1]]
+    at = said.lower().find(name.lower())
+    inside = said[:at] + " " + said[at + len(name) :] if at >= 0 else ""
+    details = " ".join((text[: first.start], rest[: name_span[0]], inside, rest[name_span[1] :]))
+    fields, pending = _details(details, module, today, ws, creating=True)
+    fields |= _name_fields(module, name)
+    create_args = {"module": module.slug, "displayName": name, "fields": fields}
+    look = ("records.search", {"module": module.slug, "query": name, "limit": 10})
+    lookups = [look] + [call for _, call in pending]
+
+    def then(outcomes: Sequence[ToolOutcome]) -> list[Call] | str:
+        if outcomes and any(
+            _same(str(r.get("displayName", "")), name) for r in _records(outcomes[0])
+        ):
+            return (
+                f"There is already a {singular(words(module.name))} named {name}; I did not "
+                "add another. Say so if you want a second one, or what to change on it."
+            )
+        for (slug, _), outcome in zip(pending, outcomes[1:], strict=False):
+            record_id = _one_id(outcome, _query(outcome, lookups))
+            if record_id:
+                fields[slug] = record_id
+        return [("records.create", create_args)]
+
+    return (lambda _: list(lookups), then)
+
+
+def _query(outcome: ToolOutcome, lookups: list[Call]) -> str:
+    return ""
+
+
+def _new_name(rest: str, module: Module, today: date) -> tuple[str, tuple[int, int]]:
+    """The new record's name in what follows the module word, and its span there."""
+    quoted = _QUOTED.search(rest)
+    if quoted:
+        return quoted["q"].strip(), (quoted.start(), quoted.end())
+    lead = re.match(r"\s*(?:for\s+(?:myself|me|us)\b)?\s*[:,-]?\s*", rest)
+    start = lead.end() if lead else 0
+    intro = _NAME_INTRO.match(rest, start)
+    if intro:
+        start = intro.end()
+        if re.match(r"(?:the|a|an|our|my|this|that)\b", rest[start:], re.I):
+            return "", (start, start)  # "a task for the renewal": what it is for, no name
+    body = rest[start:]
+    cut = _CLAUSE.search(body)
+    name = body[: cut.start()] if cut else body
+    end = start + len(name)
+    # dates and amounts said inside the name are details, not part of it
+    for s, e in _typed_spans(name, today):
+        name = name[:s] + " " * (e - s) + name[e:]
+    name = re.sub(r"^\s*(?:a|an|the|new)\s+", "", " ".join(name.split())).strip(" :,.-'\"")
+    return name, (start, end)
+
+
+def _typed_spans(text: str, today: date) -> list[tuple[int, int]]:
+    """Where the text says a date, an amount or an e-mail (last first)."""
+    spans: list[tuple[int, int]] = []
+    found = find_date(text, today)
+    if found:
+        spans.append((found.start, found.end))
+    spans += [(a.start, a.end) for a in find_amounts(text, money_only=True)]
+    email = find_email(text)
+    if email:
+        spans.append((email.start, email.end))
+    return sorted(spans, reverse=True)
+
+
+def _name_fields(module: Module, name: str) -> dict[str, Any]:
+    """The display field(s) from the name (a first and last name split when the module has
+    both)."""
+    first = next((f for f in module.fields if words(f.label) == "first name"), None)
+    last = next((f for f in module.fields if words(f.label) == "last name"), None)
+    if first and last:
+        given, _, family = name.partition(" ")
+        return {first.slug: given, **({last.slug: family} if family else {})}
+    shown = module.display_fields
+    return {shown[0].slug: name} if shown else {}
+
+
+def _details(
+    text: str, module: Module, today: date, ws: Workspace, *, creating: bool
+) -> tuple[dict[str, Any], list[tuple[str, Call]]]:
+    """Field values said beside a new record's name; references to look up by name."""
+    fields: dict[str, Any] = {}
+    pending: list[tuple[str, Call]] = []
+    email = find_email(text)
+    if email:
+        slot = next(iter(module.fields_of("email")), None)
+        if slot:
+            fields[slot.slug] = [email.value]
+        text = text[: email.start] + " " + text[email.end :]
+    phone = find_phone(text)
+    if phone:
+        slot = next(iter(module.fields_of("phone")), None)
+        if slot:
+            fields[slot.slug] = [phone.value] if slot.slug.endswith("s") else phone.value
+        text = text[: phone.start] + " " + text[phone.end :]
+    mentions = [m for m in _mentions(text, ws) if m.module is module and m.field is not None]
+    for m in mentions:
+        if m.option is not None and m.field is not None:
+            if m.field.type == "multi_select":
+                fields.setdefault(m.field.slug, []).append(m.option)
+            else:
+                fields.setdefault(m.field.slug, m.option)
+    # an amount said with its field ("put 30000 as amount", "amount 30000") beats a bare one
+    money = module.fields_of("currency")
+    if money:
+        labelled = _labelled_number(text, money[0])
+        amounts = find_amounts(text, money_only=True)
+        value = labelled if labelled is not None else (amounts[0].value if amounts else None)
+        if value is not None:
+            number, currency = value if isinstance(value, tuple) else (value, None)
+            fields[money[0].slug] = {"amount": number, "currency": currency or "USD"}
+    for f in module.fields_of("number", "progress", "percent"):
+        labelled = _labelled_number(text, f)
+        if labelled is not None:
+            fields[f.slug] = labelled[0] if isinstance(labelled, tuple) else labelled
+    dates = module.fields_of("date")
+    when = find_date(text, today)
+    if when and dates and isinstance(when.value, date):
+        fields[_date_field(text, dates).slug] = when.value.isoformat()
+    # "VP Sales at Northwind Traders": a role at a record of a referenced module
+    at = _ROLE_AT.search(text)
+    reference = next((f for f in module.fields_of("reference") if f.target), None)
+    title = next((f for f in module.fields if f.type == "text" and "title" in f.slug), None)
+    if at and reference and reference.target:
+        org = at["org"].strip()
+        look = {"module": reference.target, "query": org, "limit": 10}
+        pending.append((reference.slug, ("records.search", look)))
+        role = re.sub(_PRONOUN_LEAD, "", at["role"].strip(), flags=re.I)
+        if title and role and not _mentions(role, ws):
+            fields[title.slug] = role.strip()
+    elif title and creating and title.slug not in fields and not title.display:
+        # a bare trailing phrase beside a person's name and e-mail: their job title
+        leftovers = [s.strip(" .()") for s in re.split(r"[,;]", text)[1:]]
+        plain = [s for s in leftovers if s and re.fullmatch(r"[A-Za-z][A-Za-z &/-]{2,60}", s)]
+        plain = [s for s in plain if not _mentions(s, ws) and len(s.split()) <= 5]
+        if len(plain) == 1 and module.field("emails") is not None:
+            fields[title.slug] = plain[0]
+    return fields, pending
+
+
+_ROLE_AT = re.compile(
+    r"(?:^|[,;]|\bis\s+(?:the\s+)?|'s\s+(?:the\s+)?)\s*(?P<role>[^,;]{2,60}?)\s+at\s+"
+    r"(?P<org>[A-Za-z0-9][^,;?.!]{1,80})"
+)
+_PRONOUN_LEAD = r"^(?:he'?s|she'?s|they'?re|the|a|an)\s+"
+
+
+def _labelled_number(text: str, f: Field) -> tuple[int | float, str | None] | None:
+    for phrase in sorted(f.phrases(), key=len, reverse=True):
+        p = re.escape(phrase).replace(r"\ ", r"[\s-]+")
+        m = re.search(
+            r"(?:\b" + p + r"\b\s*(?:of|is|=|:|to|at)?\s*(?P<a>[$€£]?\s?\d[\d,.]*\s?[km]?\b%?))"
+            r"|(?:(?P<b>[$€£]?\s?\d[\d,.]*\s?[km]?\b%?)\s*(?:as\s+(?:the\s+)?)?\b" + p + r"\b)",
+            text,
+            re.I,
+        )
+        if m:
+            found = find_amounts((m["a"] or m["b"]).rstrip("%"))
+            if found:
+                value = found[0].value
+                assert isinstance(value, tuple)
+                return value[0], value[1]
+    return None
+
+
+def _date_field(text: str, dates: list[Field]) -> Field:
+    lower = text.lower()
+    for f in dates:
+        if any(re.search(r"\b" + re.escape(p) + r"\b", lower) for p in f.phrases()):
+            return f
+    return dates[0]
+
+
+def _same(a: str, b: str) -> bool:
+    return words(a) == words(b)
+
+
+def _one_id(outcome: ToolOutcome, name: str) -> str | None:
+    records = _records(outcome)
+    if len(records) == 1:
+        return str(records[0].get("recordId") or "") or None
+    return None
+
+
+# --- update ----------------------------------------------------------------------------------
+
+_TO = r"\s+(?:to|as|into|=|->)\s+(?:the\s+|be\s+)?"
+_UPDATE_SHAPES = [
+    # set the stage of X to Y / bump the stage on X to Y
+    _UPDATE_VERB + r"\s+(?:the\s+)?(?P<field>[\w -]+?)\s+(?:of|on|for)\s+(?P<target>.+?)"
+    + _TO + r"(?P<value>.+)",
+    # update X's job title to Y
+    _UPDATE_VERB + r"\s+(?:the\s+)?(?P<target>.+?)'s?\s+(?P<field>[\w -]+?)"
+    + _TO + r"(?P<value>.+)",
+    # X's title is now Y
+    r"(?P<target>.+?)'s?\s+(?P<field>[\w -]+?)\s+(?:is\s+now|is|should\s+be|=)\s+(?P<value>.+)",
+    # mark X as Y / move X to Y / upgrade X to Y
+    _UPDATE_VERB + r"\s+(?:the\s+)?(?P<target>.+?)" + _TO + r"(?P<value>.+)",
+    # X should be tagged Y / X is now in proposal stage
+    r"(?P<target>.+?)\s+(?:should\s+be|is\s+now|are\s+now|has\s+moved\s+to)\s+(?:in\s+)?(?P<value>.+)",
+    # we won the X deal / record that X was lost because ...
+    r"we\s+(?P<value>won|lost)\s+(?:the\s+)?(?P<target>.+)",
+    r"(?:record|note|log)\s+that\s+(?:the\s+)?(?P<target>.+?)\s+(?:was|is|has\s+been|got)\s+(?P<value>.+)",
+    # hedy lamarr phone +1415...
+    r"(?P<target>.+?)\s+(?P<field>phone|mobile|email|e-mail)\s+(?P<value>\S+)",
+    # mark X done
+    r"(?:mark|flag|set)\s+(?:the\s+)?(?P<target>.+?)\s+(?P<value>\S+)",
+]  # fmt: skip
+_UPDATE_RES = [re.compile("^" + s + "$", re.I) for s in _UPDATE_SHAPES]
+
+
+@dataclass
+class Change:
+    target: str
+    field: str | None
+    value: str
+    extra: str = ""
+
+
+def _parse_change(text: str) -> Change | None:
+    for pattern in _UPDATE_RES:
+        m = pattern.match(text)
+        if m is None:
+            continue
+        groups = m.groupdict()
+        target = (groups.get("target") or "").strip(" '\"")
+        value = (groups.get("value") or "").strip()
+        extra = ""
+        split = re.split(r"\s*(?:,(?!\d)|;|\band\s+also\b)\s*|\s+because\s+", value, maxsplit=1)
+        if len(split) > 1:
+            value, extra = split[0], value[len(split[0]) :].strip(" ,;")
+        field = groups.get("field")
+        if field and field.lower().strip() in ("the", "a", ""):
+            field = None
+        return Change(target, field.strip() if field else None, value.strip(" '\"."), extra)
+    return None
+
+
+def _update(text: str, today: date, ws: Workspace) -> Planned:
+    change = _parse_change(text)
+    if change is None:
+        return "What should I change, on which record, and to what?"
+    if change.field is None:
+        change = _field_at_end(change, ws)
+    target, mentions = _strip_target(change.target, ws)
+    if (
+        not target
+        or target.lower() in _PRONOUNS
+        or all(w in _STOP | _PRONOUNS for w in target.lower().split())
+    ):
+        return "Which record do you mean? Give me its name."
+    named = _modules_named(mentions)
+    wanted = words(change.field or "")
+    candidates = (
+        named
+        or [
+            m
+            for m in ws.modules
+            if (wanted and any(words(p) == wanted for f in m.fields for p in f.phrases()))
+            or (not wanted and _reads_value(m, change.value, today, ws))
+        ]
+        or list(ws.modules)
+    )
+    searches = [
+        ("records.search", {"module": m.slug, "query": target, "limit": 10}) for m in candidates
+    ]
+
+    def then(outcomes: Sequence[ToolOutcome]) -> list[Call] | str:
+        hits = _matching(target, candidates, outcomes)
+        if not hits:
+            return f"I found no record named {target!r}, so I changed nothing. Which record is it?"
+        if len(hits) > 1:
+            names = ", ".join(f"{r.get('displayName')!s} ({m.slug})" for m, r in hits[:5])
+            return f"Which one do you mean: {names}? I changed nothing yet."
+        module, record = hits[0]
+        fields = _change_fields(change, module, record, today, ws)
+        if isinstance(fields, str):
+            return fields
+        args: dict[str, Any] = {"module": module.slug, "recordId": record.get("recordId")}
+        if "__rename__" in fields:
+            args["displayName"] = fields.pop("__rename__")
+        if fields:
+            args["fields"] = fields
+        return [("records.update", args)]
+
+    return (lambda _: list(searches), then)
+
+
+def _field_at_end(change: Change, ws: Workspace) -> Change:
+    """ "update deal Big One stage to won": the target's last words name a field."""
+    mentions = _mentions(change.target, ws)
+    modules = {(m.start, m.end) for m in mentions if m.field is None}
+    said = [m for m in mentions if m.field is not None and m.option is None]
+    last = [m for m in said if not change.target[m.end :].strip()]
+    last = [m for m in last if (m.start, m.end) not in modules]  # "the X deal": a module
+    if last and last[0].start > 0:
+        head = change.target[: last[0].start].strip()
+        return Change(head, change.target[last[0].start :], change.value, change.extra)
+    return change
+
+
+def _strip_target(target: str, ws: Workspace) -> tuple[str, list[Mention]]:
+    """The record's name without articles and module words ("the Litware pilot opportunity")."""
+    mentions = [m for m in _mentions(target, ws) if m.field is None]
+    for m in sorted(mentions, key=lambda m: -m.start):
+        before, after = target[: m.start], target[m.end :]
+        if not before.strip() or not after.strip() or re.search(r"\b(?:the|a)\s*$", before.lower()):
+            target = before + " " + after
+    target = re.sub(r"^\s*(?:the|a|an|my|our)\s+", "", " ".join(target.split()), flags=re.I)
+    target = re.sub(r"'s$", "", target).strip(" '\"")
+    return target, mentions
+
+
+def _matching(
+    target: str, modules: Sequence[Module], outcomes: Sequence[ToolOutcome]
+) -> list[tuple[Module, Mapping[str, Any]]]:
+    """The records the name names: exact display names, else those holding all its words."""
+    want = words(target).split()
+    exact: list[tuple[Module, Mapping[str, Any]]] = []
+    partial: list[tuple[Module, Mapping[str, Any]]] = []
+    for module, outcome in zip(modules, outcomes, strict=False):
+        for record in _records(outcome):
+            have = words(str(record.get("displayName", ""))).split()
+            if have == want:
+                exact.append((module, record))
+            elif want and _holds(have, want):
+                partial.append((module, record))
+    return exact or partial
+
+
+def _holds(have: list[str], want: list[str]) -> bool:
+    """Every word said is a word of the name (a surname alone, "northwind design system")."""
+    plain = [re.sub(r"[^\w]", "", w) for w in have]
+    return all(
+        re.sub(r"[^\w]", "", w) in plain or _accentless(w) in map(_accentless, plain) for w in want
+    )
+
+
+def _accentless(word: str) -> str:
+    import unicodedata
+
+    plain = unicodedata.normalize("NFKD", word)
+    return "".join(c for c in plain if not unicodedata.combining(c)).lower()
+
+
+def _reads_value(module: Module, value: str, today: date, ws: Workspace) -> bool:
+    """Whether a value said without its field fits one of the module's fields."""
+    if any(m.module is module and m.option for m in _mentions(value, ws)):
+        return True
+    if find_date(value, today) and module.fields_of("date"):
+        return True
+    return any(words(f.label) == words(value) for f in module.fields_of("boolean"))
+
+
+def _change_fields(
+    change: Change, module: Module, record: Mapping[str, Any], today: date, ws: Workspace
+) -> dict[str, Any] | str:
+    fields: dict[str, Any] = {}
+    value = change.value
+    said = [m for m in _mentions(value, ws) if m.module is module]
+    slot = _field_named(module, change.field) if change.field else None
+    if change.field and slot is None:
+        if words(change.field) in ("name", "title") and module.display_fields:
+            return {"__rename__": value}
+        return f"I don't know a {change.field!r} field on {module.slug}; which field do you mean?"
+    if slot is None:
+        # the value says which field: a choice option, a field named in it, a date, a yes/no
+        named = [m for m in said if m.field is not None and m.option is None]
+        options = [m for m in said if m.option is not None]
+        if options:
+            slot = options[0].field
+        elif named:
+            slot = named[0].field
+            value = (value[: named[0].start] + " " + value[named[0].end :]).strip()
+        elif find_date(value, today) and module.fields_of("date"):
+            slot = _date_field(change.target + " " + value, module.fields_of("date"))
+        else:
+            flags = [f for f in module.fields_of("boolean") if words(f.label) == words(value)]
+            if flags:
+                return {flags[0].slug: True}
+    if slot is None:
+        return f"Which field of {record.get('displayName')} should be {value!r}?"
+    shown = module.display_fields
+    if len(shown) == 1 and slot is shown[0] and not _name_fields(module, "a b").get("last-name"):
+        return {"__rename__": value}  # the field that is the record's name: a rename
+    read = _read_value(slot, value, record, today, ws)
+    if read is None:
+        return f"What should {slot.label.lower()} of {record.get('displayName')} be?"
+    fields[slot.slug] = read
+    for part in re.split(r"\s*[,;]\s*|\s+and\s+", change.extra):
+        if not part:
+            continue
+        more = _mentions(part, ws)
+        named = [m for m in more if m.module is module and m.field is not None]
+        if named:
+            extra_slot = named[0].field
+            assert extra_slot is not None
+            rest = (part[: named[0].start] + " " + part[named[0].end :]).strip()
+            if named[0].option:
+                fields[extra_slot.slug] = _read_value(extra_slot, part, record, today, ws)
+            else:
+                extra = _read_value(extra_slot, rest, record, today, ws)
+                if extra is not None:
+                    fields[extra_slot.slug] = extra
+        elif change.extra.lower().startswith(part.lower()) and re.match(r"(?:of\s+)?\w", part):
+            reason = next((f for f in module.fields if "reason" in f.slug), None)
+            if reason and slot.type == "select":
+                fields[reason.slug] = re.sub(r"^(?:of|the)\s+", "", part)
+    return {k: v for k, v in fields.items() if v is not None}
+
+
+def _field_named(module: Module, said: str) -> Field | None:
+    want = words(said)
+    want = re.sub(r"^(?:the|its|his|her|their)\s+", "", want)
+    for f in module.fields:
+        if f.type in ("formula", "rollup", "autonumber"):
+            continue
+        if want in f.phrases() or singular(want) in f.phrases():
+            return f
+    return None
+
+
+def _read_value(f: Field, value: str, record: Mapping[str, Any], today: date, ws: Workspace) -> Any:
+    """A field's value from what was said, by the field's type (None: not understood)."""
+    value = value.strip(" '\".")
+    kind = f.type
+    if kind in ("select", "multi_select"):
+        options = [o for o in f.options if words(value) in o.phrases()]
+        if not options:
+            options = [o for o in f.options if any(_spans(value, p) for p in o.phrases())]
+        if len(options) != 1:
+            return None
+        if kind == "select":
+            return options[0].value
+        current = (record.get("fields") or {}).get(f.slug) or []
+        kept = [v for v in current if isinstance(v, str)] if isinstance(current, list) else []
+        return [*kept, options[0].value] if options[0].value not in kept else kept
+    if kind == "email":
+        email = find_email(value)
+        return [email.value] if email else None
+    if kind == "phone":
+        phone = find_phone(value)
+        if phone is None:
+            return None
+        return [phone.value] if f.slug.endswith("s") else phone.value
+    if kind == "currency":
+        amounts = find_amounts(value)
+        if len(amounts) != 1:
+            return None
+        number, currency = amounts[0].value  # type: ignore[misc]
+        return {"amount": number, "currency": currency or "USD"}
+    if kind in ("number", "progress", "percent", "rating"):
+        amounts = find_amounts(value.replace("%", ""))
+        if not amounts:
+            return None
+        return amounts[0].value[0]  # type: ignore[index]
+    if kind in ("date", "datetime"):
+        when = find_date(value, today)
+        return when.value.isoformat() if when and isinstance(when.value, date) else None
+    if kind == "boolean":
+        return not re.search(r"\b(?:no|not|false|off|unset)\b", value.lower())
+    if kind in ("text", "textarea", "rich_text", "url"):
+        return value if value and value.lower() not in _PRONOUNS else None
+    return None
+
+
+# --- find and list ---------------------------------------------------------------------------
+
+_COMPARE = (
+    (r"(?:over|above|more\s+than|greater\s+than|bigger\s+than|larger\s+than|higher\s+than|"
+     r"at\s+least|>=?|exceeding)", "gt"),
+    (r"(?:under|below|less\s+than|smaller\s+than|lower\s+than|at\s+most|<=?)", "lt"),
+)  # fmt: skip
+_SORT = (
+    (r"\b(?:biggest|largest|highest|top|most\s+valuable)\b", "desc"),
+    (r"\b(?:smallest|lowest|cheapest|least\s+valuable)\b", "asc"),
+)
+
+
+_SEARCH_VERB = re.compile(
+    r"^(?:find|search|look\s+up|lookup|look\s+for|pull\s+up|bring\s+up|show|fetch)\b", re.I
+)
+
+
+def _find(text: str, today: date, ws: Workspace) -> Planned | None:
+    mentions = _mentions(text, ws)
+    modules = _modules_named(mentions)
+    lower = text.lower()
+    if re.match(r"^(?:who\s+is|who'?s|who\s+are)\b", lower) and not modules:
+        modules = [m for m in ws.modules if m.field("emails") is not None][:1]
+    if not modules:
+        # the module of a choice value said ("urgent tasks"), when only one module has it
+        owners = {m.module.slug: m.module for m in mentions if m.option}
+        modules = list(owners.values()) if len(owners) == 1 else []
+    if not modules:
+        if not _SEARCH_VERB.match(lower):
+            return None  # "what can you do?": not about records
+        query = _leftover(text, mentions, ws)
+        return _search_everywhere(query, ws) if query else "What should I look for?"
+    module = modules[0]
+    args: dict[str, Any] = {"module": module.slug, "limit": 20}
+    conditions: list[dict[str, Any]] = []
+    used: list[tuple[int, int]] = []
+    # choice values ("won deals", "tasks that aren't done", "in proposal or negotiation")
+    by_field: dict[str, tuple[Field, list[str], bool]] = {}
+    who = _WHO.match(text)
+    if who:
+        args["query"] = who["role"]
+    for m in mentions:
+        if m.module is not module or m.option is None or m.field is None or who:
+            continue
+        negated = bool(_NEGATION.search(lower[: m.start]))
+        f, values, neg = by_field.get(m.field.slug, (m.field, [], negated))
+        if m.option not in values:
+            values.append(m.option)
+        by_field[m.field.slug] = (f, values, neg or negated)
+        used.append((m.start, m.end))
+    for f, values, negated in by_field.values():
+        if negated:
+            conditions.append(_cond(len(conditions), f.slug, "notIn", values=values))
+        elif len(values) == 1:
+            conditions.append(_cond(len(conditions), f.slug, "eq", value=values[0]))
+        else:
+            conditions.append(_cond(len(conditions), f.slug, "in", values=values))
+    # comparisons ("over 50k", "probability above 50%")
+    numeric = module.fields_of("currency", "number", "progress", "percent", "rating")
+    for pattern, op in _COMPARE:
+        compared = pattern + r"\s+(?P<n>[$€£]?\s?\d[\d,.]*\s?(?:k|m|bn)?\b%?)"
+        for c in re.finditer(compared, lower):
+            amounts = find_amounts(c["n"].rstrip("%"))
+            if not amounts or not numeric:
+                continue
+            f = _numeric_field(lower[: c.start()], module, numeric)
+            conditions.append(_cond(len(conditions), f.slug, op, value=amounts[0].value[0]))
+            used.append((c.start(), c.end()))
+    # dates ("due today", "closing in the next 30 days", "closed last month")
+    dates = module.fields_of("date")
+    if dates:
+        period = find_range(lower, today)
+        if period:
+            span, where = period
+            f = _date_field(lower, dates)
+            conditions.append(_cond(len(conditions), f.slug, "gte", value=span.first.isoformat()))
+            conditions.append(_cond(len(conditions), f.slug, "lte", value=span.last.isoformat()))
+            used.append((where.start, where.end))
+        else:
+            when = find_date(lower, today)
+            if when and isinstance(when.value, date) and _date_said(lower, dates):
+                f = _date_field(lower, dates)
+                conditions.append(
+                    _cond(len(conditions), f.slug, "eq", value=when.value.isoformat())
+                )
+                used.append((when.start, when.end))
+            elif re.search(r"\b(?:overdue|past\s+due)\b", lower):
+                f = _date_field(lower, dates)
+                conditions.append(_cond(len(conditions), f.slug, "lt", value=today.isoformat()))
+    for pattern, direction in _SORT:
+        if re.search(pattern, lower):
+            money = module.fields_of("currency") or numeric
+            if money:
+                args["sortField"], args["sortDirection"] = money[0].slug, direction
+    if conditions:
+        args["advancedFilter"] = {
+            "root": {"id": "root", "conjunction": "AND", "conditions": conditions}
+        }
+    # a related record ("the people at Fabrikam Software", "tasks on the X deal")
+    related = _related(text, module, ws)
+    query = _leftover(
+        text, [m for m in mentions if m.module is module or m.field is None], ws, used, every=True
+    )
+    if related is not None:
+        ref, target, name = related
+        look = ("records.search", {"module": target.slug, "query": name, "limit": 10})
+
+        def then(outcomes: Sequence[ToolOutcome]) -> list[Call] | str:
+            hits = _matching(name, [target], outcomes[-1:])
+            if len(hits) != 1:
+                return _fallback(args, name)
+            filters = dict(args.get("filters") or {})
+            filters[ref.slug] = str(hits[0][1].get("recordId"))
+            return [("records.search", {**args, "filters": filters})]
+
+        return (lambda _: [look], then)
+    asked = re.match(r"^(?:who|find|search|look|pull|bring)", lower)
+    if query and (asked or (not conditions and "sortField" not in args)):
+        args["query"] = query
+    return (lambda _: [("records.search", args)],)
+
+
+_WHO = re.compile(
+    r"^(?:who\s+is|who'?s|who\s+are)\s+(?:the\s+|our\s+|their\s+|a\s+|an\s+)?(?P<role>.+?)"
+    r"(?:\s+(?:at|from|for|of|in|with)\s+.+)?$",
+    re.I,
+)
+
+
+def _fallback(args: dict[str, Any], name: str) -> list[Call]:
+    return [("records.search", {**args, "query": name})]
+
+
+def _cond(index: int, slug: str, op: str, **value: Any) -> dict[str, Any]:
+    return {"id": f"c{index + 1}", "fieldSlug": slug, "operator": op, **value}
+
+
+def _numeric_field(before: str, module: Module, numeric: list[Field]) -> Field:
+    """The numeric field a comparison is about: the one named just before it, else the money."""
+    best: tuple[int, Field] | None = None
+    for f in numeric:
+        for p in f.phrases():
+            for m in re.finditer(r"\b" + re.escape(p) + r"\b", before):
+                if best is None or m.end() > best[0]:
+                    best = (m.end(), f)
+    if best:
+        return best[1]
+    return (module.fields_of("currency") or numeric)[0]
+
+
+def _date_said(lower: str, dates: list[Field]) -> bool:
+    return any(re.search(r"\b" + re.escape(p) + r"\b", lower) for f in dates for p in f.phrases())
+
+
+_PREPOSITION = re.compile(r"\b(?:at|from|for|of|on|with|in)\s+(?:the\s+)?", re.I)
+_KIND_TAIL = re.compile(r"\s+(?P<kind>[a-z]+)\s*$", re.I)
+_WHEN_WORDS = re.compile(r"\d|\b(?:next|last|this|today|tomorrow|week|month|day|year)s?\b", re.I)
+
+
+def _related(text: str, module: Module, ws: Workspace) -> tuple[Field, Module, str] | None:
+    """A record of another module the list is about ("the people at Fabrikam Software"): the
+    reference field, its module and the name said, read from the last "at/for/on ..." part."""
+    refs = [f for f in module.fields_of("reference") if f.target]
+    if not refs:
+        return None
+    for m in reversed(list(_PREPOSITION.finditer(text))):
+        if m.group().lower().startswith("for") and _SEARCH_VERB.match(text):
+            continue  # "search contacts for lamport": the name searched for
+        name = text[m.end() :].strip(" ?.!")
+        kind = _KIND_TAIL.search(name)
+        kinds = [x for x in ws.modules if kind and words(kind["kind"]) in x.phrases()]
+        if kind and kinds:
+            name = name[: kind.start()].strip()
+        said = _mentions(name, ws)
+        if not name or _WHEN_WORDS.search(name) or any(x.option is None for x in said):
+            continue
+        rest = _leftover(name, said, ws)
+        if not rest:
+            continue
+        for f in refs:
+            target = ws.module(f.target or "")
+            if target is not None and (not kinds or target in kinds):
+                return f, target, name
+        return None
+    return None
+
+
+def _leftover(
+    text: str,
+    mentions: Sequence[Mention],
+    ws: Workspace,
+    used: Sequence[tuple[int, int]] = (),
+    *,
+    every: bool = False,
+) -> str:
+    """What the message says beside its module, fields and values: a name to search for."""
+    quoted = _QUOTED.search(text)
+    if quoted:
+        return quoted["q"].strip()
+    keep = list(text)
+    for m in mentions:
+        if every or m.field is None or m.option is not None:
+            for i in range(m.start, m.end):
+                keep[i] = " "
+    for s, e in used:
+        for i in range(s, min(e, len(keep))):
+            keep[i] = " "
+    rest = "".join(keep)
+    rest = re.sub(r"^\s*(?:who\s+is|who'?s|who\s+are)\s+", " ", rest, flags=re.I)
+    rest = (
+        re.sub(r"\s+\bat\b\s+.*$", " ", rest, flags=re.I) if re.match(r"(?i)\s*who", text) else rest
+    )
+    kept = [
+        w
+        for w in re.findall(r"[\w'@.-]+", rest)
+        if w.lower() not in _STOP and w.lower() not in _VERBS
+    ]
+    return " ".join(kept).strip(" .")
+
+
+_VERBS = {
+    "find", "search", "lookup", "look", "pull", "bring", "show", "list", "get", "display",
+    "fetch", "open", "who", "which", "what", "whats", "how", "many", "help", "trying",
+    "person", "people", "for", "me", "up", "tell", "about", "is", "are", "there",
+}  # fmt: skip

@@ -1,0 +1,268 @@
+"""Typed values in everyday text for the offline planner: dates relative to today ("tmrw",
+"friday", "next week", "in 3 days", "the 15th of next month", "last month"), times ("at 3pm"),
+amounts ("50k", "$1.2m", "$85,000"), e-mail addresses and phone numbers.
+
+Each finder returns the value and the span of the text it was read from, so the caller can
+take the words out of a name ("call hedy tmrw" is a task "call hedy" due tomorrow).
+"""
+
+from __future__ import annotations
+
+import calendar
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import date, timedelta
+from typing import Generic, TypeVar
+
+T = TypeVar("T")
+Amount = tuple[int | float, str | None]
+
+EMAIL = r"[^@\s<>\"',;()]+@[^@\s<>\"',;()]+\.[A-Za-z]{2,}"
+PHONE = r"(?<![\w.])\+?\d[\d\s().-]{6,}\d(?![\w.])"
+WEEKDAYS = {
+    "monday": 0, "mon": 0, "tuesday": 1, "tue": 1, "tues": 1, "wednesday": 2, "wed": 2,
+    "thursday": 3, "thu": 3, "thur": 3, "thurs": 3, "friday": 4, "fri": 4, "saturday": 5,
+    "sat": 5, "sunday": 6, "sun": 6,
+}  # fmt: skip
+MONTHS = {name.lower(): i for i, name in enumerate(calendar.month_name) if name}
+MONTHS |= {name.lower(): i for i, name in enumerate(calendar.month_abbr) if name}
+NUMBERS = {
+    "a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
+    "seven": 7, "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "couple": 2,
+    "a couple of": 2, "few": 3, "a few": 3,
+}  # fmt: skip
+_COUNT = r"(?P<n>\d+|a couple of|a few|" + "|".join(sorted(NUMBERS, key=len, reverse=True)) + r")"
+_UNIT = r"(?P<unit>day|week|month|year)s?"
+_DAY = "|".join(sorted(WEEKDAYS, key=len, reverse=True))
+_MONTH = "|".join(sorted(MONTHS, key=len, reverse=True))
+
+
+@dataclass(frozen=True)
+class Found(Generic[T]):
+    value: T
+    start: int
+    end: int
+
+
+@dataclass(frozen=True)
+class Span:
+    """A date range a phrase names (``first`` and ``last`` inclusive)."""
+
+    first: date
+    last: date
+
+
+def _count(word: str) -> int:
+    return int(word) if word.isdigit() else NUMBERS[word]
+
+
+def _shift_months(day: date, months: int, wanted: int | None = None) -> date:
+    index = day.year * 12 + day.month - 1 + months
+    year, month = divmod(index, 12)
+    last = calendar.monthrange(year, month + 1)[1]
+    return date(year, month + 1, min(wanted or day.day, last))
+
+
+def _next_weekday(today: date, weekday: int) -> date:
+    """The first such day after today (a week on when it is today)."""
+    return today + timedelta(days=(weekday - today.weekday() - 1) % 7 + 1)
+
+
+def _ordinal(word: str) -> int:
+    return int(re.sub(r"(st|nd|rd|th)$", "", word))
+
+
+DateRule = Callable[[re.Match[str], date], date]
+
+
+def _rules() -> list[tuple[str, DateRule]]:
+    """(pattern, the date from the match and today), on lower-case text."""
+
+    def in_n(m: re.Match[str], today: date) -> date:
+        n, unit = _count(m["n"]), m["unit"]
+        if unit == "day":
+            return today + timedelta(days=n)
+        if unit == "week":
+            return today + timedelta(weeks=n)
+        if unit == "month":
+            return _shift_months(today, n)
+        return _shift_months(today, 12 * n)
+
+    def nth_of(m: re.Match[str], today: date) -> date:
+        shift = {"next": 1, "this": 0, "last": -1}[m["rel"]]
+        return _shift_months(today.replace(day=1), shift, _ordinal(m["d"]))
+
+    def end_of(m: re.Match[str], today: date) -> date:
+        shift = {"next": 1, "this": 0, "the": 0, "last": -1}[m["rel"] or "this"]
+        first = _shift_months(today.replace(day=1), shift)
+        return first.replace(day=calendar.monthrange(first.year, first.month)[1])
+
+    def month_day(m: re.Match[str], today: date) -> date:
+        month, day = MONTHS[m["m"]], _ordinal(m["d"])
+        found = date(today.year, month, min(day, calendar.monthrange(today.year, month)[1]))
+        return found if found >= today else date(today.year + 1, month, day)
+
+    def bare_nth(m: re.Match[str], today: date) -> date:
+        day = _ordinal(m["d"])
+        return _shift_months(today.replace(day=1), 0 if day >= today.day else 1, day)
+
+    return [
+        (r"\b(?P<iso>\d{4}-\d{2}-\d{2})\b", lambda m, t: date.fromisoformat(m["iso"])),
+        (r"\b(?:today|tonight|this evening|this afternoon|eod)\b", lambda m, t: t),
+        (
+            r"\b(?:tomorrow|tmrw|tmr|tomorow|tommorow|tommorrow|2moro)\b",
+            lambda m, t: t + timedelta(1),
+        ),
+        (r"\byesterday\b", lambda m, t: t - timedelta(1)),
+        (r"\b(?:in|within)\s+" + _COUNT + r"\s+" + _UNIT + r"\b", in_n),
+        (_COUNT + r"\s+" + _UNIT + r"\s+from\s+(?:now|today)\b", in_n),
+        (r"\bnext\s+week\b", lambda m, t: t + timedelta(7)),
+        (r"\bnext\s+month\b(?!\s*'s)", lambda m, t: _shift_months(t, 1)),
+        (
+            r"\b(?:the\s+)?(?P<d>\d{1,2}(?:st|nd|rd|th)?)\s+of\s+(?P<rel>next|this|last)\s+month\b",
+            nth_of,
+        ),
+        (r"\b(?:the\s+)?end\s+of\s+(?:the\s+)?(?P<rel>next|this|last)?\s*month\b", end_of),
+        (
+            r"\b(?P<m>" + _MONTH + r")\.?\s+(?P<d>\d{1,2})(?:st|nd|rd|th)?\b",
+            month_day,
+        ),
+        (
+            r"\b(?P<d>\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?(?P<m>" + _MONTH + r")\b",
+            month_day,
+        ),
+        (
+            r"\b(?:(?:next|this|on|by|until|till|for|coming)\s+)*(?P<dow>" + _DAY + r")\b",
+            lambda m, t: _next_weekday(t, WEEKDAYS[m["dow"]]),
+        ),
+        (r"\bthe\s+(?P<d>\d{1,2}(?:st|nd|rd|th))\b", bare_nth),
+    ]
+
+
+def find_date(text: str, today: date) -> Found[date] | None:
+    """The first date the text names (its span includes a leading "on", "by", "due" or "for")."""
+    lower = text.lower()
+    best: Found[date] | None = None
+    for pattern, make in _compiled():
+        for m in pattern.finditer(lower):
+            try:
+                value = make(m, today)
+            except (ValueError, KeyError):
+                continue
+            start, end = m.start(), m.end()
+            lead = re.search(r"(?:\b(?:due|on|by|for|before|until|till|at)\s+)+$", lower[:start])
+            if lead:
+                start = lead.start()
+            if best is None or start < best.start:
+                best = Found(value, start, end)
+            break
+    return best
+
+
+_COMPILED: list[tuple[re.Pattern[str], DateRule]] = []
+
+
+def _compiled() -> list[tuple[re.Pattern[str], DateRule]]:
+    if not _COMPILED:
+        _COMPILED.extend((re.compile(p), make) for p, make in _rules())
+    return _COMPILED
+
+
+_RANGE_NEXT = re.compile(
+    r"\b(?:in|within|over)\s+the\s+(?:next|coming)\s+" + _COUNT + r"\s+" + _UNIT
+)
+_RANGE_MONTH = re.compile(r"\b(?P<rel>this|last|next|previous)\s+(?P<unit>month|week)\b")
+
+
+def find_range(text: str, today: date) -> tuple[Span, Found[None]] | None:
+    """A period ("in the next 7 days", "last month", "this week") the text names."""
+    lower = text.lower()
+    m = _RANGE_NEXT.search(lower)
+    if m:
+        n, unit = _count(m["n"]), m["unit"]
+        last = today + timedelta(days=n * {"day": 1, "week": 7, "month": 30, "year": 365}[unit])
+        return Span(today, last), Found(None, m.start(), m.end())
+    m = _RANGE_MONTH.search(lower)
+    if m:
+        shift = {"this": 0, "last": -1, "previous": -1, "next": 1}[m["rel"]]
+        if m["unit"] == "month":
+            first = _shift_months(today.replace(day=1), shift)
+            last = first.replace(day=calendar.monthrange(first.year, first.month)[1])
+        else:
+            first = today - timedelta(days=today.weekday()) + timedelta(weeks=shift)
+            last = first + timedelta(days=6)
+        return Span(first, last), Found(None, m.start(), m.end())
+    return None
+
+
+_TIME = re.compile(
+    r"\b(?:at\s+)?(?P<h>\d{1,2})(?::(?P<min>\d{2}))?\s*(?P<ampm>am|pm|a\.m\.|p\.m\.)"
+    r"|\bat\s+(?P<h2>\d{1,2})(?::(?P<min2>\d{2}))?\b(?!\s*(?:%|k\b|days?|weeks?))"
+    r"|\b(?P<noon>noon|midday|midnight)\b"
+)
+
+
+def find_time(text: str) -> Found[tuple[int, int]] | None:
+    """A time of day ("at 3pm", "at 9", "15:30", "noon") as (hour, minute)."""
+    m = _TIME.search(text.lower())
+    if m is None:
+        return None
+    if m["noon"]:
+        return Found((0 if m["noon"] == "midnight" else 12, 0), m.start(), m.end())
+    hour = int(m["h"] or m["h2"])
+    minute = int(m["min"] or m["min2"] or 0)
+    ampm = (m["ampm"] or "").replace(".", "")
+    if ampm == "pm" and hour < 12:
+        hour += 12
+    if ampm == "am" and hour == 12:
+        hour = 0
+    if hour > 23 or minute > 59:
+        return None
+    return Found((hour, minute), m.start(), m.end())
+
+
+_AMOUNT = re.compile(
+    r"(?P<cur>[$€£])?\s?(?P<num>\d[\d,]*(?:\.\d+)?)\s?(?P<mult>k|m|mm|bn|b|thousand|million|"
+    r"billion)?\b(?!\s*%)(?:\s*(?P<code>usd|eur|gbp|dollars|euros|pounds))?",
+    re.I,
+)
+_MULT = {"k": 1e3, "thousand": 1e3, "m": 1e6, "mm": 1e6, "million": 1e6}
+_MULT |= {"b": 1e9, "bn": 1e9, "billion": 1e9}
+_CODES = {"$": "USD", "€": "EUR", "£": "GBP", "dollars": "USD", "euros": "EUR", "pounds": "GBP"}
+
+
+def find_amounts(text: str, *, money_only: bool = False) -> list[Found[Amount]]:
+    """Numbers, with "k"/"m" multipliers and currency marks read: value (int | float, currency
+    code or None). ``money_only``: only numbers marked as money (a sign, a code, k/m)."""
+    found = []
+    for m in _AMOUNT.finditer(text):
+        raw = m["num"].replace(",", "")
+        try:
+            value = float(raw)
+        except ValueError:
+            continue
+        mult = (m["mult"] or "").lower()
+        value *= _MULT.get(mult, 1)
+        code = m["code"] or m["cur"]
+        currency = _CODES.get((code or "").lower(), (code or "").upper() or None)
+        if money_only and not (m["cur"] or m["code"] or mult):
+            continue
+        number: int | float = int(value) if value.is_integer() else round(value, 2)
+        found.append(Found((number, currency), m.start(), m.end()))
+    return found
+
+
+def find_email(text: str) -> Found[str] | None:
+    m = re.search(EMAIL, text)
+    return Found(m[0].rstrip("."), m.start(), m.end()) if m else None
+
+
+def find_phone(text: str) -> Found[str] | None:
+    m = re.search(PHONE, text)
+    if m is None:
+        return None
+    digits = re.sub(r"[^\d+]", "", m[0])
+    if len(digits.lstrip("+")) < 7 or re.fullmatch(r"\d{4}-\d{2}-\d{2}", m[0].strip()):
+        return None
+    return Found(digits, m.start(), m.end())

@@ -1,0 +1,56 @@
+"""Walk an offline plan to its end without a server: each search answers from a fixed set of
+records (by exact or partial display name), every other call succeeds, and each call is checked
+against the real tool's argument model."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from fieldhouse.agents.contract import ToolOutcome
+from fieldhouse.agents.providers.offline_plans import Call, Plan
+from fieldhouse.agents.tools import ALL_TOOLS
+
+TOOLS = {tool.spec.name: tool for tool in ALL_TOOLS}
+READS = {"records.search", "records.get", "reminders.list"}
+
+
+def record(module: str, name: str, **fields: Any) -> dict[str, Any]:
+    """A record as records.search returns it (its id made from its name)."""
+    rid = (name.lower().replace(" ", "-") + "-" * 36)[:36]
+    return {"recordId": rid, "moduleSlug": module, "displayName": name, "fields": fields}
+
+
+def _answer(call: Call, records: Sequence[Mapping[str, Any]]) -> ToolOutcome:
+    name, args = call
+    if name != "records.search":
+        return ToolOutcome("ok", {}, f"Done: {name}.")
+    query = str(args.get("query") or "").lower().split()
+    found = [
+        r
+        for r in records
+        if r["moduleSlug"] == args["module"]
+        and all(w in str(r["displayName"]).lower() for w in query)
+    ]
+    return ToolOutcome("ok", {"records": found}, f"Found {len(found)} record(s).")
+
+
+def walk(plan: Plan, records: Sequence[Mapping[str, Any]] = ()) -> tuple[list[Call], str]:
+    """Every call the plan makes (in order) and its closing reply ("" when it just ends)."""
+    made: list[Call] = []
+    outcomes: list[ToolOutcome] = []
+    for stage in plan.stages:
+        calls = stage(outcomes)
+        if isinstance(calls, str):
+            return made, calls
+        if not calls:
+            break
+        for name, args in calls:
+            TOOLS[name].args.model_validate(args)
+        made += calls
+        outcomes = [_answer(call, records) for call in calls]
+    return made, plan.reply
+
+
+def writes(plan: Plan, records: Sequence[Mapping[str, Any]] = ()) -> list[Call]:
+    return [call for call in walk(plan, records)[0] if call[0] not in READS]
