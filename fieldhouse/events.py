@@ -22,9 +22,9 @@ was handed, the place to resume from. A client that does not take even that with
 from __future__ import annotations
 
 import weakref
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from contextlib import AsyncExitStack
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from types import TracebackType
 from typing import Any
 
@@ -67,6 +67,8 @@ class Selection:
     types: Collection[str]
     #: archived modules: their records' entries are left out (the module's own are sent)
     archived_module_ids: Collection[str] = ()
+    #: per module id, the slugs of its archived fields: left out of ``values``
+    archived_fields: Mapping[str, Collection[str]] = field(default_factory=dict)
 
 
 class Wakeups:
@@ -143,6 +145,9 @@ async def read_page(
     for entry in entries:
         if entry["activityType"] in _RECORD_VALUES:
             entry["values"] = _values(entry, current.get(entry["recordId"] or ""))
+            hidden = selection.archived_fields.get(entry["moduleId"])
+            if hidden:
+                entry["values"] = {k: v for k, v in entry["values"].items() if k not in hidden}
     return entries, after
 
 

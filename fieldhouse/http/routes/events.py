@@ -109,12 +109,17 @@ async def _selection(svc: Services, principal: Principal, query: EventsQuery) ->
     types = parse_kinds(query.activityTypes, ("activityTypes",))
     record_id = str(query.recordId).lower() if query.recordId is not None else None
     slugs = [s.strip() for s in (query.modules or "").split(",") if s.strip()]
+    schemas = await workspace_schemas(svc, principal)
+    # archived fields' values are left out of the events' values
+    hidden = {
+        s.module.module_id: s.archived_slugs for s in schemas.modules.values() if s.archived_fields
+    }
     if slugs:
         module_ids = [
             (await visible_module(svc, principal, slug))[0].module.module_id
             for slug in dict.fromkeys(slugs)
         ]
-        return events.Selection(module_ids, record_id, types)
+        return events.Selection(module_ids, record_id, types, (), hidden)
     if principal.role.can_view is None:
         # every module's entries, but the records of archived ones (out of /v1 altogether)
         archived = [
@@ -122,12 +127,11 @@ async def _selection(svc: Services, principal: Principal, query: EventsQuery) ->
             for m in await svc.store.all_modules(principal.account_id)
             if not m.is_active
         ]
-        return events.Selection(None, record_id, types, archived)
-    schemas = await workspace_schemas(svc, principal)
+        return events.Selection(None, record_id, types, archived, hidden)
     visible = [
         s.module.module_id for s in schemas.modules.values() if principal.can_view(s.module.slug)
     ]
-    return events.Selection(visible, record_id, types)
+    return events.Selection(visible, record_id, types, (), hidden)
 
 
 def _last_event_id() -> int | None:

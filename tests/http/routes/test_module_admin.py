@@ -535,3 +535,20 @@ async def test_an_archived_modules_records_leave_the_event_stream(
             seen = await take(events, 2)
         assert [name for name, _, _ in seen] == ["module_created", "module_archived"]
         assert seen[1][1] == seen[0][1] + 2  # the record's entry between them stays unsent
+
+
+async def test_an_archived_fields_values_leave_the_event_stream(
+    runtime: Runtime, ws: Workspace
+) -> None:
+    async with served(runtime) as http:
+        made = await create_projects(http, ws)
+        record = await new_project(http, ws, "Rocket", phase="running", budget=2)
+        phase = next(f for f in made["fields"] if f["slug"] == "phase")
+        url = f"/api/modules/{made['module']['id']}/fields/{phase['fieldId']}"
+        assert (await http.patch(url, headers=ws.headers, json={"archived": True})).is_success
+        feed = (await http.get("/v1/activity?limit=50", headers=ws.headers)).json()
+        created = next(a for a in feed["activities"] if a["recordId"] == record["recordId"])
+        async with stream(http, ws, params={"afterSeq": created["seq"] - 1}) as events:
+            (seen, *_) = await take(events, 1)
+        assert seen[0] == "record_created"
+        assert "phase" not in seen[2]["values"] and seen[2]["values"]["budget"] == 2
