@@ -337,6 +337,7 @@ async def export_records(
     store = system.store
     query = parse_list_query([("sortField", "created_at"), ("sortDirection", "asc")], schema)
     slugs = [f.slug for f in schema.fields]
+    keep = schema.live_keys  # archived fields' values stay in the store
     written = 0
     with (
         path.open("w", encoding="utf-8", newline="") as handle,
@@ -354,7 +355,12 @@ async def export_records(
             for r in rows:
                 if writer is None:
                     line = {"recordId": r.record_id, "displayName": r.display_name}
-                    handle.write(json.dumps({**line, "fields": r.fields}) + "\n")
+                    values = (
+                        r.fields
+                        if keep is None
+                        else {k: r.fields[k] for k in r.fields if k in keep}
+                    )
+                    handle.write(json.dumps({**line, "fields": values}) + "\n")
                 else:
                     cells = [_out(r.fields.get(s)) for s in slugs]
                     writer.writerow([r.record_id, _escape(r.display_name), *cells])

@@ -122,3 +122,26 @@ def test_a_file_that_is_not_json_is_named(
         == 2
     )
     assert "nope.json" in capsys.readouterr().err
+
+
+def test_an_export_leaves_archived_fields_out_and_imports_again(
+    tmp_path: Path, where: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    made = run(capsys, *where, "init", "--name", "Acme", "--template", "companies")
+    ws = ["--workspace", str(made["accountId"])]
+    run(capsys, *where, "module", "create", *ws, "--file", write(tmp_path, "m.json", MODULE))
+    rows = tmp_path / "in.jsonl"
+    rows.write_text(json.dumps({"displayName": "A", "fields": {"title": "A", "phase": "done"}}))
+    assert (
+        run(capsys, *where, "import", *ws, "--module", "projects", "--no-progress", str(rows))[
+            "imported"
+        ]
+        == 1
+    )
+    run(capsys, *where, "field", "archive", *ws, "--module", "projects", "phase")
+    out = tmp_path / "out.jsonl"
+    run(capsys, *where, "export", *ws, "--module", "projects", "--no-progress", str(out))
+    (line,) = [json.loads(x) for x in out.read_text().splitlines()]
+    assert line["fields"] == {"title": "A"}
+    again = run(capsys, *where, "import", *ws, "--module", "projects", "--no-progress", str(out))
+    assert again["imported"] == 1 and again["rejected"] == []
