@@ -96,8 +96,15 @@ async def picker(
         rows = await svc.store.picker(
             principal.account_id, target.module.module_id, query.search, query.limit
         )
+        keep = target.live_keys  # (an archived field's values are never shown)
         items = [
-            {"recordId": r.record_id, "displayName": r.display_name, "fields": r.fields}
+            {
+                "recordId": r.record_id,
+                "displayName": r.display_name,
+                "fields": r.fields
+                if keep is None
+                else {k: r.fields[k] for k in r.fields if k in keep},
+            }
             for r in rows
         ]
     return {

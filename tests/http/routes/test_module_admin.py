@@ -552,3 +552,26 @@ async def test_an_archived_fields_values_leave_the_event_stream(
             (seen, *_) = await take(events, 1)
         assert seen[0] == "record_created"
         assert "phase" not in seen[2]["values"] and seen[2]["values"]["budget"] == 2
+
+
+async def test_the_picker_leaves_an_archived_fields_values_out(
+    client: httpx.AsyncClient, ws: Workspace
+) -> None:
+    await create_projects(client, ws)
+    companies = (await client.get("/v1/modules/companies", headers=ws.headers)).json()
+    website = next(f for f in companies["fields"] if f["slug"] == "website")
+    made = await client.post(
+        "/v1/modules/companies/records",
+        headers=ws.headers,
+        json={
+            "displayName": "Initech",
+            "fields": {"name": "Initech", "website": "https://initech.test"},
+        },
+    )
+    assert made.status_code == 201, made.text
+    url = f"/api/modules/{companies['module']['id']}/fields/{website['fieldId']}"
+    assert (await client.patch(url, headers=ws.headers, json={"archived": True})).is_success
+    picked = await client.get("/v1/modules/projects/references/client/picker", headers=ws.headers)
+    assert picked.status_code == 200, picked.text
+    (item,) = picked.json()["items"]
+    assert item["fields"]["name"] == "Initech" and "website" not in item["fields"]
