@@ -263,6 +263,8 @@ async def update_module(ctx: WriteContext, msg: UpdateModule) -> ModuleDef:
     name = module.name if msg.name is None else msg.name.strip()
     if archiving:
         _check_unreferenced(ctx, module)
+    if unarchiving:
+        await _check_targets(ctx, module)
     if name == module.name and not (archiving or unarchiving):
         return module
     updated = replace(
@@ -317,4 +319,22 @@ def _check_unreferenced(ctx: WriteContext, module: ModuleDef) -> None:
             f"Module {module.slug!r} is linked to by {', '.join(linking)}; archive or change "
             "those fields first",
             data={"referencingFields": linking},
+        )
+
+
+async def _check_targets(ctx: WriteContext, module: ModuleDef) -> None:
+    """409 while live reference fields of the module coming back link to archived modules
+    (archived while this one was: bring those back first)."""
+    linking = sorted(
+        f"{module.slug}.{f.slug} -> {target}"
+        for f in await ctx.txn.module_fields(module.module_id)
+        if f.archived_at is None and f.data_type == "reference"
+        for target in reference_settings(f)[2]
+        if target != module.slug and target not in ctx.schemas
+    )
+    if linking:
+        raise Conflict(
+            f"Module {module.slug!r} links to modules that are archived or gone "
+            f"({', '.join(linking)}); bring those back first",
+            data={"archivedTargets": linking},
         )

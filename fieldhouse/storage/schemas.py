@@ -82,6 +82,15 @@ def set_module_active(account_id: str, module_id: str, active: bool, at: str) ->
     )
 
 
+def module_fields(account_id: str, module_id: str) -> Op[list[FieldDef]]:
+    """A module's fields, archived ones too (of a module that may be archived itself)."""
+    found = yield rows(
+        "SELECT * FROM fields WHERE account_id = ? AND module_id = ? ORDER BY sort_order, slug",
+        (account_id, module_id),
+    )
+    return FIELDS.read_all(found)
+
+
 def rename_module(account_id: str, module_id: str, name: str, at: str) -> Op[None]:
     yield execute(
         "UPDATE modules SET name = ?, updated_at = ? WHERE account_id = ? AND id = ?",

@@ -699,6 +699,10 @@ class WriteTxn:
     async def set_module_active(self, module_id: str, active: bool, at: str) -> None:
         self._defer(schemas.set_module_active(self.account_id, module_id, active, at))
 
+    async def module_fields(self, module_id: str) -> list[FieldDef]:
+        """A module's fields, archived ones too, even while the module is archived."""
+        return await self._run(schemas.module_fields(self.account_id, module_id), write_back=True)
+
     async def rename_module(self, module_id: str, name: str, at: str) -> None:
         self._defer(schemas.rename_module(self.account_id, module_id, name, at))
 

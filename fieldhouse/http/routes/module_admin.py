@@ -96,7 +96,8 @@ async def create_module(svc: Services, principal: Principal, body: ModuleCreateB
     responses={200: ModuleUpdated},
     conflicts={
         "conflict": "archiving a module that live fields of other modules link to (data: "
-        "referencingFields)"
+        "referencingFields), or bringing one back whose reference fields link to archived "
+        "modules (data: archivedTargets)"
     },
 )
 async def update_module(

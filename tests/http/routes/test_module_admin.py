@@ -575,3 +575,38 @@ async def test_the_picker_leaves_an_archived_fields_values_out(
     assert picked.status_code == 200, picked.text
     (item,) = picked.json()["items"]
     assert item["fields"]["name"] == "Initech" and "website" not in item["fields"]
+
+
+async def test_a_module_comes_back_only_after_the_modules_it_links_to(
+    client: httpx.AsyncClient, ws: Workspace
+) -> None:
+    clients = await create_projects(
+        client,
+        ws,
+        {"slug": "clients", "name": "Clients", "fields": [{"label": "Name", "dataType": "text"}]},
+    )
+    jobs = await create_projects(
+        client,
+        ws,
+        {
+            "slug": "jobs",
+            "name": "Jobs",
+            "fields": [
+                {
+                    "label": "Client",
+                    "dataType": "reference",
+                    "config": {"reference": {"allowedModuleSlugs": ["clients"]}},
+                }
+            ],
+        },
+    )
+    clients_url = f"/api/modules/{clients['module']['id']}"
+    jobs_url = f"/api/modules/{jobs['module']['id']}"
+    envelope(await client.delete(clients_url, headers=ws.headers), 409)
+    assert (await client.delete(jobs_url, headers=ws.headers)).status_code == 204
+    assert (await client.delete(clients_url, headers=ws.headers)).status_code == 204
+    back = await client.patch(jobs_url, headers=ws.headers, json={"archived": False})
+    assert envelope(back, 409)["data"] == {"archivedTargets": ["jobs.client -> clients"]}
+    for url in (clients_url, jobs_url):
+        resp = await client.patch(url, headers=ws.headers, json={"archived": False})
+        assert resp.status_code == 200, resp.text
