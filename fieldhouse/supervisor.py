@@ -31,7 +31,7 @@ import tempfile
 from collections.abc import AsyncIterator, Iterator
 from contextlib import contextmanager
 from dataclasses import replace
-from typing import NoReturn
+from typing import Any, NoReturn
 from urllib.parse import urlparse
 
 import trio
@@ -47,6 +47,10 @@ QUICK_EXIT_SECONDS = 2.0
 MAX_QUICK_EXITS = 5
 #: how long workers get to finish in-flight requests before they are killed
 STOP_SECONDS = 15.0
+#: the embedding process starts once the workers answer, or after this long without an answer
+EMBED_WAIT_SECONDS = 30.0
+#: how often the workers' address is tried meanwhile
+EMBED_POLL_SECONDS = 0.05
 
 
 class AlreadyServing(Exception):
@@ -201,7 +205,7 @@ async def _supervise(
                 host, port = sock.getsockname()[:2]
                 outer.start_soon(announce_when_ready, base_url(host, port), announce)
             if settings.embed_socket is not None:
-                outer.start_soon(_keep_embedding, settings, stopping)
+                outer.start_soon(_keep_embedding, settings, stopping, sock.getsockname())
             async with trio.open_nursery() as workers:
                 for index in range(settings.workers):
                     worker = replace(settings, worker_index=index)
@@ -216,9 +220,16 @@ def embeds(settings: Settings) -> bool:
     return settings.search_enabled and settings.embedding_process and settings.embedder != "none"
 
 
-async def _keep_embedding(settings: Settings, stopping: trio.Event) -> None:
+async def _keep_embedding(
+    settings: Settings, stopping: trio.Event, address: tuple[Any, ...]
+) -> None:
     """The server's one embedding process (:mod:`fieldhouse.search.embed_process`), started
-    again when it dies; while it is away, searches run on their keyword half."""
+    again when it dies; while it is away, searches run on their keyword half.
+
+    It starts once a worker answers on ``address`` (at most EMBED_WAIT_SECONDS later): its
+    imports and its model's load took the cores the starting workers needed (0.3-0.55 s of CPU
+    before the first answer), and the server answers without it."""
+    await _until_answering(address)
     while not stopping.is_set():
         started = trio.current_time()
         code = await _run_once(settings, None, stopping, "fieldhouse.search.embed_process")
@@ -227,6 +238,18 @@ async def _keep_embedding(settings: Settings, stopping: trio.Event) -> None:
         log.error("the embedding process exited with %s; restarting it", code)
         if trio.current_time() - started < QUICK_EXIT_SECONDS:
             await trio.sleep(QUICK_EXIT_SECONDS)  # back off a crash loop
+
+
+async def _until_answering(address: tuple[Any, ...]) -> None:
+    """Return once GET /readyz on ``address`` answers 200, or after EMBED_WAIT_SECONDS."""
+    from fieldhouse.banner import answers, base_url
+
+    base = base_url(address[0], address[1])
+    with trio.move_on_after(EMBED_WAIT_SECONDS):
+        while True:
+            if await answers(base):
+                return
+            await trio.sleep(EMBED_POLL_SECONDS)
 
 
 async def _watch_signals(signals: AsyncIterator[int], stopping: trio.Event) -> None:
