@@ -60,7 +60,8 @@ async def test_a_run_shows_its_calls_and_what_they_read(
     assert run.runId == made["runId"] and run.userId == ws.owner_id
     assert run.status == "succeeded" and run.pendingApprovals == []
     assert run.response == made["response"] and run.error is None
-    (call,) = run.toolCalls
+    lookup, call = run.toolCalls  # a look-up for a contact of that name, then the create
+    assert (lookup.tool, lookup.status) == ("records.search", "ok")
     assert (call.tool, call.status, call.approvalId) == ("records.create", "ok", None)
     assert call.result["record"]["displayName"] == "Ada Lovelace"
 

@@ -30,7 +30,7 @@ async def test_create_contact_stores_the_run(
 ) -> None:
     body = await chat(client, ws, "create a contact named Ada Lovelace with email ada@example.com")
     assert body["success"] is True and body["error"] == ""
-    assert body["toolCalls"] == 1
+    assert body["toolCalls"] == 2  # a look-up for a contact of that name, then the create
     assert isinstance(body["durationMs"], int)
     assert "Created contacts record Ada Lovelace." in body["response"]
     listed = await client.get(
@@ -40,8 +40,9 @@ async def test_create_contact_stores_the_run(
     run = await runtime.store.get_object(ws.account_id, AGENT_RUN, body["runId"])
     assert run is not None and run.status == "succeeded"
     assert run.data["userId"] == ws.owner_id and run.data["agentId"] is None
-    assert run.data["steps"] == 2 and run.data["response"] == body["response"]
-    (call,) = run.data["toolCalls"]
+    assert run.data["steps"] == 3 and run.data["response"] == body["response"]
+    lookup, call = run.data["toolCalls"]
+    assert lookup["tool"] == "records.search" and lookup["status"] == "ok"
     assert call["tool"] == "records.create" and call["status"] == "ok"
     assert call["arguments"]["fields"]["emails"] == ["ada@example.com"]
     assert call["result"]["record"]["displayName"] == "Ada Lovelace"

@@ -329,6 +329,8 @@ async def test_agent_activity_in_the_feeds(
     )
     assert res.status_code == 200
     entries = [(e["activityType"], e["data"]) for e in res.json()["activities"]][::-1]
+    # the create's look-up for a contact of that name is a tool call too
+    entries = [(k, d) for k, d in entries if d.get("tool") != "records.search"]
     assert [kind for kind, _ in entries] == [
         "agent_tool_call",
         "approval_requested",
@@ -344,5 +346,6 @@ async def test_agent_activity_in_the_feeds(
     assert decision["runId"] == send_run
     assert sent == {**sent, "tool": "email.send", "approvalId": approval, "runId": send_run}
     # the approver decided; the call ran with the authority of the key that asked for it
-    users = [e["userId"] for e in res.json()["activities"]][::-1]
+    activities = res.json()["activities"][::-1]
+    users = [e["userId"] for e in activities if e["data"].get("tool") != "records.search"]
     assert users == [ws.owner_id, ws.owner_id, admin.owner_id, ws.owner_id]
