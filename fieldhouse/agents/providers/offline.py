@@ -56,7 +56,9 @@ class OfflineProvider:
         known = {spec.name for spec in tools}
         if stage < len(plan.stages):
             previous = [t.outcome for t in _last_stage(turns) if t.outcome is not None]
-            if stage == 0 or all(o.status == "ok" for o in previous):
+            # a failed call goes on to the next stage, which decides (a create goes ahead when
+            # its look-up for a duplicate was refused); one that waits for a person stops it
+            if stage == 0 or all(o.status in ("ok", "error") for o in previous):
                 wanted = plan.stages[stage](previous)
                 if isinstance(wanted, str):
                     return await _say(wanted, emit)

@@ -104,8 +104,12 @@ def plan_for(message: str, now: datetime, workspace: Workspace | None = None) ->
     if mail is not None:
         search, then = mail
         return Plan((_stage(search), then))
-    if _MAILISH.search(text):
-        return None
+    if _MAILISH.search(text):  # an e-mail the shapes above could not read: ask, do not guess
+        return Plan(
+            (),
+            "Who should I e-mail, and about what? Give an address or a contact's full name, "
+            'and a subject: "email Ada Lovelace about the renewal".',
+        )
     planned = plan_records(text, now, workspace)
     if planned is None:
         return None
@@ -114,7 +118,11 @@ def plan_for(message: str, now: datetime, workspace: Workspace | None = None) ->
     return Plan(planned)
 
 
-_MAILISH = re.compile(r"^\W*(?:\w+\s+){0,4}(?:e-?mail|write\s+to|message)\b", re.I)
+_MAILISH = re.compile(
+    r"^\W*(?:(?:send|write|draft|compose)\s+(?:an?\s+|the\s+)?(?:e-?mail|message|note)|"
+    r"e-?mail|message|write\s+to)\b",
+    re.I,
+)
 
 
 def _moment(

@@ -47,7 +47,7 @@ NO_DELETE = (
     "app, or tell me what to change instead."
 )
 _POLITE = re.compile(
-    r"^(?:(?:hi|hello|hey)(?:\s+there)?\s*[,!.]?\s*|please\s+|pls\s+|plz\s+|kindly\s+|"
+    r"^(?:(?:hi|hello|hey)\b(?:\s+there)?\s*[,!.]?\s*|please\s+|pls\s+|plz\s+|kindly\s+|"
     r"(?:could|can|would|will)\s+you\s+(?:please\s+|kindly\s+)?(?:mind\s+)?|"
     r"i(?:'d|\s+would)\s+(?:like|love)\s+(?:you\s+)?to\s+|i\s+want\s+you\s+to\s+|"
     r"i(?:'d|\s+would)\s+appreciate\s+it\s+if\s+you(?:'d|\s+would|\s+could)?\s+|"
@@ -70,7 +70,7 @@ _DELETE = re.compile(
     r"\b(?:delete|del|remove|erase|wipe|purge|destroy|trash|get\s+rid\s+of|drop|archive)\b", re.I
 )
 _CREATE = re.compile(
-    r"^(?:create|creat|add|new|log|make|register|open|set\s+up|enter|insert|save)\b"
+    r"^(?:create|creat|add|new|log|make|register|set\s+up|enter|insert|save)\b"
     r"|^(?:i|we)\s+(?:need|want)\s+(?:a|an)\s+(?:new\s+)?"
     r"|^(?:i'?d\s+like|let'?s\s+have|let'?s\s+add|give\s+me)\s+(?:a|an)\s+(?:new\s+)?"
     r"|^(?:todo|to-do|to\s+do|task)\s*:",
@@ -82,7 +82,8 @@ _UPDATE_VERB = (
 )
 _FIND = re.compile(
     r"^(?:find|search(?:\s+for)?|look\s+up|lookup|look\s+for|pull\s+up|bring\s+up|show|list|"
-    r"get|give\s+me|display|fetch|open|who\s+is|who'?s|who\s+are|which|what|whats|what'?s|"
+    r"get|give\s+me|display|fetch|open|who\s+is|who'?s|who\s+are|who\s+works|which|what|"
+    r"whats|what'?s|"
     r"do\s+we\s+have|is\s+there|are\s+there|how\s+many|all|every|any)\b",
     re.I,
 )
@@ -201,10 +202,18 @@ def _statement(lower: str) -> bool:
     return bool(
         re.search(
             r"\b(?:is|are)\s+now\b|\bshould\s+be\b|\bhas\s+moved\s+to\b|^we\s+(?:won|lost)\b|"
-            r"\bnow\s+(?:works|is)\b",
+            r"\bnow\s+(?:works|is)\b|^(?!(?:which|what|who|how|show|list|find|any|all)\b)"
+            r"[\w' .-]+?\s+is\s+(?:now\s+)?in\s+|"
+            r"^(?!(?:what|who|which|how)\b)[\w .-]+'s?\s+[\w -]+?\s+is\s+|"
+            r"^[\w' .-]+?\s*(?:->|=>|\u2192)\s*\S|^(?!(?:which|what|show|list|find|any|all)\b)"
+            r"[\w' .-]+?\s+(?:closes|is\s+due)\s+(?:on\s+|by\s+)?\S",
             lower,
         )
-        or re.search(r"^[a-z][\w' .-]+\s+(?:phone|email|e-mail|mobile)\s+\S+$", lower)
+        or re.search(
+            r"^(?!(?:find|search|look|show|list|get|pull|who)\b)[a-z][\w' .-]+\s+"
+            r"(?:phone|email|e-mail|mobile)\s+\S+$",
+            lower,
+        )
     )
 
 
@@ -237,11 +246,24 @@ def _records(outcome: ToolOutcome) -> list[Mapping[str, Any]]:
 _QUOTED = re.compile(
     r"(?<!\w)['\"\u2018\u201c](?P<q>[^'\"\u2019\u201d]{2,}?)['\"\u2019\u201d](?!\w)"
 )
-_NAME_INTRO = re.compile(r"(?:named|called|titled|for)\s+", re.I)
+_NAME_INTRO = re.compile(r"(?:named|called|titled|for|to)\s+", re.I)
 _CLAUSE = re.compile(
-    r"\s*(?:[,;(]|\s->|\s-\s|\.\s|\?\s|!\s|\s+(?:with|worth|valued\s+at|due|by|in\s+stage|"
+    r"\s*(?:[,;(]|\s->|\s-\s|\.\s|\?\s|!\s|\s+with\s+(?:an?\s+|the\s+)?(?=FIELD)|"
+    r"\s+(?:worth|valued\s+at|due|by|in\s+stage|"
     r"whose|who|which|that|he'?s|she'?s|they'?re|his|her|their|its|at\s+a|amount|priority|"
     r"stage)\b)",
+    re.I,
+)
+
+
+_PERSON_AT = re.compile(
+    r"^(?P<verb>add|create|new)\s+(?P<name>[a-z][\w'-]*(?:\s+[a-z][\w'-]*){1,2})\s+(?:at|from)\s+"
+    r"(?P<org>.+)$",
+    re.I,
+)
+_NAME_BEFORE = re.compile(
+    r"^\W*\w+\s+(?P<name>.+?)\s+(?:as\s+(?:a|an|the)?|to\s+(?:the\s+|my\s+|our\s+)?)\s*"
+    r"(?:new\s+)?$",
     re.I,
 )
 
@@ -249,16 +271,24 @@ _CLAUSE = re.compile(
 def _create(text: str, today: date, ws: Workspace) -> Planned:
     mentions = _mentions(text, ws)
     modules = _modules_named(mentions)
+    people = [m for m in ws.modules if _person_like(m)]
+    person = _PERSON_AT.match(text)
+    if not modules and person and people:  # "add Jane Doe at Contoso": a person at a company
+        word = singular(words(people[0].name))
+        text = f"{person['verb']} {word} {person['name']} at {person['org']}"
+        mentions = _mentions(text, ws)
+        modules = _modules_named(mentions)
     if not modules:
         return "What kind of record should I create (a contact, company, deal or task)?"
     first = min((m for m in mentions if m.field is None), key=lambda m: m.start)
     module = first.module
     rest = text[first.end :]
     name, name_span = _new_name(rest, module, today)
-    before = re.match(r"^\W*\w+\s+(?P<name>.+?)\s+as\s+(?:a|an|the)?\s*(?:new\s+)?$",
-                      text[: first.start], re.I)  # fmt: skip
-    if not name and before and not rest.strip(" .!?"):
+    before = _NAME_BEFORE.match(text[: first.start])
+    if not name and before and (not rest.strip(" .!?") or rest.lstrip().startswith(",")):
         name, name_span = before["name"].strip(" '\""), (0, 0)  # "add Linus Torvalds as a contact"
+        text = text[: before.start("name")] + text[before.end("name") :]
+        first = next(m for m in _mentions(text, ws) if m.field is None and m.module is module)
     if not name:
         return f"What should the new {singular(words(module.name))} be called?"
     if name.lower().split()[0] in _PRONOUNS | {"for", "to", "about", "on", "with"}:
@@ -267,7 +297,8 @@ def _create(text: str, today: date, ws: Workspace) -> Planned:
     said = rest[name_span[0] : name_span[1]]
     at = said.lower().find(name.lower())
     inside = said[:at] + " " + said[at + len(name) :] if at >= 0 else ""
-    details = " ".join((text[: first.start], rest[: name_span[0]], inside, rest[name_span[1] :]))
+    head = re.sub(r"^\W*[\w']+\s*", "", text[: first.start])  # without the verb
+    details = " ".join((head, rest[: name_span[0]], inside, rest[name_span[1] :]))
     fields, pending = _details(details, module, today, ws, creating=True)
     fields |= _name_fields(module, name)
     create_args = {"module": module.slug, "displayName": name, "fields": fields}
@@ -295,6 +326,24 @@ def _query(outcome: ToolOutcome, lookups: list[Call]) -> str:
     return ""
 
 
+_CLAUSES: dict[int, re.Pattern[str]] = {}
+
+
+def _clause(module: Module) -> re.Pattern[str]:
+    """Where a new record's name ends: a comma, "worth", "due", or "with" before a field of
+    the module ("with email ...", but "follow up with Grace" is a name)."""
+    made = _CLAUSES.get(id(module))
+    if made is None:
+        said = sorted({p for f in module.fields for p in f.phrases()}, key=len, reverse=True)
+        fields = "(?:" + "|".join(re.escape(p) for p in said) + r")\b"
+        pattern = _CLAUSE.pattern.replace("FIELD", fields)
+        if _person_like(module):  # "Jane Doe at Contoso": where she works
+            pattern = pattern[:-1] + r"|\s+(?:at|from)\s+)"
+        made = re.compile(pattern, re.I)
+        _CLAUSES[id(module)] = made
+    return made
+
+
 def _new_name(rest: str, module: Module, today: date) -> tuple[str, tuple[int, int]]:
     """The new record's name in what follows the module word, and its span there."""
     quoted = _QUOTED.search(rest)
@@ -307,8 +356,10 @@ def _new_name(rest: str, module: Module, today: date) -> tuple[str, tuple[int, i
         start = intro.end()
         if re.match(r"(?:the|a|an|our|my|this|that)\b", rest[start:], re.I):
             return "", (start, start)  # "a task for the renewal": what it is for, no name
+        if intro.group().lower().startswith("for") and not _person_like(module):
+            return "", (start, start)  # "a deal for contoso": whose, not its name
     body = rest[start:]
-    cut = _CLAUSE.search(body)
+    cut = _clause(module).search(body)
     name = body[: cut.start()] if cut else body
     end = start + len(name)
     # dates and amounts said inside the name are details, not part of it
@@ -329,6 +380,12 @@ def _typed_spans(text: str, today: date) -> list[tuple[int, int]]:
     if email:
         spans.append((email.start, email.end))
     return sorted(spans, reverse=True)
+
+
+def _person_like(module: Module) -> bool:
+    """A module of people: a first and a last name field."""
+    labels = {words(f.label) for f in module.fields}
+    return "first name" in labels and "last name" in labels
 
 
 def _name_fields(module: Module, name: str) -> dict[str, Any]:
@@ -393,7 +450,7 @@ def _details(
         org = at["org"].strip()
         look = {"module": reference.target, "query": org, "limit": 10}
         pending.append((reference.slug, ("records.search", look)))
-        role = re.sub(_PRONOUN_LEAD, "", at["role"].strip(), flags=re.I)
+        role = re.sub(_PRONOUN_LEAD, "", (at["role"] or "").strip(), flags=re.I)
         if title and role and not _mentions(role, ws):
             fields[title.slug] = role.strip()
     elif title and creating and title.slug not in fields and not title.display:
@@ -407,7 +464,7 @@ def _details(
 
 
 _ROLE_AT = re.compile(
-    r"(?:^|[,;]|\bis\s+(?:the\s+)?|'s\s+(?:the\s+)?)\s*(?P<role>[^,;]{2,60}?)\s+at\s+"
+    r"(?:^|[,;]|\bis\s+(?:the\s+)?|'s\s+(?:the\s+)?)\s*(?:(?P<role>[^,;]{2,60}?)\s+)?at\s+"
     r"(?P<org>[A-Za-z0-9][^,;?.!]{1,80})"
 )
 _PRONOUN_LEAD = r"^(?:he'?s|she'?s|they'?re|the|a|an)\s+"
@@ -466,6 +523,9 @@ _UPDATE_SHAPES = [
     _UPDATE_VERB + r"\s+(?:the\s+)?(?P<target>.+?)" + _TO + r"(?P<value>.+)",
     # X should be tagged Y / X is now in proposal stage
     r"(?P<target>.+?)\s+(?:should\s+be|is\s+now|are\s+now|has\s+moved\s+to)\s+(?:in\s+)?(?P<value>.+)",
+    r"(?P<target>.+?)\s+is\s+in\s+(?:the\s+)?(?P<value>.+?)(?:\s+now)?",
+    r"(?P<target>.+?)\s*(?:->|=>|\u2192)\s*(?P<value>.+)",
+    r"(?P<target>.+?)\s+(?:is\s+)?(?P<field>closes|(?<=is\s)due)\s+(?:on\s+|by\s+)?(?P<value>.+)",
     # we won the X deal / record that X was lost because ...
     r"we\s+(?P<value>won|lost)\s+(?:the\s+)?(?P<target>.+)",
     r"(?:record|note|log)\s+that\s+(?:the\s+)?(?P<target>.+?)\s+(?:was|is|has\s+been|got)\s+(?P<value>.+)",
@@ -535,6 +595,8 @@ def _update(text: str, today: date, ws: Workspace) -> Planned:
 
     def then(outcomes: Sequence[ToolOutcome]) -> list[Call] | str:
         hits = _matching(target, candidates, outcomes)
+        if not hits and any(o.status != "ok" for o in outcomes):
+            return []  # the look-up failed: the reply says why
         if not hits:
             return f"I found no record named {target!r}, so I changed nothing. Which record is it?"
         if len(hits) > 1:
@@ -617,6 +679,8 @@ def _reads_value(module: Module, value: str, today: date, ws: Workspace) -> bool
         return True
     if find_date(value, today) and module.fields_of("date"):
         return True
+    if find_amounts(value, money_only=True) and len(module.fields_of("currency")) == 1:
+        return True
     return any(words(f.label) == words(value) for f in module.fields_of("boolean"))
 
 
@@ -642,6 +706,8 @@ def _change_fields(
             value = (value[: named[0].start] + " " + value[named[0].end :]).strip()
         elif find_date(value, today) and module.fields_of("date"):
             slot = _date_field(change.target + " " + value, module.fields_of("date"))
+        elif find_amounts(value, money_only=True) and len(module.fields_of("currency")) == 1:
+            slot = module.fields_of("currency")[0]
         else:
             flags = [f for f in module.fields_of("boolean") if words(f.label) == words(value)]
             if flags:
@@ -739,6 +805,8 @@ _COMPARE = (
      r"at\s+least|>=?|exceeding)", "gt"),
     (r"(?:under|below|less\s+than|smaller\s+than|lower\s+than|at\s+most|<=?)", "lt"),
 )  # fmt: skip
+_NUMBER = r"[$€£]?\s?\d[\d,.]*\s?(?:k|m)?"
+_BETWEEN = re.compile(r"between\s+(?P<a>" + _NUMBER + r")\s+and\s+(?P<b>" + _NUMBER + r")\b")
 _SORT = (
     (r"\b(?:biggest|largest|highest|top|most\s+valuable)\b", "desc"),
     (r"\b(?:smallest|lowest|cheapest|least\s+valuable)\b", "asc"),
@@ -754,7 +822,7 @@ def _find(text: str, today: date, ws: Workspace) -> Planned | None:
     mentions = _mentions(text, ws)
     modules = _modules_named(mentions)
     lower = text.lower()
-    if re.match(r"^(?:who\s+is|who'?s|who\s+are)\b", lower) and not modules:
+    if re.match(r"^who\b", lower) and not modules:
         modules = [m for m in ws.modules if m.field("emails") is not None][:1]
     if not modules:
         # the module of a choice value said ("urgent tasks"), when only one module has it
@@ -798,8 +866,15 @@ def _find(text: str, today: date, ws: Workspace) -> Planned | None:
             amounts = find_amounts(c["n"].rstrip("%"))
             if not amounts or not numeric:
                 continue
-            f = _numeric_field(lower[: c.start()], module, numeric)
+            f = _numeric_field(lower[: c.start()], module, numeric, lower[c.end() :])
             conditions.append(_cond(len(conditions), f.slug, op, value=amounts[0].value[0]))
+            used.append((c.start(), c.end()))
+    for c in _BETWEEN.finditer(lower):
+        low, high = find_amounts(c["a"]), find_amounts(c["b"])
+        if low and high and numeric:
+            f = _numeric_field(lower[: c.start()], module, numeric, lower[c.end() :])
+            conditions.append(_cond(len(conditions), f.slug, "gte", value=low[0].value[0]))
+            conditions.append(_cond(len(conditions), f.slug, "lte", value=high[0].value[0]))
             used.append((c.start(), c.end()))
     # dates ("due today", "closing in the next 30 days", "closed last month")
     dates = module.fields_of("date")
@@ -842,6 +917,8 @@ def _find(text: str, today: date, ws: Workspace) -> Planned | None:
 
         def then(outcomes: Sequence[ToolOutcome]) -> list[Call] | str:
             hits = _matching(name, [target], outcomes[-1:])
+            if any(o.status != "ok" for o in outcomes):
+                return []
             if len(hits) != 1:
                 return _fallback(args, name)
             filters = dict(args.get("filters") or {})
@@ -870,8 +947,13 @@ def _cond(index: int, slug: str, op: str, **value: Any) -> dict[str, Any]:
     return {"id": f"c{index + 1}", "fieldSlug": slug, "operator": op, **value}
 
 
-def _numeric_field(before: str, module: Module, numeric: list[Field]) -> Field:
-    """The numeric field a comparison is about: the one named just before it, else the money."""
+def _numeric_field(before: str, module: Module, numeric: list[Field], after: str = "") -> Field:
+    """The numeric field a comparison is about: the one named right after the number ("more
+    than 500 employees"), else the one named before it, else the money."""
+    head = " ".join(after.split()[:2])
+    for f in numeric:
+        if any(re.match(re.escape(p) + r"\b", head) for p in f.phrases()):
+            return f
     best: tuple[int, Field] | None = None
     for f in numeric:
         for p in f.phrases():
@@ -942,6 +1024,17 @@ def _leftover(
             keep[i] = " "
     rest = "".join(keep)
     rest = re.sub(r"^\s*(?:who\s+is|who'?s|who\s+are)\s+", " ", rest, flags=re.I)
+    if every:  # a name keeps its inner small words ("contoso records migration")
+        chunks = []
+        for chunk in re.split(r"\s{2,}|[,;:?!]", rest):
+            said = re.findall(r"[\w'@.&-]+", chunk)
+            while said and (said[0].lower() in _STOP or said[0].lower() in _VERBS):
+                said.pop(0)
+            while said and (said[-1].lower() in _STOP or said[-1].lower() in _VERBS):
+                said.pop()
+            if said:
+                chunks.append(" ".join(said))
+        return " ".join(chunks).strip(" .")
     rest = (
         re.sub(r"\s+\bat\b\s+.*$", " ", rest, flags=re.I) if re.match(r"(?i)\s*who", text) else rest
     )

@@ -16,7 +16,7 @@ from typing import Any
 #: everyday words for the standard modules, by module slug (a module's own name, singular and
 #: plural, always counts)
 MODULE_WORDS: Mapping[str, tuple[str, ...]] = {
-    "contacts": ("person", "people", "persons", "contact"),
+    "contacts": ("person", "people", "persons", "contact", "anyone", "someone", "anybody"),
     "companies": ("organisation", "organization", "org", "account", "firm", "business"),
     "deals": ("opportunity", "opportunities", "opp", "opps", "pipeline", "deal"),
     "tasks": ("to-do", "to-dos", "todo", "todos", "to do", "task"),
@@ -47,8 +47,8 @@ OPTION_WORDS: Mapping[str, tuple[str, ...]] = {
     "in-progress": ("ongoing", "underway", "in flight", "started"),
     "follow-up": ("followup", "follow up"),
     "urgent": ("critical", "asap"),
-    "won": ("closed won",),
-    "lost": ("closed lost",),
+    "won": ("closed won", "win"),
+    "lost": ("closed lost", "lose"),
 }
 #: generic one-word suffixes of labels that name no field on their own
 _GENERIC = {"name", "number", "date", "type", "value", "count", "time", "stage", "period"}
