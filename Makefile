@@ -46,8 +46,11 @@ lint: $(STAMP)
 	$(BIN)/ruff format --check fieldhouse tests benchmarks
 	$(BIN)/mypy fieldhouse
 
+# three test processes (most tests wait on servers and databases, not the CPU), then the few
+# marked `alone` (a PostgreSQL restart, CPU meters) by themselves
 test: lint dockerlint
-	$(BIN)/pytest -q
+	$(BIN)/pytest -q -n 3 -m "not alone"
+	$(BIN)/pytest -q -m alone
 
 # Debian's Chromium and its driver, for tests/http/routes/test_ops_docs.py (it skips without them)
 browser:

@@ -98,6 +98,7 @@ async def _watch_readiness(client: httpx.AsyncClient, tally: Tally, done: trio.E
 # httpx may leave a request's body iterator unfinished if something goes wrong mid-request;
 # the garbage collector then reports it, which must not hide the assertion that explains it
 @pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning")
+@pytest.mark.alone  # every other test's connections would go with the restart
 async def test_a_database_restart_under_create_load_answers_no_500_and_loses_no_201(
     pg_url: str, tmp_path: Path
 ) -> None:

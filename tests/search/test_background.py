@@ -83,6 +83,7 @@ async def burn_every_core(*prefix: str) -> None:
             nursery.start_soon(trio.run_process, [*prefix, sys.executable, "-c", BURN])
 
 
+@pytest.mark.alone  # it reads the whole machine's CPU
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="nice and /proc/stat")
 async def test_the_meter_sees_cores_busy_at_normal_priority_and_not_niced_work() -> None:
     meter = BusyMeter()

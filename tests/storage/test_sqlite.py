@@ -289,6 +289,7 @@ async def test_a_light_transaction_waits_for_another_process_off_the_trio_thread
     assert await _light(scratch, 2) == "trio thread"  # the lock is free again
 
 
+@pytest.mark.alone  # it tells a sleep from a preemption: other tests would preempt it
 async def test_light_transactions_slow_three_times_in_a_row_go_to_the_writer_thread(
     scratch: SQLiteDriver,
 ) -> None:
@@ -309,6 +310,7 @@ def _spin(seconds: float) -> int:
     return 0
 
 
+@pytest.mark.alone  # it tells a sleep from a preemption: other tests would preempt it
 async def test_light_transactions_busy_on_the_cpu_stay_on_the_trio_thread(
     scratch: SQLiteDriver,
 ) -> None:
