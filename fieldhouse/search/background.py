@@ -25,7 +25,6 @@ from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import TypeVar
 
-import psutil
 import trio
 
 T = TypeVar("T")
@@ -92,6 +91,8 @@ class BusyMeter:
 
     @staticmethod
     def _read() -> tuple[float, float] | None:
+        import psutil  # (only the embedding process looks: a worker need not import it)
+
         try:
             t = psutil.cpu_times()
         except (OSError, NotImplementedError):  # no such counters here: never busy
