@@ -1,0 +1,143 @@
+"""The offline planner reads record requests with the workspace's schema: a module it was never
+written for (Projects, with its own phases and fields) is understood from its field labels,
+types and options, and whatever the planner is unsure of gets a question, not a write."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+import pytest
+
+from fieldhouse.agents.contract import ToolOutcome
+from fieldhouse.agents.providers.base import Turn
+from fieldhouse.agents.providers.offline import OfflineProvider
+from fieldhouse.agents.providers.offline_plans import Plan, plan_for
+from fieldhouse.agents.providers.offline_schema import Workspace, builtin
+from fieldhouse.agents.tools import ALL_TOOLS
+from tests.agents.providers.planner_walk import record, walk, writes
+from tests.agents.replay import Collect
+
+SPECS = [tool.spec for tool in ALL_TOOLS]
+#: a Saturday
+NOW = datetime(2026, 11, 28, 10, 0, tzinfo=UTC)
+PROJECTS = {
+    "slug": "projects",
+    "name": "Projects",
+    "fields": [
+        {"slug": "title", "label": "Project name", "dataType": "text",
+         "config": {"isDisplayField": True}},
+        {"slug": "phase", "label": "Phase", "dataType": "select", "config": {"options": [
+            {"value": "discovery", "label": "Discovery"},
+            {"value": "build", "label": "Build"},
+            {"value": "launched", "label": "Launched"},
+        ]}},
+        {"slug": "budget", "label": "Budget", "dataType": "currency", "config": {}},
+        {"slug": "deadline", "label": "Deadline", "dataType": "date", "config": {}},
+    ],
+}  # fmt: skip
+WS = Workspace((*builtin().modules, *Workspace.from_modules([PROJECTS]).modules))
+APOLLO = record("projects", "Apollo")
+MILLION = {"amount": 1200000, "currency": "USD"}
+
+
+def plan(message: str) -> Plan:
+    made = plan_for(message, NOW, WS)
+    assert made is not None, message
+    return made
+
+
+def test_a_module_from_the_schema_is_created_with_its_typed_fields() -> None:
+    ((tool, args),) = writes(plan("add a project called Hermes with budget 20k due friday"))
+    assert tool == "records.create" and args["module"] == "projects"
+    assert args["displayName"] == "Hermes"
+    assert args["fields"] == {
+        "title": "Hermes",
+        "budget": {"amount": 20000, "currency": "USD"},
+        "deadline": "2026-12-04",
+    }
+
+
+@pytest.mark.parametrize(
+    ("message", "fields"),
+    [
+        ("move Apollo to build", {"phase": "build"}),
+        ("apollo is now launched", {"phase": "launched"}),
+        ("set the budget of the Apollo project to $1.2m", {"budget": MILLION}),
+        ("push apollo's deadline to the 15th of next month", {"deadline": "2026-12-15"}),
+    ],
+)  # fmt: skip
+def test_an_update_finds_the_one_record_and_reads_the_value_by_its_field(
+    message: str, fields: dict[str, Any]
+) -> None:
+    calls, _ = walk(plan(message), [APOLLO, record("contacts", "Ada Lovelace")])
+    assert calls[-1] == (
+        "records.update",
+        {"module": "projects", "recordId": APOLLO["recordId"], "fields": fields},
+    )
+    assert all(tool == "records.search" for tool, _ in calls[:-1])
+
+
+def test_lists_filter_and_compare_by_the_schema() -> None:
+    ((tool, args),) = walk(plan("projects in discovery or build with a budget over 50k"))[0]
+    assert tool == "records.search" and args["module"] == "projects"
+    conditions = args["advancedFilter"]["root"]["conditions"]
+    assert {(c["fieldSlug"], c["operator"]) for c in conditions} == {
+        ("phase", "in"),
+        ("budget", "gt"),
+    }
+    ((_, args),) = walk(plan("launched projects"))[0]
+    (condition,) = args["advancedFilter"]["root"]["conditions"]
+    assert (condition["fieldSlug"], condition["value"]) == ("phase", "launched")
+
+
+@pytest.mark.parametrize(
+    ("message", "records", "question"),
+    [
+        ("move apollo to build", [record("projects", f"Apollo {n}") for n in (1, 2)], "Which one"),
+        ("move zeus to build", [APOLLO], "I found no record named 'zeus'"),
+        ("set it to build", [APOLLO], "Which record do you mean"),
+        ("add a project called Apollo", [APOLLO], "There is already a project named Apollo"),
+        ("add a project", [], "What should the new project be called?"),
+        ("delete the Apollo project", [APOLLO], "I can't delete records"),
+        ("change apollo's phase to someday", [APOLLO], "What should phase of Apollo be?"),
+    ],
+)
+def test_when_unsure_it_asks_and_writes_nothing(
+    message: str, records: list[dict[str, Any]], question: str
+) -> None:
+    made = plan(message)
+    calls, reply = walk(made, records)
+    assert [tool for tool, _ in calls if tool != "records.search"] == []
+    assert question in reply
+
+
+def test_the_standard_modules_by_everyday_words() -> None:
+    ((_, args),) = writes(
+        plan("Please log a new opportunity called Wide World customs module worth $85,000.")
+    )
+    assert (args["module"], args["displayName"]) == ("deals", "Wide World customs module")
+    ((_, args),) = writes(
+        plan(
+            "I'd like a to-do for myself: prepare the board slides, due next Friday, high priority."
+        )
+    )
+    assert args["module"] == "tasks" and args["fields"]["priority"] == "high"
+    assert args["fields"]["due-date"] == "2026-12-04"
+    ((_, args),) = walk(plan("urgent tasks"))[0]
+    (condition,) = args["advancedFilter"]["root"]["conditions"]
+    assert (args["module"], condition["value"]) == ("tasks", "urgent")
+
+
+async def test_the_provider_says_the_question_a_stage_ends_with() -> None:
+    provider = OfflineProvider(clock=lambda: NOW, workspace=WS)
+    user = [Turn("system", "s"), Turn("user", "move zeus to build")]
+    said = Collect()
+    first = await provider.step(user, SPECS, said)
+    (search,) = first.tool_calls
+    assert search.name == "records.search" and search.arguments["module"] == "projects"
+    none = ToolOutcome("ok", {"records": []}, "Found 0 projects record(s).")
+    turns = [*user, Turn("assistant", "", (search,)), Turn("tool", call=search, outcome=none)]
+    final = await provider.step(turns, SPECS, said)
+    assert final.final and final.text.startswith("I found no record named 'zeus'")
+    assert "".join(said.chunks) == final.text
