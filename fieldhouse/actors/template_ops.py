@@ -152,7 +152,14 @@ async def reset_to_template(ctx: WriteContext, msg: ResetToTemplate) -> ResetOut
     if revived:
         await ctx.txn.upsert_fields(revived)
         schema, _ = await _module(ctx, msg.module_id)
-    plan = plan_reset(template, schema)
+    # an archived user field still holds its slug: a template field of that slug is skipped
+    # (so does the reference of an archived user reference field)
+    held = replace(
+        schema,
+        fields=(*schema.fields, *schema.archived_fields),
+        references=(*schema.references, *schema.hidden_references),
+    )
+    plan = plan_reset(template, held)
     pristine = schema_from_template(template, module.module_id, now=ctx.now)
     field_pos = {t.slug: i for i, t in enumerate(template.fields)}
     view_pos = {t.slug: i for i, t in enumerate(template.views)}

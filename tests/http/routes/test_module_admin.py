@@ -610,3 +610,25 @@ async def test_a_module_comes_back_only_after_the_modules_it_links_to(
     for url in (clients_url, jobs_url):
         resp = await client.patch(url, headers=ws.headers, json={"archived": False})
         assert resp.status_code == 200, resp.text
+
+
+async def test_reset_skips_a_template_field_an_archived_user_field_holds_the_slug_of(
+    client: httpx.AsyncClient, ws: Workspace
+) -> None:
+    deals = (await client.get("/v1/modules/deals", headers=ws.headers)).json()
+    mid = deals["module"]["id"]
+    lost = next(f for f in deals["fields"] if f["slug"] == "lost-reason")
+    gone = await client.delete(f"/api/modules/{mid}/fields/{lost['fieldId']}", headers=ws.headers)
+    assert gone.status_code == 204
+    mine = await client.post(
+        f"/api/modules/{mid}/fields",
+        headers=ws.headers,
+        json={"label": "Lost reason", "slug": "lost-reason", "dataType": "text"},
+    )
+    assert mine.status_code == 201, mine.text
+    url = f"/api/modules/{mid}/fields/{mine.json()['fieldId']}"
+    assert (await client.patch(url, headers=ws.headers, json={"archived": True})).is_success
+    reset = await client.post(f"/api/modules/{mid}/reset-to-template", headers=ws.headers)
+    assert reset.status_code == 200, reset.text
+    assert "field:lost-reason" in reset.json()["skippedSlugs"]
+    assert "lost-reason" not in await field_slugs(client, ws, "deals")  # still archived
