@@ -50,13 +50,33 @@ async def workspace_activity(svc: Services, principal: Principal, query: Activit
         limit=query.limit,
         after_seq=query.afterSeq,
     )
-    return _page(activities, query.afterSeq)
+    read = activities
+    if module_ids is None:
+        # the records of archived modules are out of /v1, their entries too (the modules'
+        # own entries stay); nextAfterSeq still moves past what was read
+        archived = {
+            m.module_id
+            for m in await svc.store.all_modules(principal.account_id)
+            if not m.is_active
+        }
+        if archived:
+            activities = [
+                a
+                for a in activities
+                if a["moduleId"] not in archived or not a["activityType"].startswith("record_")
+            ]
+    return _page(activities, query.afterSeq, read)
 
 
-def _page(activities: list[dict[str, Any]], after_seq: int | None) -> dict[str, Any]:
+def _page(
+    activities: list[dict[str, Any]],
+    after_seq: int | None,
+    read: list[dict[str, Any]] | None = None,
+) -> dict[str, Any]:
     if after_seq is None:
         return {"activities": activities}
-    last = activities[-1]["seq"] if activities else after_seq
+    read = activities if read is None else read
+    last = read[-1]["seq"] if read else after_seq
     return {"activities": activities, "nextAfterSeq": last}
 
 

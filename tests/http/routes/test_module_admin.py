@@ -319,6 +319,13 @@ async def test_a_module_is_archived_and_brought_back(
         envelope(await client.get(path, headers=ws.headers), 404)
     found = await client.post("/v1/search", headers=ws.headers, json={"query": "Zeppelin"})
     assert found.json()["results"] == []
+    # the workspace feed keeps the module's entries, not its records'
+    entries = (await client.get("/v1/activity?limit=50", headers=ws.headers)).json()
+    assert entries["activities"][0]["activityType"] == "module_archived"
+    assert record["recordId"] not in {a["recordId"] for a in entries["activities"]}
+    polled = await client.get("/v1/activity?afterSeq=0&limit=50", headers=ws.headers)
+    seqs = [a["seq"] for a in polled.json()["activities"]]
+    assert polled.json()["nextAfterSeq"] == entries["activities"][0]["seq"] == seqs[-1]
     everything = (await client.get("/api/modules", headers=ws.headers)).json()["modules"]
     assert {
         k: v
