@@ -11,6 +11,7 @@ from typing import Any
 
 import httpx
 import pytest
+import trio
 
 from fieldhouse.actors import module_ops
 from fieldhouse.runtime import Runtime, open_runtime
@@ -440,32 +441,34 @@ async def test_members_are_refused_and_workspaces_kept_apart(
 
 
 async def test_a_module_made_through_one_server_is_used_through_another(
-    client: httpx.AsyncClient, runtime: Runtime, ws: Workspace, backend: str
+    client: httpx.AsyncClient, runtime: Runtime, ws: Workspace
 ) -> None:
-    """Two runtimes over one database (two servers, or two workers): the second has already
-    answered this key (its credential and schema snapshot are remembered) when the first
-    makes the module, and uses it at once."""
-    if backend == "postgres":
-        # two PostgreSQL stores in one trio task share one asyncio loop context: the first
-        # runtime's requests would run in the second's loop. tests/actors/test_module_ops.py
-        # shows the same path on PostgreSQL with a second store and schema registry.
-        pytest.skip("two in-process PostgreSQL runtimes cannot serve from one task")
-    async with open_runtime(runtime.settings) as second:
-        transport = httpx.ASGITransport(app=second.app)  # type: ignore[arg-type]
-        async with httpx.AsyncClient(transport=transport, base_url="http://two.test") as other:
-            assert (await other.get("/v1/modules/projects", headers=ws.headers)).status_code == 404
-            await create_projects(client, ws)
-            resp = await other.get("/v1/modules/projects", headers=ws.headers)
-            assert resp.status_code == 200, resp.text
-            made = await other.post(
-                "/v1/modules/projects/records",
-                headers=ws.headers,
-                json={"displayName": "Via two", "fields": {"title": "Via two", "budget": 4}},
-            )
-            assert made.status_code == 201, made.text
-            assert made.json()["record"]["fields"]["double"] == 8
-            page = await client.get("/v1/modules/projects/records", headers=ws.headers)
-            assert [r["displayName"] for r in page.json()["records"]] == ["Via two"]
+    """Two runtimes over one database (two servers, or two workers), the second serving on a
+    loopback port from a task of its own (its store lives in its own asyncio loop on
+    PostgreSQL): it has already answered this key (its credential and schema snapshot are
+    remembered) when the first makes the module, and uses it at once."""
+
+    async def second_server(task_status: trio.TaskStatus[httpx.AsyncClient]) -> None:
+        async with open_runtime(runtime.settings) as second, served(second) as other:
+            task_status.started(other)
+            await trio.sleep_forever()
+
+    async with trio.open_nursery() as nursery:
+        other: httpx.AsyncClient = await nursery.start(second_server)
+        assert (await other.get("/v1/modules/projects", headers=ws.headers)).status_code == 404
+        await create_projects(client, ws)
+        resp = await other.get("/v1/modules/projects", headers=ws.headers)
+        assert resp.status_code == 200, resp.text
+        made = await other.post(
+            "/v1/modules/projects/records",
+            headers=ws.headers,
+            json={"displayName": "Via two", "fields": {"title": "Via two", "budget": 4}},
+        )
+        assert made.status_code == 201, made.text
+        assert made.json()["record"]["fields"]["double"] == 8
+        page = await client.get("/v1/modules/projects/records", headers=ws.headers)
+        assert [r["displayName"] for r in page.json()["records"]] == ["Via two"]
+        nursery.cancel_scope.cancel()
 
 
 async def test_an_archived_fields_words_leave_search_and_come_back(
