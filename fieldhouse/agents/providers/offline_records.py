@@ -35,6 +35,7 @@ from fieldhouse.agents.providers.offline_values import (
     find_email,
     find_phone,
     find_range,
+    find_time,
 )
 
 Call = tuple[str, dict[str, Any]]
@@ -48,7 +49,8 @@ NO_DELETE = (
 )
 _POLITE = re.compile(
     r"^(?:(?:hi|hello|hey)\b(?:\s+there)?\s*[,!.]?\s*|please\s+|pls\s+|plz\s+|kindly\s+|"
-    r"(?:could|can|would|will)\s+you\s+(?:please\s+|kindly\s+)?(?:mind\s+)?|"
+    r"(?:could|can|would|will)\s+you\s+(?:please\s+|kindly\s+|be\s+so\s+kind\s+as\s+to\s+)?"
+    r"(?:mind\s+)?|i(?:'d|\s+would)\s+be\s+grateful\s+if\s+you\s+(?:could|would)\s+|"
     r"i(?:'d|\s+would)\s+(?:like|love)\s+(?:you\s+)?to\s+|i\s+want\s+you\s+to\s+|"
     r"i(?:'d|\s+would)\s+appreciate\s+it\s+if\s+you(?:'d|\s+would|\s+could)?\s+|"
     r"i\s+need\s+you\s+to\s+|i'?m\s+trying\s+to\s+|help\s+me\s+|go\s+ahead\s+and\s+|"
@@ -77,7 +79,7 @@ _CREATE = re.compile(
     re.I,
 )
 _UPDATE_VERB = (
-    r"(?:update|change|set|move|bump|mark|rename|reassign|assign|upgrade|downgrade|switch|"
+    r"(?:update|change|set|move|bump|mark|rename|reassign|assign|upgrade|downgrade|switch|record|"
     r"put|push|promote|demote|flag|tag|make|edit|modify|record\s+that|note\s+that|log\s+that)"
 )
 _FIND = re.compile(
@@ -376,6 +378,9 @@ def _typed_spans(text: str, today: date) -> list[tuple[int, int]]:
     if found:
         spans.append((found.start, found.end))
     spans += [(a.start, a.end) for a in find_amounts(text, money_only=True)]
+    time = find_time(text)
+    if time:
+        spans.append((time.start, time.end))
     email = find_email(text)
     if email:
         spans.append((email.start, email.end))
@@ -509,13 +514,13 @@ def _one_id(outcome: ToolOutcome, name: str) -> str | None:
 
 # --- update ----------------------------------------------------------------------------------
 
-_TO = r"\s+(?:to|as|into|=|->)\s+(?:the\s+|be\s+)?"
+_TO = r"(?:\s+(?:to|as|into|=|->)|\s*:)\s+(?:the\s+|be\s+)?"
 _UPDATE_SHAPES = [
     # set the stage of X to Y / bump the stage on X to Y
     _UPDATE_VERB + r"\s+(?:the\s+)?(?P<field>[\w -]+?)\s+(?:of|on|for)\s+(?P<target>.+?)"
     + _TO + r"(?P<value>.+)",
     # update X's job title to Y
-    _UPDATE_VERB + r"\s+(?:the\s+)?(?P<target>.+?)'s?\s+(?P<field>[\w -]+?)"
+    _UPDATE_VERB + r"\s+(?:the\s+)?(?P<target>.+?)'s?\s+(?:new\s+)?(?P<field>[\w -]+?)"
     + _TO + r"(?P<value>.+)",
     # X's title is now Y
     r"(?P<target>.+?)'s?\s+(?P<field>[\w -]+?)\s+(?:is\s+now|is|should\s+be|=)\s+(?P<value>.+)",
@@ -805,6 +810,11 @@ _COMPARE = (
      r"at\s+least|>=?|exceeding)", "gt"),
     (r"(?:under|below|less\s+than|smaller\s+than|lower\s+than|at\s+most|<=?)", "lt"),
 )  # fmt: skip
+#: "before" / "after" a date (find_date's span starts with "before", "until", ...)
+_SIDE = re.compile(r"\b(?P<w>before|until|till|after|since)\b[^,;]{0,30}$")
+#: a date said as when something is ("tasks for friday"), for a module with one date field
+_DATE_LEAD = re.compile(r"(?:due|on|by|for|before|until|till|after|since)\b")
+_EMPTY = re.compile(r"\b(?:without|with\s+no|missing|no)\s+(?:an?\s+|the\s+)?$")
 _NUMBER = r"[$€£]?\s?\d[\d,.]*\s?(?:k|m)?"
 _BETWEEN = re.compile(r"between\s+(?P<a>" + _NUMBER + r")\s+and\s+(?P<b>" + _NUMBER + r")\b")
 _SORT = (
@@ -840,8 +850,10 @@ def _find(text: str, today: date, ws: Workspace) -> Planned | None:
     # choice values ("won deals", "tasks that aren't done", "in proposal or negotiation")
     by_field: dict[str, tuple[Field, list[str], bool]] = {}
     who = _WHO.match(text)
-    if who:
+    if who and _leftover(who["role"], _mentions(who["role"], ws), ws, every=True):
         args["query"] = who["role"]
+    else:
+        who = None  # "who are our champions": a choice value, not a role to search for
     for m in mentions:
         if m.module is not module or m.option is None or m.field is None or who:
             continue
@@ -888,10 +900,19 @@ def _find(text: str, today: date, ws: Workspace) -> Planned | None:
             used.append((where.start, where.end))
         else:
             when = find_date(lower, today)
-            if when and isinstance(when.value, date) and _date_said(lower, dates):
+            lone = len(dates) == 1 and when is not None and _DATE_LEAD.match(lower, when.start)
+            if when and isinstance(when.value, date) and (_date_said(lower, dates) or lone):
                 f = _date_field(lower, dates)
+                word = _SIDE.search(lower[: when.end])
+                said = word["w"] if word else ""
+                sides = {"before": "lt", "until": "lte", "till": "lte", "after": "gt"}
                 conditions.append(
-                    _cond(len(conditions), f.slug, "eq", value=when.value.isoformat())
+                    _cond(
+                        len(conditions),
+                        f.slug,
+                        {**sides, "since": "gte"}.get(said, "eq"),
+                        value=when.value.isoformat(),
+                    )
                 )
                 used.append((when.start, when.end))
             elif re.search(r"\b(?:overdue|past\s+due)\b", lower):
@@ -902,6 +923,20 @@ def _find(text: str, today: date, ws: Workspace) -> Planned | None:
             money = module.fields_of("currency") or numeric
             if money:
                 args["sortField"], args["sortDirection"] = money[0].slug, direction
+    by = re.search(r"\b(?:sort(?:ed)?|order(?:ed)?)\s+by\s+(?:the\s+)?(?P<f>[\w -]+?)"
+                   r"(?:\s+(?P<d>asc|desc|ascending|descending|highest\s+first|lowest\s+first|"
+                   r"newest\s+first|oldest\s+first))?$", lower)  # fmt: skip
+    sorted_by = _field_named(module, by["f"]) if by else None
+    if by and sorted_by:
+        args["sortField"] = sorted_by.slug
+        down = by["d"] and by["d"].startswith(("desc", "highest", "newest"))
+        args["sortDirection"] = "desc" if down else "asc"
+        used.append((by.start(), by.end()))
+    for m in mentions:  # "tasks without a due date"
+        empty = _EMPTY.search(lower[: m.start])
+        if empty and m.module is module and m.field is not None and m.option is None:
+            conditions.append(_cond(len(conditions), m.field.slug, "isNull"))
+            used.append((m.start, m.end))
     if conditions:
         args["advancedFilter"] = {
             "root": {"id": "root", "conjunction": "AND", "conditions": conditions}
@@ -989,7 +1024,8 @@ def _related(text: str, module: Module, ws: Workspace) -> tuple[Field, Module, s
         if kind and kinds:
             name = name[: kind.start()].strip()
         said = _mentions(name, ws)
-        if not name or _WHEN_WORDS.search(name) or any(x.option is None for x in said):
+        dated = find_date(name, date.today()) is not None
+        if not name or dated or _WHEN_WORDS.search(name) or any(x.option is None for x in said):
             continue
         rest = _leftover(name, said, ws)
         if not rest:
