@@ -91,7 +91,25 @@ class RouteTable:
             else:
                 key = (method, path.count("/"))
                 self._patterns.setdefault(key, []).append((_pattern(path), op, path))
-        self._all = [(_pattern(path), path) for path in self._methods if PATH_PARAM.search(path)]
+        #: every parameterised path, the most literal first (the one that serves a path)
+        self._all = [
+            (_pattern(path), path)
+            for path in sorted(self._methods, key=_rank)
+            if PATH_PARAM.search(path)
+        ]
+        #: for each parameterised path of a method, the more literal paths served only for
+        #: other methods: such a path is theirs (405), not a value of this one's parameter
+        #: (PATCH .../records/bulk-delete is not a record named "bulk-delete")
+        self._shadows: dict[tuple[str, str], list[re.Pattern[str]]] = {}
+        for (method, _), entries in self._patterns.items():
+            for _, _, path in entries:
+                self._shadows[(method, path)] = [
+                    pattern
+                    for pattern, other in self._all
+                    if other.count("/") == path.count("/")
+                    and _rank(other) < _rank(path)
+                    and method not in self._methods[other]
+                ]
 
     def match(self, method: str, path: str) -> Match | None:
         """The operation serving ``method`` on ``path`` (a static path before a pattern, then
@@ -102,6 +120,8 @@ class RouteTable:
         for pattern, op, route in self._patterns.get((method, path.count("/")), ()):
             matched = pattern.match(path)
             if matched is not None:
+                if any(p.match(path) for p in self._shadows[(method, route)]):
+                    return None
                 return op, route, matched.groupdict()
         return None
 
@@ -110,11 +130,11 @@ class RouteTable:
         (the first that fits); no methods when no operation serves it."""
         route = path
         methods = set(self._methods.get(path, ()))
-        for pattern, template in self._all:
-            if pattern.match(path):
-                if not methods:
-                    route = template
-                methods |= self._methods[template]
+        if not methods:  # the most literal pattern that fits serves the path
+            for pattern, template in self._all:
+                if pattern.match(path):
+                    route, methods = template, set(self._methods[template])
+                    break
         if not methods:
             return [], UNMATCHED
         if "GET" in methods:

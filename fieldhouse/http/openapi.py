@@ -265,6 +265,8 @@ def _responses(ep: Endpoint) -> dict[str, Any]:
     statuses = [400, 429, 500] if ep.scope is None else [400, 401, 403, 404, 413, 429, 500, 503]
     if ep.body is None and ep.query is None and ep.scope is None:
         statuses = [429, 500]
+    if "{" in ep.path and 404 not in statuses:  # a path naming something that is not there
+        statuses.append(404)
     statuses += [s for s in ep.responses if s >= 400 and s not in statuses]
     retry_after = {
         "Retry-After": {
@@ -378,7 +380,8 @@ def agent_event_schemas() -> dict[str, Any]:
 
 def agent_event_stream(done: type[BaseModel]) -> dict[str, Any]:
     """The text/event-stream answer: each event is one of these (its ``event:`` line names
-    it, its ``data:`` line is the JSON of the schema); ``: keepalive`` comments between."""
+    it, its ``data:`` line is text holding JSON of the contentSchema); ``: keepalive``
+    comments between."""
     names = ", ".join(f"`{n}`" for n in (*_AGENT_EVENTS, "done"))
     events = [
         *(
@@ -397,7 +400,16 @@ def agent_event_stream(done: type[BaseModel]) -> dict[str, Any]:
                     "type": "object",
                     "title": f"AgentStreamEvent_{name}",
                     "description": text,
-                    "properties": {"event": {"const": name}, "data": data},
+                    # the data line is text: JSON whose schema is contentSchema (JSON
+                    # Schema 2020-12's way to describe an encoded document in a string)
+                    "properties": {
+                        "event": {"const": name},
+                        "data": {
+                            "type": "string",
+                            "contentMediaType": "application/json",
+                            "contentSchema": data,
+                        },
+                    },
                     "required": ["event", "data"],
                 }
                 for name, data, text in events

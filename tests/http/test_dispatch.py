@@ -160,3 +160,16 @@ async def test_an_unread_body_is_read_to_its_end(runtime: Runtime, ws: Workspace
     assert messages == []
     assert sent[0]["status"] == 200
     assert [m["type"] for m in sent] == ["http.response.start", "http.response.body"]
+
+
+async def test_a_literal_path_is_not_a_parameter_of_another_method(runtime: Runtime) -> None:
+    """PATCH .../records/bulk-delete is bulk-delete's path with a method it does not serve
+    (405, Allow: POST), not a record named "bulk-delete"."""
+    table = table_of(runtime)
+    assert served(table, "PATCH", "/v1/modules/deals/records/bulk-delete") is None
+    assert table.allowed("/v1/modules/deals/records/bulk-delete") == (
+        ["OPTIONS", "POST"],
+        "/v1/modules/{moduleSlug}/records/bulk-delete",
+    )
+    record = served(table, "PATCH", "/v1/modules/deals/records/r1")
+    assert record is not None and record[1] == "/v1/modules/{moduleSlug}/records/{recordId}"

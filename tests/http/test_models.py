@@ -3,8 +3,10 @@ booleans posing as numbers; response models keep properties they do not know."""
 
 from __future__ import annotations
 
-from typing import Any
+import typing
+from typing import Annotated, Any
 
+import pydantic
 import pytest
 from pydantic import BaseModel, ValidationError
 
@@ -85,3 +87,41 @@ def test_response_models_keep_unknown_properties() -> None:
     assert envelope.model_dump(exclude_none=True) == {
         "error": {"code": "conflict", "message": "m", "statusCode": 409, "hint": "retry"}
     }
+
+
+def _body_models() -> set[type[BaseModel]]:
+    from fieldhouse.http.routes import ROUTES
+
+    found: set[type[BaseModel]] = set()
+    pending = [spec.body for routes in ROUTES for spec, _ in routes.entries if spec.body]
+    while pending:
+        model = pending.pop()
+        if model in found:
+            continue
+        found.add(model)
+        for info in model.model_fields.values():
+            for arg in typing.get_args(info.annotation) or (info.annotation,):
+                for inner in typing.get_args(arg) or (arg,):
+                    if isinstance(inner, type) and issubclass(inner, BaseModel):
+                        pending.append(inner)
+    return found
+
+
+def test_every_request_body_number_and_boolean_takes_its_json_type_only() -> None:
+    """What /openapi.json says of a body property is all it takes: `true` or `"5"` for an
+    integer, 1 or `"true"` for a boolean, are refused (pydantic's lax mode takes them)."""
+    lax: list[str] = []
+    for model in _body_models():
+        for name, info in model.model_fields.items():
+            kinds = set(typing.get_args(info.annotation) or (info.annotation,)) - {type(None)}
+            for kind, wrong in ((int, [True, "5"]), (float, [True, "0.5"]), (bool, [1, "true"])):
+                if kinds != {kind}:
+                    continue
+                for value in wrong:
+                    adapter = pydantic.TypeAdapter(Annotated[kind, *info.metadata])
+                    try:
+                        adapter.validate_python(value)
+                    except ValidationError:
+                        continue
+                    lax.append(f"{model.__name__}.{name} takes {value!r}")
+    assert not lax

@@ -196,7 +196,11 @@ async def test_the_event_stream_is_declared_with_its_events(client: httpx.AsyncC
         content = doc["paths"][path]["post"]["responses"]["200"]["content"]
         assert content["application/json"]["schema"]["$ref"].endswith("/AgentResponse")
         events = content["text/event-stream"]["schema"]["oneOf"]
-        named = {e["properties"]["event"]["const"]: e["properties"]["data"] for e in events}
+        named = {}
+        for e in events:  # the data line is text holding JSON of its contentSchema
+            data = e["properties"]["data"]
+            assert (data["type"], data["contentMediaType"]) == ("string", "application/json")
+            named[e["properties"]["event"]["const"]] = data["contentSchema"]
         assert set(named) == {"open", "tool_call", "approval_required", "token", "error", "done"}
         assert named["done"] == {"$ref": "#/components/schemas/AgentResponse"}
         for name, data in named.items():
@@ -211,8 +215,17 @@ async def test_an_event_the_server_streams_meets_its_declared_schema(
     install_runtime(runtime)
     doc = (await client.get("/v1/openapi.json")).json()
     stream = doc["paths"]["/agents/messages"]["post"]["responses"]["200"]["content"]
-    schema = {**stream["text/event-stream"]["schema"], "components": doc["components"]}
-    validator = Draft202012Validator(schema, format_checker=FormatChecker())
+    events = stream["text/event-stream"]["schema"]["oneOf"]
+    # the event as it arrives (its data a line of text), and that text's JSON against the
+    # contentSchema of the event's branch
+    outer = Draft202012Validator({"oneOf": events}, format_checker=FormatChecker())
+    inner = {
+        e["properties"]["event"]["const"]: Draft202012Validator(
+            {**e["properties"]["data"]["contentSchema"], "components": doc["components"]},
+            format_checker=FormatChecker(),
+        )
+        for e in events
+    }
     resp = await client.post(
         "/v1/agents/messages?stream=true",
         json={"message": "send an email to bob@example.com about Pricing"},
@@ -224,11 +237,12 @@ async def test_an_event_the_server_streams_meets_its_declared_schema(
         lines = dict(line.split(": ", 1) for line in block.splitlines() if not line.startswith(":"))
         if "event" not in lines:
             continue
-        event = {"event": lines["event"], "data": json.loads(lines["data"])}
-        assert validator.is_valid(event), event
+        assert outer.is_valid(lines), lines
+        assert inner[lines["event"]].is_valid(json.loads(lines["data"])), lines
         seen.append(lines["event"])
     assert seen[0] == "open" and "approval_required" in seen and seen[-1] == "done"
-    assert not validator.is_valid({"event": "open", "data": {"runId": "not-a-uuid"}})
+    assert not inner["open"].is_valid({"runId": "not-a-uuid"})
+    assert not outer.is_valid({"event": "open", "data": {"runId": "an object, not text"}})
 
 
 async def test_record_field_values_link_the_field_value_schemas(

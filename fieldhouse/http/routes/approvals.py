@@ -18,7 +18,7 @@ from fieldhouse.actors.agent_ops import APPROVAL, ApplyObjects, ObjectWrite
 from fieldhouse.agents import approve as decisions
 from fieldhouse.agents.gate import POLICY
 from fieldhouse.http.endpoint import Routes
-from fieldhouse.http.models import QUERY_INT, Open, Strict, Timestamp, Uuid
+from fieldhouse.http.models import QUERY_INT, JsonInt, Open, Strict, Timestamp, Uuid
 from fieldhouse.model import agent_policy as caps
 from fieldhouse.model.activity import ActivityKind
 from fieldhouse.model.agents import POLICY_ID, ApprovalStatus
@@ -115,22 +115,22 @@ class PolicyBody(Strict):
         description='tools (or "tool:moduleSlug") that need an approval although they have '
         "no external effect, e.g. records.update:deals",
     )
-    maxToolCallsPerStep: int = _cap(
+    maxToolCallsPerStep: JsonInt = _cap(
         "maxToolCallsPerStep",
         caps.MAX_CALLS_PER_STEP,
         "tool calls one model step may make; the calls past it are not run",
     )
-    maxToolCallsPerRun: int = _cap(
+    maxToolCallsPerRun: JsonInt = _cap(
         "maxToolCallsPerRun",
         caps.MAX_CALLS_PER_RUN,
         "tool calls one run may make over all its resumes; the run stops there",
     )
-    maxArgumentBytes: int = _cap(
+    maxArgumentBytes: JsonInt = _cap(
         "maxArgumentBytes",
         caps.MAX_ARGUMENT_BYTES,
         "the size of one call's arguments as UTF-8 JSON; a larger call is neither run nor kept",
     )
-    recordWritesWithoutApproval: int = _cap(
+    recordWritesWithoutApproval: JsonInt = _cap(
         "recordWritesWithoutApproval",
         caps.RECORD_WRITES_WITHOUT_APPROVAL,
         "record writes (records.create, records.update) a run makes without an approval; "
