@@ -12,7 +12,13 @@ import trio
 import trio.testing
 
 from fieldhouse.http.wire import balance
-from fieldhouse.http.wire.balance import MAX_DEFER, START_WAIT, BalancedListener, Shares
+from fieldhouse.http.wire.balance import (
+    MAX_DEFER,
+    SLACK,
+    START_WAIT,
+    BalancedListener,
+    Shares,
+)
 
 
 @pytest.fixture
@@ -54,12 +60,14 @@ async def _clients(sock: trio.socket.SocketType, n: int) -> list[trio.SocketStre
     return [await trio.open_tcp_stream(host, port) for _ in range(n)]
 
 
-async def test_a_new_worker_waits_for_every_worker_to_accept(
+async def test_a_new_worker_answers_at_once_and_waits_for_every_worker_beyond_its_first(
     autojump_clock: trio.testing.MockClock, listening: trio.socket.SocketType, shares_path: Path
 ) -> None:
+    """A first request (a readiness probe, a newcomer's first command) is answered by the
+    first worker up; a burst beyond SLACK + 1 connections waits for the others to start."""
     with Shares(shares_path, 0) as mine, Shares(shares_path, 1) as sibling:
         listener = BalancedListener(listening, mine)
-        clients = await _clients(listening, 2)
+        clients = await _clients(listening, SLACK + 2)
 
         async def sibling_starts() -> None:
             await trio.sleep(1.0)
@@ -68,12 +76,11 @@ async def test_a_new_worker_waits_for_every_worker_to_accept(
         start = trio.current_time()
         async with trio.open_nursery() as nursery:
             nursery.start_soon(sibling_starts)
-            first = await listener.accept()
+            at_once = [await listener.accept() for _ in range(SLACK + 1)]
+            assert trio.current_time() == start  # the sibling has not started
+            waited = await listener.accept()
         assert 1.0 <= trio.current_time() - start < 1.1  # waited for the sibling, no longer
-        start = trio.current_time()
-        second = await listener.accept()  # only before the first accept
-        assert trio.current_time() == start
-        for stream in [*clients, first, second]:
+        for stream in [*clients, *at_once, waited]:
             await stream.aclose()
 
 
@@ -82,12 +89,17 @@ async def test_a_new_worker_waits_no_longer_than_the_start_wait(
 ) -> None:
     with Shares(shares_path, 0) as mine:
         listener = BalancedListener(listening, mine)
-        (client,) = await _clients(listening, 1)
+        clients = await _clients(listening, SLACK + 3)
         start = trio.current_time()
-        stream = await listener.accept()  # the sibling never starts
+        held = [await listener.accept() for _ in range(SLACK + 1)]
+        assert trio.current_time() == start
+        held.append(await listener.accept())  # the sibling never starts
         assert START_WAIT <= trio.current_time() - start < START_WAIT + 0.1
-        await stream.aclose()
-        await client.aclose()
+        start = trio.current_time()
+        held.append(await listener.accept())  # once, from the first accept
+        assert trio.current_time() == start
+        for stream in [*clients, *held]:
+            await stream.aclose()
 
 
 async def test_a_worker_over_its_share_defers_until_a_sibling_takes_one(
