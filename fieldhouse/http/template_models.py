@@ -119,6 +119,9 @@ class FieldDefinition(FieldItem):
     dataType: str
     config: dict[str, Any]
     vendorManaged: bool
+    archived: bool = Field(
+        description="true while archived (then listed by no /v1 route; PATCH archived false)"
+    )
 
 
 class FieldUpdated(Open):

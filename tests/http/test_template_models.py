@@ -88,10 +88,18 @@ def test_update_label_is_trimmed_and_never_blank() -> None:
     assert FieldUpdateBody.model_validate({"label": " Renamed "}).label == "Renamed"
     assert FieldUpdateBody.model_validate({}).model_dump() == {
         "label": None,
+        "name": None,
         "config": None,
         "isRequired": None,
         "backfillExisting": False,
+        "archived": None,
     }
+    renamed = FieldUpdateBody.model_validate({"name": "Cost", "archived": True})
+    assert (renamed.name, renamed.archived) == ("Cost", True)
+    assert refusals(FieldUpdateBody, {"name": "cost"})[0][:2] == (
+        "string_pattern_mismatch",
+        ("name",),
+    )
     assert refusals(FieldUpdateBody, {"label": " "}) == [
         ("value_error", ("label",), "Value error, label must not be blank")
     ]
