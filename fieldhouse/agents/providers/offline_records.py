@@ -302,6 +302,12 @@ def _create(text: str, today: date, ws: Workspace) -> Planned:
     head = re.sub(r"^\W*[\w']+\s*", "", text[: first.start])  # without the verb
     details = " ".join((head, rest[: name_span[0]], inside, rest[name_span[1] :]))
     fields, pending = _details(details, module, today, ws, creating=True)
+    unread = _unread(details, module, today, ws, fields)
+    if unread:
+        return (
+            f"I would create the {singular(words(module.name))} {name!r}, but I did not "
+            f"understand {unread!r}; say it again with the field it is for, and I will add it."
+        )
     fields |= _name_fields(module, name)
     create_args = {"module": module.slug, "displayName": name, "fields": fields}
     look = ("records.search", {"module": module.slug, "query": name, "limit": 10})
@@ -475,6 +481,43 @@ _ROLE_AT = re.compile(
 _PRONOUN_LEAD = r"^(?:he'?s|she'?s|they'?re|the|a|an)\s+"
 
 
+#: words beside a new record's details that carry nothing of their own
+_FILLER = {
+    "due", "with", "worth", "his", "her", "their", "its", "is", "are", "was", "a", "an", "the",
+    "new", "put", "as", "set", "and", "also", "he's", "she's", "they're", "it's", "for",
+    "myself", "me", "pls", "please", "thanks", "valued", "at", "to", "of", "in", "on", "by",
+    "month", "year", "week", "per", "each", "i'd", "like", "need", "want", "we", "i", "mind",
+    "be", "should", "has", "have", "works", "from", "stage", "can", "you", "would", "could",
+    "kindly", "so", "that", "this", "it", "some", "maybe", "about", "around", "roughly",
+}  # fmt: skip
+
+
+def _unread(
+    text: str, module: Module, today: date, ws: Workspace, fields: Mapping[str, Any]
+) -> str:
+    """What a create's details say that no field took (3+ words): asked about, not dropped."""
+    spans: list[tuple[int, int]] = [(m.start, m.end) for m in _mentions(text, ws)]
+    spans += [(f.start, f.end) for f in find_amounts(text)]
+    for found in (find_date(text, today), find_time(text), find_email(text), find_phone(text)):
+        if found is not None:
+            spans.append((found.start, found.end))
+    at = _ROLE_AT.search(text)
+    if at and any(
+        (f.type == "reference" and f.slug in fields) or "title" in f.slug for f in module.fields
+    ):
+        spans.append((at.start(), at.end()))
+    role = [s for s in re.split(r"[,;]", text)[1:] if s.strip(" .()") in fields.values()]
+    keep = list(text)
+    for s, e in spans:
+        keep[s:e] = " " * (e - s)
+    rest = "".join(keep)
+    for said in role:
+        rest = rest.replace(said.strip(" .()"), " ")
+    left = [w for w in re.findall(r"[\w'@.-]+", rest.lower()) if w.strip(".") and w not in _FILLER]
+    left = [w for w in left if w not in _STOP and w not in _VERBS and not w.isdigit()]
+    return " ".join(left) if len(left) >= 3 else ""
+
+
 def _labelled_number(text: str, f: Field) -> tuple[int | float, str | None] | None:
     for phrase in sorted(f.phrases(), key=len, reverse=True):
         p = re.escape(phrase).replace(r"\ ", r"[\s-]+")
@@ -542,6 +585,13 @@ _UPDATE_SHAPES = [
 _UPDATE_RES = [re.compile("^" + s + "$", re.I) for s in _UPDATE_SHAPES]
 
 
+#: where a change's value ends and more changes (or the reason) begin
+_MORE = re.compile(
+    r"\s*(?:,(?!\d)|;|\band\s+also\b)\s*|\s+(?=because\s)|\s+and\s+(?=" + _UPDATE_VERB + r"\b)",
+    re.I,
+)
+
+
 @dataclass
 class Change:
     target: str
@@ -559,7 +609,7 @@ def _parse_change(text: str) -> Change | None:
         target = (groups.get("target") or "").strip(" '\"")
         value = (groups.get("value") or "").strip()
         extra = ""
-        split = re.split(r"\s*(?:,(?!\d)|;|\band\s+also\b)\s*|\s+because\s+", value, maxsplit=1)
+        split = re.split(_MORE, value, maxsplit=1)
         if len(split) > 1:
             value, extra = split[0], value[len(split[0]) :].strip(" ,;")
         field = groups.get("field")
@@ -735,16 +785,22 @@ def _change_fields(
             extra_slot = named[0].field
             assert extra_slot is not None
             rest = (part[: named[0].start] + " " + part[named[0].end :]).strip()
-            if named[0].option:
-                fields[extra_slot.slug] = _read_value(extra_slot, part, record, today, ws)
-            else:
-                extra = _read_value(extra_slot, rest, record, today, ws)
-                if extra is not None:
-                    fields[extra_slot.slug] = extra
-        elif change.extra.lower().startswith(part.lower()) and re.match(r"(?:of\s+)?\w", part):
-            reason = next((f for f in module.fields if "reason" in f.slug), None)
-            if reason and slot.type == "select":
-                fields[reason.slug] = re.sub(r"^(?:of|the)\s+", "", part)
+            extra = _read_value(extra_slot, part if named[0].option else rest, record, today, ws)
+            if extra is None:
+                return f"What should {extra_slot.label.lower()} of {record.get('displayName')} be?"
+            fields[extra_slot.slug] = extra
+            continue
+        reason = next((f for f in module.fields if "reason" in f.slug), None)
+        because = re.match(r"because\s+(?:of\s+)?(?:the\s+)?", part, re.I)
+        if because and reason and slot.type == "select":
+            fields[reason.slug] = part[because.end() :]  # "was lost because of budget cuts"
+            continue
+        said = [w for w in re.findall(r"[\w'-]+", part.lower()) if w not in _STOP | _FILLER]
+        if len(said) >= 2:
+            return (
+                f"I would set {', '.join(fields)} of {record.get('displayName')}, but I did not "
+                f"understand {part!r}; I changed nothing yet."
+            )
     return {k: v for k, v in fields.items() if v is not None}
 
 

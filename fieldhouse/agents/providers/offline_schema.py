@@ -35,7 +35,7 @@ FIELD_WORDS: Mapping[str, tuple[str, ...]] = {
     "tags": ("tag", "tagged", "label", "labelled"),
     "owner": ("owner", "owned by", "assigned to"),
     "assignee": ("assigned to", "assignee", "owner"),
-    "lost-reason": ("reason", "because"),
+    "lost-reason": ("reason",),
     "website": ("site", "url", "domain", "web"),
     "industry": ("sector",),
     "company": ("company", "works at", "employer"),

@@ -101,6 +101,9 @@ def test_lists_filter_and_compare_by_the_schema() -> None:
         ("add a project", [], "What should the new project be called?"),
         ("delete the Apollo project", [APOLLO], "I can't delete records"),
         ("change apollo's phase to someday", [APOLLO], "What should phase of Apollo be?"),
+        # details no field takes are asked about, not dropped
+        ("add a project called Hermes, the client wants weekly demos", [], "did not understand"),
+        ("move apollo to build, the client wants weekly demos", [APOLLO], "did not understand"),
     ],
 )
 def test_when_unsure_it_asks_and_writes_nothing(
