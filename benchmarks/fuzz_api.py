@@ -42,7 +42,9 @@ def main() -> int:
         name = f"fh_fuzz_{secrets.token_hex(4)}"
         _admin(args.database_url, f"CREATE DATABASE {name}")
         dropped = name
-        env["FIELDHOUSE_DATABASE_URL"] = urlsplit(args.database_url)._replace(path=f"/{name}").geturl()
+        env["FIELDHOUSE_DATABASE_URL"] = (
+            urlsplit(args.database_url)._replace(path=f"/{name}").geturl()
+        )
     os.environ.update(env)  # fieldhouse init reads the same settings
     code = 1
     try:
