@@ -72,7 +72,7 @@ _DELETE = re.compile(
     r"\b(?:delete|del|remove|erase|wipe|purge|destroy|trash|get\s+rid\s+of|drop|archive)\b", re.I
 )
 _CREATE = re.compile(
-    r"^(?:create|creat|add|new|log|make|register|set\s+up|enter|insert|save)\b"
+    r"^(?:create|creat|add|new|log|make\s+(?=a\b|an\b|new\b)|register|set\s+up|enter|insert|save)\b"
     r"|^(?:i|we)\s+(?:need|want)\s+(?:a|an)\s+(?:new\s+)?"
     r"|^(?:i'?d\s+like|let'?s\s+have|let'?s\s+add|give\s+me)\s+(?:a|an)\s+(?:new\s+)?"
     r"|^(?:todo|to-do|to\s+do|task)\s*:",
@@ -208,7 +208,9 @@ def _statement(lower: str) -> bool:
             r"[\w' .-]+?\s+is\s+(?:now\s+)?in\s+|"
             r"^(?!(?:what|who|which|how)\b)[\w .-]+'s?\s+[\w -]+?\s+is\s+|"
             r"^[\w' .-]+?\s*(?:->|=>|\u2192)\s*\S|^(?!(?:which|what|show|list|find|any|all)\b)"
-            r"[\w' .-]+?\s+(?:closes|is\s+due)\s+(?:on\s+|by\s+)?\S",
+            r"[\w' .-]+?\s+(?:closes|is\s+due)\s+(?:on\s+|by\s+)?\S|"
+            r"^(?!(?:which|what|who|whose|how|show|list|find|any|all|is|are)\b)[\w' .-]+?\s+is\s+"
+            r"(?:now\s+)?(?:worth\s+)?[\w$€£.,%-]+(?:\s+[\w$€£.,%-]+)?(?:\s+now)?$",
             lower,
         )
         or re.search(
@@ -321,20 +323,25 @@ def _create(text: str, today: date, ws: Workspace) -> Planned:
                 f"There is already a {singular(words(module.name))} named {name}; I did not "
                 "add another. Say so if you want a second one, or what to change on it."
             )
-        for (slug, _), outcome in zip(pending, outcomes[1:], strict=False):
-            record_id = _one_id(outcome, _query(outcome, lookups))
-            if record_id:
-                fields[slug] = record_id
+        for (slug, (_, look)), outcome in zip(pending, outcomes[1:], strict=False):
+            hits = _matching(
+                str(look["query"]), [ws.module(str(look["module"])) or module], [outcome]
+            )
+            if len(hits) != 1:  # no such record, or several: ask rather than leave it out
+                said = "several" if hits else "no"
+                return (
+                    f"I found {said} {look['module']} matching {look['query']!r}; which one is "
+                    f"the new {singular(words(module.name))} {name!r} for? I created nothing yet."
+                )
+            fields[slug] = str(hits[0][1].get("recordId"))
         return [("records.create", create_args)]
 
     return (lambda _: list(lookups), then)
 
 
-def _query(outcome: ToolOutcome, lookups: list[Call]) -> str:
-    return ""
-
-
 _CLAUSES: dict[int, re.Pattern[str]] = {}
+#: "a deal for <company>": the modules a "for ..." names a record of
+_FOR_TARGETS = {"companies", "contacts"}
 
 
 def _clause(module: Module) -> re.Pattern[str]:
@@ -347,6 +354,8 @@ def _clause(module: Module) -> re.Pattern[str]:
         pattern = _CLAUSE.pattern.replace("FIELD", fields)
         if _person_like(module):  # "Jane Doe at Contoso": where she works
             pattern = pattern[:-1] + r"|\s+(?:at|from)\s+)"
+        elif _FOR_TARGETS.intersection(f.target or "" for f in module.fields_of("reference")):
+            pattern = pattern[:-1] + r"|\s+for\s+(?!(?:the|a|an|my|our|this|that|next)\b))"
         made = re.compile(pattern, re.I)
         _CLAUSES[id(module)] = made
     return made
@@ -359,6 +368,9 @@ def _new_name(rest: str, module: Module, today: date) -> tuple[str, tuple[int, i
         return quoted["q"].strip(), (quoted.start(), quoted.end())
     lead = re.match(r"\s*(?:for\s+(?:myself|me|us)\b)?\s*[:,-]?\s*", rest)
     start = lead.end() if lead else 0
+    told = re.match(r"\s*(?:for|due|by|on)\s+[^:]{1,30}:\s*", rest)
+    if told and find_date(told.group(), today):
+        start = told.end()  # "new task for tmrw: call linus"
     intro = _NAME_INTRO.match(rest, start)
     if intro:
         start = intro.end()
@@ -457,6 +469,9 @@ def _details(
     at = _ROLE_AT.search(text)
     reference = next((f for f in module.fields_of("reference") if f.target), None)
     title = next((f for f in module.fields if f.type == "text" and "title" in f.slug), None)
+    owner = _FOR.search(text)
+    if not at and owner and reference and reference.target in _FOR_TARGETS:
+        at = owner  # "a deal ... for Contoso Health": the company it is for
     if at and reference and reference.target:
         org = at["org"].strip()
         look = {"module": reference.target, "query": org, "limit": 10}
@@ -477,6 +492,11 @@ def _details(
 _ROLE_AT = re.compile(
     r"(?:^|[,;]|\bis\s+(?:the\s+)?|'s\s+(?:the\s+)?)\s*(?:(?P<role>[^,;]{2,60}?)\s+)?at\s+"
     r"(?P<org>[A-Za-z0-9][^,;?.!]{1,80})"
+)
+_FOR = re.compile(
+    r"(?:^|\s)for\s+(?P<role>)(?!(?:the|a|an|my|our|this|that|next)\b)(?P<org>[A-Za-z0-9][^,;?.!]{1,80}?)"
+    r"(?=\s*(?:[,;?.!]|\s+(?:worth|valued|due|with|in\s+stage)\b|$))",
+    re.I,
 )
 _PRONOUN_LEAD = r"^(?:he'?s|she'?s|they'?re|the|a|an)\s+"
 
@@ -513,9 +533,10 @@ def _unread(
     rest = "".join(keep)
     for said in role:
         rest = rest.replace(said.strip(" .()"), " ")
-    left = [w for w in re.findall(r"[\w'@.-]+", rest.lower()) if w.strip(".") and w not in _FILLER]
+    said = [w.strip(".'-") for w in re.findall(r"[\w'@.-]+", rest.lower())]
+    left = [w for w in said if re.search(r"[a-z]", w) and w not in _FILLER]
     left = [w for w in left if w not in _STOP and w not in _VERBS and not w.isdigit()]
-    return " ".join(left) if len(left) >= 3 else ""
+    return " ".join(left) if len(left) >= 2 else ""
 
 
 def _labelled_number(text: str, f: Field) -> tuple[int | float, str | None] | None:
@@ -548,13 +569,6 @@ def _same(a: str, b: str) -> bool:
     return words(a) == words(b)
 
 
-def _one_id(outcome: ToolOutcome, name: str) -> str | None:
-    records = _records(outcome)
-    if len(records) == 1:
-        return str(records[0].get("recordId") or "") or None
-    return None
-
-
 # --- update ----------------------------------------------------------------------------------
 
 _TO = r"(?:\s+(?:to|as|into|=|->)|\s*:)\s+(?:the\s+|be\s+)?"
@@ -572,6 +586,7 @@ _UPDATE_SHAPES = [
     # X should be tagged Y / X is now in proposal stage
     r"(?P<target>.+?)\s+(?:should\s+be|is\s+now|are\s+now|has\s+moved\s+to)\s+(?:in\s+)?(?P<value>.+)",
     r"(?P<target>.+?)\s+is\s+in\s+(?:the\s+)?(?P<value>.+?)(?:\s+now)?",
+    r"(?P<target>.+?)\s+is\s+(?:now\s+)?(?P<value>.+?)(?:\s+now)?",
     r"(?P<target>.+?)\s*(?:->|=>|\u2192)\s*(?P<value>.+)",
     r"(?P<target>.+?)\s+(?:is\s+)?(?P<field>closes|(?<=is\s)due)\s+(?:on\s+|by\s+)?(?P<value>.+)",
     # we won the X deal / record that X was lost because ...
@@ -580,7 +595,7 @@ _UPDATE_SHAPES = [
     # hedy lamarr phone +1415...
     r"(?P<target>.+?)\s+(?P<field>phone|mobile|email|e-mail)\s+(?P<value>\S+)",
     # mark X done
-    r"(?:mark|flag|set)\s+(?:the\s+)?(?P<target>.+?)\s+(?P<value>\S+)",
+    r"(?:mark|flag|set|make)\s+(?:the\s+)?(?P<target>.+?)\s+(?P<value>\S+)",
 ]  # fmt: skip
 _UPDATE_RES = [re.compile("^" + s + "$", re.I) for s in _UPDATE_SHAPES]
 
@@ -615,6 +630,8 @@ def _parse_change(text: str) -> Change | None:
         field = groups.get("field")
         if field and field.lower().strip() in ("the", "a", ""):
             field = None
+        if field is None and re.match(r"rename\b", text, re.I):
+            field = "name"  # "rename X to Y"
         return Change(target, field.strip() if field else None, value.strip(" '\"."), extra)
     return None
 
@@ -623,7 +640,7 @@ def _update(text: str, today: date, ws: Workspace) -> Planned:
     change = _parse_change(text)
     if change is None:
         return "What should I change, on which record, and to what?"
-    if change.field is None:
+    if change.field is None and not re.search(r"->|=>|\u2192", text):  # "X -> Y": all of X
         change = _field_at_end(change, ws)
     target, mentions = _strip_target(change.target, ws)
     if (
@@ -979,7 +996,7 @@ def _find(text: str, today: date, ws: Workspace) -> Planned | None:
             money = module.fields_of("currency") or numeric
             if money:
                 args["sortField"], args["sortDirection"] = money[0].slug, direction
-    by = re.search(r"\b(?:sort(?:ed)?|order(?:ed)?)\s+by\s+(?:the\s+)?(?P<f>[\w -]+?)"
+    by = re.search(r"\b(?:(?:sort(?:ed)?|order(?:ed)?)\s+)?by\s+(?:the\s+)?(?P<f>[\w -]+?)"
                    r"(?:\s+(?P<d>asc|desc|ascending|descending|highest\s+first|lowest\s+first|"
                    r"newest\s+first|oldest\s+first))?$", lower)  # fmt: skip
     sorted_by = _field_named(module, by["f"]) if by else None

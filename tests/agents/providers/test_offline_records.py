@@ -144,3 +144,17 @@ async def test_the_provider_says_the_question_a_stage_ends_with() -> None:
     final = await provider.step(turns, SPECS, said)
     assert final.final and final.text.startswith("I found no record named 'zeus'")
     assert "".join(said.chunks) == final.text
+
+
+def test_a_related_record_is_found_by_name_or_asked_about() -> None:
+    health = record("companies", "Contoso Health")
+    message = "create a deal named Contoso analytics for Contoso Health worth 10k"
+    ((_, args),) = writes(plan(message), [health])
+    assert args["displayName"] == "Contoso analytics"
+    assert args["fields"]["company"] == health["recordId"]
+    calls, reply = walk(plan(message), [])
+    assert [tool for tool, _ in calls] == ["records.search", "records.search"]
+    assert reply.startswith("I found no companies matching 'Contoso Health'")
+    ((_, args),) = writes(plan("add jane doe at contoso health"), [health])
+    assert (args["module"], args["displayName"]) == ("contacts", "jane doe")
+    assert args["fields"]["company"] == health["recordId"]
