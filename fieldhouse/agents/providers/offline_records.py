@@ -310,6 +310,8 @@ def _create(text: str, today: date, ws: Workspace) -> Planned:
             f"I would create the {singular(words(module.name))} {name!r}, but I did not "
             f"understand {unread!r}; say it again with the field it is for, and I will add it."
         )
+    if name == name.lower() and _person_like(module):  # "add jane doe": Jane Doe
+        name = name.title()
     fields |= _name_fields(module, name)
     create_args = {"module": module.slug, "displayName": name, "fields": fields}
     look = ("records.search", {"module": module.slug, "query": name, "limit": 10})

@@ -156,5 +156,5 @@ def test_a_related_record_is_found_by_name_or_asked_about() -> None:
     assert [tool for tool, _ in calls] == ["records.search", "records.search"]
     assert reply.startswith("I found no companies matching 'Contoso Health'")
     ((_, args),) = writes(plan("add jane doe at contoso health"), [health])
-    assert (args["module"], args["displayName"]) == ("contacts", "jane doe")
+    assert (args["module"], args["displayName"]) == ("contacts", "Jane Doe")
     assert args["fields"]["company"] == health["recordId"]
