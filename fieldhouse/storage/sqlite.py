@@ -11,7 +11,7 @@ waited for the disk at every commit: 2-5 ms of a create's 6-7 ms at one connecti
 machine's disk (its fsync alone, measured 2.0-4.9 ms a commit; NORMAL 0.03-0.09 ms).
 
 One writer connection sits behind a ``CapacityLimiter(1)`` and a lock held for a whole write
-transaction, its operations each in one worker-thread hop (a commit waits for the disk); a
+transaction, its operations each in one worker-thread hop (a checkpoint waits for the disk); a
 small pool of reader connections serves reads (WAL lets readers run beside the writer).
 
 A light write transaction (a few records: record creates and updates) runs on the trio thread
@@ -78,7 +78,7 @@ SLOW_MEMORY_SIZE = 1024
 #: a light write transaction (``transaction(..., light=True)``: a few records) runs on the trio
 #: thread, its commit too, whenever this process holds the write lock or can take it without
 #: waiting; INLINE_SLOW_TRANSACTIONS in a row that each left the thread asleep for longer than
-#: INLINE_WRITE_SECONDS there (a commit waiting for the disk; see :func:`_asleep_since`) send light
+#: INLINE_WRITE_SECONDS there (a write waiting for the disk; see :func:`_asleep_since`) send light
 #: transactions to the writer thread for SLOW_MEMORY_SECONDS
 INLINE_WRITE_SECONDS = 0.005
 INLINE_SLOW_TRANSACTIONS = 3
@@ -365,7 +365,7 @@ class SQLiteDriver:
 
     def _timed(self, seconds: float) -> None:
         """A light transaction's steps on the trio thread left it asleep for ``seconds`` (a
-        commit waiting for the disk; one slow transaction may be a one-off)."""
+        write waiting for the disk; one slow transaction may be a one-off)."""
         if seconds <= INLINE_WRITE_SECONDS:
             self._slow_light = 0
             return
