@@ -224,7 +224,11 @@ async def open_system(settings: Settings) -> AsyncIterator[ActorSystem]:
     """The store and the actors; a database that cannot be opened is one CliError."""
     async with AsyncExitStack() as stack:
         try:
-            store = await stack.enter_async_context(open_database(settings.resolved_database_url))
+            store = await stack.enter_async_context(
+                open_database(
+                    settings.resolved_database_url, sqlite_synchronous=settings.sqlite_synchronous
+                )
+            )
         except StoreUnavailable as exc:  # (an ApiError for the API: the CLI names the database)
             where = _redact(settings.resolved_database_url)
             cause = exc.__cause__ or exc

@@ -98,6 +98,10 @@ class Settings:
     #: accepts its share (``fieldhouse.http.wire.balance``); set by the supervisor
     connection_shares: str | None = None
     #: hybrid search (keyword + vectors); off: POST /v1/search answers with the fallback
+    #: SQLite's synchronous mode: ``normal`` (an acknowledged write survives a crash or SIGKILL
+    #: of the server; an OS crash or power cut may lose the commits since the last checkpoint)
+    #: or ``full`` (those too, for an fsync of the WAL at every commit: 2-5 ms on a plain disk)
+    sqlite_synchronous: str = "normal"
     search_enabled: bool = True
     #: sentence embedder: ``minilm-int8`` (all-MiniLM-L6-v2 with its dense layers but the FFN
     #: down projections in int8: 1.5-2.2x less CPU a record, cosine >= 0.999 to fp32 on record
@@ -188,6 +192,7 @@ def settings_from_env(env: Mapping[str, str] | None = None) -> Settings:
         log_level=level.upper() if level else None,
         log_format=_choice(env, "FIELDHOUSE_LOG_FORMAT", ("json", "text")),
         cors_origins=_origins(env, "FIELDHOUSE_CORS_ORIGINS"),
+        sqlite_synchronous=_choice(env, "FIELDHOUSE_SQLITE_SYNCHRONOUS", ("normal", "full")),
         search_enabled=_flag(env, "FIELDHOUSE_SEARCH"),
         embedder=_choice(env, "FIELDHOUSE_EMBEDDER", EMBEDDERS),
         embedding_process=_flag(env, "FIELDHOUSE_EMBEDDING_PROCESS"),

@@ -59,7 +59,9 @@ class Runtime:
 
 @asynccontextmanager
 async def open_runtime(settings: Settings) -> AsyncIterator[Runtime]:
-    async with open_database(settings.resolved_database_url) as store:
+    async with open_database(
+        settings.resolved_database_url, sqlite_synchronous=settings.sqlite_synchronous
+    ) as store:
         secret = await jwt_secret(store, settings)
         async with AsyncExitStack() as stack:
             coordination = await stack.enter_async_context(open_coordination(settings))

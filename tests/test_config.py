@@ -28,6 +28,7 @@ def test_variables_become_settings() -> None:
             "FIELDHOUSE_SEARCH": "off",
             "FIELDHOUSE_EMBEDDING_PROCESS": " Off ",
             "FIELDHOUSE_ACTOR_SEND_TIMEOUT": "2.5",
+            "FIELDHOUSE_SQLITE_SYNCHRONOUS": "Full",
         }
     )
     assert settings.database_url == "postgresql://db/x"
@@ -39,6 +40,8 @@ def test_variables_become_settings() -> None:
     assert settings.embedding_process is False
     assert settings_from_env({"FIELDHOUSE_EMBEDDING_PROCESS": "yes"}).embedding_process is True
     assert settings.actor_send_timeout == 2.5
+    assert settings.sqlite_synchronous == "full"
+    assert Settings().sqlite_synchronous == "normal"
 
 
 def test_unset_and_empty_variables_keep_the_defaults() -> None:
@@ -53,6 +56,11 @@ def test_unset_and_empty_variables_keep_the_defaults() -> None:
             "FIELDHOUSE_ACTOR_SEND_TIMEOUT",
             "soon",
             "FIELDHOUSE_ACTOR_SEND_TIMEOUT must be a number, not 'soon'",
+        ),
+        (
+            "FIELDHOUSE_SQLITE_SYNCHRONOUS",
+            "off",
+            "FIELDHOUSE_SQLITE_SYNCHRONOUS='off': expected one of normal, full",
         ),
         (
             "FIELDHOUSE_LOG_FORMAT",

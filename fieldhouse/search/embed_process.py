@@ -75,7 +75,9 @@ async def serve(settings: Settings) -> None:
     loaded = trio.Event()
     limiter = trio.CapacityLimiter(2)
     listener = await open_listener(settings.embed_socket)
-    async with open_database(settings.resolved_database_url) as store:
+    async with open_database(
+        settings.resolved_database_url, sqlite_synchronous=settings.sqlite_synchronous
+    ) as store:
         store.vector_model = embedder.name
         async with trio.open_nursery() as nursery:
             nursery.start_soon(_stop_when_told, nursery.cancel_scope)

@@ -21,7 +21,7 @@ def is_postgres(url: str) -> bool:
     return urlparse(url).scheme in ("postgres", "postgresql")
 
 
-async def _open_store(url: str) -> Store:
+async def _open_store(url: str, sqlite_synchronous: str = "normal") -> Store:
     """``sqlite:////abs/path.sqlite3`` (embedded) or ``postgresql://...``.
 
     A PostgreSQL store must be opened inside ``trio_asyncio.open_loop()``; prefer
@@ -31,7 +31,7 @@ async def _open_store(url: str) -> Store:
     if parsed.scheme == "sqlite":
         # SQLAlchemy's convention: sqlite:///relative/path, sqlite:////absolute/path
         path = Path(url[len("sqlite:///") :])
-        return Store(await SQLiteDriver.open(path))
+        return Store(await SQLiteDriver.open(path, synchronous=sqlite_synchronous.upper()))
     if is_postgres(url):
         from fieldhouse.storage.postgres import PostgresDriver
 
@@ -40,9 +40,11 @@ async def _open_store(url: str) -> Store:
 
 
 @asynccontextmanager
-async def open_database(url: str) -> AsyncIterator[Store]:
+async def open_database(url: str, *, sqlite_synchronous: str = "normal") -> AsyncIterator[Store]:
     """The store a URL names, closed on exit; for PostgreSQL, inside a trio-asyncio loop
-    that stays open around the whole block (every asyncpg object lives in it)."""
+    that stays open around the whole block (every asyncpg object lives in it).
+    ``sqlite_synchronous``: ``normal`` (a commit survives the server's crash) or ``full`` (an
+    OS crash or power cut too: an fsync a commit); see :mod:`fieldhouse.storage.sqlite`."""
     try:
         async with AsyncExitStack() as stack:
             if is_postgres(url):
@@ -51,7 +53,7 @@ async def open_database(url: str) -> AsyncIterator[Store]:
                 from fieldhouse.storage.aioloop import open_loop
 
                 await stack.enter_async_context(open_loop())
-            store = await _open_store(url)
+            store = await _open_store(url, sqlite_synchronous)
             try:
                 yield store
             finally:
