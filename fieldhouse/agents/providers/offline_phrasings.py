@@ -44,6 +44,10 @@ REWRITES: tuple[tuple[re.Pattern[str], str], ...] = tuple(
             "show my reminders",
         ),
         # e-mail and social
+        (
+            r"^(?P<verb>send|write|draft)\s+(?P<who>(?!an?\b)[^@]+?)\s+an?\s+e-?mail\s+(?P<rest>.+)$",
+            r"\g<verb> an email to \g<who> \g<rest>",
+        ),
         (r"^e-?mail\s+(?P<to>" + EMAIL + r")\s+(?P<rest>.+)$", r"send an email to \1 \2"),
         (
             r"^write\s+to\s+(?P<to>" + EMAIL + r")\s*:\s*(?P<body>.+)$",

@@ -86,7 +86,7 @@ _FIND = re.compile(
     r"^(?:find|search(?:\s+for)?|look\s+up|lookup|look\s+for|pull\s+up|bring\s+up|show|list|"
     r"get|give\s+me|display|fetch|open|who\s+is|who'?s|who\s+are|who\s+works|which|what|"
     r"whats|what'?s|"
-    r"do\s+we\s+have|is\s+there|are\s+there|how\s+many|all|every|any)\b",
+    r"do\s+we\s+have|is\s+there|are\s+there|how\s+many|how\s+much|when|where|all|every|any)\b",
     re.I,
 )
 _STOP = {
@@ -898,6 +898,7 @@ _SORT = (
 )
 
 
+_ASKS_FIELD = re.compile(r"^(?:what'?s|what\s+is|whats|how\s+much|when|where)\b")
 _SEARCH_VERB = re.compile(
     r"^(?:find|search|look\s+up|lookup|look\s+for|pull\s+up|bring\s+up|show|fetch)\b", re.I
 )
@@ -913,6 +914,9 @@ def _find(text: str, today: date, ws: Workspace) -> Planned | None:
         # the module of a choice value said ("urgent tasks"), when only one module has it
         owners = {m.module.slug: m.module for m in mentions if m.option}
         modules = list(owners.values()) if len(owners) == 1 else []
+    if not modules and _ASKS_FIELD.match(lower) and any(m.field for m in mentions):
+        query = _leftover(text, mentions, ws, every=True)  # "what's the stage of X?"
+        return _search_everywhere(query, ws) if query else None
     if not modules:
         if not _SEARCH_VERB.match(lower):
             return None  # "what can you do?": not about records
@@ -1160,5 +1164,6 @@ def _leftover(
 _VERBS = {
     "find", "search", "lookup", "look", "pull", "bring", "show", "list", "get", "display",
     "fetch", "open", "who", "which", "what", "whats", "how", "many", "help", "trying",
-    "person", "people", "for", "me", "up", "tell", "about", "is", "are", "there",
+    "person", "people", "for", "me", "up", "tell", "about", "is", "are", "there", "much",
+    "worth", "when", "where",
 }  # fmt: skip

@@ -158,3 +158,15 @@ def test_a_related_record_is_found_by_name_or_asked_about() -> None:
     ((_, args),) = writes(plan("add jane doe at contoso health"), [health])
     assert (args["module"], args["displayName"]) == ("contacts", "Jane Doe")
     assert args["fields"]["company"] == health["recordId"]
+
+
+def test_questions_about_a_record_look_it_up_everywhere() -> None:
+    ((_, args), *rest) = walk(plan("what's the phase of apollo?"), [APOLLO])[0]
+    assert args["query"] == "apollo" and len(rest) == len(WS.modules) - 1
+    ((_, args), *_) = walk(plan("how much is the apollo project worth"), [APOLLO])[0]
+    assert args["query"] == "apollo"
+
+
+def test_send_a_person_an_email_looks_them_up_first() -> None:
+    ((tool, args),) = plan("send grace hopper an email about the migration").stages[0]([])
+    assert (tool, args["module"], args["query"]) == ("records.search", "contacts", "grace hopper")
