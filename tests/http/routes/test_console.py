@@ -277,6 +277,15 @@ def text_of(driver: WebDriver, css: str) -> str:
     return find(driver, css).text
 
 
+def unfold(driver: WebDriver, css: str) -> None:
+    """Open a panel (a <details>) unless it is open already: panels stay open as views redraw."""
+    panel = find(driver, css)
+    if panel.get_attribute("open") is None:
+        summary = panel.find_element(By.CSS_SELECTOR, "summary")
+        driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", summary)
+        summary.click()
+
+
 def until(driver: WebDriver, check: Callable[[WebDriver], Any]) -> Any:
     return _wait(driver).until(check)
 
@@ -350,7 +359,7 @@ def test_records_table_filters_sorts_pages_and_picks_columns(
     go(browser, "#/modules/contacts")
     assert text_of(browser, "#records-total") == f"{served.contacts_total} records"
     # a filter built from the select field's options, done by the server
-    browser.find_element(By.CSS_SELECTOR, "details.filters summary").click()
+    unfold(browser, "details.filters")
     before = _turn(browser)
     browser.find_element(By.CSS_SELECTOR, "#filter-lifecycle option[value=customer]").click()
     until(browser, lambda d: _settled(d, before))
@@ -371,13 +380,13 @@ def test_records_table_filters_sorts_pages_and_picks_columns(
     follow(browser, find(browser, "#page-next"))
     assert text_of(browser, "#page-info").startswith(f"11{DASH}20 of {served.contacts_total}")
     # column picking: the emails column goes, and the next request asks for fewer fields
-    browser.find_element(By.CSS_SELECTOR, "details.menu summary").click()
+    unfold(browser, "details.menu")
     follow(browser, find(browser, "#col-emails"))
     headers = [th.text for th in browser.find_elements(By.CSS_SELECTOR, "#records-table thead th")]
     assert "Email addresses" not in headers and "Company" in headers
     # a reference's records, found by the picker's server-side search as one types
     go(browser, "#/modules/contacts")
-    browser.find_element(By.CSS_SELECTOR, "details.filters summary").click()
+    unfold(browser, "details.filters")
     find(browser, "#filter-company-search").send_keys("Fabrikam Soft")
     option = "#filter-company option:not([value=''])"
     until(
@@ -533,6 +542,16 @@ def test_approve_with_edited_arguments_and_reject_with_a_reason(
     assert done["rejected"]["reason"] == "Bob left the company"
     go(browser, "#/approvals?status=executed")
     assert "Pricing, revised" in text_of(browser, "#approvals")
+    # the member's run waited for that decision: the owner resumes it from the run list
+    go(browser, "#/runs")
+    waiting = next(
+        li
+        for li in browser.find_elements(By.CSS_SELECTOR, "#runs li.run[data-status=waiting]")
+        if MAIL in li.text
+    )
+    waiting.find_element(By.CSS_SELECTOR, "button.resume").click()
+    until(browser, lambda d: waiting.get_attribute("data-status") == "succeeded")
+    assert waiting.find_element(By.CSS_SELECTOR, ".answer").text
     assert errors(browser) == []
 
 

@@ -36,22 +36,7 @@ export function chatView(root) {
     stop.hidden = false;
     running = new AbortController();
     try {
-      await stream("/v1/agents/messages?stream=true", { message }, (name, data) => {
-        if (name === "tool_call") tools.append(h("li", { class: "tool" }, h("code", {}, data.tool), " ", data.label));
-        else if (name === "token") answer.append(data.text);
-        else if (name === "done") {
-          turn.dataset.state = "done";
-          const pending = data.pendingApprovals || [];
-          fill(
-            foot,
-            `${plural(data.toolCalls, "tool call")} · ${fmt.count(data.durationMs)} ms`,
-            pending.length ? [" · ", h("a", { href: "#/approvals" }, `${pending.length} waiting for approval`)] : null,
-          );
-        } else if (name === "error") {
-          turn.dataset.state = "error";
-          foot.replaceChildren(notice(data.message, "error"));
-        }
-      }, running.signal);
+      await stream("/v1/agents/messages?stream=true", { message }, shower(tools, answer, foot, turn), running.signal);
     } catch (err) {
       turn.dataset.state = "error";
       foot.replaceChildren(err.name === "AbortError" ? notice("Stopped.", "warn") : errorNotice(err));
@@ -72,13 +57,58 @@ export function chatView(root) {
   box.focus();
 }
 
+const RESUMABLE = new Set(["waiting", "aborted", "interrupted"]);
+
+/** What shows a run's events as they come: its tool calls as they start, its answer token by token. */
+function shower(tools, answer, foot, turn) {
+  return (name, data) => {
+    if (name === "tool_call") tools.append(h("li", { class: "tool" }, h("code", {}, data.tool), " ", data.label));
+    else if (name === "token") answer.append(data.text);
+    else if (name === "done") {
+      turn.dataset.state = "done";
+      const pending = data.pendingApprovals || [];
+      fill(
+        foot,
+        `${plural(data.toolCalls, "tool call")} · ${fmt.count(data.durationMs)} ms`,
+        pending.length ? [" · ", h("a", { href: "#/approvals" }, `${pending.length} waiting for approval`)] : null,
+      );
+    } else if (name === "error") {
+      turn.dataset.state = "error";
+      foot.replaceChildren(notice(data.message, "error"));
+    }
+  };
+}
+
 function runRow(run) {
   const calls = h(
     "ul",
     { class: "tools" },
     run.toolCalls.map((c) => h("li", {}, h("code", {}, c.tool), " ", h("span", { class: `chip ${c.status}` }, c.status), " ", c.summary)),
   );
-  return h(
+  const chip = h("span", { class: `chip ${run.status}` }, run.status);
+  const live = h("div", {});
+  const resume = async (event) => {
+    const button = event.target;
+    button.disabled = true;
+    const tools = h("ul", { class: "tools" });
+    const answer = h("p", { class: "answer" });
+    const foot = h("div", { class: "muted" });
+    const turn = h("div", { class: "turn agent", dataset: { state: "streaming" } }, tools, answer, foot);
+    fill(live, turn);
+    try {
+      await stream(`/v1/agents/runs/${encodeURIComponent(run.runId)}/resume?stream=true`, undefined, shower(tools, answer, foot, turn));
+      const now = await api("GET", `/v1/agents/runs/${encodeURIComponent(run.runId)}`);
+      chip.textContent = now.status;
+      chip.className = `chip ${now.status}`;
+      item.dataset.status = now.status;
+      button.hidden = !RESUMABLE.has(now.status);
+    } catch (err) {
+      foot.replaceChildren(errorNotice(err));
+    } finally {
+      button.disabled = false;
+    }
+  };
+  const item = h(
     "li",
     { class: "card run", dataset: { runId: run.runId, status: run.status } },
     h(
@@ -87,7 +117,7 @@ function runRow(run) {
       h(
         "summary",
         {},
-        h("span", { class: `chip ${run.status}` }, run.status),
+        chip,
         " ",
         run.message.length > 120 ? `${run.message.slice(0, 120)}…` : run.message,
         h("span", { class: "muted" }, ` · ${fmt.moment(run.createdDateTime)} · ${plural(run.toolCalls.length, "tool call")}`),
@@ -96,7 +126,12 @@ function runRow(run) {
       run.error ? notice(run.error, "error") : null,
       calls,
     ),
+    RESUMABLE.has(run.status)
+      ? h("div", { class: "actions" }, h("button", { type: "button", class: "resume", onclick: resume }, "Resume"))
+      : null,
+    live,
   );
+  return item;
 }
 
 export async function runsView(root, params) {

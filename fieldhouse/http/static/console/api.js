@@ -6,6 +6,7 @@ const STORED = "fieldhouse.console.key";
 let credential = null;
 let identity = null;
 const listeners = new Set();
+export const EXPIRED = "The key or session is no longer valid (401): sign in again.";
 
 export class ApiError extends Error {
   constructor(status, body) {
@@ -37,11 +38,12 @@ export async function signIn(key, keepInTab) {
   return identity;
 }
 
-export function signOut() {
+/** Forget the credential (memory and tab); ``reason`` is shown on the sign-in page. */
+export function signOut(reason = "Signed out.") {
   credential = null;
   identity = null;
   sessionStorage.removeItem(STORED);
-  for (const fn of listeners) fn();
+  for (const fn of listeners) fn(reason);
 }
 
 export function onSignOut(fn) {
@@ -101,7 +103,7 @@ export async function api(method, path, body) {
   }
   if (!response.ok) {
     const err = new ApiError(response.status, parsed);
-    if (response.status === 401 && path !== "/v1/me") signOut();
+    if (response.status === 401 && path !== "/v1/me") signOut(EXPIRED);
     throw err;
   }
   return parsed;
@@ -112,14 +114,12 @@ export async function api(method, path, body) {
  * ``signal`` aborts it (the server then aborts the run).
  */
 export async function stream(path, body, onEvent, signal) {
+  const headers = { Authorization: `Bearer ${credential}`, Accept: "text/event-stream" };
+  if (body !== undefined) headers["Content-Type"] = "application/json";
   const response = await fetch(path, {
     method: "POST",
-    headers: {
-      Authorization: `Bearer ${credential}`,
-      "Content-Type": "application/json",
-      Accept: "text/event-stream",
-    },
-    body: JSON.stringify(body),
+    headers,
+    body: body === undefined ? undefined : JSON.stringify(body),
     signal,
     cache: "no-store",
   });

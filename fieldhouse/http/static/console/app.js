@@ -1,6 +1,6 @@
 // The console: sign-in, the shell and hash routing (#/modules/contacts, #/records/<module>/<id>,
 // #/search?q=, #/approvals, #/chat, #/runs, #/settings). Every view calls the public API.
-import { can, isAdmin, me, onSignOut, restore, signIn, signOut, signedIn } from "./api.js";
+import { EXPIRED, can, isAdmin, me, onSignOut, restore, signIn, signOut, signedIn } from "./api.js";
 import { errorNotice, fill, h, notice } from "./dom.js";
 import { approvalsView } from "./approvals.js";
 import { chatView, runsView } from "./agent.js";
@@ -104,7 +104,13 @@ async function route() {
   try {
     who = await me();
   } catch (err) {
-    signOut();
+    if (turn !== shown) return;
+    if (err.status === 401) {
+      signOut(EXPIRED);
+      return;
+    }
+    // the server did not answer: keep the key, offer to try again
+    fill(app, h("main", { id: "main", class: "narrow" }, errorNotice(err), h("button", { type: "button", id: "retry", onclick: route }, "Try again")));
     return;
   }
   if (turn !== shown) return;
@@ -133,13 +139,15 @@ async function route() {
   }
   if (turn !== shown) return;
   const again = focused && document.getElementById(focused);
+  // the control that changed the view keeps the focus (and the scroll); else start at the top
   if (again && view.contains(again)) again.focus();
+  else window.scrollTo(0, 0);
 }
 
-onSignOut(() => {
+onSignOut((reason) => {
   forget();
   shown++;
-  signInView("Signed out.");
+  signInView(reason);
 });
 window.addEventListener("hashchange", route);
 restore();

@@ -121,6 +121,18 @@ function filterControl(schema, field, params, go) {
   );
 }
 
+/** Which of the table's panels (columns, filters) are open: they stay so as the table redraws. */
+const opened = new Set();
+
+function remembered(name, details, also = false) {
+  details.open = also || opened.has(name);
+  details.addEventListener("toggle", () => {
+    if (details.open) opened.add(name);
+    else opened.delete(name);
+  });
+  return details;
+}
+
 function columnPicker(schema, shown, params, go) {
   const boxes = [...schema.fields, UPDATED].map((f) =>
     h(
@@ -141,7 +153,14 @@ function columnPicker(schema, shown, params, go) {
       f.label,
     ),
   );
-  return h("details", { class: "menu" }, h("summary", {}, "Columns"), h("div", { class: "menu-body" }, boxes));
+  const menu = remembered("columns", h("details", { class: "menu" }, h("summary", {}, "Columns"), h("div", { class: "menu-body" }, boxes)));
+  menu.addEventListener("keydown", (e) => {
+    if (e.key === "Escape" && menu.open) {
+      menu.open = false;
+      menu.querySelector("summary").focus();
+    }
+  });
+  return menu;
 }
 
 export async function tableView(root, slug, params) {
@@ -213,7 +232,7 @@ export async function tableView(root, slug, params) {
     active ? h("a", { href: href(slug, new URLSearchParams(params.has("cols") ? { cols: params.get("cols") } : {})), id: "clear-filters" }, "Clear filters") : null,
   );
   const filterPanel = filters.length
-    ? h("details", { class: "filters", open: active ? true : undefined }, h("summary", {}, "Filters"), h("div", { class: "filter-grid" }, filters))
+    ? remembered("filters", h("details", { class: "filters", open: active ? true : undefined }, h("summary", {}, "Filters"), h("div", { class: "filter-grid" }, filters)), Boolean(active))
     : null;
   const headCell = (key, label) => {
     const on = sort === key;
