@@ -72,7 +72,8 @@ _DELETE = re.compile(
     r"\b(?:delete|del|remove|erase|wipe|purge|destroy|trash|get\s+rid\s+of|drop|archive)\b", re.I
 )
 _CREATE = re.compile(
-    r"^(?:create|creat|add|new|log|make\s+(?=a\b|an\b|new\b)|register|set\s+up|enter|insert|save)\b"
+    r"^(?:create|creat|add|new|log|make\s+(?=a\b|an\b|new\b)|register|set\s+up|enter|insert|save|"
+    r"schedule)\b"
     r"|^(?:i|we)\s+(?:need|want)\s+(?:a|an)\s+(?:new\s+)?"
     r"|^(?:i'?d\s+like|let'?s\s+have|let'?s\s+add|give\s+me)\s+(?:a|an)\s+(?:new\s+)?"
     r"|^(?:todo|to-do|to\s+do|task)\s*:",
@@ -260,6 +261,7 @@ _CLAUSE = re.compile(
 )
 
 
+_KIND_FIRST = re.compile(r"^(?P<verb>add|create|new|schedule|set\s+up)\s+(?:an?\s+|new\s+)*", re.I)
 _PERSON_AT = re.compile(
     r"^(?P<verb>add|create|new)\s+(?P<name>[a-z][\w'-]*(?:\s+[a-z][\w'-]*){1,2})\s+(?:at|from)\s+"
     r"(?P<org>.+)$",
@@ -282,6 +284,14 @@ def _create(text: str, today: date, ws: Workspace) -> Planned:
         text = f"{person['verb']} {word} {person['name']} at {person['org']}"
         mentions = _mentions(text, ws)
         modules = _modules_named(mentions)
+    kind = _KIND_FIRST.match(text)
+    first_said = [m for m in mentions if m.option and kind and m.start == kind.end()]
+    if kind and not modules and len({m.module.slug for m in first_said}) == 1:
+        # "add a meeting with Barbara on thursday": a choice value only one module has
+        word = singular(words(first_said[0].module.name))
+        text = f"{kind['verb']} {word} {text[kind.end() :]}"
+        mentions = _mentions(text, ws)
+        modules = _modules_named(mentions)
     if not modules:
         return "What kind of record should I create (a contact, company, deal or task)?"
     first = min((m for m in mentions if m.field is None), key=lambda m: m.start)
@@ -293,7 +303,8 @@ def _create(text: str, today: date, ws: Workspace) -> Planned:
         name, name_span = before["name"].strip(" '\""), (0, 0)  # "add Linus Torvalds as a contact"
         text = text[: before.start("name")] + text[before.end("name") :]
         first = next(m for m in _mentions(text, ws) if m.field is None and m.module is module)
-    if not name:
+    covered = _leftover(name, _mentions(name, ws), ws, every=True)
+    if not name or not covered:  # "add urgent": a value, not a name
         return f"What should the new {singular(words(module.name))} be called?"
     if name.lower().split()[0] in _PRONOUNS | {"for", "to", "about", "on", "with"}:
         return f"What should the new {singular(words(module.name))} be called?"
@@ -468,7 +479,7 @@ def _details(
     if when and dates and isinstance(when.value, date):
         fields[_date_field(text, dates).slug] = when.value.isoformat()
     # "VP Sales at Northwind Traders": a role at a record of a referenced module
-    at = _ROLE_AT.search(text)
+    at = _ROLE_AT.search(text) if _person_like(module) else None
     reference = next((f for f in module.fields_of("reference") if f.target), None)
     title = next((f for f in module.fields if f.type == "text" and "title" in f.slug), None)
     owner = _FOR.search(text)

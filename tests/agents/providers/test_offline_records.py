@@ -170,3 +170,11 @@ def test_questions_about_a_record_look_it_up_everywhere() -> None:
 def test_send_a_person_an_email_looks_them_up_first() -> None:
     ((tool, args),) = plan("send grace hopper an email about the migration").stages[0]([])
     assert (tool, args["module"], args["query"]) == ("records.search", "contacts", "grace hopper")
+
+
+def test_a_choice_value_only_one_module_has_names_the_module_of_a_new_record() -> None:
+    ((_, args),) = writes(plan("add a meeting with Barbara Liskov on thursday"))
+    assert (args["module"], args["displayName"]) == ("tasks", "meeting with Barbara Liskov")
+    assert args["fields"]["due-date"] == "2026-12-03"
+    made = plan("add urgent")  # a value, not a name
+    assert walk(made) == ([], "What should the new task be called?")
