@@ -126,7 +126,13 @@ const opened = new Set();
 
 function remembered(name, details, also = false) {
   details.open = also || opened.has(name);
+  // opening it here fires one toggle event too: only the reader's own toggles are remembered
+  let mine = !details.open;
   details.addEventListener("toggle", () => {
+    if (!mine) {
+      mine = true;
+      return;
+    }
     if (details.open) opened.add(name);
     else opened.delete(name);
   });
