@@ -1,8 +1,10 @@
 """The offline provider (the default; no network): a deterministic planner.
 
-It turns common requests into the tool calls a model would make (see ``offline_plans``) and,
-once the tools have answered, composes the reply from their outcome summaries: it reports what
-happened and never invents anything. Anything it does not understand gets a short help text.
+It turns common requests into the tool calls a model would make (see ``offline_plans``; record
+requests are read with the workspace schema, ``offline_records``) and, once the tools have
+answered, composes the reply from their outcome summaries: it reports what happened and never
+invents anything. When it is unsure (which record? what name?) it asks instead of writing;
+anything it does not understand gets a short help text.
 """
 
 from __future__ import annotations

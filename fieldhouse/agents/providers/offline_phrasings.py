@@ -14,8 +14,6 @@ from typing import Any
 from fieldhouse.agents.contract import ToolOutcome
 
 Call = tuple[str, dict[str, Any]]
-_KINDS = r"(?P<kind>contacts?|compan(?:y|ies)|deals?|tasks?)"
-_KIND = r"(?P<kind>contact|company|deal|task)"
 _WHEN = (
     r"(?P<when>(?:today|tomorrow|in\s+\d+\s+(?:minutes?|hours?|days?)|on\s+\d{4}-\d{2}-\d{2}|"
     r"on\s+(?:mon|tues|wednes|thurs|fri|satur|sun)day)"

@@ -26,12 +26,10 @@ from fieldhouse.agents.providers.offline_values import find_date, find_time
 Call = tuple[str, dict[str, Any]]
 Stage = Callable[[Sequence[ToolOutcome]], "list[Call] | str"]
 
-MODULES = {"contact": "contacts", "company": "companies", "deal": "deals", "task": "tasks"}
 NETWORKS = {"twitter": "x", "x": "x", "linkedin": "linkedin", "facebook": "facebook"}
 NETWORKS |= {"instagram": "instagram", "mastodon": "mastodon", "bluesky": "bluesky"}
 EMAIL = r"[^@\s<>\"',;]+@[^@\s<>\"',;]+\.[A-Za-z]{2,}"
 _POLITE = r"^\s*(?:please\s+|could you\s+|can you\s+)?"
-_KIND = r"(?P<kind>contact|company|deal|task)"
 DAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 WEEKDAY = r"(?:mon|tues|wednes|thurs|fri|satur|sun)day"
 
