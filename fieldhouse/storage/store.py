@@ -514,7 +514,7 @@ class WriteTxn:
                 gone = [c for c in run if isinstance(c, tuple)]
                 out.extend(search_index.delete_docs(d, account, [rid for rid, _ in gone]))
                 if model is not None:
-                    out.extend(vectors.forget(account, gone, model))
+                    out.extend(vectors.forget(d, account, gone, model))
         return out
 
     def _pending(self, write_back: bool) -> bool:

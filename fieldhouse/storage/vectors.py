@@ -67,20 +67,31 @@ def queue(account_id: str, items: Sequence[tuple[str, str]], now: float) -> Op[N
     )
 
 
-def forget(account_id: str, items: Sequence[tuple[str, str]], model: str) -> Op[None]:
+def forget(d: Dialect, account_id: str, items: Sequence[tuple[str, str]], model: str) -> Op[None]:
     """Deleted records (id, module id): no longer waiting, and their vectors replaced by
-    empty ones (what tells readers to drop them)."""
+    empty ones (what tells readers to drop them).
+
+    On PostgreSQL an embedder may be storing one of these records' vectors at the same time
+    (its transaction began before the delete's commit, so the record was still current): the
+    empty row then takes the place of that vector under a new number once it commits, rather
+    than failing the delete on the unique key. SQLite's writers take turns."""
     ids = [(account_id, rid) for rid, _ in items]
     yield executemany("DELETE FROM search_queue WHERE account_id = ? AND record_id = ?", ids)
     yield executemany(
         "DELETE FROM record_vectors WHERE account_id = ? AND record_id = ? AND model = ?",
         [(*key, model) for key in ids],
     )
-    yield executemany(
+    tombstone = (
         "INSERT INTO record_vectors (account_id, record_id, module_id, stamp, model, vector)"
-        " VALUES (?, ?, ?, '', ?, ?)",
-        [(account_id, rid, module, model, b"") for rid, module in items],
+        " VALUES (?, ?, ?, '', ?, ?)"
     )
+    if d.name == "postgres":
+        tombstone += (
+            " ON CONFLICT (account_id, record_id, model) DO UPDATE SET stamp = '',"
+            " vector = excluded.vector, module_id = excluded.module_id,"
+            " n = nextval(pg_get_serial_sequence('record_vectors', 'n'))"
+        )
+    yield executemany(tombstone, [(account_id, rid, module, model, b"") for rid, module in items])
 
 
 def claim(d: Dialect, limit: int, now: float, until: float) -> Op[list[Queued]]:
@@ -112,7 +123,8 @@ def store(
 ) -> Op[None]:
     """Store vectors of (record id, module id, stamp, float32 bytes) whose indexed text is
     still of that stamp (``current``: an SQL condition on ``?`` = account id, record id,
-    stamp, true while it is), and drop those versions' queue entries."""
+    stamp, true while it is), and drop those versions' queue entries. A row another
+    transaction wrote for the record meanwhile (a delete's empty one) is kept."""
     fresh = [(account_id, rid, stamp) for rid, _, stamp, _ in items]
     yield executemany(
         "DELETE FROM record_vectors WHERE account_id = ? AND record_id = ? AND model = ?"
@@ -121,7 +133,9 @@ def store(
     )
     yield executemany(
         "INSERT INTO record_vectors (account_id, record_id, module_id, stamp, model, vector)"
-        f" SELECT ?, ?, ?, ?, ?, ? WHERE {current}",
+        f" SELECT ?, ?, ?, ?, ?, ? WHERE {current}"
+        # a delete committed since this transaction's first statement left its empty row
+        " ON CONFLICT (account_id, record_id, model) DO NOTHING",
         [
             (account_id, rid, module, stamp, model, vec, *key)
             for key, (rid, module, stamp, vec) in zip(fresh, items, strict=True)

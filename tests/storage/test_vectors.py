@@ -11,7 +11,8 @@ import pytest
 import trio
 
 from fieldhouse.model.records import RecordRow
-from fieldhouse.storage import Store, vectors
+from fieldhouse.storage import Store, search_index, vectors
+from fieldhouse.storage.base import Op, value
 from fieldhouse.storage.vectors import Backlog, Queued
 from tests.storage.conftest import AT, MOD, A, B, record
 
@@ -169,6 +170,53 @@ async def test_readers_follow_the_rows_by_number_deletes_included(queued: Store)
     assert [(v.record_id, v.module_id, v.vector) for v in after_delete] == [("r02", MOD_A, b"")]
     # from the start: each record once, in the order of its last change
     assert await stored(queued) == [("r01", LATER, b"1b"), ("r02", "", b"")]
+
+
+async def someone_waits_for_a_lock(store: Store) -> None:
+    """Until another PostgreSQL session of this database waits for a row or key lock."""
+    sql = (
+        "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database()"
+        " AND wait_event_type = 'Lock'"
+    )
+
+    def waiting() -> Op[int]:
+        return int((yield value(sql)))
+
+    with trio.fail_after(20):
+        while not await store._db.write(waiting()):  # noqa: ASYNC110 (another process)
+            await trio.sleep(0.01)
+
+
+def deleting(store: Store, rid: str) -> Op[None]:
+    """What a record's delete writes for search: its text out of the index, its vector
+    replaced by an empty one."""
+    d = store._db.dialect
+    yield from search_index.delete_docs(d, A, [rid])
+    yield from vectors.forget(d, A, [(rid, MOD_A)], MODEL)
+
+
+@pytest.mark.parametrize("backend", ["postgres"])
+async def test_a_delete_and_a_vector_of_the_same_record_at_once_both_commit(
+    queued: Store,
+) -> None:
+    """An embedder stores a record's vector while the record's delete runs (PostgreSQL: both
+    began while the record was current). Neither write fails, and the record ends with its
+    empty row, numbered after anything a reader saw of it."""
+    r1, r2 = record(A, "r01", "One"), record(A, "r02", "Two")
+    await put(queued, A, r1, r2)
+    current = search_index.current(queued._db.dialect, A)
+    # the embedder's transaction first: the delete waits for its row, then replaces it
+    async with trio.open_nursery() as nursery, queued._db.transaction(B) as embedder:
+        await embedder.run(vectors.store(A, MODEL, [("r01", MOD_A, r1.updated_at, b"1")], current))
+        nursery.start_soon(queued._db.write, deleting(queued, "r01"))
+        await someone_waits_for_a_lock(queued)
+    # the delete's transaction first: the embedder's vector waits for it, then stands back
+    async with trio.open_nursery() as nursery, queued._db.transaction(A) as delete:
+        await delete.run(deleting(queued, "r02"))
+        vector = [("r02", MOD_A, r2.updated_at, b"2")]
+        nursery.start_soon(queued.store_vectors, A, MODEL, vector)
+        await someone_waits_for_a_lock(queued)
+    assert await stored(queued) == [("r01", "", b""), ("r02", "", b"")]
 
 
 async def test_the_backlog_counts_waiting_records_and_the_oldest_ones_age(queued: Store) -> None:
