@@ -340,6 +340,9 @@ def _onnx_session(
     # idle pool threads sleep instead of spinning for the next pass (CPU nobody asked for)
     options.add_session_config_entry("session.intra_op.allow_spinning", "0")
     options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+    # no arena: it keeps the largest batch's activations for good (the embedding process grew
+    # 216 -> 279 MB over 128 texts of ~150 tokens, and stays at 221 MB without it; same time)
+    options.enable_cpu_mem_arena = False
     options.log_severity_level = 3
     options.enable_profiling = profile
     return ort.InferenceSession(

@@ -144,3 +144,11 @@ def test_forward_passes_hold_a_token_budget_and_every_window_once() -> None:
     for p in passes:  # padded to its longest window, within the budget (or a lone window)
         assert len(p) == 1 or len(p) * max(lengths[i] for i in p) <= TOKENS_PER_PASS
     assert [len(p) for p in passes[-2:]] == [4, 2]  # 128-token windows: four a pass at most
+
+
+def test_a_big_batch_leaves_no_arena_behind(embedder: MiniLMEmbedder) -> None:
+    """onnxruntime's arena would keep the largest batch's activations allocated for good (the
+    embedding process stayed ~60 MB bigger after one import); the session runs without one."""
+    embedder.load()
+    session, _ = embedder._model()
+    assert session.get_session_options().enable_cpu_mem_arena is False
