@@ -8,7 +8,7 @@ import pytest
 from fieldhouse.model.schema import FieldDef
 from fieldhouse.storage import Store
 from fieldhouse.storage.base import ConflictError, QueuedWriteFailed
-from fieldhouse.storage.store import WriteTxn
+from fieldhouse.storage.write_txn import WriteTxn
 from tests.storage.conftest import AT, MOD, A, record
 
 M = f"{MOD}-{A}"
