@@ -73,27 +73,33 @@ def coalesce(stmts: Sequence[Stmt]) -> list[Stmt]:
     grouped: dict[int, list[Any]] = {}
     for s in stmts:
         table = _table(s)
-        joined = False
-        if table is not None:
-            j = len(out) - 1
-            while j >= 0 and len(out) - j <= _REACH:
-                other = out[j]
-                if other.sql == s.sql and other.result in ("none", "many"):
-                    params = grouped.get(id(other))
-                    if params is None:
-                        params = [other.params] if other.result == "none" else list(other.params)
-                        merged = Stmt(other.sql, params, "many")
-                        grouped[id(merged)] = params
-                        out[j] = merged
-                    params.extend([s.params] if s.result == "none" else s.params)
-                    joined = True
-                    break
-                if _table(other) in (None, table):
-                    break
-                j -= 1
-        if not joined:
+        j = None if table is None else _partner(out, s, table)
+        if j is None:
             out.append(s)
+            continue
+        other = out[j]
+        params = grouped.get(id(other))
+        if params is None:
+            params = [other.params] if other.result == "none" else list(other.params)
+            merged = Stmt(other.sql, params, "many")
+            grouped[id(merged)] = params
+            out[j] = merged
+        params.extend([s.params] if s.result == "none" else s.params)
     return out
+
+
+def _partner(out: list[Stmt], s: Stmt, table: str) -> int | None:
+    """Where in ``out`` the earlier insert of ``s``'s SQL lies that ``s`` can join: within
+    reach, with only inserts into other tables after it."""
+    j = len(out) - 1
+    while j >= 0 and len(out) - j <= _REACH:
+        other = out[j]
+        if other.sql == s.sql and other.result in ("none", "many"):
+            return j
+        if _table(other) in (None, table):
+            return None
+        j -= 1
+    return None
 
 
 def chain(batch: Batch, op: Op[T]) -> Op[T]:
