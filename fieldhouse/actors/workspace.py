@@ -274,9 +274,9 @@ class WorkspaceActor:
     def _answer_failure(
         self, batch: list[Message[Any]], exc: BaseException, *, strict: bool
     ) -> bool:
-        """Answer a batch whose transaction failed, or raise what runs it again
+        """Answer a batch whose transaction failed (True), or raise what runs it again
         (:class:`_Unreachable`, :class:`_Retry`) or tells of a crash (:class:`ActorCrashed`);
-        False: answered, ``exc`` (a cancellation) is for the caller to raise again."""
+        False: answered, and ``exc`` (a cancellation) is for the caller to raise again."""
         if isinstance(exc, StoreUnavailable):
             if not exc.in_doubt:
                 raise _Unreachable(exc) from None  # rolled back; nobody has heard anything

@@ -8,9 +8,9 @@ the scope has to reach the database (a scope whose statements are all still queu
 by dropping them). Consecutive inserts into one table, interleaved with inserts into others,
 run as one ``executemany``.
 
-:class:`WriteBehind` is that state for one workspace transaction (the queue, the open scopes,
-the counters advanced in memory, the search index's changes); :class:`~fieldhouse.storage.
-write_txn.WriteTxn` builds on it what a workspace writes.
+:class:`WriteBehind` holds that state for one workspace transaction (the queue, the open
+scopes, the counters advanced in memory, the search index's changes);
+:class:`~fieldhouse.storage.write_txn.WriteTxn` builds what a workspace writes on it.
 """
 
 from __future__ import annotations
