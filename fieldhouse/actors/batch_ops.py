@@ -3,8 +3,8 @@
 One message is one transaction. ``all_or_nothing`` (the batch endpoint) fails the whole message
 with every item's issues when any item is invalid; otherwise (imports) each item runs in its own
 savepoint and the invalid ones are reported and skipped. The items' savepoints are lax (see
-:meth:`~fieldhouse.storage.store.WriteTxn.savepoint`): their rows reach the database in a few
-statements per message, not several per item.
+:meth:`~fieldhouse.storage.writebehind.WriteBehind.savepoint`): their rows reach the database
+in a few statements per message, not several per item.
 """
 
 from __future__ import annotations

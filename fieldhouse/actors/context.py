@@ -10,7 +10,7 @@ from fieldhouse.model.activity import ActivityEntry, ActivityKind
 from fieldhouse.model.clock import new_id, now_iso
 from fieldhouse.model.schema import ModuleSchema
 from fieldhouse.storage.base import UserRow
-from fieldhouse.storage.store import WriteTxn
+from fieldhouse.storage.write_txn import WriteTxn
 
 #: Looks a user of the workspace up by id (outside the write transaction: users are not
 #: written by record messages).

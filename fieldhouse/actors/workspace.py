@@ -26,6 +26,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import trio
@@ -36,6 +37,7 @@ from fieldhouse.model.errors import ApiError, InternalError, StoreUnavailable
 from fieldhouse.model.schema import ModuleSchema
 from fieldhouse.storage.base import QueuedWriteFailed, UserRow
 from fieldhouse.storage.store import Store
+from fieldhouse.storage.write_txn import WriteTxn
 
 log = logging.getLogger("fieldhouse.actors")
 
@@ -77,6 +79,31 @@ class _Unreachable(Exception):
         self.error = error
 
 
+@dataclass
+class _Attempt:
+    """The messages of one try of a batch, and whether their savepoints are strict (a lax
+    try turns strict when it finds itself alone)."""
+
+    messages: list[Message[Any]]
+    strict: bool
+
+
+@dataclass(frozen=True)
+class _Committed:
+    """What a committed try leaves to do: its outcomes (one per message) to answer, the
+    context's events and schemas, and the schema version it committed."""
+
+    ctx: WriteContext
+    outcomes: list[tuple[bool, Any]]
+    version: int
+    commit_seconds: float
+
+
+def _fail_all(batch: Sequence[Message[Any]], error: ApiError) -> None:
+    for message in batch:
+        message.reply.set_error(error)
+
+
 #: how long a batch the database could not take is tried again before its messages are
 #: answered 503
 STORE_RETRY_SECONDS = 5.0
@@ -116,16 +143,21 @@ class WorkspaceActor:
     async def run(self, *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
         """Serve the mailbox until it is closed and empty; raise on a crashed batch."""
         task_status.started()
-        while True:
-            first, self._carried = self._carried, None
-            if first is None:
-                try:
-                    first = await self.mailbox.receive()
-                except trio.EndOfChannel:
-                    return
-            batch = [first]
-            self._top_up(batch, light=False)
+        while (batch := await self._take_batch()) is not None:
             await self._run_batch(batch)
+
+    async def _take_batch(self) -> list[Message[Any]] | None:
+        """The next batch: the message carried over from the last one, or else the next to
+        arrive, with what the mailbox holds now; None once the mailbox is closed and empty."""
+        first, self._carried = self._carried, None
+        if first is None:
+            try:
+                first = await self.mailbox.receive()
+            except trio.EndOfChannel:
+                return None
+        batch = [first]
+        self._top_up(batch, light=False)
+        return batch
 
     def _top_up(self, batch: list[Message[Any]], *, light: bool) -> None:
         """Add what the mailbox holds now to ``batch``, up to the batch size; with ``light``
@@ -145,6 +177,8 @@ class WorkspaceActor:
         return await self.store.get_user(self.account_id, user_id)
 
     async def _run_batch(self, batch: list[Message[Any]]) -> None:
+        """Run ``batch`` until every message is answered: again strictly when a queued write
+        failed, again after a wait while the database cannot be reached."""
         strict = False
         deadline = trio.current_time() + self._store_retry_seconds
         delay, longest = STORE_RETRY_DELAYS
@@ -156,83 +190,131 @@ class WorkspaceActor:
                 log.warning("workspace %s: a write failed; batch retried strictly", self.account_id)
                 strict = True
             except _Unreachable as unreachable:
-                if trio.current_time() + delay > deadline:
-                    log.error(
-                        "workspace %s: the database is unreachable; %d writes answered 503",
-                        self.account_id,
-                        len(batch),
-                    )
-                    for message in batch:
-                        message.reply.set_error(unreachable.error)
+                if not await self._wait_for_database(batch, unreachable.error, deadline, delay):
                     return
-                log.warning(
-                    "workspace %s: the database is unreachable; batch of %d tried again",
-                    self.account_id,
-                    len(batch),
-                )
-                try:
-                    await trio.sleep(delay)
-                except BaseException:
-                    for message in batch:
-                        message.reply.set_error(unreachable.error)
-                    raise
                 delay = min(delay * 2, longest)
 
-    async def _attempt(self, batch: list[Message[Any]], *, strict: bool) -> None:
-        """Run ``batch`` in one transaction. The first attempt (lax) tops the batch up once
-        the transaction holds the write lock; a lone message runs strictly (without a
-        savepoint there is nothing lax about it). A retry runs the same, grown, batch."""
-        outcomes: list[tuple[bool, Any]] = []
+    async def _wait_for_database(
+        self, batch: list[Message[Any]], error: StoreUnavailable, deadline: float, delay: float
+    ) -> bool:
+        """Wait ``delay`` before the batch runs again; False, its messages answered with
+        ``error``, when that would pass the ``deadline``."""
+        if trio.current_time() + delay > deadline:
+            log.error(
+                "workspace %s: the database is unreachable; %d writes answered 503",
+                self.account_id,
+                len(batch),
+            )
+            _fail_all(batch, error)
+            return False
+        log.warning(
+            "workspace %s: the database is unreachable; batch of %d tried again",
+            self.account_id,
+            len(batch),
+        )
         try:
-            light = all(message.light() for message in batch)
-            async with self.store.write(self.account_id, light=light) as txn:
-                version = await txn.schema_version()  # holds the workspace's write lock now
-                if not strict:
-                    self._top_up(batch, light=light)
-                    strict = len(batch) == 1
-                if self._schemas is None or version != self._schema_version:
-                    self._schemas = await txn.module_schemas()
-                ctx = WriteContext(txn, self.account_id, self._schemas, find_user=self._find_user)
-                solo = len(batch) == 1
-                for message in batch:
-                    outcomes.append(await self._apply(ctx, message, solo=solo, strict=strict))
-                if solo and not outcomes[0][0]:
-                    # no savepoint guarded a lone message: undo what it wrote before failing
-                    raise _RolledBack(outcomes[0][1])
-                if ctx.schema_changed:
-                    version = await txn.schema_version()
-                commit_from = time.perf_counter()
-            # committed
-            commit_seconds = time.perf_counter() - commit_from
+            await trio.sleep(delay)
+        except BaseException:
+            _fail_all(batch, error)
+            raise
+        return True
+
+    async def _attempt(self, batch: list[Message[Any]], *, strict: bool) -> None:
+        """Run ``batch`` in one transaction, then answer it. The first attempt (lax) tops the
+        batch up once the transaction holds the write lock; a lone message runs strictly
+        (without a savepoint there is nothing lax about it). A retry runs the same, grown,
+        batch."""
+        attempt = _Attempt(batch, strict)
+        try:
+            done = await self._transact(attempt)
         except _RolledBack as undone:
             batch[0].reply.set_error(undone.error)
             return
         except BaseException as exc:
             self._schemas = None
-            if isinstance(exc, StoreUnavailable):
-                if not exc.in_doubt:
-                    raise _Unreachable(exc) from None  # rolled back; nobody has heard anything
-                log.error("workspace %s: a commit's outcome is unknown", self.account_id)
-                for message in batch:
-                    message.reply.set_error(exc)
-                return
-            if isinstance(exc, QueuedWriteFailed):
-                if not strict:
-                    raise _Retry from None  # rolled back; nobody has heard anything yet
-                if len(batch) == 1:
-                    # a lone message's writes run with the commit: the failure is its own
-                    name = type(batch[0]).__name__
-                    log.error("workspace %s: %s failed: %s", self.account_id, name, exc)
-                    batch[0].reply.set_error(InternalError("Internal error"))
-                    return
-            error: ApiError = exc if isinstance(exc, ApiError) else InternalError("Internal error")
-            for message in batch:
-                message.reply.set_error(error)
-            if isinstance(exc, Exception):
-                raise ActorCrashed(f"batch of {len(batch)} failed: {exc!r}") from exc
-            raise
+            if not self._answer_failure(batch, exc, strict=attempt.strict):
+                raise
+            return
+        await self._answer(batch, done)
+
+    async def _transact(self, attempt: _Attempt) -> _Committed:
+        """Apply the attempt's messages in one transaction and commit it."""
+        batch = attempt.messages
+        light = all(message.light() for message in batch)
+        async with self.store.write(self.account_id, light=light) as txn:
+            version = await txn.schema_version()  # holds the workspace's write lock now
+            if not attempt.strict:
+                self._top_up(batch, light=light)
+                attempt.strict = len(batch) == 1
+            ctx = await self._context(txn, version)
+            outcomes = await self._apply_all(ctx, attempt)
+            if ctx.schema_changed:
+                version = await txn.schema_version()
+            commit_from = time.perf_counter()
+        # committed
+        return _Committed(ctx, outcomes, version, time.perf_counter() - commit_from)
+
+    async def _context(self, txn: WriteTxn, version: int) -> WriteContext:
+        """The messages' view of the transaction, with the module schemas of ``version``."""
+        if self._schemas is None or version != self._schema_version:
+            self._schemas = await txn.module_schemas()
+        return WriteContext(txn, self.account_id, self._schemas, find_user=self._find_user)
+
+    async def _apply_all(self, ctx: WriteContext, attempt: _Attempt) -> list[tuple[bool, Any]]:
+        """Each message's outcome, in order: (True, result) or (False, error)."""
+        solo = len(attempt.messages) == 1
+        outcomes = []
+        for message in attempt.messages:
+            outcomes.append(await self._apply(ctx, message, solo=solo, strict=attempt.strict))
+        if solo and not outcomes[0][0]:
+            # no savepoint guarded a lone message: undo what it wrote before failing
+            raise _RolledBack(outcomes[0][1])
+        return outcomes
+
+    def _answer_failure(
+        self, batch: list[Message[Any]], exc: BaseException, *, strict: bool
+    ) -> bool:
+        """Answer a batch whose transaction failed (True), or raise what runs it again
+        (:class:`_Unreachable`, :class:`_Retry`) or tells of a crash (:class:`ActorCrashed`);
+        False: answered, and ``exc`` (a cancellation) is for the caller to raise again."""
+        if isinstance(exc, StoreUnavailable):
+            if not exc.in_doubt:
+                raise _Unreachable(exc) from None  # rolled back; nobody has heard anything
+            log.error("workspace %s: a commit's outcome is unknown", self.account_id)
+            _fail_all(batch, exc)
+            return True
+        if isinstance(exc, QueuedWriteFailed):
+            if not strict:
+                raise _Retry from None  # rolled back; nobody has heard anything yet
+            if len(batch) == 1:
+                # a lone message's writes run with the commit: the failure is its own
+                name = type(batch[0]).__name__
+                log.error("workspace %s: %s failed: %s", self.account_id, name, exc)
+                batch[0].reply.set_error(InternalError("Internal error"))
+                return True
+        _fail_all(batch, exc if isinstance(exc, ApiError) else InternalError("Internal error"))
+        if isinstance(exc, Exception):
+            raise ActorCrashed(f"batch of {len(batch)} failed: {exc!r}") from exc
+        return False
+
+    async def _answer(self, batch: list[Message[Any]], done: _Committed) -> None:
+        """After the commit: keep the schemas, announce a change, reply, publish the events."""
+        ctx = done.ctx
         self._schemas = ctx.schemas
-        self._schema_version = version
+        self._schema_version = done.version
+        await self._announce(ctx, done.version)
+        for message, (ok, value) in zip(batch, done.outcomes, strict=True):
+            if ok:
+                message.reply.set_result(value)
+            else:
+                message.reply.set_error(value)
+        if ctx.events:
+            self._publish(ctx.events)
+        if self._on_batch is not None:
+            self._on_batch(len(batch), done.commit_seconds)
+
+    async def _announce(self, ctx: WriteContext, version: int) -> None:
+        """Tell of a committed schema or access change before anyone hears of the batch."""
         if ctx.schema_changed:
             self._on_schema(self.account_id, version, ctx.schemas)
         if ctx.schema_changed or ctx.access_changed:
@@ -241,15 +323,6 @@ class WorkspaceActor:
                     await self._on_change()
                 except Exception:
                     log.exception("workspace %s: could not announce a change", self.account_id)
-        for message, (ok, value) in zip(batch, outcomes, strict=True):
-            if ok:
-                message.reply.set_result(value)
-            else:
-                message.reply.set_error(value)
-        if ctx.events:
-            self._publish(ctx.events)
-        if self._on_batch is not None:
-            self._on_batch(len(batch), commit_seconds)
 
     async def _apply(
         self, ctx: WriteContext, message: Message[Any], *, solo: bool, strict: bool

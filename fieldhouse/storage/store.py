@@ -1,15 +1,14 @@
 """The Store, written once over a :class:`~fieldhouse.storage.base.Driver`.
 
 Reads take the account id explicitly, so no query can cross workspaces. Writes happen only in a
-:class:`WriteTxn`, opened by the workspace actor with :meth:`Store.write`; everything written in
-one is committed together or not at all.
+:class:`~fieldhouse.storage.write_txn.WriteTxn`, opened by the workspace actor with
+:meth:`Store.write`; everything written in one is committed together or not at all.
 """
 
 from __future__ import annotations
 
-import itertools
 import time
-from collections.abc import AsyncIterator, Callable, Collection, Mapping, Sequence
+from collections.abc import AsyncIterator, Collection, Sequence
 from contextlib import asynccontextmanager
 from typing import Any, TypeVar
 
@@ -18,29 +17,19 @@ from fieldhouse.model.listquery import ListQuery
 from fieldhouse.model.memo import SchemaMemo
 from fieldhouse.model.principal import Role
 from fieldhouse.model.records import RecordRow
-from fieldhouse.model.schema import FieldDef, ModuleDef, ModuleSchema, ReferenceDef, ViewDef
-from fieldhouse.model.search_doc import Doc, record_doc
+from fieldhouse.model.schema import ModuleDef, ModuleSchema
+from fieldhouse.model.search_doc import Doc
 from fieldhouse.storage import accounts, aggregate, expand, records, schemas, search_index, vectors
 from fieldhouse.storage import objects as obj
-from fieldhouse.storage import writebehind as wb
-from fieldhouse.storage.base import (
-    AccountRow,
-    ApiKeyRow,
-    Driver,
-    KeyLookup,
-    Op,
-    QueuedWriteFailed,
-    Stmt,
-    StorageError,
-    Txn,
-    UserRow,
-)
+from fieldhouse.storage.base import AccountRow, ApiKeyRow, Driver, KeyLookup, Op, UserRow
 from fieldhouse.storage.facets import Facet, countable, start_counting
 from fieldhouse.storage.fulltext import KeywordHits, Stats
 from fieldhouse.storage.objects import ObjectRow
-from fieldhouse.storage.rows import RECORDS, advance_autonumber
+from fieldhouse.storage.rows import RECORDS
 from fieldhouse.storage.sqlquery import CompiledList, compile_list, index_keys
-from fieldhouse.storage.writebehind import Batch, Scope
+from fieldhouse.storage.write_txn import WriteTxn
+
+__all__ = ["Store", "WriteTxn"]
 
 T = TypeVar("T")
 
@@ -296,8 +285,6 @@ class Store:
         (at most ``limit``): how a process learns of writes made through another one."""
         return await self._read(records.activity_since(account_id, seq, limit))
 
-    # --- workspace objects ---
-
     # --- search (statements only: fieldhouse.search.service owns what is kept of them) ---
 
     async def keyword_stats(self, account_id: str) -> Stats:
@@ -359,6 +346,8 @@ class Store:
     async def vector_backlog(self, account_id: str | None = None) -> vectors.Backlog:
         return await self._read(vectors.backlog(account_id))
 
+    # --- workspace objects ---
+
     async def get_object(self, account_id: str, kind: str, object_id: str) -> ObjectRow | None:
         return await self._read(obj.get_object(account_id, kind, object_id))
 
@@ -419,437 +408,3 @@ class Store:
         ``module_slugs`` (see :mod:`~fieldhouse.storage.expand`): one query."""
         op = expand.linked_records(account_id, source_ids, field_slugs, module_slugs)
         return await self._read(op)
-
-
-def _counters(account_id: str) -> Op[tuple[int, int, dict[str, dict[str, Any]]]]:
-    version, seq = yield from accounts.counters(account_id)
-    configs = yield from schemas.autonumber_configs(account_id)
-    return version, seq, configs
-
-
-class WriteTxn:
-    """One write transaction of one workspace. Only the workspace actor holds one.
-
-    Writes whose result the caller does not need are queued (see
-    :mod:`~fieldhouse.storage.writebehind`) and run with the next statement that answers
-    something, a strict savepoint's release, or the commit. The activity sequence and the
-    auto-number counters are read once, advanced in memory and written back with each flush:
-    the transaction holds the workspace's write lock, so no other writer can move them.
-    """
-
-    def __init__(
-        self, txn: Txn, driver: Driver, account_id: str, vector_model: str | None = None
-    ) -> None:
-        self._txn = txn
-        self._dialect = driver.dialect
-        self.account_id = account_id
-        self._queue: list[Stmt] = []
-        self._scopes: list[Scope] = []
-        self._savepoints = 0
-        #: the activity sequence as advanced here, and as the database holds it
-        self._seq: int | None = None
-        self._stored_seq: int | None = None
-        #: auto-number field configs as advanced here; those the database lags behind
-        self._configs: dict[str, dict[str, Any]] = {}
-        self._dirty: set[str] = set()
-        #: records inserted here, and (record, field) pairs whose links were written here
-        self._inserted: set[str] = set()
-        self._linked: set[tuple[str, str]] = set()
-        #: set by the workspace actor: a module's schema by id, to read a record's words
-        self.schema_of: Callable[[str], ModuleSchema | None] | None = None
-        self._vector_model = vector_model
-        #: label id -> name, read once a transaction when a record with labels is indexed
-        self._label_names: dict[str, str] | None = None
-        #: the search index's changes, in order: a record's text, or deleted (id, module);
-        #: written with the counters (at the commit), the first ``_search_sent`` already
-        self._search: list[Doc | tuple[str, str]] = []
-        self._search_sent = 0
-
-    # --- write-behind ---
-
-    def _defer(self, op: Op[None]) -> None:
-        """Queue an operation's statements (each must answer nothing)."""
-        for stmt in op:
-            assert stmt.result in ("none", "many"), stmt.sql
-            self._queue.append(stmt)
-
-    def _take(self, tail: Sequence[Stmt] = (), *, write_back: bool = False) -> Batch:
-        """Everything queued, with the open scopes' savepoints (and the counters written back
-        when asked: at the commit, and before a read of what holds them)."""
-        for scope in reversed(self._scopes):
-            if scope.stmt is None:
-                scope.stmt = wb.savepoint(scope.name)
-                self._queue.insert(scope.index, scope.stmt)
-        queued, self._queue = self._queue, []
-        if not write_back:
-            queued.extend(tail)
-            return Batch(wb.coalesce(queued))
-        if self._seq != self._stored_seq and self._seq is not None:
-            queued.extend(accounts.set_activity_seq(self.account_id, self._seq))
-            self._stored_seq = self._seq
-        for field_id in sorted(self._dirty):
-            config = self._configs[field_id]
-            queued.extend(schemas.set_field_config(self.account_id, field_id, config))
-        self._dirty.clear()
-        queued.extend(self._search_statements())
-        queued.extend(tail)
-        return Batch(wb.coalesce(queued))
-
-    def _search_statements(self) -> list[Stmt]:
-        """The search index's changes not written yet: each run of puts (the records' text,
-        and their places in the vector queue) and of deletes as one statement each."""
-        changes = self._search[self._search_sent :]
-        self._search_sent = len(self._search)
-        out: list[Stmt] = []
-        now = time.time()
-        d, account, model = self._dialect, self.account_id, self._vector_model
-        for kind, grouped in itertools.groupby(changes, key=type):
-            run = list(grouped)
-            if kind is Doc:
-                docs = [c for c in run if isinstance(c, Doc)]
-                out.extend(search_index.put_docs(d, account, docs))
-                if model is not None:
-                    out.extend(vectors.queue(account, [(c.record_id, c.stamp) for c in docs], now))
-            else:
-                gone = [c for c in run if isinstance(c, tuple)]
-                out.extend(search_index.delete_docs(d, account, [rid for rid, _ in gone]))
-                if model is not None:
-                    out.extend(vectors.forget(d, account, gone, model))
-        return out
-
-    def _pending(self, write_back: bool) -> bool:
-        if self._queue:
-            return True
-        return write_back and bool(
-            self._dirty or self._seq != self._stored_seq or len(self._search) > self._search_sent
-        )
-
-    async def _run(
-        self,
-        op: Op[T],
-        tail: Sequence[Stmt] = (),
-        *,
-        commit: bool = False,
-        write_back: bool = False,
-    ) -> T:
-        """Run ``op`` after everything queued, in one driver hop."""
-        write_back = write_back or commit
-        if (
-            not self._pending(write_back)
-            and not tail
-            and not any(s.stmt is None for s in self._scopes)
-        ):
-            return await self._txn.run(op, commit=commit)
-        stored = self._stored_seq, set(self._dirty)
-        batch = self._take(tail, write_back=write_back)
-        try:
-            result = await self._txn.run(wb.chain(batch, op), commit=commit)
-        except BaseException as exc:
-            self._landed(batch, batch.done)
-            if batch.done < len(batch.stmts):
-                # the counters' write-back may not have run: write them again next time
-                self._stored_seq = stored[0]
-                self._dirty |= stored[1]
-                if isinstance(exc, StorageError):
-                    failed = batch.stmts[batch.done].sql
-                    raise QueuedWriteFailed(f"{exc} (in: {failed[:80]})") from exc
-            raise
-        self._landed(batch, len(batch.stmts))
-        return result
-
-    def _landed(self, batch: Batch, done: int) -> None:
-        """Mark the scopes whose SAVEPOINT ran (among the first ``done`` statements)."""
-        ran = {id(s) for s in batch.stmts[:done]}
-        for scope in self._scopes:
-            if scope.stmt is not None and id(scope.stmt) in ran:
-                scope.live = True
-
-    async def flush(self) -> None:
-        """Run everything queued now (its errors surface here)."""
-        if self._pending(False):
-            await self._run(wb.nothing())
-
-    async def commit(self) -> None:
-        """Run everything queued and commit, in one hop."""
-        await self._run(wb.nothing(), commit=True)
-
-    def _state(self) -> Any:
-        # the configs are never changed in place (``take_autonumber`` replaces one it advances)
-        return (
-            self._seq,
-            self._stored_seq,
-            dict(self._configs),
-            set(self._dirty),
-            len(self._search),
-            self._search_sent,
-        )
-
-    @asynccontextmanager
-    async def savepoint(self, *, strict: bool = True) -> AsyncIterator[None]:
-        """Nested scope: an exception inside rolls back only what the scope wrote.
-
-        A strict scope runs what it queued before it is released, so a statement's error
-        (a constraint) surfaces inside the scope that wrote it; a lax one leaves its writes
-        queued for its parent (many of them then run as one statement), and an error of
-        theirs surfaces wherever they run."""
-        self._savepoints += 1
-        scope = Scope(f"sp{self._savepoints}", len(self._queue), strict, self._state())
-        self._scopes.append(scope)
-        try:
-            yield
-            if strict and (scope.stmt is not None or len(self._queue) > scope.index):
-                await self._run(wb.nothing(), [wb.release(scope.name)])
-                scope.stmt = None  # released
-        except BaseException:
-            self._scopes.pop()
-            self._seq, self._stored_seq, self._configs, self._dirty, searched, sent = scope.saved
-            del self._search[searched:]
-            # what was written in the scope (its changes, and earlier ones first written in
-            # it), the database rolls back with the scope: written again at the next flush
-            self._search_sent = sent
-            if scope.stmt is None:
-                del self._queue[scope.index :]
-            elif scope.live:
-                # what was queued since the last flush is this scope's
-                self._queue = [wb.rollback_to(scope.name), wb.release(scope.name)]
-            else:
-                self._queue = []
-            raise
-        self._scopes.pop()
-        if scope.stmt is not None:
-            self._queue.append(wb.release(scope.name))
-
-    # --- schema, users, roles, keys ---
-
-    async def bump_schema_version(self) -> int:
-        return await self._run(accounts.bump_counter(self.account_id, "schema_version"))
-
-    async def schema_version(self) -> int:
-        if self._seq is None:
-            # the first read of a transaction also takes the counters it may advance
-            version, seq, configs = await self._run(_counters(self.account_id))
-            self._seq = self._stored_seq = seq
-            self._configs = {**configs, **self._configs}
-            return version
-        return await self._run(accounts.schema_version(self.account_id))
-
-    async def insert_user(self, user: UserRow, created_at: str) -> None:
-        await self._run(accounts.insert_user(user, created_at))
-
-    async def delete_user(self, user_id: str, deleted_at: str) -> bool:
-        """Soft-delete a live user (their keys and session tokens stop working)."""
-        return await self._run(accounts.delete_user(self.account_id, user_id, deleted_at))
-
-    async def insert_role(self, role: Role, created_at: str) -> None:
-        await self._run(accounts.insert_role(self.account_id, role, created_at))
-
-    async def get_role(self, slug: str) -> Role | None:
-        return await self._run(accounts.get_role(self.account_id, slug))
-
-    async def insert_api_key(self, key: ApiKeyRow, prefix: str, created_at: str) -> None:
-        self._defer(accounts.insert_api_key(key, prefix, created_at))
-
-    async def revoke_api_key(self, key_id: str, revoked_at: str) -> bool:
-        return await self._run(accounts.revoke_api_key(self.account_id, key_id, revoked_at))
-
-    async def insert_label(
-        self, label_id: str, name: str, color: str | None, created_at: str
-    ) -> None:
-        op = accounts.insert_label(self.account_id, label_id, name, color, created_at)
-        await self._run(op)
-        self._label_names = None
-
-    async def insert_type(
-        self, type_id: str, name: str, color: str | None, module_id: str | None, created_at: str
-    ) -> None:
-        op = accounts.insert_type(self.account_id, type_id, name, color, module_id, created_at)
-        await self._run(op)
-
-    async def existing_ids(self, table: str, ids: Collection[str]) -> set[str]:
-        """Which of ids exist in labels, types or (live) users of this workspace."""
-        return await self._run(accounts.existing_ids(table, self.account_id, ids))
-
-    async def insert_module(self, module: ModuleDef) -> None:
-        self._defer(schemas.insert_module(module))
-
-    async def upsert_fields(self, fields: Sequence[FieldDef]) -> None:
-        self._forget_configs()
-        self._defer(schemas.upsert_fields(self.account_id, fields))
-
-    async def delete_fields(self, module_id: str, field_ids: Sequence[str]) -> None:
-        self._forget_configs()
-        self._defer(schemas.delete_parts("fields", self.account_id, module_id, field_ids))
-
-    async def upsert_views(self, views: Sequence[ViewDef]) -> None:
-        self._defer(schemas.upsert_views(self.account_id, views))
-
-    async def delete_views(self, module_id: str, view_ids: Sequence[str]) -> None:
-        self._defer(schemas.delete_parts("views", self.account_id, module_id, view_ids))
-
-    async def upsert_references(self, refs: Sequence[ReferenceDef]) -> None:
-        self._defer(schemas.upsert_references(self.account_id, refs))
-
-    async def delete_references(self, module_id: str, ref_ids: Sequence[str]) -> None:
-        self._defer(schemas.delete_parts("module_references", self.account_id, module_id, ref_ids))
-
-    async def all_modules(self) -> list[ModuleDef]:
-        """Every module of the workspace, archived (inactive) ones too."""
-        return await self._run(schemas.all_modules(self.account_id), write_back=True)
-
-    async def set_module_active(self, module_id: str, active: bool, at: str) -> None:
-        self._defer(schemas.set_module_active(self.account_id, module_id, active, at))
-
-    async def module_fields(self, module_id: str) -> list[FieldDef]:
-        """A module's fields, archived ones too, even while the module is archived."""
-        return await self._run(schemas.module_fields(self.account_id, module_id), write_back=True)
-
-    async def rename_module(self, module_id: str, name: str, at: str) -> None:
-        self._defer(schemas.rename_module(self.account_id, module_id, name, at))
-
-    async def module_schemas(self) -> dict[str, ModuleSchema]:
-        """The workspace's module schemas as this transaction sees them, keyed by slug."""
-        _, found = await self._run(schemas.load_schemas(self.account_id), write_back=True)
-        return found
-
-    async def take_autonumber(self, field_id: str, sequence: str | None) -> int:
-        """The field's next number; its counter is read once per transaction and written
-        back with the next flush."""
-        config = self._configs.get(field_id)
-        if config is None:
-            config = await self._run(schemas.field_config(self.account_id, field_id))
-        # advanced in a copy (what ``advance_autonumber`` changes: the autonumber part), so
-        # an open savepoint's snapshot of the configs, a shallow copy, keeps the old one
-        auto = dict(config.get("autonumber") or {})
-        if "sequenceCounters" in auto:
-            auto["sequenceCounters"] = dict(auto["sequenceCounters"])
-        config = {**config, "autonumber": auto}
-        number = advance_autonumber(config, sequence)
-        self._configs[field_id] = config
-        self._dirty.add(field_id)
-        return number
-
-    def _forget_configs(self) -> None:
-        """A field definition is about to be written: queue the counters' write-back before it
-        and read them afresh afterwards."""
-        for field_id in sorted(self._dirty):
-            config = self._configs[field_id]
-            self._defer(schemas.set_field_config(self.account_id, field_id, config))
-        self._dirty.clear()
-        self._configs.clear()
-
-    # --- records ---
-
-    async def insert_record(self, row: RecordRow) -> None:
-        self._inserted.add(row.record_id)
-        self._defer(records.insert_record(row))
-        await self._index(row)
-
-    async def update_record(self, row: RecordRow) -> None:
-        self._defer(records.update_record(row))
-        await self._index(row)
-
-    async def _index(self, row: RecordRow) -> None:
-        """The record's searchable text, written with the transaction."""
-        schema = self.schema_of(row.module_id) if self.schema_of is not None else None
-        labels: dict[str, str] = {}
-        if row.label_ids:
-            if self._label_names is None:
-                self._label_names = await self._run(accounts.label_names(self.account_id))
-            labels = self._label_names
-        self._search.append(record_doc(row, schema, labels))
-
-    async def get_records(
-        self, ids: Collection[str], module_id: str | None = None
-    ) -> list[RecordRow]:
-        """Live records among ids (missing and deleted ones are simply absent)."""
-        return await self._run(records.get_records(self._dialect, self.account_id, ids, module_id))
-
-    async def records_by_value(
-        self, module_id: str, field_slug: str, values: Collection[str]
-    ) -> list[RecordRow]:
-        """Live records of a module whose text field ``field_slug`` holds one of ``values``
-        (upsert by a unique field)."""
-        op = records.records_by_value(self._dialect, self.account_id, module_id, field_slug, values)
-        return await self._run(op)
-
-    async def soft_delete(
-        self, module_id: str, ids: Sequence[str], at: str, by: str | None
-    ) -> list[str]:
-        """Mark live records deleted; return the ids that were live."""
-        deleted = await self._run(
-            records.soft_delete(self._dialect, self.account_id, module_id, ids, at, by)
-        )
-        self._search.extend((rid, module_id) for rid in deleted)
-        return deleted
-
-    async def set_links(self, source_id: str, field_slug: str, targets: Sequence[str]) -> None:
-        fresh = source_id in self._inserted and (source_id, field_slug) not in self._linked
-        self._linked.add((source_id, field_slug))
-        if fresh:
-            # a record inserted in this transaction has no links yet: nothing to delete
-            if targets:
-                self._defer(records.insert_links(self.account_id, source_id, field_slug, targets))
-            return
-        self._defer(records.set_links(self.account_id, source_id, field_slug, targets))
-
-    async def linked_targets(self, source_id: str, field_slug: str) -> list[str]:
-        return await self._run(records.linked_targets(self.account_id, source_id, field_slug))
-
-    async def linking_sources(self, target_ids: Collection[str]) -> list[tuple[str, str]]:
-        return await self._run(records.linking_sources(self.account_id, target_ids))
-
-    async def record_modules(self, ids: Collection[str]) -> dict[str, tuple[str, str]]:
-        """record id -> (module slug, display name) for live records among ids."""
-        return await self._run(records.record_modules(self._dialect, self.account_id, ids))
-
-    async def append_activity(self, entry: Mapping[str, Any]) -> int:
-        """Take the workspace's next activity sequence number and store the entry under it
-        (``entry`` has every key but ``seq``); return the number."""
-        seq = self._seq
-        if seq is None:
-            seq = (await self._run(accounts.counters(self.account_id)))[1]
-            self._stored_seq = seq
-        seq += 1
-        self._seq = seq
-        self._defer(records.insert_activity(self.account_id, seq, entry))
-        return seq
-
-    # --- template maintenance (field definitions and their stored values) ---
-
-    async def records_lacking_field(
-        self, module_id: str, field_slug: str | None
-    ) -> list[RecordRow]:
-        """Live records of a module with no value (absent or null) under field_slug (every live
-        record when None), oldest first (createdDateTime, then record id)."""
-        op = records.records_lacking_field(self._dialect, self.account_id, module_id, field_slug)
-        return await self._run(op)
-
-    async def reindex_module(self, module_id: str) -> int:
-        """Write the searchable text of a module's live records again, by its schema as the
-        transaction sees it now (a field archived or back: its words leave or return)."""
-        rows = await self.records_lacking_field(module_id, None)
-        for row in rows:
-            await self._index(row)
-        return len(rows)
-
-    async def remove_field_values(self, module_id: str, field_slug: str) -> int:
-        """Drop field_slug from the fields of the module's live records and forget the record
-        links stored under it; return how many records held a value."""
-        op = records.remove_field_values(self._dialect, self.account_id, module_id, field_slug)
-        return await self._run(op)
-
-    # --- workspace objects ---
-
-    async def put_object(self, row: ObjectRow) -> None:
-        """Insert or replace one object of this workspace."""
-        self._defer(obj.put_object(row))
-
-    async def get_object(self, kind: str, object_id: str) -> ObjectRow | None:
-        return await self._run(obj.get_object(self.account_id, kind, object_id))
-
-    async def transition_object(
-        self, kind: str, object_id: str, expected: str, status: str, at: str
-    ) -> bool:
-        """Move an object from status ``expected`` to ``status``; False if it was not there."""
-        op = obj.transition(self.account_id, kind, object_id, expected, status, at)
-        return await self._run(op)

@@ -18,7 +18,7 @@ import trio.testing
 
 from fieldhouse.config import Settings
 from fieldhouse.runtime import Runtime
-from fieldhouse.storage.store import WriteTxn
+from fieldhouse.storage.write_txn import WriteTxn
 from tests.conftest import Workspace
 
 MAILBOX = 3

@@ -48,35 +48,6 @@ async def test_records_after_pages_every_live_record_by_id(store: Store) -> None
     assert seen == ["r01", "r02", "r03", "r05", "r06", "r07"]
 
 
-async def test_links_keep_their_order_and_follow_deletes(store: Store) -> None:
-    async with store.write(A) as txn:
-        for rid in ("r01", "r02", "r03", "r04"):
-            await txn.insert_record(record(A, rid, rid))
-        await txn.set_links("r01", "company", ["r04", "r02", "r03"])
-        assert await txn.linked_targets("r01", "company") == ["r04", "r02", "r03"]
-        await txn.set_links("r01", "company", ["r03", "r04"])
-        assert sorted(await txn.linking_sources(["r04"])) == [("r01", "company")]
-        await txn.soft_delete(f"{MOD}-{A}", ["r03"], AT, None)
-    assert await store.linked_targets(A, "r01", "company") == ["r04"]
-    assert await store.linked_targets(B, "r01", "company") == []
-
-
-async def test_field_values_are_found_missing_and_removed(store: Store) -> None:
-    async with store.write(A) as txn:
-        await txn.insert_record(record(A, "r01", "a", title="x", amount=None))
-        await txn.insert_record(record(A, "r02", "b", title="y", amount=3))
-        await txn.insert_record(record(A, "r03", "c"))
-        await txn.set_links("r02", "amount", ["r01"])
-        lacking = await txn.records_lacking_field(f"{MOD}-{A}", "amount")
-        assert [r.record_id for r in lacking] == ["r01", "r03"]
-        assert len(await txn.records_lacking_field(f"{MOD}-{A}", None)) == 3
-        # r01 holds the key (with null), r02 a value, r03 nothing
-        assert await txn.remove_field_values(f"{MOD}-{A}", "amount") == 2
-        assert await txn.linked_targets("r02", "amount") == []
-    got = await store.get_records(A, ["r01", "r02"])
-    assert [r.fields for r in got] == [{"title": "x"}, {"title": "y"}]
-
-
 async def test_a_failed_transaction_writes_nothing_and_a_savepoint_only_its_part(
     store: Store,
 ) -> None:

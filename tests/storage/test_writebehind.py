@@ -7,8 +7,9 @@ import pytest
 
 from fieldhouse.model.schema import FieldDef
 from fieldhouse.storage import Store
-from fieldhouse.storage.base import ConflictError, QueuedWriteFailed
-from fieldhouse.storage.store import WriteTxn
+from fieldhouse.storage.base import ConflictError, QueuedWriteFailed, execute
+from fieldhouse.storage.write_txn import WriteTxn
+from fieldhouse.storage.writebehind import coalesce
 from tests.storage.conftest import AT, MOD, A, record
 
 M = f"{MOD}-{A}"
@@ -116,3 +117,21 @@ async def test_counters_stay_gap_free_across_rolled_back_scopes_and_transactions
     async with store.write(A) as txn:
         assert await txn.take_autonumber("f-no", None) == 4
     assert await seqs(store) == [(1, "e1"), (2, "e2")]
+
+
+def test_inserts_join_an_earlier_one_past_inserts_into_other_tables_only() -> None:
+    a = "INSERT INTO a (x) VALUES (?)"
+    b = "INSERT INTO b (x) VALUES (?)"
+    update = "UPDATE a SET x = ?"
+    stmts = [execute(a, (1,)), execute(b, (2,)), execute(a, (3,)), execute(update, (4,))]
+    others = [execute(f"INSERT INTO t{n} (x) VALUES (?)", (n,)) for n in range(6, 12)]
+    stmts += [execute(a, (5,)), *others, execute(a, (12,))]
+    got = [(s.sql, s.result, s.params) for s in coalesce(stmts)]
+    assert got == [
+        (a, "many", [(1,), (3,)]),  # joined across the insert into b
+        (b, "none", (2,)),
+        (update, "none", (4,)),  # not across an update
+        (a, "none", (5,)),
+        *[(s.sql, "none", s.params) for s in others],
+        (a, "none", (12,)),  # out of reach: an insert looks back a few statements only
+    ]
