@@ -53,13 +53,13 @@ from fieldhouse.actors.system import ActorSystem
 from fieldhouse.config import Settings
 from fieldhouse.egress import AllowList, Egress, RefusedTarget
 from fieldhouse.model.errors import ApiError
+from fieldhouse.model.webhooks import DELIVERY as DELIVERY
+from fieldhouse.model.webhooks import WEBHOOK as WEBHOOK
 from fieldhouse.storage.objects import ObjectRow
 from fieldhouse.storage.store import Store
 
 log = logging.getLogger("fieldhouse.webhooks")
 
-WEBHOOK = "webhook"
-DELIVERY = "webhook_delivery"
 MAX_ATTEMPTS = 10
 BACKOFF_BASE = 2.0
 BACKOFF_CAP = 3600.0
