@@ -1,14 +1,24 @@
-"""Listing agent runs: the use case behind ``GET /v1/agents/runs``. Owners and admins see every
-run of the workspace; other users their own (the same rule as ``resume.load_run``)."""
+"""Starting and listing agent runs: the use cases behind ``POST /v1/agents/messages`` and
+``GET /v1/agents/runs``. A new run acts for the principal who asks, with their rights. Owners
+and admins see every run of the workspace; other users their own (as ``resume.load_run``)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from fieldhouse.actors.run_ops import AGENT_RUN
-from fieldhouse.agents.run import AgentRuntime
+from fieldhouse.agents.run import AgentRun, AgentRuntime, load_agent
 from fieldhouse.model.agents import RunRecord, RunStatus
 from fieldhouse.model.principal import Principal
+
+
+async def start_run(
+    runtime: AgentRuntime, requester: Principal, message: str, agent_id: str | None
+) -> AgentRun:
+    """A run of the agent ``agent_id`` (None: the default agent) on ``message``, for
+    ``requester``: every tool call it makes acts for them (404 for an unknown agent)."""
+    request = await load_agent(runtime.store, requester, agent_id)
+    return AgentRun(runtime, replace(request, message=message))
 
 
 @dataclass(frozen=True)

@@ -5,9 +5,12 @@ from __future__ import annotations
 
 import uuid
 
+import pytest
+
 from fieldhouse.actors.run_ops import SaveRun
 from fieldhouse.agents import runs
 from fieldhouse.model.agents import RunRecord, RunStatus
+from fieldhouse.model.errors import NotFound
 from fieldhouse.runtime import Runtime
 from tests.agents.toolkit import principal_of
 from tests.conftest import Workspace, add_user
@@ -44,3 +47,15 @@ async def test_members_list_their_runs_and_admins_every_run(
     assert seen == [*reversed(mine), theirs]
     failed = await runs.list_runs(agents, owner, RunStatus.FAILED, 10, None)
     assert [r.run_id for r in failed.runs] == list(reversed(mine))
+
+
+async def test_a_started_run_acts_for_its_requester(runtime: Runtime, ws: Workspace) -> None:
+    member_ws = await add_user(runtime, ws, "member")
+    member = await principal_of(runtime, member_ws)
+    agents = runtime.services.agents
+    result = await (await runs.start_run(agents, member, "show my reminders", None)).execute()
+    assert result["success"], result
+    page = await runs.list_runs(agents, member, None, 10, None)
+    assert [(r.run_id, r.user_id) for r in page.runs] == [(result["runId"], member.user_id)]
+    with pytest.raises(NotFound, match="Agent"):
+        await runs.start_run(agents, member, "hi", str(uuid.uuid4()))
