@@ -13,7 +13,7 @@ from typing import Any, Literal
 from fieldhouse.actors.context import WriteContext
 from fieldhouse.actors.messages import Message, R
 from fieldhouse.model.activity import ActivityKind
-from fieldhouse.model.agents import Approval, ApprovalStatus, Kind
+from fieldhouse.model.agents import Approval, ApprovalStatus, Kind, StoredObject
 from fieldhouse.model.errors import Conflict, Forbidden, InternalError, NotFound
 from fieldhouse.storage.objects import ObjectRow
 
@@ -41,6 +41,20 @@ class ObjectWrite:
     activity_data: Mapping[str, Any] | None = None
     module_id: str | None = None
     record_id: str | None = None
+
+    @classmethod
+    def of(
+        cls,
+        obj: StoredObject,
+        mode: Literal["create", "update", "upsert"] = "create",
+        expect: tuple[str, ...] = (),
+        **options: Any,
+    ) -> ObjectWrite:
+        """The write of a typed object, whole: its data, status and due time as they are (an
+        update clears a due time the object no longer has). The one place a typed object
+        becomes a row; ``options`` are the activity and its record."""
+        due = obj.due_at if obj.due_at is not None or mode != "update" else ""
+        return cls(obj.kind, obj.object_id, obj.data(), obj.status, mode, expect, due, **options)
 
 
 @dataclass(frozen=True)

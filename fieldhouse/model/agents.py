@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
-from typing import Any, Protocol
+from typing import Any, ClassVar, Protocol
 
 # the policy is one of the agent objects (re-exported)
 from fieldhouse.model.agent_policy import Policy as Policy
@@ -29,6 +29,22 @@ class ObjectRow(Protocol):
     def created_at(self) -> str: ...
     @property
     def updated_at(self) -> str: ...
+
+
+class StoredObject(Protocol):
+    """A typed workspace object (an approval, a webhook, a delivery, a reminder): what the one
+    place that turns it into a stored row needs (``ObjectWrite.of`` in ``actors/agent_ops.py``).
+    Each type reads itself back with ``from_row``."""
+
+    @property
+    def kind(self) -> str: ...
+    @property
+    def object_id(self) -> str: ...
+    @property
+    def status(self) -> str: ...
+    @property
+    def due_at(self) -> str | None: ...
+    def data(self) -> dict[str, Any]: ...
 
 
 class Kind(StrEnum):
@@ -110,6 +126,16 @@ class Approval:
     #: what running the approved call gave (status, summary, result): the model reads it
     #: when its run resumes
     outcome: Mapping[str, Any] | None = None
+    kind: ClassVar[str] = Kind.APPROVAL
+
+    @property
+    def object_id(self) -> str:
+        return self.approval_id
+
+    @property
+    def due_at(self) -> str | None:
+        """A pending approval is due at its expiry (the scheduler stores it expired then)."""
+        return self.expires_at if self.status == ApprovalStatus.PENDING else None
 
     @classmethod
     def from_row(cls, row: ObjectRow) -> Approval:

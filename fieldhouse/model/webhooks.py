@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any
+from typing import Any, ClassVar
 from urllib.parse import urlsplit, urlunsplit
 
 from fieldhouse.model.agents import ObjectRow
@@ -48,6 +48,15 @@ class Webhook:
     cursor: int
     status: HookStatus = HookStatus.ACTIVE
     created_at: str = ""
+    kind: ClassVar[str] = WEBHOOK
+
+    @property
+    def object_id(self) -> str:
+        return self.webhook_id
+
+    @property
+    def due_at(self) -> None:
+        return None
 
     @classmethod
     def from_row(cls, row: ObjectRow) -> Webhook:
@@ -96,6 +105,11 @@ class Delivery:
     attempts: tuple[Mapping[str, Any], ...] = ()
     #: when the next attempt is due (pending deliveries)
     due_at: str | None = None
+    kind: ClassVar[str] = DELIVERY
+
+    @property
+    def object_id(self) -> str:
+        return self.delivery_id
 
     @classmethod
     def from_row(cls, row: ObjectRow) -> Delivery:

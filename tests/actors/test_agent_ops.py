@@ -4,6 +4,7 @@ activity entry committing together or not at all."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -242,3 +243,21 @@ async def test_an_outcome_is_kept_on_an_executed_approval_and_an_expiry_written_
     assert await runtime.actors.ask(ws.account_id, ExpireApproval("ap-3", PAST)) is False
     assert (await stored(runtime, ws, oid="ap-2")).status == ApprovalStatus.EXPIRED
     assert (await stored(runtime, ws, oid="ap-3")).status == ApprovalStatus.PENDING
+
+
+async def test_a_typed_object_is_written_whole_with_its_due_time(
+    runtime: Runtime, ws: Workspace
+) -> None:
+    pending = approval(ApprovalStatus.PENDING)
+    await runtime.actors.ask(ws.account_id, ApplyObjects((ObjectWrite.of(pending),)))
+    row = await stored(runtime, ws)
+    assert Approval.from_row(row) == replace(pending, updated_at=row.updated_at)
+    assert row.due_at == FUTURE  # a pending approval is due at its expiry
+    decided = replace(pending, status=ApprovalStatus.REJECTED, reason="no")
+    write = ObjectWrite.of(decided, "update", (ApprovalStatus.PENDING,))
+    await runtime.actors.ask(ws.account_id, ApplyObjects((write,)))
+    row = await stored(runtime, ws)
+    assert row.status == "rejected" and row.data["reason"] == "no"
+    assert not row.due_at  # no longer due: the scheduler will not expire it
+    with pytest.raises(Conflict):  # the update expected it pending
+        await runtime.actors.ask(ws.account_id, ApplyObjects((write,)))
