@@ -23,7 +23,7 @@ from fieldhouse.agents.gate import args_hash, canonical, parse
 from fieldhouse.agents.registry import GatedExecutor
 from fieldhouse.agents.requester import Requester, rights_or_gone
 from fieldhouse.agents.run import AgentRuntime
-from fieldhouse.model.agents import Approval, ApprovalStatus
+from fieldhouse.model.agents import NOT_YOURS, Approval, ApprovalStatus
 from fieldhouse.model.clock import now_iso
 from fieldhouse.model.errors import Forbidden, Issue, NotFound, ValidationFailed
 from fieldhouse.model.principal import Principal
@@ -98,13 +98,10 @@ def requester_of(approval: Approval, account_id: str) -> Requester:
 
 
 def _not_theirs(approver: Principal, approval: Approval) -> None:
-    if approver.user_id == approval.requested_by or (
-        approver.api_key_id is not None and approver.api_key_id == approval.requested_key
-    ):
-        raise Forbidden(
-            "The person who asked for this call may not decide it, with any of their keys or "
-            "sessions: another owner or admin must"
-        )
+    """Refused before anything else is looked at (the decision checks it again, in its
+    transaction)."""
+    if not approval.decidable_by(approver):
+        raise Forbidden(NOT_YOURS)
 
 
 async def approve(
@@ -125,11 +122,11 @@ async def approve(
         DecideApproval(
             asked.approval_id,
             True,
+            approver,
             None,
             edit.arguments if edit else None,
             edit.digest if edit else None,
             edit.preview if edit else None,
-            approver.api_key_id,
             edit.description if edit else None,
             actor_user_id=approver.user_id,
         ),
@@ -158,13 +155,7 @@ async def reject(
     _not_theirs(approver, asked)
     decided: Approval = await runtime.actors.ask(
         approver.account_id,
-        DecideApproval(
-            asked.approval_id,
-            False,
-            reason,
-            decider_key=approver.api_key_id,
-            actor_user_id=approver.user_id,
-        ),
+        DecideApproval(asked.approval_id, False, approver, reason, actor_user_id=approver.user_id),
     )
     return Decided(decided, None)
 

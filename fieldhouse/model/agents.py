@@ -12,6 +12,7 @@ from typing import Any, ClassVar, Protocol
 
 # the policy is one of the agent objects (re-exported)
 from fieldhouse.model.agent_policy import Policy as Policy
+from fieldhouse.model.principal import Principal
 
 
 class ObjectRow(Protocol):
@@ -87,6 +88,11 @@ class ApprovalStatus(StrEnum):
 
 
 POLICY_ID = "agents"
+#: why the person who asked for a call may not decide it
+NOT_YOURS = (
+    "The person who asked for this call may not decide it, with any of their keys or "
+    "sessions: another owner or admin must"
+)
 
 
 def _str(value: Any) -> str | None:
@@ -195,6 +201,12 @@ class Approval:
 
     def expired(self, now: str) -> bool:
         return self.expires_at <= now
+
+    def decidable_by(self, decider: Principal) -> bool:
+        """Whether ``decider`` may decide this call: anyone but the person who asked for it,
+        with any of their keys or sessions (the role is the route's to check)."""
+        same_key = decider.api_key_id is not None and decider.api_key_id == self.requested_key
+        return not same_key and decider.user_id != self.requested_by
 
     def as_of(self, now: str) -> Approval:
         """What a reader sees at ``now``: a pending approval past its expiry is ``expired``
