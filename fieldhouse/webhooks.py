@@ -39,6 +39,7 @@ import logging
 import time
 from collections.abc import AsyncIterator, Collection, Sequence
 from contextlib import asynccontextmanager
+from dataclasses import replace
 from datetime import UTC, datetime
 from functools import partial
 from typing import Any
@@ -53,13 +54,15 @@ from fieldhouse.actors.system import ActorSystem
 from fieldhouse.config import Settings
 from fieldhouse.egress import AllowList, Egress, RefusedTarget
 from fieldhouse.model.errors import ApiError
+from fieldhouse.model.webhooks import DELIVERY as DELIVERY
+from fieldhouse.model.webhooks import WEBHOOK as WEBHOOK
+from fieldhouse.model.webhooks import Delivery, DeliveryStatus, HookStatus, Webhook
 from fieldhouse.storage.objects import ObjectRow
 from fieldhouse.storage.store import Store
 
 log = logging.getLogger("fieldhouse.webhooks")
+PENDING = DeliveryStatus.PENDING
 
-WEBHOOK = "webhook"
-DELIVERY = "webhook_delivery"
 MAX_ATTEMPTS = 10
 BACKOFF_BASE = 2.0
 BACKOFF_CAP = 3600.0
@@ -175,60 +178,47 @@ class Dispatcher:
             )
             for hook in hooks:
                 if accounts is None or hook.account_id in accounts:
-                    await self._enqueue_hook(hook.account_id, hook.object_id, hook.data)
+                    await self._enqueue_hook(hook.account_id, Webhook.from_row(hook))
             if len(hooks) < HOOKS_PAGE:
                 return
             after = (hooks[-1].account_id, hooks[-1].object_id)
 
-    async def _enqueue_hook(self, account_id: str, hook_id: str, data: dict[str, Any]) -> None:
-        cursor = int(data.get("cursor", 0))
+    async def _enqueue_hook(self, account_id: str, hook: Webhook) -> None:
         entries = await self.store.list_activity(
             account_id,
             module_ids=None,
             record_id=None,
             types=(),
             limit=BATCH,
-            after_seq=cursor,
+            after_seq=hook.cursor,
         )
         if not entries:
             return
         pending = await self.store.list_objects(
-            account_id, DELIVERY, status="pending", limit=WINDOW, id_prefix=f"{hook_id}-"
+            account_id, DELIVERY, status="pending", limit=WINDOW, id_prefix=f"{hook.webhook_id}-"
         )
         room = WINDOW - len(pending)
-        wanted = set(data.get("eventTypes") or ())
+        wanted = set(hook.event_types)
         due = stamp(self.clock.now())
         writes: list[ObjectWrite] = []
+        cursor = hook.cursor
         for e in entries:
             if not wanted or e["activityType"] in wanted:
                 if len(writes) == room:
                     break  # the rest waits in the activity log
-                writes.append(self._delivery(account_id, hook_id, e, due))
+                event = {"workspaceId": account_id, **e}
+                delivery = Delivery(
+                    f"{hook.webhook_id}-{e['seq']}", hook.webhook_id, PENDING, event, due_at=due
+                )
+                writes.append(ObjectWrite.of(delivery))
             cursor = e["seq"]
-        if cursor == int(data.get("cursor", 0)):
+        if cursor == hook.cursor:
             return
-        advance = ObjectWrite(
-            WEBHOOK, hook_id, {"cursor": cursor}, "active", mode="update", expect=("active",)
-        )
+        advance = ObjectWrite.of(replace(hook, cursor=cursor), "update", (HookStatus.ACTIVE,))
         try:
             await self.actors.ask(account_id, ApplyObjects((*writes, advance)))
         except ApiError as exc:  # deleted meanwhile, or another server queued them
-            log.info("webhook %s: %s", hook_id, exc.message)
-
-    @staticmethod
-    def _delivery(account_id: str, hook_id: str, entry: dict[str, Any], due: str) -> ObjectWrite:
-        return ObjectWrite(
-            DELIVERY,
-            f"{hook_id}-{entry['seq']}",
-            {
-                "webhookId": hook_id,
-                "event": {"workspaceId": account_id, **entry},
-                "attemptCount": 0,
-                "attempts": [],
-            },
-            "pending",
-            due_at=due,
-        )
+            log.info("webhook %s: %s", hook.webhook_id, exc.message)
 
     async def send_due(self, client: httpx.AsyncClient, senders: trio.Nursery) -> float:
         """Start sending every due delivery whose webhook has a free slot; return the seconds
@@ -257,7 +247,7 @@ class Dispatcher:
     ) -> None:
         try:
             async with self.total:
-                await self._send(client, row.account_id, row.object_id, row.data)
+                await self._send(client, row.account_id, row)
         except Exception:
             log.exception("delivery %s failed", row.object_id)
         finally:
@@ -269,28 +259,30 @@ class Dispatcher:
             self.touched.add(row.account_id)  # its webhook may have more to queue
             self.wake.set()
 
-    async def _send(
-        self, client: httpx.AsyncClient, account_id: str, delivery_id: str, data: dict[str, Any]
-    ) -> None:
-        hook = await self.store.get_object(account_id, WEBHOOK, data["webhookId"])
+    async def _send(self, client: httpx.AsyncClient, account_id: str, row: ObjectRow) -> None:
+        delivery = Delivery.from_row(row)
+        hook = await self.store.get_object(account_id, WEBHOOK, delivery.webhook_id)
         started = self.clock.now()
         attempt: dict[str, Any] = {"at": stamp(started)}
-        if hook is None or hook.status != "active":
+        if hook is None or hook.status != HookStatus.ACTIVE:
             attempt["error"] = "the webhook was deleted"
             ok, final = False, True
         else:
-            event = data["event"]
-            body = orjson.dumps({**event, "id": delivery_id, "activityId": event.get("id")})
+            target = Webhook.from_row(hook)
+            event = delivery.event
+            body = orjson.dumps(
+                {**event, "id": delivery.delivery_id, "activityId": event.get("id")}
+            )
             headers = {
                 "Content-Type": "application/json",
                 "User-Agent": "Fieldhouse-Webhooks",
-                "Fieldhouse-Webhook-Id": hook.object_id,
-                "Fieldhouse-Delivery-Id": delivery_id,
-                "Fieldhouse-Signature": sign(hook.data["secret"], int(started), body),
+                "Fieldhouse-Webhook-Id": target.webhook_id,
+                "Fieldhouse-Delivery-Id": delivery.delivery_id,
+                "Fieldhouse-Signature": sign(target.secret, int(started), body),
             }
             final = False
             try:
-                resp = await client.post(hook.data["url"], content=body, headers=headers)
+                resp = await client.post(target.url, content=body, headers=headers)
                 attempt["statusCode"] = resp.status_code
                 ok = 200 <= resp.status_code < 300
             except RefusedTarget as exc:  # nothing was sent, and no retry will be
@@ -299,27 +291,21 @@ class Dispatcher:
             except httpx.HTTPError as exc:
                 attempt["error"] = f"{type(exc).__name__}: {exc}"
                 ok = False
-        count = int(data.get("attemptCount", 0)) + 1
-        attempts = [*data.get("attempts", []), attempt][-KEPT_ATTEMPTS:]
+        count = delivery.attempt_count + 1
+        attempts = (*delivery.attempts, attempt)[-KEPT_ATTEMPTS:]
         if ok:
-            status, due = "delivered", None
+            status, due = DeliveryStatus.DELIVERED, None
         elif final or count >= MAX_ATTEMPTS:
-            status, due = "failed", None
+            status, due = DeliveryStatus.FAILED, None
         else:
-            status, due = "pending", stamp(self.clock.now() + backoff(count))
-        write = ObjectWrite(
-            DELIVERY,
-            delivery_id,
-            {"attemptCount": count, "attempts": attempts},
-            status,
-            mode="update",
-            expect=("pending",),
-            due_at=due if due is not None else "",
-        )
+            status, due = PENDING, stamp(self.clock.now() + backoff(count))
+        after = replace(delivery, status=status, attempt_count=count, attempts=attempts, due_at=due)
         try:
-            await self.actors.ask(account_id, ApplyObjects((write,)))
+            await self.actors.ask(
+                account_id, ApplyObjects((ObjectWrite.of(after, "update", (PENDING,)),))
+            )
         except ApiError as exc:
-            log.info("delivery %s: %s", delivery_id, exc.message)
+            log.info("delivery %s: %s", delivery.delivery_id, exc.message)
 
 
 @asynccontextmanager

@@ -13,8 +13,9 @@ from typing import Any, Literal
 from fieldhouse.actors.context import WriteContext
 from fieldhouse.actors.messages import Message, R
 from fieldhouse.model.activity import ActivityKind
-from fieldhouse.model.agents import Approval, ApprovalStatus, Kind
+from fieldhouse.model.agents import NOT_YOURS, Approval, ApprovalStatus, Kind, StoredObject
 from fieldhouse.model.errors import Conflict, Forbidden, InternalError, NotFound
+from fieldhouse.model.principal import Principal
 from fieldhouse.storage.objects import ObjectRow
 
 APPROVAL = Kind.APPROVAL
@@ -41,6 +42,20 @@ class ObjectWrite:
     activity_data: Mapping[str, Any] | None = None
     module_id: str | None = None
     record_id: str | None = None
+
+    @classmethod
+    def of(
+        cls,
+        obj: StoredObject,
+        mode: Literal["create", "update", "upsert"] = "create",
+        expect: tuple[str, ...] = (),
+        **options: Any,
+    ) -> ObjectWrite:
+        """The write of a typed object, whole: its data, status and due time as they are (an
+        update clears a due time the object no longer has). The one place a typed object
+        becomes a row; ``options`` are the activity and its record."""
+        due = obj.due_at if obj.due_at is not None or mode != "update" else ""
+        return cls(obj.kind, obj.object_id, obj.data(), obj.status, mode, expect, due, **options)
 
 
 @dataclass(frozen=True)
@@ -70,13 +85,13 @@ class DecideApproval(Message[Approval]):
 
     approval_id: str
     approve: bool
+    #: who decides (with the credential they use): never the person who asked for the call
+    decider: Principal
     reason: str | None = None
     #: edited arguments (validated and hashed by the caller) and their hash
     arguments: Mapping[str, Any] | None = None
     args_hash: str | None = None
     preview: Mapping[str, Any] | None = None
-    #: the deciding credential (an API key id; None for a session)
-    decider_key: str | None = None
     #: what the edited call does, in a few words (replaces the model's call's description)
     description: str | None = None
 
@@ -247,16 +262,12 @@ async def decide_approval(ctx: WriteContext, msg: DecideApproval) -> Approval:
             f"Approval {msg.approval_id} was already decided ({approval.status})",
             data={"status": str(approval.status)},
         )
-    same_key = msg.decider_key is not None and msg.decider_key == approval.requested_key
-    if same_key or (msg.actor_user_id is not None and msg.actor_user_id == approval.requested_by):
-        raise Forbidden(
-            "The person who asked for this call may not decide it, with any of their keys or "
-            "sessions: another owner or admin must"
-        )
+    if not approval.decidable_by(msg.decider):
+        raise Forbidden(NOT_YOURS)
     status = ApprovalStatus.APPROVED if msg.approve else ApprovalStatus.REJECTED
     changes: dict[str, Any] = {
         "status": status,
-        "decided_by": msg.actor_user_id,
+        "decided_by": msg.decider.user_id,
         "decided_at": ctx.now,
         "reason": msg.reason,
     }
@@ -272,7 +283,7 @@ async def decide_approval(ctx: WriteContext, msg: DecideApproval) -> Approval:
     decided = await _store(ctx, approval, approval.but(**changes))
     await ctx.activity(
         ActivityKind.APPROVAL_DECIDED,
-        user_id=msg.actor_user_id,
+        user_id=msg.decider.user_id,
         data={
             "approvalId": approval.approval_id,
             "tool": approval.tool,

@@ -1,4 +1,4 @@
-"""Deciding an approval: the use case behind ``/api/approvals/{id}/approve|reject``.
+"""Approvals: the use cases behind ``/api/approvals`` (list, read, approve, reject).
 
 An approver is a person: an owner or admin (the route checks the role and an unrestricted
 credential) who is not the person who asked for the call, whichever of their keys or sessions
@@ -23,7 +23,8 @@ from fieldhouse.agents.gate import args_hash, canonical, parse
 from fieldhouse.agents.registry import GatedExecutor
 from fieldhouse.agents.requester import Requester, rights_or_gone
 from fieldhouse.agents.run import AgentRuntime
-from fieldhouse.model.agents import Approval
+from fieldhouse.model.agents import NOT_YOURS, Approval, ApprovalStatus
+from fieldhouse.model.clock import now_iso
 from fieldhouse.model.errors import Forbidden, Issue, NotFound, ValidationFailed
 from fieldhouse.model.principal import Principal
 
@@ -55,6 +56,41 @@ async def load_approval(runtime: AgentRuntime, principal: Principal, approval_id
     return Approval.from_row(row)
 
 
+async def read_approval(runtime: AgentRuntime, principal: Principal, approval_id: str) -> Approval:
+    """An approval of the principal's workspace as a reader sees it now (404 otherwise)."""
+    return (await load_approval(runtime, principal, approval_id)).as_of(now_iso())
+
+
+async def list_approvals(
+    runtime: AgentRuntime,
+    principal: Principal,
+    status: ApprovalStatus | None,
+    run_id: str | None,
+    limit: int,
+) -> list[Approval]:
+    """Up to ``limit`` approvals of the principal's workspace, newest first, as a reader sees
+    them now: a pending approval past its expiry is listed as ``expired``."""
+    read = 500 if run_id else limit
+    stored = [status]
+    if status == ApprovalStatus.EXPIRED:
+        stored.append(ApprovalStatus.PENDING)
+    rows = [
+        row
+        for one in stored
+        for row in await runtime.store.list_objects(
+            principal.account_id, APPROVAL, status=one, limit=read
+        )
+    ]
+    now = now_iso()
+    found = [Approval.from_row(r).as_of(now) for r in rows]
+    if status is not None:
+        found = [a for a in found if a.status == status]
+    if run_id:
+        found = [a for a in found if a.run_id == run_id]
+    found.sort(key=lambda a: (a.requested_at, a.approval_id), reverse=True)
+    return found[:limit]
+
+
 def requester_of(approval: Approval, account_id: str) -> Requester:
     return Requester.stored(
         account_id, approval.requested_by, approval.requested_key, approval.requested_auth
@@ -62,13 +98,10 @@ def requester_of(approval: Approval, account_id: str) -> Requester:
 
 
 def _not_theirs(approver: Principal, approval: Approval) -> None:
-    if approver.user_id == approval.requested_by or (
-        approver.api_key_id is not None and approver.api_key_id == approval.requested_key
-    ):
-        raise Forbidden(
-            "The person who asked for this call may not decide it, with any of their keys or "
-            "sessions: another owner or admin must"
-        )
+    """Refused before anything else is looked at (the decision checks it again, in its
+    transaction)."""
+    if not approval.decidable_by(approver):
+        raise Forbidden(NOT_YOURS)
 
 
 async def approve(
@@ -89,11 +122,11 @@ async def approve(
         DecideApproval(
             asked.approval_id,
             True,
+            approver,
             None,
             edit.arguments if edit else None,
             edit.digest if edit else None,
             edit.preview if edit else None,
-            approver.api_key_id,
             edit.description if edit else None,
             actor_user_id=approver.user_id,
         ),
@@ -122,13 +155,7 @@ async def reject(
     _not_theirs(approver, asked)
     decided: Approval = await runtime.actors.ask(
         approver.account_id,
-        DecideApproval(
-            asked.approval_id,
-            False,
-            reason,
-            decider_key=approver.api_key_id,
-            actor_user_id=approver.user_id,
-        ),
+        DecideApproval(asked.approval_id, False, approver, reason, actor_user_id=approver.user_id),
     )
     return Decided(decided, None)
 

@@ -207,12 +207,8 @@ async def _request(tool: Tool, args: Args, call: ToolCall, ctx: ToolContext) -> 
             expires_at=to_iso(now + APPROVAL_TTL),
             requested_auth=ctx.principal.auth_method,
         )
-        write = ObjectWrite(
-            APPROVAL,
-            pending.approval_id,
-            pending.data(),
-            ApprovalStatus.PENDING,
-            due_at=pending.expires_at,  # the scheduler stores it expired then
+        write = ObjectWrite.of(
+            pending,
             activity=ActivityKind.APPROVAL_REQUESTED,
             activity_data={
                 "approvalId": pending.approval_id,

@@ -29,7 +29,6 @@ from fieldhouse.actors.system import ActorSystem
 from fieldhouse.agents.requester import Requester, current_rights
 from fieldhouse.agents.smtp import DeliveryFailed, send_email
 from fieldhouse.agents.tools.email import EMAIL
-from fieldhouse.agents.tools.reminders import REMINDER
 from fieldhouse.agents.tools.social import POST
 from fieldhouse.config import Settings
 from fieldhouse.model.activity import ActivityKind
@@ -42,6 +41,7 @@ from fieldhouse.model.agents import (
 )
 from fieldhouse.model.clock import now_iso
 from fieldhouse.model.errors import ApiError
+from fieldhouse.model.reminders import REMINDER, Reminder
 from fieldhouse.storage.objects import ObjectRow
 from fieldhouse.storage.store import Store
 
@@ -96,21 +96,16 @@ async def tick(store: Store, actors: ActorSystem, settings: Settings, now: str) 
     for row in await store.due_objects(APPROVAL, ApprovalStatus.PENDING, now):
         done += await _ask(actors, row, ExpireApproval(row.object_id, now))
     for row in await store.due_objects(REMINDER, ReminderStatus.SCHEDULED, now):
-        done += await _move(
-            actors,
-            row,
-            ObjectWrite(
-                REMINDER,
-                row.object_id,
-                {"firedAt": now},
-                ReminderStatus.FIRED,
-                mode="update",
-                expect=(ReminderStatus.SCHEDULED,),
-                activity=ActivityKind.REMINDER_FIRED,
-                activity_data={"text": row.data.get("text"), "dueAt": row.due_at},
-                record_id=row.data.get("recordId"),
-            ),
+        reminder = Reminder.from_row(row)
+        fire = ObjectWrite.of(
+            reminder.fired(now),
+            "update",
+            (ReminderStatus.SCHEDULED,),
+            activity=ActivityKind.REMINDER_FIRED,
+            activity_data={"text": reminder.text, "dueAt": reminder.due_at},
+            record_id=reminder.record_id,
         )
+        done += await _move(actors, row, fire)
     for row in await store.due_objects(POST, PostStatus.SCHEDULED, now):
         if await _requester_gone(store, row):
             done += await _move(

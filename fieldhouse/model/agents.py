@@ -8,10 +8,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
-from typing import Any, Protocol
+from typing import Any, ClassVar, Protocol
 
 # the policy is one of the agent objects (re-exported)
 from fieldhouse.model.agent_policy import Policy as Policy
+from fieldhouse.model.principal import Principal
 
 
 class ObjectRow(Protocol):
@@ -29,6 +30,22 @@ class ObjectRow(Protocol):
     def created_at(self) -> str: ...
     @property
     def updated_at(self) -> str: ...
+
+
+class StoredObject(Protocol):
+    """A typed workspace object (an approval, a webhook, a delivery, a reminder): what the one
+    place that turns it into a stored row needs (``ObjectWrite.of`` in ``actors/agent_ops.py``).
+    Each type reads itself back with ``from_row``."""
+
+    @property
+    def kind(self) -> str: ...
+    @property
+    def object_id(self) -> str: ...
+    @property
+    def status(self) -> str: ...
+    @property
+    def due_at(self) -> str | None: ...
+    def data(self) -> dict[str, Any]: ...
 
 
 class Kind(StrEnum):
@@ -71,6 +88,11 @@ class ApprovalStatus(StrEnum):
 
 
 POLICY_ID = "agents"
+#: why the person who asked for a call may not decide it
+NOT_YOURS = (
+    "The person who asked for this call may not decide it, with any of their keys or "
+    "sessions: another owner or admin must"
+)
 
 
 def _str(value: Any) -> str | None:
@@ -110,6 +132,16 @@ class Approval:
     #: what running the approved call gave (status, summary, result): the model reads it
     #: when its run resumes
     outcome: Mapping[str, Any] | None = None
+    kind: ClassVar[str] = Kind.APPROVAL
+
+    @property
+    def object_id(self) -> str:
+        return self.approval_id
+
+    @property
+    def due_at(self) -> str | None:
+        """A pending approval is due at its expiry (the scheduler stores it expired then)."""
+        return self.expires_at if self.status == ApprovalStatus.PENDING else None
 
     @classmethod
     def from_row(cls, row: ObjectRow) -> Approval:
@@ -169,6 +201,12 @@ class Approval:
 
     def expired(self, now: str) -> bool:
         return self.expires_at <= now
+
+    def decidable_by(self, decider: Principal) -> bool:
+        """Whether ``decider`` may decide this call: anyone but the person who asked for it,
+        with any of their keys or sessions (the role is the route's to check)."""
+        same_key = decider.api_key_id is not None and decider.api_key_id == self.requested_key
+        return not same_key and decider.user_id != self.requested_by
 
     def as_of(self, now: str) -> Approval:
         """What a reader sees at ``now``: a pending approval past its expiry is ``expired``

@@ -4,6 +4,7 @@ activity entry committing together or not at all."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -30,6 +31,7 @@ from fieldhouse.model.errors import (
     ValidationFailed,
 )
 from fieldhouse.runtime import Runtime
+from tests.agents.toolkit import approver
 from tests.conftest import Workspace
 
 FUTURE = "2100-01-01T00:00:00.000000Z"
@@ -156,7 +158,7 @@ async def test_an_approval_is_decided_once_with_the_edited_arguments(
     await put_approval(runtime, ws, approval(ApprovalStatus.PENDING))
     edited = {"to": ["bob@example.com"]}
     decide = DecideApproval(
-        "ap-1", True, arguments=edited, args_hash="hash-2", actor_user_id=ws.owner_id
+        "ap-1", True, approver(ws.account_id, ws.owner_id), arguments=edited, args_hash="hash-2"
     )
     decided = await runtime.actors.ask(ws.account_id, decide)
     assert decided == Approval.from_row(await stored(runtime, ws))
@@ -166,7 +168,9 @@ async def test_an_approval_is_decided_once_with_the_edited_arguments(
     (entry,) = await activity(runtime, ws, "approval_decided")
     assert entry["data"]["decision"] == "approved" and entry["data"]["edited"] is True
     with pytest.raises(Conflict) as again:
-        await runtime.actors.ask(ws.account_id, DecideApproval("ap-1", False, reason="no"))
+        await runtime.actors.ask(
+            ws.account_id, DecideApproval("ap-1", False, approver(ws.account_id), reason="no")
+        )
     assert again.value.data == {"status": "approved"}
     assert (await stored(runtime, ws)).status == ApprovalStatus.APPROVED
 
@@ -178,26 +182,30 @@ async def test_only_another_person_decides_and_not_after_expiry(
     another key or session of the same user (issue 32 item 3)."""
     await put_approval(runtime, ws, approval(ApprovalStatus.PENDING).but(requested_by="asker"))
     for decide in (
-        DecideApproval("ap-1", True, decider_key="key-asking"),
-        DecideApproval("ap-1", True, decider_key="key-other", actor_user_id="asker"),
-        DecideApproval("ap-1", False, actor_user_id="asker"),
+        DecideApproval("ap-1", True, approver(ws.account_id, key="key-asking")),
+        DecideApproval("ap-1", True, approver(ws.account_id, "asker", key="key-other")),
+        DecideApproval("ap-1", False, approver(ws.account_id, "asker")),
     ):
         with pytest.raises(Forbidden, match="The person who asked for this call may not decide"):
             await runtime.actors.ask(ws.account_id, decide)
-    reject = DecideApproval("ap-1", False, reason="Wrong recipient", decider_key="key-other")
+    reject = DecideApproval(
+        "ap-1", False, approver(ws.account_id, key="key-other"), reason="Wrong recipient"
+    )
     rejected = await runtime.actors.ask(ws.account_id, reject)
     assert (rejected.status, rejected.reason) == (ApprovalStatus.REJECTED, "Wrong recipient")
     assert rejected.arguments == {"to": ["ada@example.com"]}  # nothing edited
     await put_approval(runtime, ws, approval(ApprovalStatus.PENDING, PAST).but(approval_id="ap-2"))
     with pytest.raises(Conflict, match=r"Approval ap-2 was already decided \(expired\)"):
-        await runtime.actors.ask(ws.account_id, DecideApproval("ap-2", True))
+        await runtime.actors.ask(
+            ws.account_id, DecideApproval("ap-2", True, approver(ws.account_id))
+        )
 
 
 async def test_only_an_approved_call_can_fail(runtime: Runtime, ws: Workspace) -> None:
     await put_approval(runtime, ws, approval(ApprovalStatus.PENDING))
     assert await runtime.actors.ask(ws.account_id, FailApproval("ap-1", "smtp down")) is None
     assert (await stored(runtime, ws)).status == ApprovalStatus.PENDING
-    await runtime.actors.ask(ws.account_id, DecideApproval("ap-1", True))
+    await runtime.actors.ask(ws.account_id, DecideApproval("ap-1", True, approver(ws.account_id)))
     failed = await runtime.actors.ask(ws.account_id, FailApproval("ap-1", "x" * 600))
     assert failed is not None and failed.status == ApprovalStatus.FAILED
     assert failed.error == "x" * 500
@@ -242,3 +250,21 @@ async def test_an_outcome_is_kept_on_an_executed_approval_and_an_expiry_written_
     assert await runtime.actors.ask(ws.account_id, ExpireApproval("ap-3", PAST)) is False
     assert (await stored(runtime, ws, oid="ap-2")).status == ApprovalStatus.EXPIRED
     assert (await stored(runtime, ws, oid="ap-3")).status == ApprovalStatus.PENDING
+
+
+async def test_a_typed_object_is_written_whole_with_its_due_time(
+    runtime: Runtime, ws: Workspace
+) -> None:
+    pending = approval(ApprovalStatus.PENDING)
+    await runtime.actors.ask(ws.account_id, ApplyObjects((ObjectWrite.of(pending),)))
+    row = await stored(runtime, ws)
+    assert Approval.from_row(row) == replace(pending, updated_at=row.updated_at)
+    assert row.due_at == FUTURE  # a pending approval is due at its expiry
+    decided = replace(pending, status=ApprovalStatus.REJECTED, reason="no")
+    write = ObjectWrite.of(decided, "update", (ApprovalStatus.PENDING,))
+    await runtime.actors.ask(ws.account_id, ApplyObjects((write,)))
+    row = await stored(runtime, ws)
+    assert row.status == "rejected" and row.data["reason"] == "no"
+    assert not row.due_at  # no longer due: the scheduler will not expire it
+    with pytest.raises(Conflict):  # the update expected it pending
+        await runtime.actors.ask(ws.account_id, ApplyObjects((write,)))

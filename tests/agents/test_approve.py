@@ -10,10 +10,11 @@ import pytest
 from fieldhouse.actors import admin_ops as ops
 from fieldhouse.agents import approve as decisions
 from fieldhouse.agents.registry import build_executor
-from fieldhouse.model.errors import Conflict, Forbidden
+from fieldhouse.model.agents import ApprovalStatus
+from fieldhouse.model.errors import Conflict, Forbidden, NotFound
 from fieldhouse.runtime import Runtime
-from tests.agents.toolkit import another_key, objects, principal_of, session_of
-from tests.conftest import Workspace, add_user
+from tests.agents.toolkit import another_key, expire, objects, principal_of, session_of
+from tests.conftest import Workspace, add_user, make_workspace
 
 MAIL = "send an email to bob@example.com about Pricing"
 
@@ -75,3 +76,28 @@ async def test_the_requester_decides_with_no_key_of_theirs(
         with pytest.raises(Forbidden, match="asked for this call"):
             await decisions.reject(agents, me, approval_id, None)
     assert await objects(runtime, ws, "email") == []
+
+
+async def test_approvals_are_listed_and_read_as_of_now(
+    runtime: Runtime, client: httpx.AsyncClient, ws: Workspace
+) -> None:
+    member = await add_user(runtime, ws, "member")
+    admin = await principal_of(runtime, await add_user(runtime, ws, "admin"))
+    agents = runtime.services.agents
+    first = await ask_in_session(client, runtime, member)
+    second = await ask_in_session(client, runtime, member)
+    await expire(runtime, ws, first)
+    listed = await decisions.list_approvals(agents, admin, None, None, 50)
+    assert [a.approval_id for a in listed] == [second, first]  # newest first
+    assert [a.status for a in listed] == [ApprovalStatus.PENDING, ApprovalStatus.EXPIRED]
+    expired = await decisions.list_approvals(agents, admin, ApprovalStatus.EXPIRED, None, 50)
+    assert [a.approval_id for a in expired] == [first]
+    pending = await decisions.list_approvals(agents, admin, ApprovalStatus.PENDING, None, 50)
+    assert [a.approval_id for a in pending] == [second]
+    assert await decisions.list_approvals(agents, admin, None, "no-such-run", 50) == []
+    assert len(await decisions.list_approvals(agents, admin, None, None, 1)) == 1
+    assert (await decisions.read_approval(agents, admin, first)).status == ApprovalStatus.EXPIRED
+    other = await principal_of(runtime, await make_workspace(runtime, "Other"))
+    with pytest.raises(NotFound):
+        await decisions.read_approval(agents, other, first)
+    assert await decisions.list_approvals(agents, other, None, None, 50) == []

@@ -9,7 +9,15 @@ from fieldhouse.agents.gate import args_hash
 from fieldhouse.model.agents import Approval
 from fieldhouse.model.errors import Conflict
 from fieldhouse.runtime import Runtime
-from tests.agents.toolkit import activity_types, call, context, executor, expire, objects
+from tests.agents.toolkit import (
+    activity_types,
+    approver,
+    call,
+    context,
+    executor,
+    expire,
+    objects,
+)
 from tests.conftest import Workspace
 
 MAIL = {"to": ["ada@example.com"], "subject": "Hello", "body": "Hi Ada"}
@@ -19,7 +27,7 @@ APPROVER = "00000000-0000-4000-8000-0000000000a1"
 
 async def approve_directly(runtime: Runtime, ws: Workspace, approval_id: str) -> Approval:
     decided: Approval = await runtime.actors.ask(
-        ws.account_id, DecideApproval(approval_id, True, actor_user_id=APPROVER)
+        ws.account_id, DecideApproval(approval_id, True, approver(ws.account_id, APPROVER))
     )
     return decided
 
@@ -87,7 +95,7 @@ async def test_a_failed_call_leaves_its_approval_failed(runtime: Runtime, ws: Wo
         try:
             await runtime.actors.ask(
                 ws.account_id,
-                DecideApproval(pending.approval_id, approve, actor_user_id=APPROVER),
+                DecideApproval(pending.approval_id, approve, approver(ws.account_id, APPROVER)),
             )
         except Conflict as exc:
             assert "already decided (failed)" in exc.message
@@ -165,7 +173,7 @@ async def test_rejected_approval_never_runs(runtime: Runtime, ws: Workspace) -> 
     pending = await call(ctx, "email.send", **MAIL)
     assert pending.approval_id is not None
     await runtime.actors.ask(
-        ws.account_id, DecideApproval(pending.approval_id, False, actor_user_id=APPROVER)
+        ws.account_id, DecideApproval(pending.approval_id, False, approver(ws.account_id, APPROVER))
     )
     again = await call(ctx, "email.send", **MAIL)
     assert again.status == "pending_approval" and again.approval_id != pending.approval_id

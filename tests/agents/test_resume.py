@@ -24,7 +24,7 @@ from fieldhouse.model.agents import Approval, ApprovalStatus, RunRecord, RunStat
 from fieldhouse.model.errors import Conflict, NotFound
 from fieldhouse.model.principal import Principal
 from fieldhouse.runtime import Runtime
-from tests.agents.toolkit import objects, principal_of
+from tests.agents.toolkit import approver, objects, principal_of
 from tests.conftest import Workspace, add_user
 
 NOW = "2026-06-01T00:00:00.000000Z"
@@ -150,7 +150,7 @@ async def test_a_resumed_run_reads_the_decision_and_goes_on(
     with pytest.raises(Conflict) as undecided:
         await prepare_resume(rt, principal, first.run_id)
     assert undecided.value.data == {"pendingApprovals": [approval_id]}
-    reject = DecideApproval(approval_id, False, reason="Wrong recipient")
+    reject = DecideApproval(approval_id, False, approver(ws.account_id), reason="Wrong recipient")
     await runtime.actors.ask(ws.account_id, reject)
     resumed = await prepare_resume(rt, principal, first.run_id)
     rival = await prepare_resume(rt, principal, first.run_id)
@@ -235,7 +235,9 @@ async def test_a_resume_cut_short_is_resumed_and_the_model_then_reads_the_decisi
     principal = await principal_of(runtime, ws)
     run = AgentRun(rt, RunRequest(principal, "mail three people", None))
     (approval_id,) = (await run.execute())["pendingApprovals"]
-    await runtime.actors.ask(ws.account_id, DecideApproval(approval_id, False, reason="Not r0"))
+    await runtime.actors.ask(
+        ws.account_id, DecideApproval(approval_id, False, approver(ws.account_id), reason="Not r0")
+    )
     model.stall = trio.Event()
     async with trio.open_nursery() as nursery:
         nursery.start_soon((await prepare_resume(rt, principal, run.run_id)).execute)
@@ -256,7 +258,9 @@ async def test_a_revoked_requesters_run_is_not_resumed_by_anyone(
     rt = agents(runtime)
     first = AgentRun(rt, RunRequest(await principal_of(runtime, member), MAIL, None))
     (approval_id,) = (await first.execute())["pendingApprovals"]
-    await runtime.actors.ask(ws.account_id, DecideApproval(approval_id, False))
+    await runtime.actors.ask(
+        ws.account_id, DecideApproval(approval_id, False, approver(ws.account_id))
+    )
     await runtime.actors.ask(ws.account_id, RevokeApiKey(member.key_id))
     with pytest.raises(Conflict, match="has since been revoked"):
         await prepare_resume(rt, await principal_of(runtime, ws), first.run_id)

@@ -11,10 +11,17 @@ from fieldhouse.actors.agent_ops import ApplyObjects, ObjectWrite
 from fieldhouse.agents.contract import ToolCall, ToolContext, ToolOutcome
 from fieldhouse.agents.registry import GatedExecutor, build_executor
 from fieldhouse.http.auth import issue_token, jwt_secret
-from fieldhouse.model.principal import Principal
+from fieldhouse.model.principal import Principal, Role
 from fieldhouse.runtime import Runtime
 from fieldhouse.storage.objects import ObjectRow
 from tests.conftest import Workspace
+
+
+def approver(account_id: str, user_id: str = "approver", key: str | None = None) -> Principal:
+    """An owner of the workspace deciding approvals (in a session when ``key`` is None)."""
+    owner = Role("owner", None, None)
+    method = "api_key" if key else "jwt"
+    return Principal(account_id, user_id, user_id, owner, None, method, key, key or user_id)
 
 
 async def principal_of(runtime: Runtime, ws: Workspace) -> Principal:

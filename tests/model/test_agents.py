@@ -10,6 +10,7 @@ from fieldhouse.model.agents import (
     RunStatus,
     ToolCallEntry,
 )
+from fieldhouse.model.principal import Principal, Role
 from fieldhouse.storage.objects import ObjectRow
 
 APPROVAL = Approval(
@@ -64,3 +65,17 @@ def test_a_run_reads_back_and_old_statuses_map() -> None:
     assert "apiKeyId" not in back.to_json() and back.to_json()["updatedDateTime"] == "t1"
     legacy = RunRecord.from_row(row("agent_run", "r2", {"message": "x"}, "completed"))
     assert legacy.status == RunStatus.SUCCEEDED
+
+
+def test_anyone_but_the_asker_decides_and_only_a_pending_approval_is_due() -> None:
+    owner = Role("owner", None, None)
+
+    def who(user: str, key: str | None) -> Principal:
+        return Principal("acc", user, user, owner, None, "api_key" if key else "jwt", key, user)
+
+    assert APPROVAL.decidable_by(who("u2", "k2")) and APPROVAL.decidable_by(who("u2", None))
+    assert not APPROVAL.decidable_by(who("u1", None))  # the asker, in a session
+    assert not APPROVAL.decidable_by(who("u1", "k9"))  # the asker, with another key
+    assert not APPROVAL.decidable_by(who("u2", "k1"))  # the asking key, whoever holds it
+    assert APPROVAL.due_at == APPROVAL.expires_at
+    assert APPROVAL.but(status=ApprovalStatus.REJECTED).due_at is None

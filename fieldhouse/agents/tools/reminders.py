@@ -27,12 +27,11 @@ from fieldhouse.agents.tools.base import (
     short,
 )
 from fieldhouse.model.activity import ActivityKind
-from fieldhouse.model.agents import ReminderStatus
 from fieldhouse.model.clock import is_uuid, new_id
 from fieldhouse.model.errors import NotFound
+from fieldhouse.model.reminders import REMINDER as REMINDER
+from fieldhouse.model.reminders import Reminder, Requested
 from fieldhouse.storage.objects import ObjectRow
-
-REMINDER = "reminder"
 
 
 class CreateArgs(Args):
@@ -73,12 +72,10 @@ async def _record(ctx: ToolContext, record_id: str) -> str:
 async def create(args: CreateArgs, ctx: ToolContext, consume: Consume | None) -> ToolOutcome:
     record_id = await _record(ctx, args.recordId) if args.recordId is not None else None
     summary = f"Set a reminder {short(args.text)!r} for {args.dueAt}."
-    write = ObjectWrite(
-        REMINDER,
-        _prefix(ctx) + new_id(),
-        {"text": args.text, "recordId": record_id, **requested(ctx)},
-        ReminderStatus.SCHEDULED,
-        due_at=args.dueAt,
+    who = Requested.from_data(requested(ctx))
+    reminder = Reminder(_prefix(ctx) + new_id(), args.text, record_id, who, args.dueAt)
+    write = ObjectWrite.of(
+        reminder,
         activity=ActivityKind.REMINDER_CREATED,
         activity_data={"text": args.text, "dueAt": args.dueAt},
         record_id=record_id,

@@ -10,16 +10,15 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
-from fieldhouse.actors.run_ops import AGENT_RUN
+from fieldhouse.agents import runs
 from fieldhouse.agents.resume import load_run, prepare_resume
 from fieldhouse.http.endpoint import Routes
 from fieldhouse.http.models import QUERY_INT, Open, Timestamp, Uuid
 from fieldhouse.http.routes.agents import AgentResponse, ChatQuery, run_stream, wants_events
-from fieldhouse.model.agents import RunRecord, RunStatus
+from fieldhouse.model.agents import RunStatus
 from fieldhouse.model.errors import Issue, ValidationFailed
 from fieldhouse.model.principal import Principal
 from fieldhouse.services import Services
-from fieldhouse.storage.store import Store
 
 routes = Routes()
 
@@ -94,34 +93,10 @@ class RunList(Open):
 )
 async def list_runs(svc: Services, principal: Principal, query: RunQuery) -> Any:
     after = _cursor(query.cursor) if query.cursor else None
-    runs, more = await _page(svc.store, principal, query.status, query.limit, after)
-    last = runs[-1] if more else None
+    page = await runs.list_runs(svc.agents, principal, query.status, query.limit, after)
+    last = page.runs[-1] if page.more else None
     next_cursor = _encode(last.created_at, last.run_id) if last is not None else None
-    return {"runs": [r.to_json() for r in runs], "nextCursor": next_cursor}
-
-
-async def _page(
-    store: Store,
-    principal: Principal,
-    status: RunStatus | None,
-    limit: int,
-    after: tuple[str, str] | None,
-) -> tuple[list[RunRecord], bool]:
-    """Up to ``limit`` runs the principal may see, newest first, older than ``after``, and
-    whether more follow. The store lists objects newest first without a cursor, so the read
-    grows (fourfold) until it reaches past the page: a page costs reading the runs before it."""
-    fetch = limit + 1
-    while True:
-        rows = await store.list_objects(principal.account_id, AGENT_RUN, status=status, limit=fetch)
-        seen = [
-            run
-            for run in map(RunRecord.from_row, rows)
-            if (principal.is_admin or run.user_id == principal.user_id)
-            and (after is None or (run.created_at, run.run_id) < after)
-        ]
-        if len(seen) > limit or len(rows) < fetch:
-            return seen[:limit], len(seen) > limit
-        fetch *= 4
+    return {"runs": [r.to_json() for r in page.runs], "nextCursor": next_cursor}
 
 
 def _encode(created_at: str, run_id: str) -> str:

@@ -3,7 +3,6 @@ stream (SPEC Events) of open -> tool_call* -> token* -> done | error."""
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Any, Literal
 from uuid import UUID
 
@@ -11,14 +10,8 @@ import trio
 from pydantic import Field
 from quart import Response
 
-from fieldhouse.agents.run import (
-    AgentRun,
-    ApprovalRequired,
-    RunEvent,
-    Token,
-    ToolStarted,
-    load_agent,
-)
+from fieldhouse.agents import runs
+from fieldhouse.agents.run import AgentRun, ApprovalRequired, RunEvent, Token, ToolStarted
 from fieldhouse.http.endpoint import Routes
 from fieldhouse.http.exchange import current
 from fieldhouse.http.models import Open, Strict, Uuid
@@ -77,10 +70,8 @@ class AgentResponse(Open):
     ),
 )
 async def chat(svc: Services, principal: Principal, query: ChatQuery, body: ChatBody) -> Any:
-    runtime = svc.agents
     agent_id = str(body.agentId) if body.agentId is not None else None
-    run = replace(await load_agent(runtime.store, principal, agent_id), message=body.message)
-    job = AgentRun(runtime, run)
+    job = await runs.start_run(svc.agents, principal, body.message, agent_id)
     if not wants_events(query):
         return await job.execute()
     return run_stream(svc, job, agent_id)

@@ -5,7 +5,8 @@ and never the person who asked for the call (with any of their keys or sessions)
 (optionally with edited arguments) runs that one call at once, as its requester, through the
 same gate as every agent tool call, and uses the approval up; a call that fails leaves it
 ``failed``. Rejecting stores a reason the model reads when the run resumes. A decided approval
-cannot be decided again (409). The use cases live in ``agents/approve.py``.
+cannot be decided again (409). The use cases live in ``agents/approve.py`` and
+``agents/policy.py``; this module parses, checks scopes and shapes the answers.
 """
 
 from __future__ import annotations
@@ -14,18 +15,13 @@ from typing import Annotated, Any
 
 from pydantic import Field
 
-from fieldhouse.actors.agent_ops import APPROVAL, ApplyObjects, ObjectWrite
 from fieldhouse.agents import approve as decisions
-from fieldhouse.agents.gate import POLICY
+from fieldhouse.agents import policy as policies
 from fieldhouse.http.endpoint import Routes
 from fieldhouse.http.models import QUERY_INT, JsonInt, Open, Strict, Timestamp, Uuid
 from fieldhouse.model import agent_policy as caps
-from fieldhouse.model.activity import ActivityKind
-from fieldhouse.model.agents import POLICY_ID, ApprovalStatus
-from fieldhouse.model.agents import Approval as AgentApproval
+from fieldhouse.model.agents import ApprovalStatus
 from fieldhouse.model.agents import Policy as AgentPolicy
-from fieldhouse.model.clock import now_iso
-from fieldhouse.model.errors import Issue, NotFound, ValidationFailed
 from fieldhouse.model.principal import Principal
 from fieldhouse.services import Services
 
@@ -163,26 +159,10 @@ class Policy(Open):
     responses={200: ApprovalList},
 )
 async def list_approvals(svc: Services, principal: Principal, query: ApprovalQuery) -> Any:
-    limit = 500 if query.runId else query.limit
-    # a pending approval past its expiry reads as expired: it is listed under that status
-    stored = [query.status]
-    if query.status == ApprovalStatus.EXPIRED:
-        stored.append(ApprovalStatus.PENDING)
-    rows = [
-        row
-        for status in stored
-        for row in await svc.store.list_objects(
-            principal.account_id, APPROVAL, status=status, limit=limit
-        )
-    ]
-    now = now_iso()
-    found = [AgentApproval.from_row(r).as_of(now) for r in rows]
-    if query.status is not None:
-        found = [a for a in found if a.status == query.status]
-    if query.runId:
-        found = [a for a in found if a.run_id == query.runId]
-    found.sort(key=lambda a: (a.requested_at, a.approval_id), reverse=True)
-    return {"approvals": [a.to_json() for a in found[: query.limit]]}
+    found = await decisions.list_approvals(
+        svc.agents, principal, query.status, query.runId, query.limit
+    )
+    return {"approvals": [a.to_json() for a in found]}
 
 
 @routes.endpoint(
@@ -195,10 +175,7 @@ async def list_approvals(svc: Services, principal: Principal, query: ApprovalQue
     responses={200: Approval, 404: None},
 )
 async def get_approval(svc: Services, principal: Principal, approvalId: str) -> Any:
-    row = await svc.store.get_object(principal.account_id, APPROVAL, approvalId[:64])
-    if row is None:
-        raise NotFound(f"Approval {approvalId} not found")
-    return AgentApproval.from_row(row).as_of(now_iso()).to_json()
+    return (await decisions.read_approval(svc.agents, principal, approvalId)).to_json()
 
 
 @routes.endpoint(
@@ -260,8 +237,7 @@ async def reject(svc: Services, principal: Principal, approvalId: str, body: Rej
     responses={200: Policy},
 )
 async def get_policy(svc: Services, principal: Principal) -> Any:
-    row = await svc.store.get_object(principal.account_id, POLICY, POLICY_ID)
-    return AgentPolicy.from_row(row).to_json()
+    return (await policies.get_policy(svc.agents, principal)).to_json()
 
 
 @routes.endpoint(
@@ -282,45 +258,13 @@ async def get_policy(svc: Services, principal: Principal) -> Any:
     ),
 )
 async def put_policy(svc: Services, principal: Principal, body: PolicyBody) -> Any:
-    known = svc.tools.names()
-    issues = [
-        Issue(
-            "invalid_enum_value", ("autoApprove", i), f"Unknown tool {name!r}", {"received": name}
-        )
-        for i, name in enumerate(body.autoApprove)
-        if name not in known
-    ]
-    issues += [
-        Issue(
-            "invalid_enum_value",
-            ("requireApproval", i),
-            f"Unknown tool {name.partition(':')[0]!r}",
-            {"received": name},
-        )
-        for i, name in enumerate(body.requireApproval)
-        if name.partition(":")[0] not in known
-    ]
-    if issues:
-        raise ValidationFailed(issues)
-    policy = AgentPolicy(
-        tuple(sorted(set(body.autoApprove))),
-        tuple(sorted(set(body.requireApproval))),
-        principal.user_id,
+    draft = AgentPolicy(
+        tuple(body.autoApprove),
+        tuple(body.requireApproval),
+        None,
         body.maxToolCallsPerStep,
         body.maxToolCallsPerRun,
         body.maxArgumentBytes,
         body.recordWritesWithoutApproval,
     )
-    write = ObjectWrite(
-        POLICY,
-        POLICY_ID,
-        policy.to_json(),
-        "active",
-        mode="upsert",
-        activity=ActivityKind.AGENT_POLICY_CHANGED,
-        activity_data=policy.to_json(),
-    )
-    await svc.actors.ask(
-        principal.account_id, ApplyObjects((write,), actor_user_id=principal.user_id)
-    )
-    return policy.to_json()
+    return (await policies.set_policy(svc.agents, svc.tools.names(), principal, draft)).to_json()

@@ -1,24 +1,18 @@
-"""Webhooks of a workspace: register, list, delete, their delivery log and replay."""
+"""Webhooks of a workspace: register, list, delete, their delivery log and replay. The use
+cases live in ``actors/webhook_ops.py``; this module parses, checks scopes and shapes answers."""
 
 from __future__ import annotations
 
-import secrets
 from typing import Any
-from urllib.parse import urlsplit, urlunsplit
 
 from pydantic import AnyHttpUrl, Field
 
-from fieldhouse.actors.agent_ops import ApplyObjects, ObjectWrite
-from fieldhouse.egress import AllowList, Egress, RefusedTarget
+from fieldhouse.actors import webhook_ops as hooks
 from fieldhouse.http.endpoint import Routes
 from fieldhouse.http.models import Open, Strict, Timestamp, Uuid
 from fieldhouse.model.activity import ActivityKind
-from fieldhouse.model.clock import new_id
-from fieldhouse.model.errors import Issue, NotFound, ValidationFailed
 from fieldhouse.model.principal import Principal
 from fieldhouse.services import Services
-from fieldhouse.storage.objects import ObjectRow
-from fieldhouse.webhooks import DELIVERY, WEBHOOK, WallClock, stamp
 
 routes = Routes()
 SIGNING = (
@@ -32,10 +26,6 @@ SIGNING = (
     "resolve to any of these are refused here (400 `validation_error` on `url`) and again at "
     "every delivery, after DNS resolution; the server's operator may allow named hosts. "
     "Credentials in the URL are sent as Basic auth and never shown again."
-)
-REFUSED = (
-    "{detail}: a webhook may only target public addresses (the server's operator can allow "
-    "a host with FIELDHOUSE_WEBHOOK_ALLOW_HOSTS)"
 )
 
 
@@ -79,45 +69,6 @@ class DeliveryEnvelope(Open):
     delivery: DeliveryOut
 
 
-def _shown(url: str) -> str:
-    """A URL with its user name and password, if any, replaced by ``***``."""
-    parts = urlsplit(url)
-    if parts.username is None and parts.password is None:
-        return url
-    return urlunsplit(parts._replace(netloc="***@" + parts.netloc.rpartition("@")[2]))
-
-
-def _hook(row: ObjectRow, *, secret: bool = False) -> dict[str, Any]:
-    out = {
-        "id": row.object_id,
-        "url": _shown(row.data["url"]),
-        "eventTypes": row.data.get("eventTypes", []),
-        "createdDateTime": row.created_at,
-    }
-    if secret:
-        out["secret"] = row.data["secret"]
-    return out
-
-
-def _delivery(row: ObjectRow) -> dict[str, Any]:
-    return {
-        "id": row.object_id,
-        "webhookId": row.data["webhookId"],
-        "status": row.status,
-        "attemptCount": row.data.get("attemptCount", 0),
-        "attempts": row.data.get("attempts", []),
-        "nextAttemptAt": row.due_at if row.status == "pending" else None,
-        "event": row.data["event"],
-    }
-
-
-async def _live_hook(svc: Services, principal: Principal, webhook_id: str) -> ObjectRow:
-    row = await svc.store.get_object(principal.account_id, WEBHOOK, webhook_id)
-    if row is None or row.status != "active":
-        raise NotFound(f"Webhook {webhook_id} not found")
-    return row
-
-
 @routes.endpoint(
     "POST",
     "/v1/webhooks",
@@ -130,27 +81,11 @@ async def _live_hook(svc: Services, principal: Principal, webhook_id: str) -> Ob
     responses={201: WebhookEnvelope},
 )
 async def create_webhook(svc: Services, principal: Principal, body: WebhookBody) -> Any:
-    egress = Egress(AllowList.parse(svc.settings.webhook_allow_hosts))
-    try:
-        await egress.check_url(str(body.url))
-    except RefusedTarget as exc:
-        issue = Issue("refused_target", ("url",), REFUSED.format(detail=exc))
-        raise ValidationFailed([issue]) from None
-    newest = await svc.store.list_activity(
-        principal.account_id, module_ids=None, record_id=None, types=(), limit=1
+    types = [kind.value for kind in body.eventTypes]
+    hook = await hooks.register_webhook(
+        svc.actors, svc.store, svc.settings, principal, str(body.url), types
     )
-    data = {
-        "url": str(body.url),
-        "eventTypes": [kind.value for kind in body.eventTypes],
-        "secret": "whsec_" + secrets.token_urlsafe(32),
-        # deliveries start with the next write
-        "cursor": newest[0]["seq"] if newest else 0,
-    }
-    write = ObjectWrite(WEBHOOK, new_id(), data, "active")
-    rows = await svc.actors.ask(
-        principal.account_id, ApplyObjects((write,), actor_user_id=principal.user_id)
-    )
-    return {"webhook": _hook(rows[0], secret=True)}, 201
+    return {"webhook": hook.to_json(secret=True)}, 201
 
 
 @routes.endpoint(
@@ -163,8 +98,7 @@ async def create_webhook(svc: Services, principal: Principal, body: WebhookBody)
     responses={200: WebhookList},
 )
 async def list_webhooks(svc: Services, principal: Principal) -> Any:
-    rows = await svc.store.list_objects(principal.account_id, WEBHOOK, status="active")
-    return {"webhooks": [_hook(r) for r in rows]}
+    return {"webhooks": [h.to_json() for h in await hooks.list_webhooks(svc.store, principal)]}
 
 
 @routes.endpoint(
@@ -177,9 +111,7 @@ async def list_webhooks(svc: Services, principal: Principal) -> Any:
     responses={204: None},
 )
 async def delete_webhook(svc: Services, principal: Principal, webhookId: str) -> Any:
-    row = await _live_hook(svc, principal, webhookId)
-    write = ObjectWrite(WEBHOOK, row.object_id, {}, "deleted", mode="update", expect=("active",))
-    await svc.actors.ask(principal.account_id, ApplyObjects((write,)))
+    await hooks.delete_webhook(svc.actors, principal, webhookId)
     return None, 204
 
 
@@ -193,12 +125,8 @@ async def delete_webhook(svc: Services, principal: Principal, webhookId: str) ->
     responses={200: DeliveryList},
 )
 async def list_deliveries(svc: Services, principal: Principal, webhookId: str) -> Any:
-    row = await _live_hook(svc, principal, webhookId)
-    # a delivery's id is "<webhook id>-<activity seq>": one key range of the objects table
-    rows = await svc.store.list_objects(
-        principal.account_id, DELIVERY, limit=100, id_prefix=f"{row.object_id}-"
-    )
-    return {"deliveries": [_delivery(r) for r in rows]}
+    log = await hooks.delivery_log(svc.store, principal, webhookId)
+    return {"deliveries": [d.to_json() for d in log]}
 
 
 @routes.endpoint(
@@ -213,18 +141,5 @@ async def list_deliveries(svc: Services, principal: Principal, webhookId: str) -
 async def replay_delivery(
     svc: Services, principal: Principal, webhookId: str, deliveryId: str
 ) -> Any:
-    await _live_hook(svc, principal, webhookId)
-    row = await svc.store.get_object(principal.account_id, DELIVERY, deliveryId)
-    if row is None or row.data.get("webhookId") != webhookId:
-        raise NotFound(f"Delivery {deliveryId} not found")
-    write = ObjectWrite(
-        DELIVERY,
-        row.object_id,
-        {"attemptCount": 0},
-        "pending",
-        mode="update",
-        expect=("pending", "delivered", "failed"),
-        due_at=stamp(WallClock().now()),
-    )
-    rows = await svc.actors.ask(principal.account_id, ApplyObjects((write,)))
-    return {"delivery": _delivery(rows[0])}
+    delivery = await hooks.replay_delivery(svc.actors, principal, webhookId, deliveryId)
+    return {"delivery": delivery.to_json()}
