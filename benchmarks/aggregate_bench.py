@@ -33,6 +33,7 @@ from typing import Any
 import httpx
 import trio
 
+from benchmarks.records_load import fresh_postgres
 from fieldhouse.actors.bootstrap import init_workspace
 from fieldhouse.actors.record_ops import CreateRecord
 from fieldhouse.config import Settings
@@ -139,7 +140,12 @@ async def run(args: argparse.Namespace, data_dir: Path) -> None:
 def main(argv: Sequence[str] | None = None) -> None:
     args = parse_args(argv)
     with tempfile.TemporaryDirectory() as tmp:
-        trio.run(run, args, Path(tmp) / "data")
+        if args.database_url is None:
+            trio.run(run, args, Path(tmp) / "data")
+            return
+        with fresh_postgres(args.database_url) as url:  # a database of its own, dropped after
+            args.database_url = url
+            trio.run(run, args, Path(tmp) / "data")
 
 
 if __name__ == "__main__":
