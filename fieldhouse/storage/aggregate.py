@@ -58,10 +58,20 @@ def aggregate(d: Dialect, compiled: CompiledList, spec: AggregateSpec) -> Op[dic
     else:
         params = compiled.params
     found = yield rows(sql, params)
-    groups = [_group(d, spec, list(r)) for r in found[:MAX_GROUPS]]
-    if spec.group_by is None and groups and groups[0]["count"] == 0:
+    return answer_rows(d, spec, found[:MAX_GROUPS], len(found) > MAX_GROUPS)
+
+
+def answer_rows(
+    d: Dialect, spec: AggregateSpec, found: Sequence[Sequence[Any]], truncated: bool
+) -> dict[str, Any]:
+    """The answer from rows of (key, label, count, then each metric's columns as
+    :func:`_metric_columns` gives them on ``d``)."""
+    groups = [_group(d, spec, list(r)) for r in found]
+    if spec.group_by is None and not groups:
+        groups = [{"key": None, "count": 0, "metrics": {}}]
+    if spec.group_by is None and groups[0]["count"] == 0:
         groups[0]["metrics"] = _empty(spec)
-    return {"groups": groups, "truncated": len(found) > MAX_GROUPS}
+    return {"groups": groups, "truncated": truncated}
 
 
 def _key(d: Dialect, group: GroupBy) -> tuple[str, str | None]:

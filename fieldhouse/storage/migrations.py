@@ -18,6 +18,7 @@ from __future__ import annotations
 import sqlite3
 from typing import Any
 
+from fieldhouse.storage.aggregate_kept import SQLITE_MIGRATION as SQLITE_KEPT_AGGREGATES
 from fieldhouse.storage.facets import MIGRATION as FACETS
 from fieldhouse.storage.facets import SQLITE_MIGRATION as SQLITE_FACETS
 from fieldhouse.storage.fulltext_postgres import MIGRATION as FULLTEXT
@@ -137,6 +138,9 @@ SQLITE: tuple[str, ...] = (
     VECTORS + ";" + REBUILD,
     # 9: archived fields (hidden, refused on writes, their values kept; as POSTGRES[6])
     "ALTER TABLE fields ADD COLUMN archived_at TEXT",
+    # 10: aggregates kept by triggers (storage/aggregate_kept.py); each is backfilled from the
+    # records when a query first registers it
+    SQLITE_KEPT_AGGREGATES,
 )
 
 POSTGRES: tuple[str, ...] = (

@@ -20,7 +20,16 @@ from fieldhouse.model.principal import Role
 from fieldhouse.model.records import RecordRow
 from fieldhouse.model.schema import FieldDef, ModuleDef, ModuleSchema, ReferenceDef, ViewDef
 from fieldhouse.model.search_doc import Doc, record_doc
-from fieldhouse.storage import accounts, aggregate, expand, records, schemas, search_index, vectors
+from fieldhouse.storage import (
+    accounts,
+    aggregate,
+    aggregate_kept,
+    expand,
+    records,
+    schemas,
+    search_index,
+    vectors,
+)
 from fieldhouse.storage import objects as obj
 from fieldhouse.storage import writebehind as wb
 from fieldhouse.storage.base import (
@@ -392,6 +401,19 @@ class Store:
     ) -> dict[str, Any]:
         """Groups and metrics of the live records a list query matches (see
         :mod:`~fieldhouse.storage.aggregate`), read in one snapshot."""
+        kept = (
+            aggregate_kept.plan(schema, query, spec, account_id)
+            if self.engine == "sqlite"
+            else None
+        )
+        if kept is not None:  # answered from tables triggers keep (registered on first use)
+            found = await self._db.read(aggregate_kept.answer(kept, spec), snapshot=True)
+            if found is None:
+                async with self.write(account_id) as txn:  # the workspace's write lock
+                    await txn._run(aggregate_kept.register(kept))
+                found = await self._db.read(aggregate_kept.answer(kept, spec), snapshot=True)
+            assert found is not None
+            return found
         compiled = compile_list(
             query,
             schema,
