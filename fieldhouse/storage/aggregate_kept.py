@@ -37,147 +37,21 @@ from typing import Any
 from fieldhouse.model.aggregate import AggregateSpec
 from fieldhouse.model.listquery import ListQuery
 from fieldhouse.model.schema import ModuleSchema
-from fieldhouse.storage.aggregate import MAX_GROUPS, SCALE, answer_rows
+from fieldhouse.storage.aggregate import MAX_GROUPS, answer_rows
+from fieldhouse.storage.aggregate_triggers import sums_of, values_of
 from fieldhouse.storage.base import Op, execute, rows, value
 from fieldhouse.storage.facets import countable
-from fieldhouse.storage.sqldialect import SQLITE, SQLiteDialect
+from fieldhouse.storage.sqldialect import Dialect, PostgresDialect, SQLiteDialect
 
 _DEFINES = ("grouping", "key_path", "key_column", "facet_path")
 _COLUMNS = ("created_at", "updated_at")
-
-
-def _text(doc: str, path: str) -> str:
-    """``SQLiteDialect.json_text`` with the path read from a column."""
-    return (
-        f"CASE json_type({doc}.fields, {path}) WHEN 'true' THEN 'true' WHEN 'false' THEN 'false'"
-        f" ELSE CAST(json_extract({doc}.fields, {path}) AS TEXT) END"
-    )
-
-
-def _number(doc: str, path: str) -> str:
-    """``SQLiteDialect.json_number`` with the path read from a column."""
-    return (
-        f"CASE WHEN json_type({doc}.fields, {path}) IN ('integer', 'real')"
-        f" THEN json_extract({doc}.fields, {path}) END"
-    )
-
-
-def _key(doc: str) -> str:
-    """A record's group key under the registry row ``g`` (as ``aggregate._key``)."""
-    day = (
-        f"substr(CASE g.key_column WHEN 'created_at' THEN {doc}.created_at"
-        f" WHEN 'updated_at' THEN {doc}.updated_at ELSE {_text(doc, 'g.key_path')} END, 1, 10)"
-    )
-    back = f"((CAST(strftime('%w', {day}) AS INTEGER) + 6) % 7)"
-    return (
-        f"CASE g.grouping WHEN 'text' THEN {_text(doc, 'g.key_path')}"
-        f" WHEN 'day' THEN {day} WHEN 'month' THEN (substr({day}, 1, 7) || '-01')"
-        f" WHEN 'week' THEN date({day}, '-' || {back} || ' days') END"
-    )
-
-
-def _facet(doc: str) -> str:
-    return f"CASE WHEN g.facet_path = '' THEN '' ELSE {_text(doc, 'g.facet_path')} END"
-
-
-def _sums(doc: str, source: str) -> str:
-    """(id, facet, key_null, key, n, whole, fraction) of the records of ``source`` (a FROM
-    clause and WHERE terms binding ``g`` and ``doc``) under their ``sum`` rows."""
-    whole = "CAST(v AS INTEGER)"
-    return (
-        "SELECT id, facet, key IS NULL AS key_null, coalesce(key, '') AS key,"
-        " CASE WHEN value_path = '' THEN 1 ELSE v IS NOT NULL END AS n,"
-        f" coalesce({whole}, 0) AS whole,"
-        f" coalesce(CAST(round((v - {whole}) * 1e{SCALE}) AS INTEGER), 0) AS fraction"
-        f" FROM (SELECT g.id, g.value_path, {_facet(doc)} AS facet, {_key(doc)} AS key,"
-        f" CASE WHEN g.value_path = '' THEN NULL ELSE {_number(doc, 'g.value_path')} END AS v"
-        f" {source} AND g.role = 'sum') WHERE facet IS NOT NULL"
-    )
-
-
-def _values(doc: str, source: str) -> str:
-    """(id, facet, key_null, key, value) of the records of ``source`` under their ``ext`` and
-    ``label`` rows."""
-    return (
-        "SELECT id, facet, key IS NULL AS key_null, coalesce(key, '') AS key, value"
-        f" FROM (SELECT g.id, {_facet(doc)} AS facet, {_key(doc)} AS key,"
-        f" CASE g.role WHEN 'ext' THEN {_number(doc, 'g.value_path')}"
-        f" ELSE {_text(doc, 'g.value_path')} END AS value"
-        f" {source} AND g.role <> 'sum') WHERE facet IS NOT NULL AND value IS NOT NULL"
-    )
-
-
-def _registered(doc: str) -> str:
-    return (
-        f"FROM kept_aggregates g WHERE g.account_id = {doc}.account_id"
-        f" AND g.module_id = {doc}.module_id AND {doc}.deleted_at IS NULL"
-    )
-
-
-def _moved(doc: str, sign: str) -> str:
-    """The statements of a trigger's body that count ``doc`` (NEW or OLD) in or out."""
-    out = (
-        "INSERT INTO kept_sums (aggregate_id, facet, key_null, key, n, whole, fraction)"
-        f" SELECT id, facet, key_null, key, {sign}n, {sign}whole, {sign}fraction"
-        f" FROM ({_sums(doc, _registered(doc))}) WHERE true"
-        " ON CONFLICT (aggregate_id, facet, key_null, key) DO UPDATE SET n = n + excluded.n,"
-        " whole = whole + excluded.whole, fraction = fraction + excluded.fraction;\n"
-        "INSERT INTO kept_values (aggregate_id, facet, key_null, key, value, n)"
-        f" SELECT id, facet, key_null, key, value, {sign}1"
-        f" FROM ({_values(doc, _registered(doc))}) WHERE true"
-        " ON CONFLICT (aggregate_id, facet, key_null, key, value)"
-        " DO UPDATE SET n = n + excluded.n;\n"
-    )
-    if sign == "-":
-        out += (
-            "DELETE FROM kept_values WHERE n = 0"
-            " AND (aggregate_id, facet, key_null, key, value) IN"
-            f" ({_values(doc, _registered(doc))});\n"
-        )
-    return out
-
-
-def _kept(doc: str) -> str:
-    return (
-        f"{doc}.deleted_at IS NULL AND EXISTS (SELECT 1 FROM kept_aggregates"
-        f" WHERE account_id = {doc}.account_id AND module_id = {doc}.module_id)"
-    )
-
-
-#: the registry, the kept tables and their triggers (migration SQLITE[9])
-SQLITE_MIGRATION = f"""
-CREATE TABLE kept_aggregates (
-    id INTEGER PRIMARY KEY, account_id TEXT NOT NULL, module_id TEXT NOT NULL,
-    grouping TEXT NOT NULL, key_path TEXT NOT NULL, key_column TEXT NOT NULL,
-    facet_path TEXT NOT NULL, role TEXT NOT NULL, value_path TEXT NOT NULL,
-    UNIQUE (account_id, module_id, grouping, key_path, key_column, facet_path, role,
-            value_path));
-CREATE TABLE kept_sums (
-    aggregate_id INTEGER NOT NULL, facet TEXT NOT NULL, key_null INTEGER NOT NULL,
-    key TEXT NOT NULL, n INTEGER NOT NULL, whole INTEGER NOT NULL, fraction INTEGER NOT NULL,
-    PRIMARY KEY (aggregate_id, facet, key_null, key)) WITHOUT ROWID;
-CREATE TABLE kept_values (
-    aggregate_id INTEGER NOT NULL, facet TEXT NOT NULL, key_null INTEGER NOT NULL,
-    key TEXT NOT NULL, value NOT NULL, n INTEGER NOT NULL,
-    PRIMARY KEY (aggregate_id, facet, key_null, key, value)) WITHOUT ROWID;
-CREATE TRIGGER records_kept_insert AFTER INSERT ON records WHEN {_kept("NEW")} BEGIN
-{_moved("NEW", "+")}END;
-CREATE TRIGGER records_kept_delete AFTER DELETE ON records WHEN {_kept("OLD")} BEGIN
-{_moved("OLD", "-")}END;
-CREATE TRIGGER records_kept_update
-AFTER UPDATE OF fields, module_id, deleted_at, created_at, updated_at ON records
-WHEN NOT (OLD.fields IS NEW.fields AND OLD.module_id IS NEW.module_id
-          AND OLD.created_at IS NEW.created_at AND OLD.updated_at IS NEW.updated_at
-          AND (OLD.deleted_at IS NULL) = (NEW.deleted_at IS NULL))
-     AND ({_kept("OLD")} OR {_kept("NEW")}) BEGIN
-{_moved("OLD", "-")}{_moved("NEW", "+")}END
-"""
 
 
 @dataclass(frozen=True)
 class KeptPlan:
     """What answers one aggregate query from kept tables."""
 
+    d: Dialect
     account_id: str
     module_id: str
     #: grouping, key_path, key_column, facet_path
@@ -187,47 +61,50 @@ class KeptPlan:
     parts: tuple[tuple[str, str], ...]
     label_path: str | None
 
+    def path(self, *keys: str) -> str:
+        """A JSON path as the engine's triggers read it from the registry."""
+        quoted = SQLiteDialect.path(keys) if self.d.name == "sqlite" else PostgresDialect.path(keys)
+        return quoted[1:-1]
+
 
 def plan(
-    schema: ModuleSchema, query: ListQuery, spec: AggregateSpec, account_id: str
+    d: Dialect, schema: ModuleSchema, query: ListQuery, spec: AggregateSpec, account_id: str
 ) -> KeptPlan | None:
     """How kept tables answer the query, or None when only a scan can."""
     facet = countable(query, schema, account_id)
     group = spec.group_by
     if facet is None or (group is not None and group.kind.column not in (None, *_COLUMNS)):
         return None
+    p = KeptPlan(d, account_id, schema.module.module_id, ("", "", "", ""), (), (), None)
     label: str | None = None
+    defines: tuple[str, str, str]
     if group is None:
-        defines = ("", "", "", "")
+        defines = ("", "", "")
     elif group.grouping == "date":
         kind = group.kind
-        key_path = "" if kind.column else _path(kind.slug, *kind.value_key)
-        defines = (group.bucket or "", key_path, kind.column or "", "")
+        key_path = "" if kind.column else p.path(kind.slug, *kind.value_key)
+        defines = (group.bucket or "", key_path, kind.column or "")
     else:
         sub = {"reference": ("recordId",), "user": ("userId",)}.get(group.grouping, ())
-        defines = ("text", _path(group.kind.slug, *sub), "", "")
+        defines = ("text", p.path(group.kind.slug, *sub), "")
         if sub:
-            label = _path(group.kind.slug, "displayName")
-    defines = (*defines[:3], _path(facet.facet) if facet.facet else "")
+            label = p.path(group.kind.slug, "displayName")
     parts: list[tuple[str, str]] = [("sum", "")]
     for metric in spec.metrics:
         if metric.kind is not None:
             role = "ext" if metric.op in ("min", "max") else "sum"
-            parts.append((role, _path(metric.kind.slug, *metric.kind.value_key)))
+            parts.append((role, p.path(metric.kind.slug, *metric.kind.value_key)))
     if label is not None:
         parts.append(("label", label))
     return KeptPlan(
+        d,
         account_id,
         schema.module.module_id,
-        defines,
+        (*defines, p.path(facet.facet) if facet.facet else ""),
         facet.values,
         tuple(dict.fromkeys(parts)),
         label,
     )
-
-
-def _path(*keys: str) -> str:
-    return SQLiteDialect.path(keys)[1:-1]
 
 
 def _ids(p: KeptPlan) -> Op[dict[tuple[str, str], int]]:
@@ -255,19 +132,22 @@ def register(p: KeptPlan) -> Op[None]:
             "FROM kept_aggregates g JOIN records r ON r.account_id = g.account_id"
             " AND r.module_id = g.module_id AND r.deleted_at IS NULL WHERE g.id = ?"
         )
-        if role == "sum":
-            sql = (
+        if p.d.name == "postgres":  # the trigger's own function, record by record
+            yield value(f"SELECT count(fh_kept_one(g, r, 1)) {source}", (made,))
+        elif role == "sum":
+            yield execute(
                 "INSERT INTO kept_sums (aggregate_id, facet, key_null, key, n, whole, fraction)"
                 " SELECT id, facet, key_null, key, sum(n), sum(whole), sum(fraction)"
-                f" FROM ({_sums('r', source)}) GROUP BY id, facet, key_null, key"
+                f" FROM ({sums_of('r', source)}) GROUP BY id, facet, key_null, key",
+                (made,),
             )
         else:
-            sql = (
+            yield execute(
                 "INSERT INTO kept_values (aggregate_id, facet, key_null, key, value, n)"
                 " SELECT id, facet, key_null, key, value, count(*)"
-                f" FROM ({_values('r', source)}) GROUP BY id, facet, key_null, key, value"
+                f" FROM ({values_of('r', source)}) GROUP BY id, facet, key_null, key, value",
+                (made,),
             )
-        yield execute(sql, (made,))
 
 
 def answer(p: KeptPlan, spec: AggregateSpec) -> Op[dict[str, Any] | None]:
@@ -283,30 +163,31 @@ def answer(p: KeptPlan, spec: AggregateSpec) -> Op[dict[str, Any] | None]:
         " GROUP BY key_null, key HAVING sum(n) > 0 ORDER BY key_null, key LIMIT ?",
         (counted, facets, MAX_GROUPS + 1),
     )
-    groups = {(int(r[0]), str(r[1])): [int(r[2])] for r in found[:MAX_GROUPS]}
+    groups = {(int(r[0]), str(r[1])): int(r[2]) for r in found[:MAX_GROUPS]}
     more = len(found) > MAX_GROUPS
     if not groups:
-        return answer_rows(SQLITE, spec, [], more)
+        return answer_rows(p.d, spec, [], more)
     last = list(groups)[-1]
     reads = {}
     for part in p.parts[1:]:  # the first, the count, is read
-        reads[part] = yield from _read(part, ids[part], facets, counted, last)
+        reads[part] = yield from _read(p.d, part, ids[part], facets, counted, last)
     out: list[list[Any]] = []
-    for key, (n,) in groups.items():
+    for key, n in groups.items():
         r: list[Any] = [None if key[0] else key[1], None, n]
         if p.label_path is not None:
             r[1] = _pick(reads[("label", p.label_path)].get(key), max)
         for metric in spec.metrics:
             if metric.kind is None:
                 continue
-            path = _path(metric.kind.slug, *metric.kind.value_key)
+            path = p.path(metric.kind.slug, *metric.kind.value_key)
             if metric.op in ("min", "max"):
                 r.append(_pick(reads[("ext", path)].get(key), min if metric.op == "min" else max))
-            else:
-                total = reads[("sum", path)].get(key) or [0, 0, 0]
-                r += [total[1], total[2], total[0]]
+                continue
+            count, whole, fraction = reads[("sum", path)].get(key) or (0, 0, 0)
+            # the scan's columns: SQLite's integer parts, PostgreSQL's numeric total
+            r += [whole, fraction, count] if p.d.name == "sqlite" else [whole, count]
         out.append(r)
-    return answer_rows(SQLITE, spec, out, more)
+    return answer_rows(p.d, spec, out, more)
 
 
 def _pick(values: Iterable[Any] | None, pick: Any) -> Any:
@@ -315,10 +196,15 @@ def _pick(values: Iterable[Any] | None, pick: Any) -> Any:
 
 
 def _read(
-    part: tuple[str, str], aggregate_id: int, facets: list[str], counted: int, last: tuple[int, str]
+    d: Dialect,
+    part: tuple[str, str],
+    aggregate_id: int,
+    facets: list[str],
+    counted: int,
+    last: tuple[int, str],
 ) -> Op[dict[tuple[int, str], Any]]:
-    """Per group key up to ``last``: [n, whole, fraction] of a ``sum`` part, or each facet
-    value's (smallest, largest) entry of a values part."""
+    """Per group key up to ``last``: (n, whole, fraction) of a ``sum`` part, or each facet
+    value's smallest and largest entry of a values part."""
     role, _ = part
     if role == "sum":
         found = yield rows(
@@ -327,10 +213,11 @@ def _read(
             " GROUP BY key_null, key",
             (aggregate_id, facets, *last),
         )
-        return {(int(r[0]), str(r[1])): [int(r[2]), r[3], r[4]] for r in found}
+        return {(int(r[0]), str(r[1])): (int(r[2]), r[3], r[4]) for r in found}
+    column = "label" if role == "label" and d.name == "postgres" else "value"
     ends = (
-        "(SELECT v.value FROM kept_values v WHERE v.aggregate_id = ? AND v.facet = s.facet"
-        " AND v.key_null = s.key_null AND v.key = s.key ORDER BY v.value {} LIMIT 1)"
+        f"(SELECT v.{column} FROM kept_values v WHERE v.aggregate_id = ? AND v.facet = s.facet"
+        f" AND v.key_null = s.key_null AND v.key = s.key ORDER BY v.{column} {{}} LIMIT 1)"
     )
     found = yield rows(
         f"SELECT s.key_null, s.key, {ends.format('ASC')}, {ends.format('DESC')}"

@@ -401,11 +401,7 @@ class Store:
     ) -> dict[str, Any]:
         """Groups and metrics of the live records a list query matches (see
         :mod:`~fieldhouse.storage.aggregate`), read in one snapshot."""
-        kept = (
-            aggregate_kept.plan(schema, query, spec, account_id)
-            if self.engine == "sqlite"
-            else None
-        )
+        kept = aggregate_kept.plan(self._db.dialect, schema, query, spec, account_id)
         if kept is not None:  # answered from tables triggers keep (registered on first use)
             found = await self._db.read(aggregate_kept.answer(kept, spec), snapshot=True)
             if found is None:
