@@ -38,7 +38,7 @@ from fieldhouse.model.aggregate import AggregateSpec
 from fieldhouse.model.listquery import ListQuery
 from fieldhouse.model.schema import ModuleSchema
 from fieldhouse.storage.aggregate import MAX_GROUPS, answer_rows
-from fieldhouse.storage.aggregate_triggers import sums_of, values_of
+from fieldhouse.storage.aggregate_triggers import postgres_backfill, sums_of, values_of
 from fieldhouse.storage.base import Op, execute, rows, value
 from fieldhouse.storage.facets import countable
 from fieldhouse.storage.sqldialect import Dialect, PostgresDialect, SQLiteDialect
@@ -132,8 +132,8 @@ def register(p: KeptPlan) -> Op[None]:
             "FROM kept_aggregates g JOIN records r ON r.account_id = g.account_id"
             " AND r.module_id = g.module_id AND r.deleted_at IS NULL WHERE g.id = ?"
         )
-        if p.d.name == "postgres":  # the trigger's own function, record by record
-            yield value(f"SELECT count(fh_kept_one(g, r, 1)) {source}", (made,))
+        if p.d.name == "postgres":
+            yield execute(postgres_backfill(role, source), (made,))
         elif role == "sum":
             yield execute(
                 "INSERT INTO kept_sums (aggregate_id, facet, key_null, key, n, whole, fraction)"

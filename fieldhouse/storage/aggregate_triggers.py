@@ -110,14 +110,20 @@ def _kept(doc: str) -> str:
     )
 
 
+def _registry(id_column: str) -> str:
+    """What is kept: one row per (grouping, facet, role, value) of a module."""
+    return (
+        f"CREATE TABLE kept_aggregates (id {id_column}, account_id text NOT NULL,"
+        " module_id text NOT NULL, grouping text NOT NULL, key_path text NOT NULL,"
+        " key_column text NOT NULL, facet_path text NOT NULL, role text NOT NULL,"
+        " value_path text NOT NULL, UNIQUE (account_id, module_id, grouping, key_path,"
+        " key_column, facet_path, role, value_path));"
+    )
+
+
 #: the registry, the kept tables and their triggers (migration SQLITE[9])
 SQLITE_MIGRATION = f"""
-CREATE TABLE kept_aggregates (
-    id INTEGER PRIMARY KEY, account_id TEXT NOT NULL, module_id TEXT NOT NULL,
-    grouping TEXT NOT NULL, key_path TEXT NOT NULL, key_column TEXT NOT NULL,
-    facet_path TEXT NOT NULL, role TEXT NOT NULL, value_path TEXT NOT NULL,
-    UNIQUE (account_id, module_id, grouping, key_path, key_column, facet_path, role,
-            value_path));
+{_registry("INTEGER PRIMARY KEY")}
 CREATE TABLE kept_sums (
     aggregate_id INTEGER NOT NULL, facet TEXT NOT NULL, key_null INTEGER NOT NULL,
     key TEXT NOT NULL, n INTEGER NOT NULL, whole INTEGER NOT NULL, fraction INTEGER NOT NULL,
@@ -143,13 +149,8 @@ WHEN NOT (OLD.fields IS NEW.fields AND OLD.module_id IS NEW.module_id
 #: the registry, the kept tables and the trigger on PostgreSQL (migration POSTGRES[8]); sums
 #: are ``numeric`` totals in ``whole`` (``fraction`` stays 0), a label sits in ``label`` beside
 #: a 0 ``value``, and keys sort by bytes (``COLLATE "C"``) as the scan's keys do
-MIGRATION = """
-CREATE TABLE kept_aggregates (
-    id bigserial PRIMARY KEY, account_id text NOT NULL, module_id text NOT NULL,
-    grouping text NOT NULL, key_path text NOT NULL, key_column text NOT NULL,
-    facet_path text NOT NULL, role text NOT NULL, value_path text NOT NULL,
-    UNIQUE (account_id, module_id, grouping, key_path, key_column, facet_path, role,
-            value_path));
+MIGRATION = f"""
+{_registry("bigserial PRIMARY KEY")}
 CREATE TABLE kept_sums (
     aggregate_id bigint NOT NULL, facet text COLLATE "C" NOT NULL, key_null integer NOT NULL,
     key text COLLATE "C" NOT NULL, n bigint NOT NULL, whole numeric NOT NULL,
@@ -158,36 +159,45 @@ CREATE TABLE kept_values (
     aggregate_id bigint NOT NULL, facet text COLLATE "C" NOT NULL, key_null integer NOT NULL,
     key text COLLATE "C" NOT NULL, value numeric NOT NULL, label text COLLATE "C" NOT NULL,
     n bigint NOT NULL, PRIMARY KEY (aggregate_id, facet, key_null, key, value, label));
-CREATE FUNCTION fh_kept_week(day text) RETURNS text LANGUAGE plpgsql AS $$
+CREATE FUNCTION fh_kept_bucket(bucket text, day text) RETURNS text LANGUAGE plpgsql AS $$
 BEGIN
+    IF bucket = 'day' OR day IS NULL THEN
+        RETURN day;
+    ELSIF bucket = 'month' THEN
+        RETURN substr(day, 1, 7) || '-01';
+    END IF;
     RETURN to_char(date_trunc('week', CAST(day AS date)), 'YYYY-MM-DD');
 EXCEPTION WHEN others THEN
     RETURN NULL;  -- not a date: the scan could not bucket it either; a write never fails on it
 END $$;
+CREATE FUNCTION fh_kept_facet(g kept_aggregates, r records) RETURNS text LANGUAGE sql AS $$
+    SELECT CASE WHEN g.facet_path = '' THEN '' ELSE r.fields #>> g.facet_path::text[] END $$;
+CREATE FUNCTION fh_kept_key(g kept_aggregates, r records) RETURNS text LANGUAGE sql AS $$
+    SELECT CASE g.grouping WHEN '' THEN NULL WHEN 'text' THEN r.fields #>> g.key_path::text[]
+        ELSE fh_kept_bucket(g.grouping, substr(CASE g.key_column
+            WHEN 'created_at' THEN r.created_at WHEN 'updated_at' THEN r.updated_at
+            ELSE r.fields #>> g.key_path::text[] END, 1, 10)) END $$;
+CREATE FUNCTION fh_kept_number(g kept_aggregates, r records) RETURNS numeric LANGUAGE sql AS $$
+    SELECT CASE WHEN g.value_path <> ''
+        AND jsonb_typeof(r.fields #> g.value_path::text[]) = 'number'
+        THEN (r.fields #>> g.value_path::text[])::numeric END $$;
 CREATE FUNCTION fh_kept_one(g kept_aggregates, r records, sign integer) RETURNS integer
     LANGUAGE plpgsql AS $$
 DECLARE
-    f text;
+    f text := fh_kept_facet(g, r);
     k text;
-    day text;
     v numeric;
     t text := '';
 BEGIN
-    f := CASE WHEN g.facet_path = '' THEN '' ELSE r.fields #>> g.facet_path::text[] END;
     IF f IS NULL THEN
         RETURN 0;
     END IF;
-    IF g.grouping = 'text' THEN
-        k := r.fields #>> g.key_path::text[];
-    ELSIF g.grouping <> '' THEN
-        day := substr(CASE g.key_column WHEN 'created_at' THEN r.created_at
-            WHEN 'updated_at' THEN r.updated_at ELSE r.fields #>> g.key_path::text[] END, 1, 10);
-        k := CASE g.grouping WHEN 'day' THEN day WHEN 'month' THEN substr(day, 1, 7) || '-01'
-            ELSE fh_kept_week(day) END;
-    END IF;
-    IF g.role <> 'label' AND g.value_path <> ''
-            AND jsonb_typeof(r.fields #> g.value_path::text[]) = 'number' THEN
-        v := (r.fields #>> g.value_path::text[])::numeric;
+    k := fh_kept_key(g, r);
+    IF g.role = 'label' THEN
+        t := r.fields #>> g.value_path::text[];
+        v := 0;
+    ELSE
+        v := fh_kept_number(g, r);
     END IF;
     IF g.role = 'sum' THEN
         INSERT INTO kept_sums AS s VALUES (g.id, f, (k IS NULL)::integer, coalesce(k, ''),
@@ -196,10 +206,6 @@ BEGIN
         ON CONFLICT (aggregate_id, facet, key_null, key)
         DO UPDATE SET n = s.n + excluded.n, whole = s.whole + excluded.whole;
         RETURN 1;
-    END IF;
-    IF g.role = 'label' THEN
-        t := r.fields #>> g.value_path::text[];
-        v := 0;
     END IF;
     IF v IS NULL OR t IS NULL THEN
         RETURN 0;
@@ -241,3 +247,28 @@ END $$;
 CREATE TRIGGER records_kept AFTER INSERT OR UPDATE OR DELETE ON records
     FOR EACH ROW EXECUTE FUNCTION fh_kept_records();
 """
+
+
+def postgres_backfill(role: str, source: str) -> str:
+    """The statement that fills a registry row's kept rows from the records of ``source`` on
+    PostgreSQL, grouped in one statement with the trigger's functions (one upsert a record
+    would update the same few rows 100,000 times in one transaction, each time walking every
+    earlier version of the row)."""
+    of_record = "fh_kept_facet(g, r) AS f, fh_kept_key(g, r) AS k"
+    if role == "sum":
+        return (
+            "INSERT INTO kept_sums (aggregate_id, facet, key_null, key, n, whole, fraction)"
+            " SELECT id, f, (k IS NULL)::integer, coalesce(k, ''),"
+            " sum(CASE WHEN value_path = '' OR v IS NOT NULL THEN 1 ELSE 0 END),"
+            f" coalesce(sum(v), 0), 0 FROM (SELECT g.id, g.value_path, {of_record},"
+            f" fh_kept_number(g, r) AS v {source}) AS x WHERE f IS NOT NULL GROUP BY id, f, k"
+        )
+    return (
+        "INSERT INTO kept_values (aggregate_id, facet, key_null, key, value, label, n)"
+        " SELECT id, f, (k IS NULL)::integer, coalesce(k, ''), v, t, count(*)"
+        f" FROM (SELECT g.id, {of_record},"
+        " CASE WHEN g.role = 'ext' THEN fh_kept_number(g, r) ELSE 0 END AS v,"
+        " CASE WHEN g.role = 'ext' THEN '' ELSE r.fields #>> g.value_path::text[] END AS t"
+        f" {source}) AS x WHERE f IS NOT NULL AND v IS NOT NULL AND t IS NOT NULL"
+        " GROUP BY id, f, k, v, t"
+    )
