@@ -401,9 +401,16 @@ class Store:
     ) -> dict[str, Any]:
         """Groups and metrics of the live records a list query matches (see
         :mod:`~fieldhouse.storage.aggregate`), read in one snapshot."""
+        # advanced filters' operands are typed values (1, 1.0 and True would be one key)
+        key = (
+            None
+            if query.advanced is not None
+            else (account_id, schema.module.module_id, query, spec)
+        )
         kept = aggregate_kept.plan(self._db.dialect, schema, query, spec, account_id)
         if kept is not None:  # answered from tables triggers keep (registered on first use)
-            found = await self._db.read(aggregate_kept.answer(kept, spec), snapshot=True)
+            op = self._aggregates.answer(account_id, key, lambda: aggregate_kept.answer(kept, spec))
+            found = await self._db.read(op, snapshot=True)
             if found is None:
                 async with self.write(account_id) as txn:  # the workspace's write lock
                     await txn._run(aggregate_kept.register(kept))
@@ -416,12 +423,6 @@ class Store:
             self._db.dialect,
             account_id=account_id,
             module_id=schema.module.module_id,
-        )
-        # advanced filters' operands are typed values (1, 1.0 and True would be one key)
-        key = (
-            None
-            if query.advanced is not None
-            else (account_id, schema.module.module_id, query, spec)
         )
         op = self._aggregates.aggregate(self._db.dialect, account_id, key, compiled, spec)
         return await self._db.read(op, snapshot=True)
