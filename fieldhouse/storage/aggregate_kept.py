@@ -133,7 +133,8 @@ def register(p: KeptPlan) -> Op[None]:
             " AND r.module_id = g.module_id AND r.deleted_at IS NULL WHERE g.id = ?"
         )
         if p.d.name == "postgres":
-            yield execute(postgres_backfill(role, source), (made,))
+            for sql in postgres_backfill():
+                yield execute(sql, (made,))
         elif role == "sum":
             yield execute(
                 "INSERT INTO kept_sums (aggregate_id, facet, key_null, key, n, whole, fraction)"

@@ -146,6 +146,81 @@ WHEN NOT (OLD.fields IS NEW.fields AND OLD.module_id IS NEW.module_id
 """
 
 
+def _pg_facet() -> str:
+    """PostgreSQL: the facet value of record ``r`` under registry row ``g``."""
+    return "CASE WHEN g.facet_path = '' THEN '' ELSE r.fields #>> g.facet_path::text[] END"
+
+
+def _pg_key() -> str:
+    """PostgreSQL: the group key of record ``r`` under registry row ``g``."""
+    return (
+        "CASE g.grouping WHEN '' THEN NULL WHEN 'text' THEN r.fields #>> g.key_path::text[]"
+        " ELSE fh_kept_bucket(g.grouping, substr(CASE g.key_column"
+        " WHEN 'created_at' THEN r.created_at WHEN 'updated_at' THEN r.updated_at"
+        " ELSE r.fields #>> g.key_path::text[] END, 1, 10)) END"
+    )
+
+
+def _pg_number() -> str:
+    """PostgreSQL: the number at ``g.value_path`` in record ``r``, NULL when not a number."""
+    return (
+        "CASE WHEN g.value_path <> ''"
+        " AND jsonb_typeof(r.fields #> g.value_path::text[]) = 'number'"
+        " THEN (r.fields #>> g.value_path::text[])::numeric END"
+    )
+
+
+def _pg_rows(sources: tuple[tuple[str, str], ...], where: str, columns: str) -> str:
+    """The live records of each (table, sign) of ``sources`` under the registry rows that
+    count them, as ``columns`` (over ``g``, ``r`` and ``sign``)."""
+    return " UNION ALL ".join(
+        f"SELECT {columns}, {sign} AS sign FROM kept_aggregates g JOIN {table} r"
+        " ON r.account_id = g.account_id AND r.module_id = g.module_id"
+        f" WHERE r.deleted_at IS NULL{where}"
+        for table, sign in sources
+    )
+
+
+def _pg_moved(sources: tuple[tuple[str, str], ...], where: str) -> str:
+    """PostgreSQL: the statements that count the records of ``sources`` in (sign 1) or out
+    (-1), grouped, so a statement writing many records moves each kept row once."""
+    of_record = f"g.id, g.role, g.value_path, {_pg_facet()} AS f, {_pg_key()} AS k"
+    sums = _pg_rows(sources, where + " AND g.role = 'sum'", f"{of_record}, {_pg_number()} AS v")
+    values = _pg_rows(
+        sources,
+        where + " AND g.role <> 'sum'",
+        f"{of_record}, CASE WHEN g.role = 'ext' THEN {_pg_number()} ELSE 0 END AS v,"
+        " CASE WHEN g.role = 'ext' THEN '' ELSE r.fields #>> g.value_path::text[] END AS t",
+    )
+    out = (
+        "INSERT INTO kept_sums AS s (aggregate_id, facet, key_null, key, n, whole, fraction)"
+        " SELECT id, f, (k IS NULL)::integer, coalesce(k, ''),"
+        " sum(sign * CASE WHEN value_path = '' OR v IS NOT NULL THEN 1 ELSE 0 END),"
+        f" coalesce(sum(sign * v), 0), 0 FROM ({sums}) AS x WHERE f IS NOT NULL"
+        " GROUP BY id, f, k ON CONFLICT (aggregate_id, facet, key_null, key)"
+        " DO UPDATE SET n = s.n + excluded.n, whole = s.whole + excluded.whole;\n"
+        "INSERT INTO kept_values AS x (aggregate_id, facet, key_null, key, value, label, n)"
+        " SELECT id, f, (k IS NULL)::integer, coalesce(k, ''), v, t, sum(sign)"
+        f" FROM ({values}) AS x WHERE f IS NOT NULL AND v IS NOT NULL AND t IS NOT NULL"
+        " GROUP BY id, f, k, v, t ON CONFLICT (aggregate_id, facet, key_null, key, value, label)"
+        " DO UPDATE SET n = x.n + excluded.n;\n"
+    )
+    if any(sign == "-1" for _, sign in sources):
+        out += (
+            "DELETE FROM kept_values WHERE n = 0"
+            " AND (aggregate_id, facet, key_null, key, value, label) IN"
+            " (SELECT id, f, (k IS NULL)::integer, coalesce(k, ''), v, t"
+            f" FROM ({values}) AS x WHERE f IS NOT NULL AND v IS NOT NULL AND t IS NOT NULL);\n"
+        )
+    return out
+
+
+def postgres_backfill() -> list[str]:
+    """The statements that fill a registry row's kept rows from ``records`` on PostgreSQL
+    (each takes the row's id as its one parameter): the triggers' own statements."""
+    return [s for s in _pg_moved((("records", "1"),), " AND g.id = ?").split(";\n") if s]
+
+
 #: the registry, the kept tables and the trigger on PostgreSQL (migration POSTGRES[8]); sums
 #: are ``numeric`` totals in ``whole`` (``fraction`` stays 0), a label sits in ``label`` beside
 #: a 0 ``value``, and keys sort by bytes (``COLLATE "C"``) as the scan's keys do
@@ -170,105 +245,26 @@ BEGIN
 EXCEPTION WHEN others THEN
     RETURN NULL;  -- not a date: the scan could not bucket it either; a write never fails on it
 END $$;
-CREATE FUNCTION fh_kept_facet(g kept_aggregates, r records) RETURNS text LANGUAGE sql AS $$
-    SELECT CASE WHEN g.facet_path = '' THEN '' ELSE r.fields #>> g.facet_path::text[] END $$;
-CREATE FUNCTION fh_kept_key(g kept_aggregates, r records) RETURNS text LANGUAGE sql AS $$
-    SELECT CASE g.grouping WHEN '' THEN NULL WHEN 'text' THEN r.fields #>> g.key_path::text[]
-        ELSE fh_kept_bucket(g.grouping, substr(CASE g.key_column
-            WHEN 'created_at' THEN r.created_at WHEN 'updated_at' THEN r.updated_at
-            ELSE r.fields #>> g.key_path::text[] END, 1, 10)) END $$;
-CREATE FUNCTION fh_kept_number(g kept_aggregates, r records) RETURNS numeric LANGUAGE sql AS $$
-    SELECT CASE WHEN g.value_path <> ''
-        AND jsonb_typeof(r.fields #> g.value_path::text[]) = 'number'
-        THEN (r.fields #>> g.value_path::text[])::numeric END $$;
-CREATE FUNCTION fh_kept_one(g kept_aggregates, r records, sign integer) RETURNS integer
-    LANGUAGE plpgsql AS $$
-DECLARE
-    f text := fh_kept_facet(g, r);
-    k text;
-    v numeric;
-    t text := '';
+CREATE FUNCTION fh_kept_inserted() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-    IF f IS NULL THEN
-        RETURN 0;
-    END IF;
-    k := fh_kept_key(g, r);
-    IF g.role = 'label' THEN
-        t := r.fields #>> g.value_path::text[];
-        v := 0;
-    ELSE
-        v := fh_kept_number(g, r);
-    END IF;
-    IF g.role = 'sum' THEN
-        INSERT INTO kept_sums AS s VALUES (g.id, f, (k IS NULL)::integer, coalesce(k, ''),
-            sign * CASE WHEN g.value_path = '' OR v IS NOT NULL THEN 1 ELSE 0 END,
-            sign * coalesce(v, 0), 0)
-        ON CONFLICT (aggregate_id, facet, key_null, key)
-        DO UPDATE SET n = s.n + excluded.n, whole = s.whole + excluded.whole;
-        RETURN 1;
-    END IF;
-    IF v IS NULL OR t IS NULL THEN
-        RETURN 0;
-    END IF;
-    INSERT INTO kept_values AS x VALUES (g.id, f, (k IS NULL)::integer, coalesce(k, ''), v, t,
-        sign)
-    ON CONFLICT (aggregate_id, facet, key_null, key, value, label)
-    DO UPDATE SET n = x.n + excluded.n;
-    IF sign < 0 THEN
-        DELETE FROM kept_values WHERE aggregate_id = g.id AND facet = f
-            AND key_null = (k IS NULL)::integer AND key = coalesce(k, '') AND value = v
-            AND label = t AND n = 0;
-    END IF;
-    RETURN 1;
-END $$;
-CREATE FUNCTION fh_kept_records() RETURNS trigger LANGUAGE plpgsql AS $$
-DECLARE
-    g kept_aggregates;
-BEGIN
-    IF TG_OP = 'UPDATE' AND OLD.fields = NEW.fields AND OLD.module_id = NEW.module_id
-            AND OLD.created_at = NEW.created_at AND OLD.updated_at = NEW.updated_at
-            AND (OLD.deleted_at IS NULL) = (NEW.deleted_at IS NULL) THEN
-        RETURN NULL;
-    END IF;
-    IF TG_OP IN ('UPDATE', 'DELETE') AND OLD.deleted_at IS NULL THEN
-        FOR g IN SELECT * FROM kept_aggregates
-                WHERE account_id = OLD.account_id AND module_id = OLD.module_id LOOP
-            PERFORM fh_kept_one(g, OLD, -1);
-        END LOOP;
-    END IF;
-    IF TG_OP IN ('INSERT', 'UPDATE') AND NEW.deleted_at IS NULL THEN
-        FOR g IN SELECT * FROM kept_aggregates
-                WHERE account_id = NEW.account_id AND module_id = NEW.module_id LOOP
-            PERFORM fh_kept_one(g, NEW, 1);
-        END LOOP;
-    END IF;
+    {_pg_moved((("new_rows", "1"),), "")}
     RETURN NULL;
 END $$;
-CREATE TRIGGER records_kept AFTER INSERT OR UPDATE OR DELETE ON records
-    FOR EACH ROW EXECUTE FUNCTION fh_kept_records();
+CREATE FUNCTION fh_kept_deleted() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    {_pg_moved((("old_rows", "-1"),), "")}
+    RETURN NULL;
+END $$;
+CREATE FUNCTION fh_kept_updated() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    {_pg_moved((("old_rows", "-1"), ("new_rows", "1")), "")}
+    RETURN NULL;
+END $$;
+CREATE TRIGGER records_kept_insert AFTER INSERT ON records REFERENCING NEW TABLE AS new_rows
+    FOR EACH STATEMENT EXECUTE FUNCTION fh_kept_inserted();
+CREATE TRIGGER records_kept_delete AFTER DELETE ON records REFERENCING OLD TABLE AS old_rows
+    FOR EACH STATEMENT EXECUTE FUNCTION fh_kept_deleted();
+CREATE TRIGGER records_kept_update AFTER UPDATE ON records
+    REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows
+    FOR EACH STATEMENT EXECUTE FUNCTION fh_kept_updated();
 """
-
-
-def postgres_backfill(role: str, source: str) -> str:
-    """The statement that fills a registry row's kept rows from the records of ``source`` on
-    PostgreSQL, grouped in one statement with the trigger's functions (one upsert a record
-    would update the same few rows 100,000 times in one transaction, each time walking every
-    earlier version of the row)."""
-    of_record = "fh_kept_facet(g, r) AS f, fh_kept_key(g, r) AS k"
-    if role == "sum":
-        return (
-            "INSERT INTO kept_sums (aggregate_id, facet, key_null, key, n, whole, fraction)"
-            " SELECT id, f, (k IS NULL)::integer, coalesce(k, ''),"
-            " sum(CASE WHEN value_path = '' OR v IS NOT NULL THEN 1 ELSE 0 END),"
-            f" coalesce(sum(v), 0), 0 FROM (SELECT g.id, g.value_path, {of_record},"
-            f" fh_kept_number(g, r) AS v {source}) AS x WHERE f IS NOT NULL GROUP BY id, f, k"
-        )
-    return (
-        "INSERT INTO kept_values (aggregate_id, facet, key_null, key, value, label, n)"
-        " SELECT id, f, (k IS NULL)::integer, coalesce(k, ''), v, t, count(*)"
-        f" FROM (SELECT g.id, {of_record},"
-        " CASE WHEN g.role = 'ext' THEN fh_kept_number(g, r) ELSE 0 END AS v,"
-        " CASE WHEN g.role = 'ext' THEN '' ELSE r.fields #>> g.value_path::text[] END AS t"
-        f" {source}) AS x WHERE f IS NOT NULL AND v IS NOT NULL AND t IS NOT NULL"
-        " GROUP BY id, f, k, v, t"
-    )
