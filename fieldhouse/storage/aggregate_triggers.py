@@ -4,7 +4,10 @@ What they keep and how it is read: :mod:`~fieldhouse.storage.aggregate_kept`. Ev
 expression is the scan's (:mod:`~fieldhouse.storage.aggregate`) with the JSON paths read from
 the registry row ``g`` of ``kept_aggregates``: SQLite's as ``$."slug"."key"`` paths, in two
 statements per direction that cover every registered row (a SQLite trigger cannot loop);
-PostgreSQL's as ``{slug,key}`` text arrays, in a function that loops over them.
+PostgreSQL's as ``{slug,key}`` text arrays, in statement-level triggers over the transition
+tables that group what a statement wrote, so each kept row moves once a statement (a row
+trigger updating the same few rows for every record of a large transaction walks all their
+earlier versions each time: minutes for 100,000 records).
 """
 
 from __future__ import annotations
