@@ -1,16 +1,17 @@
 """Aggregates kept as records are written, on both engines: fresh answers without a scan.
 
-A grouped scan of 100,000 records' JSON takes SQLite about a second (every value is parsed
-out of each row's text) and PostgreSQL about 0.4 s, so an aggregate query that the list endpoint's kept counts could
-answer (no search, no label or type filter, and no filter or one filter on a single-choice
-field: :func:`~fieldhouse.storage.facets.countable`) is answered from tables that triggers on
-``records`` keep exact in the same transaction as every write, whatever path wrote it (the
-actors' creates, updates, bulk operations, deletes and restores, template resets, a field's
-values removed). What is kept is registered by the first query that needs it, which backfills
-it under the workspace's write lock (as :func:`~fieldhouse.storage.facets.start_counting`), so
-no write slips between the backfill and the triggers taking over; until then nothing is kept
-and writes pay one index probe (SQLite) or one empty join (PostgreSQL). On PostgreSQL sums are
-``numeric`` totals in ``whole`` and a label sits in ``label`` beside a 0 ``value``.
+A grouped scan of 100,000 records' JSON takes SQLite about a second (every value is parsed out
+of each row's text) and PostgreSQL about 0.4 s, so an aggregate query that the list endpoint's
+kept counts could answer (no search, no label or type filter, and no filter or one filter on a
+single-choice field: :func:`~fieldhouse.storage.facets.countable`) is answered from tables that
+triggers on ``records`` keep exact in the same transaction as every write, whatever path wrote
+it (the actors' creates, updates, bulk operations, deletes and restores, template resets, a
+field's values removed). What is kept is registered by the first query that needs it, which
+backfills it under the workspace's write lock (as
+:func:`~fieldhouse.storage.facets.start_counting`), so no write slips between the backfill and
+the triggers taking over; until then nothing is kept and writes pay one index probe (SQLite) or
+one empty join (PostgreSQL). On PostgreSQL sums are ``numeric`` totals in ``whole`` and a label
+sits in ``label`` beside a 0 ``value``.
 
 ``kept_aggregates`` says what is kept: for a grouping (none, a field's JSON text, or a date's
 day, week or month, from a JSON path or the ``created_at``/``updated_at`` column) and a facet
