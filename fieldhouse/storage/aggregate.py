@@ -21,7 +21,7 @@ unchanged.
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Hashable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from decimal import Context, Decimal
 from typing import Any
 
@@ -58,10 +58,20 @@ def aggregate(d: Dialect, compiled: CompiledList, spec: AggregateSpec) -> Op[dic
     else:
         params = compiled.params
     found = yield rows(sql, params)
-    groups = [_group(d, spec, list(r)) for r in found[:MAX_GROUPS]]
-    if spec.group_by is None and groups and groups[0]["count"] == 0:
+    return answer_rows(d, spec, found[:MAX_GROUPS], len(found) > MAX_GROUPS)
+
+
+def answer_rows(
+    d: Dialect, spec: AggregateSpec, found: Sequence[Sequence[Any]], truncated: bool
+) -> dict[str, Any]:
+    """The answer from rows of (key, label, count, then each metric's columns as
+    :func:`_metric_columns` gives them on ``d``)."""
+    groups = [_group(d, spec, list(r)) for r in found]
+    if spec.group_by is None and not groups:
+        groups = [{"key": None, "count": 0, "metrics": {}}]
+    if spec.group_by is None and groups[0]["count"] == 0:
         groups[0]["metrics"] = _empty(spec)
-    return {"groups": groups, "truncated": len(found) > MAX_GROUPS}
+    return {"groups": groups, "truncated": truncated}
 
 
 def _key(d: Dialect, group: GroupBy) -> tuple[str, str | None]:
@@ -176,6 +186,18 @@ class Remembered:
     ) -> Op[dict[str, Any]]:
         """:func:`aggregate`, or its kept answer for ``key`` while the workspace's marks are
         unchanged (``key`` None: never kept); run it in a snapshot."""
+        answer = yield from self.answer(account_id, key, lambda: aggregate(d, compiled, spec))
+        assert answer is not None
+        return answer
+
+    def answer(
+        self,
+        account_id: str,
+        key: Hashable | None,
+        compute: Callable[[], Op[dict[str, Any] | None]],
+    ) -> Op[dict[str, Any] | None]:
+        """What ``compute`` answers (None: not kept), or its kept answer for ``key`` while the
+        workspace's marks are unchanged (``key`` None: never kept); run it in a snapshot."""
         writes = self._writes.get(account_id, 0)  # before the snapshot's first statement
         version, seq = yield from counters(account_id)
         marks = (version, seq, writes)
@@ -183,8 +205,8 @@ class Remembered:
         if kept is not None and kept[0] == marks:
             self._kept.move_to_end(key)
             return kept[1]
-        answer = yield from aggregate(d, compiled, spec)
-        if key is not None:
+        answer = yield from compute()
+        if key is not None and answer is not None:
             self._kept[key] = (marks, answer)
             self._kept.move_to_end(key)
             while len(self._kept) > self._size:

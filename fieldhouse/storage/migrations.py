@@ -18,6 +18,8 @@ from __future__ import annotations
 import sqlite3
 from typing import Any
 
+from fieldhouse.storage.aggregate_triggers import MIGRATION as KEPT_AGGREGATES
+from fieldhouse.storage.aggregate_triggers import SQLITE_MIGRATION as SQLITE_KEPT_AGGREGATES
 from fieldhouse.storage.facets import MIGRATION as FACETS
 from fieldhouse.storage.facets import SQLITE_MIGRATION as SQLITE_FACETS
 from fieldhouse.storage.fulltext_postgres import MIGRATION as FULLTEXT
@@ -137,6 +139,9 @@ SQLITE: tuple[str, ...] = (
     VECTORS + ";" + REBUILD,
     # 9: archived fields (hidden, refused on writes, their values kept; as POSTGRES[6])
     "ALTER TABLE fields ADD COLUMN archived_at TEXT",
+    # 10: aggregates kept by triggers (storage/aggregate_triggers.py); each is backfilled from the
+    # records when a query first registers it
+    SQLITE_KEPT_AGGREGATES,
 )
 
 POSTGRES: tuple[str, ...] = (
@@ -252,6 +257,8 @@ POSTGRES: tuple[str, ...] = (
     .replace(" REAL ", " double precision "),
     # 7: archived fields (mirrors SQLITE[8])
     "ALTER TABLE fields ADD COLUMN archived_at text",
+    # 8: aggregates kept by a trigger (mirrors SQLITE[9])
+    KEPT_AGGREGATES,
 )
 
 

@@ -19,7 +19,16 @@ from fieldhouse.model.principal import Role
 from fieldhouse.model.records import RecordRow
 from fieldhouse.model.schema import ModuleDef, ModuleSchema
 from fieldhouse.model.search_doc import Doc
-from fieldhouse.storage import accounts, aggregate, expand, records, schemas, search_index, vectors
+from fieldhouse.storage import (
+    accounts,
+    aggregate,
+    aggregate_kept,
+    expand,
+    records,
+    schemas,
+    search_index,
+    vectors,
+)
 from fieldhouse.storage import objects as obj
 from fieldhouse.storage.base import AccountRow, ApiKeyRow, Driver, KeyLookup, Op, UserRow
 from fieldhouse.storage.facets import Facet, countable, start_counting
@@ -381,18 +390,28 @@ class Store:
     ) -> dict[str, Any]:
         """Groups and metrics of the live records a list query matches (see
         :mod:`~fieldhouse.storage.aggregate`), read in one snapshot."""
+        # advanced filters' operands are typed values (1, 1.0 and True would be one key)
+        key = (
+            None
+            if query.advanced is not None
+            else (account_id, schema.module.module_id, query, spec)
+        )
+        kept = aggregate_kept.plan(self._db.dialect, schema, query, spec, account_id)
+        if kept is not None:  # answered from tables triggers keep (registered on first use)
+            op = self._aggregates.answer(account_id, key, lambda: aggregate_kept.answer(kept, spec))
+            found = await self._db.read(op, snapshot=True)
+            if found is None:
+                async with self.write(account_id) as txn:  # the workspace's write lock
+                    await txn._run(aggregate_kept.register(kept))
+                found = await self._db.read(aggregate_kept.answer(kept, spec), snapshot=True)
+            assert found is not None
+            return found
         compiled = compile_list(
             query,
             schema,
             self._db.dialect,
             account_id=account_id,
             module_id=schema.module.module_id,
-        )
-        # advanced filters' operands are typed values (1, 1.0 and True would be one key)
-        key = (
-            None
-            if query.advanced is not None
-            else (account_id, schema.module.module_id, query, spec)
         )
         op = self._aggregates.aggregate(self._db.dialect, account_id, key, compiled, spec)
         return await self._db.read(op, snapshot=True)
