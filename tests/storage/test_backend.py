@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from fieldhouse.config import Settings
+from fieldhouse.storage import open_database
 from fieldhouse.storage.backend import (
     AlreadyServing,
     NoDatabaseFile,
@@ -120,3 +121,18 @@ async def test_embedded_coordination_lives_beside_the_database(tmp_path: Path) -
         assert await one.reserve_rate_hits("key:a", 7, 2) == 2
         assert await other.reserve_rate_hits("key:a", 7, 3) == 5
     assert (tmp_path / "fieldhouse.sqlite3.epoch").exists()
+
+
+async def test_each_backend_counts_rate_hits_for_every_process(settings: Settings) -> None:
+    backend = backend_for(settings)
+    async with (
+        open_database(settings.resolved_database_url),  # (PostgreSQL: inside its loop)
+        backend.open_coordination() as one,
+        backend.open_coordination() as other,
+    ):
+        seen = one.epoch()
+        await one.bump()
+        assert one.epoch() != seen  # at once in the process that bumped
+        assert await one.reserve_rate_hits("key:a", 7, 2) == 2
+        assert await other.reserve_rate_hits("key:a", 7, 3) == 5
+        assert await other.reserve_rate_hits("key:b", 7, 1) == 1
