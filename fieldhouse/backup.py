@@ -17,11 +17,9 @@ import time
 from contextlib import closing
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlparse
 
 from fieldhouse.config import Settings
-from fieldhouse.storage.open import is_postgres
-from fieldhouse.supervisor import data_dir_lock
+from fieldhouse.storage.backend import Backend, NoDatabaseFile
 
 #: tables every Fieldhouse database has; a file without them is not one
 _REQUIRED_TABLES = frozenset({"meta", "accounts", "records"})
@@ -31,28 +29,17 @@ class BackupError(Exception):
     """A backup or restore that cannot be done as asked (the message says what to do)."""
 
 
-def sqlite_file(settings: Settings) -> Path:
-    """The embedded database file (``sqlite:////abs/path`` or the one under the data dir)."""
-    url = settings.resolved_database_url
-    if is_postgres(url):
-        raise BackupError(_pg_advice(url))
-    if urlparse(url).scheme != "sqlite":
-        raise BackupError(f"Cannot back up a database named by {url!r}")
-    return Path(url[len("sqlite:///") :])
+def sqlite_file(backend: Backend) -> Path:
+    """The embedded database file; a BackupError saying what to do for any other database."""
+    try:
+        return backend.database_file()
+    except NoDatabaseFile as exc:
+        raise BackupError(str(exc)) from None
 
 
-def _pg_advice(url: str) -> str:
-    safe = urlparse(url)._replace(netloc=urlparse(url).hostname or "").geturl()
-    return (
-        "This server keeps its data in PostgreSQL; back it up with PostgreSQL's own tools, "
-        f"e.g. pg_dump --format=custom --file=fieldhouse.dump '{safe}' (and restore with "
-        "pg_restore --clean --dbname=...); add the user and password as you connect normally"
-    )
-
-
-def backup(settings: Settings, dest_dir: Path) -> dict[str, Any]:
+def backup(backend: Backend, dest_dir: Path) -> dict[str, Any]:
     """Copy the live database into ``dest_dir``; a consistent snapshot, even while serving."""
-    source = sqlite_file(settings)
+    source = sqlite_file(backend)
     if not source.exists():
         raise BackupError(f"No database at {source}; nothing to back up")
     dest_dir.mkdir(parents=True, exist_ok=True)
@@ -67,13 +54,13 @@ def backup(settings: Settings, dest_dir: Path) -> dict[str, Any]:
     return {"backup": str(target), "bytes": target.stat().st_size, "check": "ok"}
 
 
-def restore(settings: Settings, source: Path) -> dict[str, Any]:
+def restore(settings: Settings, backend: Backend, source: Path) -> dict[str, Any]:
     """Replace the data directory's database with ``source`` (a file ``backup`` made)."""
-    target = sqlite_file(settings)
+    target = sqlite_file(backend)
     if not source.is_file():
         raise BackupError(f"No backup file at {source}")
     _check(source)
-    with data_dir_lock(settings):
+    with backend.serve_lock():
         previous = None
         if target.exists():
             previous = _fresh_name(target.with_name(f"{target.name}.before-restore-{_stamp()}"))

@@ -24,20 +24,15 @@ from fieldhouse.backup import BackupError, backup, restore
 from fieldhouse.banner import announce_when_ready, base_url
 from fieldhouse.cli_args import build_parser, settings_from_args
 from fieldhouse.config import Settings, SettingsError
-from fieldhouse.coordination import open_coordination
 from fieldhouse.demo import demo_banner
 from fieldhouse.http.auth import issue_token, jwt_secret
 from fieldhouse.logs import configure_logging
 from fieldhouse.model.errors import ApiError, BadRequest, NotFound, StoreUnavailable
 from fieldhouse.model.templates import BUILTIN_TEMPLATES
 from fieldhouse.storage import open_database
+from fieldhouse.storage.backend import AlreadyServing, Backend, backend_for
 from fieldhouse.storage.open import UnsupportedDatabase
-from fieldhouse.supervisor import (
-    AlreadyServing,
-    become_supervisor,
-    data_dir_lock,
-    listening_socket,
-)
+from fieldhouse.supervisor import become_supervisor, listening_socket
 from fieldhouse.transfer import export_records, import_records
 
 log = logging.getLogger("fieldhouse.cli")
@@ -132,7 +127,8 @@ async def cmd_token(args: argparse.Namespace, system: ActorSystem) -> dict[str, 
     user = await system.store.get_user(account, args.user)
     if user is None or user.deleted:
         raise NotFound(f"User {args.user} not found in workspace {account}")
-    secret = await jwt_secret(system.store, system.settings)
+    # (the admin commands' one composition root is main(); the token alone needs the backend)
+    secret = await jwt_secret(system.store, system.settings, backend_for(system.settings))
     return {"token": issue_token(secret, account, args.user, system.settings.jwt_ttl_seconds)}
 
 
@@ -220,7 +216,7 @@ class CliError(Exception):
 
 
 @asynccontextmanager
-async def open_system(settings: Settings) -> AsyncIterator[ActorSystem]:
+async def open_system(settings: Settings, backend: Backend) -> AsyncIterator[ActorSystem]:
     """The store and the actors; a database that cannot be opened is one CliError."""
     async with AsyncExitStack() as stack:
         try:
@@ -244,28 +240,28 @@ async def open_system(settings: Settings) -> AsyncIterator[ActorSystem]:
         from fieldhouse.search.open import vector_model
 
         store.vector_model = vector_model(settings)  # records written here wait for theirs
-        coordination = await stack.enter_async_context(open_coordination(settings))
+        coordination = await stack.enter_async_context(backend.open_coordination())
         yield await stack.enter_async_context(
             open_actor_system(store, settings, on_change=coordination.bump)
         )
 
 
 async def run_admin(
-    settings: Settings, command: Command, args: argparse.Namespace
+    settings: Settings, backend: Backend, command: Command, args: argparse.Namespace
 ) -> dict[str, Any]:
-    async with open_system(settings) as system:
+    async with open_system(settings, backend) as system:
         return await command(args, system)
 
 
-def run_server(settings: Settings, demo: bool) -> int:
+def run_server(settings: Settings, backend: Backend, demo: bool) -> int:
     """Prepare the store once (migrations, the demo workspace), then serve: in this process
     with one worker, else from supervised worker processes sharing one listening socket.
     What a newcomer needs (the address, a first command) is printed once the server
     answers (fieldhouse.banner)."""
     # imported here only for start-up time: the web stack and search take ~1 s to import,
     # which the admin commands need not pay
-    with data_dir_lock(settings) as lock:
-        ready = trio.run(_prepare, settings, demo)
+    with backend.serve_lock() as lock:
+        ready = trio.run(_prepare, settings, backend, demo)
         if settings.workers <= 1:
             # a taken port is reported here, plainly: hypercorn's own bind failure inside
             # trio arrives as an exception group and leaks its unbound socket
@@ -295,11 +291,13 @@ async def _serve_here(settings: Settings, ready: str) -> None:
         nursery.start_soon(announce_when_ready, base_url(host.strip("[]"), int(port)), ready)
 
 
-async def _prepare(settings: Settings, demo: bool) -> str:
+async def _prepare(settings: Settings, backend: Backend, demo: bool) -> str:
     """Migrations, the JWT secret, the search index and (``--demo``) the demo workspace;
     what to print once the server answers."""
-    async with open_system(settings) as system:
-        await jwt_secret(system.store, settings)  # made (or moved out of the database) once
+    async with open_system(settings, backend) as system:
+        await jwt_secret(
+            system.store, settings, backend
+        )  # made (or moved out of the database) once
         if settings.search_enabled:
             from fieldhouse.search.build import build_if_needed
 
@@ -319,14 +317,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if args.command not in ("backup", "restore") and not settings.database_url:
             _check_data_dir(settings)
+        backend = backend_for(settings)
         if args.command == "serve":
-            return run_server(settings, args.demo)
+            return run_server(settings, backend, args.demo)
         if args.command == "backup":
-            result = backup(settings, args.dest)
+            result = backup(backend, args.dest)
         elif args.command == "restore":
-            result = restore(settings, args.source)
+            result = restore(settings, backend, args.source)
         else:
-            result = trio.run(partial(run_admin, settings, COMMANDS[args.command], args))
+            result = trio.run(partial(run_admin, settings, backend, COMMANDS[args.command], args))
     except KeyboardInterrupt:
         return 130
     except Exception as raised:

@@ -32,9 +32,6 @@ from typing import Any, Protocol, TypeVar
 
 import trio
 
-from fieldhouse.config import Settings
-from fieldhouse.storage.open import is_postgres
-
 log = logging.getLogger("fieldhouse.coordination")
 
 CHANNEL = "fieldhouse_changes"
@@ -225,35 +222,31 @@ class PostgresCoordination:
             await self._aio(conn.close)
 
 
-def sqlite_path(url: str) -> Path:
-    return Path(url[len("sqlite:///") :])
+@asynccontextmanager
+async def open_postgres_coordination(url: str) -> AsyncIterator[Coordination]:
+    """The processes around one PostgreSQL database (inside the trio-asyncio loop)."""
+    pg = PostgresCoordination(url)
+    await pg.connect()
+    try:
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(pg.keep_listening)
+            try:
+                yield pg
+            finally:
+                nursery.cancel_scope.cancel()
+    except BaseExceptionGroup as group:
+        # the body's own error, not the nursery's wrapping, is what callers want
+        if len(group.exceptions) == 1:
+            raise group.exceptions[0] from None
+        raise
+    finally:
+        with trio.CancelScope(shield=True):
+            await pg.aclose()
 
 
 @asynccontextmanager
-async def open_coordination(settings: Settings) -> AsyncIterator[Coordination]:
-    """The coordination the settings' database calls for; must run where the store runs
-    (inside the trio-asyncio loop for PostgreSQL)."""
-    url = settings.resolved_database_url
-    if is_postgres(url):
-        pg = PostgresCoordination(url)
-        await pg.connect()
-        try:
-            async with trio.open_nursery() as nursery:
-                nursery.start_soon(pg.keep_listening)
-                try:
-                    yield pg
-                finally:
-                    nursery.cancel_scope.cancel()
-        except BaseExceptionGroup as group:
-            # the body's own error, not the nursery's wrapping, is what callers want
-            if len(group.exceptions) == 1:
-                raise group.exceptions[0] from None
-            raise
-        finally:
-            with trio.CancelScope(shield=True):
-                await pg.aclose()
-        return
-    db = sqlite_path(url)
+async def open_file_coordination(db: Path) -> AsyncIterator[Coordination]:
+    """The processes of one machine around the SQLite database ``db`` (files beside it)."""
     files = FileCoordination(
         db.with_name(db.name + ".epoch"), db.with_name(db.name + ".ratelimits")
     )

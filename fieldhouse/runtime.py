@@ -16,7 +16,6 @@ from fieldhouse.agents.registry import build_executor
 from fieldhouse.agents.run import AgentRuntime
 from fieldhouse.agents.scheduler import open_scheduler
 from fieldhouse.config import Settings
-from fieldhouse.coordination import open_coordination
 from fieldhouse.http.app import create_app
 from fieldhouse.http.auth import Authenticator, jwt_secret
 from fieldhouse.http.dispatch import Dispatch
@@ -26,6 +25,7 @@ from fieldhouse.search.open import open_search_service
 from fieldhouse.search.service import SearchService, backlog_age
 from fieldhouse.services import Services
 from fieldhouse.storage import Store, open_database
+from fieldhouse.storage.backend import Backend, backend_for
 from fieldhouse.webhooks import open_dispatcher
 
 
@@ -35,6 +35,8 @@ class Runtime:
 
     services: Services
     app: Dispatch
+    #: what differs between the engines outside the store (coordination, the secret's place)
+    backend: Backend
 
     @property
     def settings(self) -> Settings:
@@ -59,12 +61,13 @@ class Runtime:
 
 @asynccontextmanager
 async def open_runtime(settings: Settings) -> AsyncIterator[Runtime]:
+    backend = backend_for(settings)
     async with open_database(
         settings.resolved_database_url, sqlite_synchronous=settings.sqlite_synchronous
     ) as store:
-        secret = await jwt_secret(store, settings)
+        secret = await jwt_secret(store, settings, backend)
         async with AsyncExitStack() as stack:
-            coordination = await stack.enter_async_context(open_coordination(settings))
+            coordination = await stack.enter_async_context(backend.open_coordination())
             search: SearchService | None = None
             if settings.search_enabled:
                 search = await stack.enter_async_context(open_search_service(settings, store))
@@ -84,13 +87,13 @@ async def open_runtime(settings: Settings) -> AsyncIterator[Runtime]:
                 store=store,
                 actors=actors,
                 auth=Authenticator(store, secret, epoch=coordination.epoch),
-                limiter=make_limiter(coordination, settings),
+                limiter=make_limiter(coordination, settings, backend),
                 agents=agents,
                 tools=tools,
                 search=search,
                 metrics=metrics,
             )
-            yield Runtime(services, create_app(services))
+            yield Runtime(services, create_app(services), backend)
 
 
 def _metrics(settings: Settings, actors: ActorSystem, search: SearchService | None) -> Metrics:

@@ -12,13 +12,12 @@ a write is acknowledged only after its commit) and, on SIGINT or SIGTERM, closes
 the socket, asks every worker to stop gracefully and exits 0 once they have.
 
 Two servers on one SQLite data directory would each believe they own it; the supervisor holds
-an exclusive lock on ``<data dir>/serve.lock`` while it runs, and a second one refuses to
-start.
+the backend's serve lock (:meth:`fieldhouse.storage.backend.Backend.serve_lock`: an exclusive
+lock on ``<data dir>/serve.lock``) while it runs, and a second one refuses to start.
 """
 
 from __future__ import annotations
 
-import fcntl
 import json
 import logging
 import os
@@ -28,11 +27,9 @@ import socket
 import subprocess
 import sys
 import tempfile
-from collections.abc import AsyncIterator, Iterator
-from contextlib import contextmanager
+from collections.abc import AsyncIterator
 from dataclasses import replace
 from typing import Any, NoReturn
-from urllib.parse import urlparse
 
 import trio
 
@@ -51,36 +48,6 @@ STOP_SECONDS = 15.0
 EMBED_WAIT_SECONDS = 30.0
 #: how often the workers' address is tried meanwhile
 EMBED_POLL_SECONDS = 0.05
-
-
-class AlreadyServing(Exception):
-    """Another server runs on the same SQLite data directory."""
-
-
-@contextmanager
-def data_dir_lock(settings: Settings) -> Iterator[int | None]:
-    """Hold ``serve.lock`` in the data directory for the embedded store (PostgreSQL needs none:
-    several servers over one database are a supported deployment); the lock's descriptor."""
-    if urlparse(settings.resolved_database_url).scheme in ("postgres", "postgresql"):
-        yield None
-        return
-    settings.data_dir.mkdir(parents=True, exist_ok=True)
-    path = settings.data_dir / "serve.lock"
-    with path.open("a+") as handle:
-        try:
-            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            raise AlreadyServing(
-                f"Another fieldhouse server is using {settings.data_dir.resolve()}; stop it "
-                "first, or give this one its own --data-dir (or several --workers of one server)"
-            ) from None
-        handle.truncate(0)
-        handle.write(f"{os.getpid()}\n")
-        handle.flush()
-        try:
-            yield handle.fileno()
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
 
 
 async def until_signal() -> None:

@@ -17,6 +17,7 @@ from fieldhouse.backup import backup, restore
 from fieldhouse.cli import main
 from fieldhouse.config import Settings
 from fieldhouse.runtime import open_runtime
+from fieldhouse.storage.backend import backend_for
 from tests.conftest import Workspace, make_workspace
 
 LEGACY = "legacy-secret-9f3a-0123456789abcdef0123"
@@ -49,7 +50,9 @@ async def test_backup_while_writing_then_restore(tmp_path: Path) -> None:
             copies: list[dict[str, object]] = []
 
             async def take_backup() -> None:
-                copies.append(await trio.to_thread.run_sync(backup, settings, tmp_path / "bk"))
+                copies.append(
+                    await trio.to_thread.run_sync(backup, backend_for(settings), tmp_path / "bk")
+                )
 
             async with trio.open_nursery() as nursery:
                 nursery.start_soon(take_backup)
@@ -64,7 +67,7 @@ async def test_backup_while_writing_then_restore(tmp_path: Path) -> None:
     copy_path = Path(str(copy["backup"]))
     assert copy_path.parent == tmp_path / "bk"
 
-    restored = restore(settings, copy_path)
+    restored = restore(settings, backend_for(settings), copy_path)
     assert Path(str(restored["database"])) == settings.data_dir / "fieldhouse.sqlite3"
     previous = Path(str(restored["previous"]))
     with sqlite3.connect(previous) as db:  # the replaced database is kept beside it
@@ -151,13 +154,13 @@ async def test_a_restored_database_searches_at_once_by_words_and_vectors(tmp_pat
                 assert made.status_code == 201, made.text
             assert rt.search is not None
             assert await rt.search.wait_fresh(ws.account_id, 60.0)
-    copy = await trio.to_thread.run_sync(backup, settings, tmp_path / "bk")
+    copy = await trio.to_thread.run_sync(backup, backend_for(settings), tmp_path / "bk")
     elsewhere = Settings(
         data_dir=tmp_path / "other",
         # no embedding here: whatever vectors it has came with the file
         embed_socket=str(tmp_path / "away.sock"),
     )
-    restore(elsewhere, Path(str(copy["backup"])))
+    restore(elsewhere, backend_for(elsewhere), Path(str(copy["backup"])))
     # the embedding process is away: the query's own vector cannot be made, so the vectors'
     # presence shows in the coverage (nothing waits) rather than in similarities
     async with open_runtime(elsewhere) as rt:

@@ -18,8 +18,8 @@ from fieldhouse.config import Settings
 from fieldhouse.model.errors import Unauthorized
 from fieldhouse.model.keys import KEY_PREFIX, hash_api_key, hashes_match, looks_like_key
 from fieldhouse.model.principal import Principal, Role, builtin_role
+from fieldhouse.storage.backend import Backend
 from fieldhouse.storage.base import ApiKeyRow, UserRow
-from fieldhouse.storage.open import is_postgres
 from fieldhouse.storage.store import Store
 
 INVALID_KEY = "Invalid API key: it is unknown, revoked, or malformed"
@@ -29,15 +29,16 @@ SECRET_FILE = "jwt-secret"
 META_KEY = "jwt_secret"
 
 
-async def jwt_secret(store: Store, settings: Settings) -> str:
+async def jwt_secret(store: Store, settings: Settings, backend: Backend) -> str:
     """The secret that signs session tokens, the same for the CLI's `fieldhouse token` and
     every server process: FIELDHOUSE_JWT_SECRET when set; with SQLite, the ``jwt-secret`` file
     (mode 0600) in the data directory, made on first use, so a copy of the database file
-    holds no secret (one an older version kept in the database moves there); with
-    PostgreSQL, whose servers may share nothing but the database, a row in it."""
+    holds no secret (one an older version kept in the database moves there); on a
+    distributed backend (PostgreSQL), whose servers may share nothing but the database, a
+    row in it."""
     if settings.jwt_secret:
         return settings.jwt_secret
-    if is_postgres(settings.resolved_database_url):
+    if backend.distributed:
         stored = await store.get_meta(META_KEY)
         if stored is not None:
             return stored

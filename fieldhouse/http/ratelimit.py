@@ -16,7 +16,7 @@ from typing import Protocol
 import trio
 
 from fieldhouse.config import Settings
-from fieldhouse.storage.open import is_postgres
+from fieldhouse.storage.backend import Backend
 
 WINDOW_SECONDS = 60
 Clock = Callable[[], float]
@@ -149,8 +149,9 @@ class SharedWindowLimiter:
             lease.spent = True
 
 
-def make_limiter(coordination: Reserver, settings: Settings) -> Limiter:
-    """In memory for one process alone on an embedded store; else shared through leases."""
-    if settings.workers > 1 or is_postgres(settings.resolved_database_url):
+def make_limiter(coordination: Reserver, settings: Settings, backend: Backend) -> Limiter:
+    """In memory for one process alone on an embedded store; else (several workers, or a
+    distributed backend whose other servers count too) shared through leases."""
+    if settings.workers > 1 or backend.distributed:
         return SharedWindowLimiter(coordination, settings.rate_limit)
     return FixedWindowLimiter(settings.rate_limit)

@@ -76,7 +76,7 @@ async def expire(runtime: Runtime, ws: Workspace, approval_id: str) -> None:
 
 async def session_of(runtime: Runtime, ws: Workspace) -> dict[str, str]:
     """Headers of a session (JWT) of the workspace's user ``ws.owner_id``."""
-    secret = await jwt_secret(runtime.store, runtime.settings)
+    secret = await jwt_secret(runtime.store, runtime.settings, runtime.backend)
     return {"Authorization": f"Bearer {issue_token(secret, ws.account_id, ws.owner_id, 600)}"}
 
 

@@ -94,7 +94,7 @@ async def test_custom_role_sees_only_its_modules(
 
 
 async def test_session_jwt(client: httpx.AsyncClient, runtime: Runtime, ws: Workspace) -> None:
-    secret = await jwt_secret(runtime.store, runtime.settings)
+    secret = await jwt_secret(runtime.store, runtime.settings, runtime.backend)
     token = issue_token(secret, ws.account_id, ws.owner_id, 60)
     resp = await client.get("/v1/me", headers={"Authorization": f"Bearer {token}"})
     assert resp.status_code == 200
@@ -106,7 +106,7 @@ async def test_session_jwt(client: httpx.AsyncClient, runtime: Runtime, ws: Work
 async def test_bad_jwts_are_refused(
     client: httpx.AsyncClient, runtime: Runtime, ws: Workspace
 ) -> None:
-    secret = await jwt_secret(runtime.store, runtime.settings)
+    secret = await jwt_secret(runtime.store, runtime.settings, runtime.backend)
     now = int(time.time())
     claims = {"iss": "fieldhouse", "sub": ws.owner_id, "acct": ws.account_id, "iat": now}
     forged = jwt.encode(

@@ -162,7 +162,7 @@ async def test_revoked_key_stops_on_the_next_request(
 async def test_forged_expired_and_orphaned_jwts_are_refused(
     client: httpx.AsyncClient, runtime: Runtime, ws: Workspace, other_ws: Workspace
 ) -> None:
-    secret = await jwt_secret(runtime.store, runtime.settings)
+    secret = await jwt_secret(runtime.store, runtime.settings, runtime.backend)
     good = issue_token(secret, ws.account_id, ws.owner_id, 60)
     assert (await client.get("/v1/me", headers=_bearer(good))).status_code == 200
     now = int(time.time())
@@ -183,7 +183,7 @@ async def test_deleted_user_loses_keys_and_tokens(
     client: httpx.AsyncClient, runtime: Runtime, ws: Workspace
 ) -> None:
     member = await add_user(runtime, ws, "member")
-    secret = await jwt_secret(runtime.store, runtime.settings)
+    secret = await jwt_secret(runtime.store, runtime.settings, runtime.backend)
     token = issue_token(secret, ws.account_id, member.owner_id, 60)
     assert (await client.get("/v1/me", headers=member.headers)).status_code == 200
     assert (await client.get("/v1/me", headers=_bearer(token))).status_code == 200
