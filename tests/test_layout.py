@@ -29,7 +29,7 @@ TRIVIAL = {
     "http/routes/__init__.py": "the ROUTES list, data",
     "model/__init__.py": "docstring only",
     "model/fields/kind.py": "the operator tables and the FilterKind dataclass",
-    "model/schema.py": "the stored schema's dataclasses and the DataType enum",
+    "model/schema.py": "the stored schema's dataclasses",
     "model/values/__init__.py": "re-exports",
     "model/templates/__init__.py": "the template list, data",
     "model/templates/_helpers.py": "field-definition shorthands used by the template data",

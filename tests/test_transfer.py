@@ -12,7 +12,7 @@ import pytest
 
 from fieldhouse.cli import main
 from fieldhouse.model.errors import BadRequest
-from fieldhouse.model.schema import DATA_TYPES
+from fieldhouse.model.fields import DATA_TYPES
 from fieldhouse.runtime import Runtime
 from fieldhouse.transfer import export_records, import_records
 from tests.conftest import Workspace
