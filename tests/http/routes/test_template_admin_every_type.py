@@ -1,16 +1,20 @@
 """Every registered field type, end to end: a custom field of it is created through
 POST /api/modules/{id}/fields, a record holds its example value, reads it back as the type
-normalises it, and lists filter by it. A new type in the registry is walked here unchanged."""
+normalises it, and lists filter by it; a CSV export of the records imports back to the same
+values. A new type in the registry is walked here unchanged."""
 
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 import httpx
 
 from fieldhouse.model.fields import FIELD_TYPES
 from fieldhouse.model.schema import FieldDef
+from fieldhouse.runtime import Runtime
+from fieldhouse.transfer import export_records, import_records
 from tests.conftest import Workspace
 from tests.http.routes.test_template_admin import add_field, module_id
 
@@ -37,8 +41,8 @@ async def _names(client: httpx.AsyncClient, ws: Workspace, slug: str, operator: 
     return [r["displayName"] for r in resp.json()["records"]]
 
 
-async def test_every_type_is_defined_written_read_and_filtered(
-    client: httpx.AsyncClient, ws: Workspace
+async def test_every_type_is_defined_written_read_filtered_and_carried_by_csv(
+    client: httpx.AsyncClient, runtime: Runtime, ws: Workspace, tmp_path: Path
 ) -> None:
     expected = _unlinked()
     assert set(expected) >= {"text", "currency", "select", "image", "social_profile"}
@@ -65,3 +69,12 @@ async def test_every_type_is_defined_written_read_and_filtered(
         assert read["fields"][slugs[name]] == value, name
         assert await _names(client, ws, slugs[name], "isNotNull") == ["Full"], name
         assert "Empty" in await _names(client, ws, slugs[name], "isNull"), name
+    out = tmp_path / "deals.csv"
+    await export_records(runtime.actors, ws.account_id, "deals", out, progress=False)
+    report = await import_records(runtime.actors, ws.account_id, "deals", out, progress=False)
+    assert report["rejected"] == []
+    listed = (await client.get(URL + "?pageSize=100", headers=ws.headers)).json()["records"]
+    copies = [r for r in listed if r["displayName"] == "Full" and r["recordId"] != record_id]
+    assert len(copies) == 1
+    for name, value in expected.items():
+        assert copies[0]["fields"].get(slugs[name]) == value, name
