@@ -36,25 +36,11 @@ from rich.progress import Progress
 from fieldhouse.actors.batch_ops import BatchItem, BatchWrite
 from fieldhouse.actors.system import ActorSystem
 from fieldhouse.model.errors import BadRequest, Issue, NotFound
+from fieldhouse.model.fields import type_of
 from fieldhouse.model.listquery import parse_list_query
 from fieldhouse.model.schema import FieldDef, ModuleSchema
 
 CHUNK = 1000
-#: computed by the server: an export carries them, an import leaves them out
-COMPUTED = frozenset({"formula", "rollup", "autonumber"})
-#: data types whose CSV cells are text as they are (after the formula escape's apostrophe)
-STRING_TYPES = frozenset({"text", "textarea", "rich_text", "select", "date", "time"})
-#: data types whose cells are numbers (duration: seconds, or its text such as ``1h 30m``)
-NUMBER_TYPES = frozenset({"number", "rating", "progress", "duration"})
-#: the multi-entry setting of each type that has one (a list of entries or values then)
-MULTI_KEYS = {
-    "email": ("email", "allowMultiple"),
-    "url": ("url", "allowMultiple"),
-    "phone": ("phone", "allowMultiple"),
-    "address": ("address", "allowMultiple"),
-    "person": ("person", "allowMultiple"),
-    "image": ("image", "multiple"),
-}
 #: column headings that name the record's display name and id rather than a field
 DISPLAY_NAMES = ("displayName", "display name", "name")
 RECORD_IDS = ("recordId", "record id", "id")
@@ -153,7 +139,7 @@ def _columns(path: Path, schema: ModuleSchema, headings: list[str]) -> list[Colu
         if target is not None:
             seen[target] = heading
         # computed fields are the server's: an export carries them, an import skips them
-        computed = field is not None and field.data_type in COMPUTED
+        computed = field is not None and _computed(field)
         columns.append((None, None) if computed else (target, field))
     if unknown:
         fields = ", ".join(f"{f.slug} ({f.label})" for f in schema.fields)
@@ -168,17 +154,18 @@ def read_cell(field: FieldDef, cell: str) -> Any:
     """A CSV cell as the value of ``field``, read by the field's type: text stays text, a
     number column takes numbers, a boolean column true or false, and the others the JSON an
     export writes or a bare value (text the API validates, and refuses if it must)."""
-    kind = field.data_type
-    if kind in STRING_TYPES:
+    kind = type_of(field)
+    cell_kind = kind.csv_cell if kind is not None else "json"
+    if cell_kind == "string":
         return _unescape(cell)
     text = cell.strip()
-    if kind in NUMBER_TYPES:
+    if cell_kind == "number":  # a duration also as its text, such as ``1h 30m``
         if _INTEGER.fullmatch(text):
             return int(text)
         if _NUMBER.fullmatch(text):
             return float(text)
         return _unescape(cell)  # "1h 30m" for a duration; the API refuses it elsewhere
-    if kind == "boolean":
+    if cell_kind == "boolean":
         lowered = text.casefold()
         return {"true": True, "false": False}.get(lowered, _unescape(cell))
     if text[:1] in ("[", "{"):
@@ -187,28 +174,17 @@ def read_cell(field: FieldDef, cell: str) -> Any:
         except ValueError:
             pass  # the API says what is wrong with it
     value = _unescape(cell)
-    if kind == "multi_select":
+    if cell_kind == "comma_list":
         return [part.strip() for part in value.split(",") if part.strip()]
-    if _multi(field):  # one bare value in a list column: one entry
-        return [{"value": value}] if kind in CONTACT_TYPES else [value]
+    if kind is not None and kind.holds_list(field):  # one bare value in a list column
+        return [kind.bare_item(value)]
     return value
 
 
-#: multi-valued types whose list items are {id, value, label, isPrimary} entries
-CONTACT_TYPES = frozenset({"email", "url", "phone", "address"})
-
-
-def _multi(field: FieldDef) -> bool:
-    if field.data_type in MULTI_KEYS:
-        group, key = MULTI_KEYS[field.data_type]
-        flag = field.config.get(group)
-        return isinstance(flag, dict) and flag.get(key) is True
-    if field.data_type == "social_profile":
-        return field.config.get("allowMultiple") is True
-    if field.data_type == "reference":
-        flag = field.config.get("reference")
-        return isinstance(flag, dict) and flag.get("selectionMode") == "multi"
-    return False
+def _computed(field: FieldDef) -> bool:
+    """Computed by the server: an export carries the value, an import leaves it out."""
+    kind = type_of(field)
+    return kind is not None and kind.read_only
 
 
 def _json_line(line: bytes) -> dict[str, Any] | list[Issue]:
@@ -298,7 +274,7 @@ async def _import_chunk(
     chunk: list[tuple[int, dict[str, Any]]],
     report: dict[str, Any],
 ) -> None:
-    computed = {f.slug for f in schema.fields if f.data_type in COMPUTED}
+    computed = {f.slug for f in schema.fields if _computed(f)}
     items = tuple(
         BatchItem(
             _display(schema, item),

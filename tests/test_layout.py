@@ -8,6 +8,7 @@ mirrored by tests/<parent>/test_<package>.py. Run this file as a script to print
 
 from __future__ import annotations
 
+import ast
 import sys
 from pathlib import Path
 
@@ -29,7 +30,7 @@ TRIVIAL = {
     "http/routes/__init__.py": "the ROUTES list, data",
     "model/__init__.py": "docstring only",
     "model/fields/kind.py": "the operator tables and the FilterKind dataclass",
-    "model/schema.py": "the stored schema's dataclasses and the DataType enum",
+    "model/schema.py": "the stored schema's dataclasses",
     "model/values/__init__.py": "re-exports",
     "model/templates/__init__.py": "the template list, data",
     "model/templates/_helpers.py": "field-definition shorthands used by the template data",
@@ -71,6 +72,52 @@ def test_trivial_list_is_current() -> None:
     everything = set(modules())
     gone = sorted(m for m in TRIVIAL if m not in everything)
     assert gone == [], f"remove from TRIVIAL (module gone): {gone}"
+
+
+def module_name(path: Path) -> str:
+    parts = path.relative_to(ROOT).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def imports_of(path: Path, known: set[str]) -> set[str]:
+    """The fieldhouse modules a module imports anywhere in it (a deferred import inside a
+    function counts: it only hides a cycle)."""
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            for alias in node.names:
+                # "from package import submodule" imports the submodule; a name, the module
+                sub = f"{node.module}.{alias.name}"
+                found.add(sub if sub in known else node.module)
+    return found & known
+
+
+def import_cycles() -> list[list[str]]:
+    """Each cycle of module imports inside fieldhouse, as the path that closes it."""
+    paths = {module_name(p): p for p in PACKAGE.rglob("*.py")}
+    graph = {name: imports_of(path, set(paths)) for name, path in paths.items()}
+    cycles: list[list[str]] = []
+    state: dict[str, int] = {}  # 1: on the current path, 2: done
+
+    def visit(name: str, trail: list[str]) -> None:
+        state[name] = 1
+        for target in sorted(graph[name] - {name}):
+            if state.get(target) == 1:
+                cycles.append([*trail[trail.index(target) :], target])
+            elif target not in state:
+                visit(target, [*trail, target])
+        state[name] = 2
+
+    for name in sorted(graph):
+        if name not in state:
+            visit(name, [name])
+    return cycles
+
+
+def test_no_import_cycles() -> None:
+    assert import_cycles() == []
 
 
 def main() -> None:

@@ -18,11 +18,9 @@ from fieldhouse.actors.messages import Message
 from fieldhouse.actors.record_logic import module_by_id
 from fieldhouse.actors.record_ops import CreateRecord, UpdateRecord, create_record, update_record
 from fieldhouse.model.errors import ApiError, BadRequest, Issue, ValidationFailed
+from fieldhouse.model.fields import is_unique
 from fieldhouse.model.records import RecordRow
 from fieldhouse.model.schema import ModuleSchema
-
-#: data types whose stored value is one string, so a unique field can be looked up by it
-UNIQUE_TYPES = frozenset({"text"})
 
 
 @dataclass(frozen=True)
@@ -58,7 +56,7 @@ def check_upsert_field(schema: ModuleSchema, slug: str) -> None:
     found = next((f for f in schema.fields if f.slug == slug), None)
     if found is None:
         raise BadRequest(f"upsertBy: module {schema.module.slug!r} has no field {slug!r}")
-    if not found.config.get("unique") or found.data_type not in UNIQUE_TYPES:
+    if not is_unique(found):
         raise BadRequest(
             f"upsertBy: field {slug!r} is not unique; upsert needs a text field whose config "
             'has "unique": true'

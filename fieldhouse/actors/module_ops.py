@@ -30,8 +30,8 @@ from fieldhouse.model.field_config import (
     name_from_slug,
     slug_from_label,
 )
-from fieldhouse.model.fields.links import reference_settings
-from fieldhouse.model.schema import DATA_TYPES, FieldDef, ModuleDef, ModuleSchema
+from fieldhouse.model.fields import DATA_TYPES, type_of
+from fieldhouse.model.schema import FieldDef, ModuleDef, ModuleSchema
 from fieldhouse.model.templates import BUILTIN_TEMPLATES
 
 #: modules a workspace may hold, archived ones included (their slugs stay taken)
@@ -236,9 +236,7 @@ def _unknown_targets(
     field: FieldDef, config: Mapping[str, Any], module_slugs: set[str]
 ) -> list[Issue]:
     """A reference field of a new module may only link to modules that exist (or itself)."""
-    if field.data_type != "reference":
-        return []
-    _, _, allowed = reference_settings(replace(field, config=config))
+    allowed = _allowed_modules(replace(field, config=config))
     unknown = [s for s in allowed if s not in module_slugs]
     if not unknown:
         return []
@@ -249,6 +247,12 @@ def _unknown_targets(
             f"no module {', '.join(map(repr, unknown))} in the workspace",
         )
     ]
+
+
+def _allowed_modules(field: FieldDef) -> tuple[str, ...]:
+    """The modules a field's config names as link targets (a reference field's)."""
+    kind = type_of(field)
+    return kind.allowed_modules(field) if kind is not None else ()
 
 
 async def update_module(ctx: WriteContext, msg: UpdateModule) -> ModuleDef:
@@ -304,7 +308,7 @@ def _check_unreferenced(ctx: WriteContext, module: ModuleDef) -> None:
             for schema in ctx.schemas.values()
             if schema.module.module_id != module.module_id
             for f in schema.fields
-            if f.data_type == "reference" and module.slug in reference_settings(f)[2]
+            if module.slug in _allowed_modules(f)
         }
         | {
             f"{schema.module.slug}.{r.source_field_slug or r.slug}"
@@ -328,8 +332,8 @@ async def _check_targets(ctx: WriteContext, module: ModuleDef) -> None:
     linking = sorted(
         f"{module.slug}.{f.slug} -> {target}"
         for f in await ctx.txn.module_fields(module.module_id)
-        if f.archived_at is None and f.data_type == "reference"
-        for target in reference_settings(f)[2]
+        if f.archived_at is None
+        for target in _allowed_modules(f)
         if target != module.slug and target not in ctx.schemas
     )
     if linking:

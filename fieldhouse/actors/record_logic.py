@@ -15,7 +15,7 @@ from fieldhouse.model.errors import Issue, NotFound
 from fieldhouse.model.fields import AutonumberType, FieldType, FormulaType, RollupType, type_of
 from fieldhouse.model.formula import compute_formula
 from fieldhouse.model.records import RecordRow
-from fieldhouse.model.rollup import compute_rollup
+from fieldhouse.model.rollup import compute_rollup, rollup_source
 from fieldhouse.model.schema import FieldDef, ModuleSchema
 from fieldhouse.model.values import ValueCheck
 
@@ -229,8 +229,7 @@ async def compute_derived(ctx: WriteContext, schema: ModuleSchema, values: dict[
     """Rollups (from linked records), then formulas in field order."""
     plan = _plan(schema)
     for f in plan.rollups:
-        config = f.config.get("rollup") or {}
-        linked_field = plan.by_slug.get(str(config.get("linkedFieldSlug")))
+        linked_field = plan.by_slug.get(rollup_source(f.config).linked_field_slug or "")
         targets = link_targets(linked_field, values.get(linked_field.slug)) if linked_field else []
         linked = await ctx.txn.get_records(targets) if targets else []
         values[f.slug] = compute_rollup(f.config, [r.fields for r in linked])
@@ -282,7 +281,7 @@ async def propagate(ctx: WriteContext, changed_ids: set[str], *, deleted: bool =
         uses = {
             f.slug
             for f in _plan(schema).rollups
-            if (f.config.get("rollup") or {}).get("linkedFieldSlug") in slugs
+            if rollup_source(f.config).linked_field_slug in slugs
         }
         if uses or unlinked:
             await compute_derived(ctx, schema, values)

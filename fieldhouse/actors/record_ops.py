@@ -21,6 +21,7 @@ from fieldhouse.actors.record_logic import (
 from fieldhouse.model.activity import ActivityKind
 from fieldhouse.model.clock import new_id
 from fieldhouse.model.errors import Conflict, Issue, NotFound, ValidationFailed
+from fieldhouse.model.fields import is_unique
 from fieldhouse.model.records import RecordRow
 from fieldhouse.model.schema import ModuleSchema
 from fieldhouse.model.values import check_values
@@ -190,7 +191,7 @@ async def check_unique(
     another live record of the module holds."""
     for f in schema.fields:
         value = values.get(f.slug)
-        if f.data_type != "text" or not f.config.get("unique") or not isinstance(value, str):
+        if not is_unique(f) or not isinstance(value, str):
             continue
         holders = await ctx.txn.records_by_value(schema.module.module_id, f.slug, [value])
         other = next((r for r in holders if r.record_id != record_id), None)

@@ -26,7 +26,6 @@ from fieldhouse.model.field_config import (
     slug_from_label,
 )
 from fieldhouse.model.fields import AutonumberType, FormulaType, type_of
-from fieldhouse.model.fields.links import reference_settings
 from fieldhouse.model.schema import FieldDef, ModuleSchema, ReferenceDef
 from fieldhouse.model.template_diff import plan_reset, schema_from_template
 from fieldhouse.model.templates import get_template
@@ -457,15 +456,9 @@ def field_references(module_slug: str, field: FieldDef) -> list[ReferenceDef]:
     fields carry theirs (slug: the field's), so the references, picker and ``expand`` routes
     know it: a parent_record links to its own module, a reference to module records to its
     one allowed module (none named or several: any module)."""
-    if field.data_type == "parent_record":
-        target: str | None = module_slug
-        multi = False
-    elif field.data_type == "reference":
-        target_type, multi, allowed = reference_settings(field)
-        if target_type != "module":
-            return []
-        target = allowed[0] if len(allowed) == 1 else None
-    else:
+    kind = type_of(field)
+    link = kind.module_link(field, module_slug) if kind is not None else None
+    if link is None:
         return []
     return [
         ReferenceDef(
@@ -474,9 +467,9 @@ def field_references(module_slug: str, field: FieldDef) -> list[ReferenceDef]:
             slug=field.slug,
             source_field_id=field.field_id,
             source_field_slug=field.slug,
-            relationship_type="many_to_many" if multi else "many_to_one",
+            relationship_type="many_to_many" if link.multi else "many_to_one",
             target_type="module",
-            target_module_slug=target,
+            target_module_slug=link.target,
         )
     ]
 

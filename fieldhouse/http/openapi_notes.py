@@ -10,6 +10,7 @@ from typing import Any
 
 from fieldhouse.http.endpoint import Endpoint
 from fieldhouse.http.idempotency import HEADER, MAX_KEY, METHODS, REPLAYED
+from fieldhouse.model.fields import FIELD_TYPES
 
 #: the 409 answers of every operation that takes an Idempotency-Key
 IDEMPOTENCY_CONFLICTS = {
@@ -34,29 +35,6 @@ IDEMPOTENCY_HEADER: dict[str, Any] = {
     "query string or body (byte for byte) is 422 idempotency_key_reused; a retry while the "
     "first still runs is 409 idempotency_in_progress (Retry-After: 1). Only POST, PATCH and "
     "DELETE under /v1 take the header; elsewhere it is ignored.",
-}
-
-#: record values a write may give in another shape than the one a read returns
-#: (FieldValue_<dataType> describes the read shape)
-WRITE_FORMS: Mapping[str, str] = {
-    "time": "Written as HH:MM, HH:MM:SS or HH:MM:SS.ffffff (24-hour, ISO 8601 extended "
-    "format), optionally after the time designator T (T09:30); read as HH:MM:SS with the "
-    "fraction as given. A time zone is refused.",
-    "date_range": "With dateRange.includeTime the ends are written as ISO 8601 date-times "
-    "with Z or a +HH:MM offset and read in UTC with Z.",
-    "duration": "Written as seconds, or as a string: H:MM, H:MM:SS, 1h 30m 15s, 1.5h or ISO "
-    "8601 PT1H30M (weeks, days, hours, minutes, seconds); read as whole or fractional "
-    "seconds.",
-    "number": "A number without a fractional part is read as an integer when the field has "
-    "decimals 0 (5.0 is read 5). Numbers beyond +-(2^53 - 1) are refused.",
-    "currency": "The currency code is written in any case and read upper-case; without one "
-    "the field's currency.defaultCurrency is used.",
-    "reference": "An item may be written as a bare record id (uuid string) and is read as "
-    "{recordId, displayName}.",
-    "person": "An item may be written as a bare user id string and is read as {userId, "
-    "displayName, email, avatar}.",
-    "parent_record": "Written as a record id (uuid string) or {recordId, displayName?}; "
-    "read as the uuid string.",
 }
 
 #: the coercions a request's own properties see, for the document's description
@@ -105,8 +83,11 @@ def conflict_response(
 
 
 def note_write_forms(schemas: dict[str, Any]) -> None:
-    """Add to each FieldValue_<dataType> schema the shapes a write may also use."""
-    for data_type, text in WRITE_FORMS.items():
+    """Add to each FieldValue_<dataType> schema the shapes a write may also use (a field type's
+    ``write_form``)."""
+    for data_type, kind in FIELD_TYPES.items():
         schema = schemas.get(f"FieldValue_{data_type}")
-        if schema is not None:
-            schema["description"] = f"{schema.get('description', '')}. {text}".lstrip(". ")
+        if kind.write_form is not None and schema is not None:
+            schema["description"] = f"{schema.get('description', '')}. {kind.write_form}".lstrip(
+                ". "
+            )

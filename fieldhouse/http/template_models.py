@@ -3,42 +3,19 @@
 from __future__ import annotations
 
 import re
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import Field, field_validator
 
 from fieldhouse.http.models import JSON_INT, FieldItem, JsonBool, Open, Strict, Uuid
 from fieldhouse.model.field_config import SLUG_PATTERN
+from fieldhouse.model.fields import DATA_TYPES
 
-#: SPEC "Field types": the 26 dataType identifiers (a test keeps this equal to DATA_TYPES).
-DataType = Literal[
-    "text",
-    "textarea",
-    "rich_text",
-    "email",
-    "url",
-    "phone",
-    "address",
-    "number",
-    "currency",
-    "date",
-    "time",
-    "date_range",
-    "duration",
-    "select",
-    "multi_select",
-    "boolean",
-    "reference",
-    "person",
-    "parent_record",
-    "formula",
-    "rollup",
-    "autonumber",
-    "image",
-    "rating",
-    "progress",
-    "social_profile",
-]
+if TYPE_CHECKING:
+    DataType = str
+else:
+    #: the ``dataType`` identifiers, from the field-type registry (the API's and OpenAPI's enum)
+    DataType = Literal[DATA_TYPES]
 
 _SLUG = re.compile(SLUG_PATTERN)
 

@@ -28,26 +28,18 @@ from dataclasses import dataclass
 from typing import Literal
 
 from fieldhouse.model.errors import Issue, ValidationFailed
-from fieldhouse.model.fields import type_of
+from fieldhouse.model.fields import FIELD_TYPES, type_of
+from fieldhouse.model.fields.base import Grouping
 from fieldhouse.model.fields.numeric import NumberType
 from fieldhouse.model.listquery_kinds import FilterKind, resolve_key
 from fieldhouse.model.schema import ModuleSchema
 
 Bucket = Literal["day", "week", "month"]
-Grouping = Literal["choice", "boolean", "reference", "user", "date"]
 Op = Literal["count", "sum", "avg", "min", "max"]
 BUCKETS: tuple[Bucket, ...] = ("day", "week", "month")
 OPS: tuple[Op, ...] = ("count", "sum", "avg", "min", "max")
 #: most metrics one request may ask for
 MAX_METRICS = 20
-_GROUPINGS: dict[str, Grouping] = {
-    "select": "choice",
-    "boolean": "boolean",
-    "reference": "reference",
-    "person": "user",
-    "date": "date",
-    "date_range": "date",
-}
 
 
 @dataclass(frozen=True)
@@ -99,14 +91,16 @@ def _group_by(raw: str, schema: ModuleSchema, issues: list[Issue]) -> GroupBy | 
     else:
         f = schema.field(slug)
         data_type = f.data_type if f is not None else ""
-        grouping = _GROUPINGS.get(data_type)
+        field_kind = type_of(f) if f is not None else None
+        grouping = field_kind.grouping if field_kind is not None else None
     if grouping is None:
+        groupable = [name for name, t in FIELD_TYPES.items() if t.grouping is not None]
         issues.append(
             Issue(
                 "custom",
                 ("groupBy",),
-                f"Field {slug!r} is a {data_type} field: groupBy takes a select, boolean, "
-                "reference, person or date field",
+                f"Field {slug!r} is a {data_type} field: groupBy takes a "
+                f"{', '.join(groupable[:-1])} or {groupable[-1]} field",
             )
         )
         return None

@@ -17,11 +17,10 @@ from fieldhouse.model.fields.computed import (
     AUTONUMBER_FORMATS,
     AUTONUMBER_RUNTIME_KEYS,
     MAX_PADDING,
-    AutonumberType,
-    FormulaType,
     RollupType,
 )
-from fieldhouse.model.formula import FormulaError, parse_formula
+from fieldhouse.model.formula import formula_refs
+from fieldhouse.model.rollup import rollup_source
 from fieldhouse.model.schema import FieldDef, ModuleSchema
 
 __all__ = [
@@ -88,41 +87,20 @@ def dependent_fields(
     for f in schema.fields:
         if f.field_id == field.field_id:
             continue
-        cfg, kind = f.config, type_of(f)
-        uses = (
-            (isinstance(kind, FormulaType) and slug in formula_refs(cfg))
-            or (
-                isinstance(kind, RollupType)
-                and (cfg.get("rollup") or {}).get("linkedFieldSlug") == slug
-            )
-            or (
-                isinstance(kind, AutonumberType)
-                and (cfg.get("autonumber") or {}).get("typeFieldSlug") == slug
-            )
-            or ((cfg.get("reference") or {}).get("dependency") or {}).get("dependsOnFieldSlug")
-            == slug
-        )
-        if uses:
+        kind = type_of(f)
+        if kind is not None and slug in kind.reads_fields(f):
             out.append(f"{schema.module.slug}.{f.slug}")
     for other in schemas.values():
         links = {f.slug: f for f in other.fields if _links_records(f)}
         for f in other.fields:
-            rollup = f.config.get("rollup") or {} if isinstance(type_of(f), RollupType) else {}
-            linked = links.get(str(rollup.get("linkedFieldSlug")))
-            if linked is None or rollup.get("aggregateFieldSlug") != slug:
+            if not isinstance(type_of(f), RollupType):
                 continue
-            allowed = (linked.config.get("reference") or {}).get("allowedModuleSlugs") or []
+            source = rollup_source(f.config)
+            linked = links.get(source.linked_field_slug or "")
+            if linked is None or source.aggregate_field_slug != slug:
+                continue
+            linked_kind = type_of(linked)
+            allowed = linked_kind.allowed_modules(linked) if linked_kind is not None else ()
             if schema.module.slug in allowed:
                 out.append(f"{other.module.slug}.{f.slug}")
     return out
-
-
-def formula_refs(config: Mapping[str, Any]) -> list[str]:
-    settings = config.get("formula") or {}
-    expression = settings.get("expression")
-    if isinstance(expression, str):
-        try:
-            return list(parse_formula(expression).referenced_fields)
-        except FormulaError:
-            pass
-    return list(settings.get("referencedFields") or [])

@@ -43,6 +43,7 @@ __all__ = [
     "check_decimal_places",
     "coerce_result",
     "compute_formula",
+    "formula_refs",
     "parse_formula",
     "validate_formula_config",
 ]
@@ -176,3 +177,16 @@ def coerce_result(value: Any, result_type: Any, decimal_places: Any = None) -> A
         moment, has_time = parse_moment(value, 0)
         return format_moment(moment, has_time=has_time)
     return to_text(value, 0)
+
+
+def formula_refs(config: Mapping[str, Any]) -> list[str]:
+    """The fields a formula config reads: its expression's references (or, when the expression
+    does not parse, the ``referencedFields`` it lists)."""
+    settings = config.get("formula") or {}
+    expression = settings.get("expression")
+    if isinstance(expression, str):
+        try:
+            return list(parse_formula(expression).referenced_fields)
+        except FormulaError:
+            pass
+    return list(settings.get("referencedFields") or [])

@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
@@ -33,6 +34,26 @@ _BASE: tuple[str, ...] = ("config", "rollup")
 
 
 # --- validation --------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class RollupSource:
+    """Where a rollup reads: the module's linking field, and the linked records' field."""
+
+    linked_field_slug: str | None
+    aggregate_field_slug: str | None
+
+
+def rollup_source(config: Mapping[str, Any]) -> RollupSource:
+    """A rollup config's sources (None where it names none)."""
+    settings = config.get("rollup")
+    if not isinstance(settings, Mapping):
+        return RollupSource(None, None)
+    linked, aggregate = settings.get("linkedFieldSlug"), settings.get("aggregateFieldSlug")
+    return RollupSource(
+        linked if isinstance(linked, str) else None,
+        aggregate if isinstance(aggregate, str) else None,
+    )
 
 
 def validate_rollup_config(

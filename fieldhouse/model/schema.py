@@ -8,43 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from enum import StrEnum
 from typing import Any
-
-
-class DataType(StrEnum):
-    """SPEC "Field types": the 26 dataType identifiers. Each has one ``FieldType`` object
-    (``fieldhouse.model.fields``) that knows how its values behave."""
-
-    TEXT = "text"
-    TEXTAREA = "textarea"
-    RICH_TEXT = "rich_text"
-    EMAIL = "email"
-    URL = "url"
-    PHONE = "phone"
-    ADDRESS = "address"
-    NUMBER = "number"
-    CURRENCY = "currency"
-    DATE = "date"
-    TIME = "time"
-    DATE_RANGE = "date_range"
-    DURATION = "duration"
-    SELECT = "select"
-    MULTI_SELECT = "multi_select"
-    BOOLEAN = "boolean"
-    REFERENCE = "reference"
-    PERSON = "person"
-    PARENT_RECORD = "parent_record"
-    FORMULA = "formula"
-    ROLLUP = "rollup"
-    AUTONUMBER = "autonumber"
-    IMAGE = "image"
-    RATING = "rating"
-    PROGRESS = "progress"
-    SOCIAL_PROFILE = "social_profile"
-
-
-DATA_TYPES: tuple[str, ...] = tuple(t.value for t in DataType)
 
 
 @dataclass(frozen=True)
@@ -56,6 +20,7 @@ class FieldDef:
     name: str
     slug: str
     label: str
+    #: a ``dataType`` identifier: a key of ``fieldhouse.model.fields.FIELD_TYPES``
     data_type: str
     config: Mapping[str, Any]
     is_required: bool = False
@@ -160,6 +125,7 @@ class TemplateField:
     slug: str
     name: str
     label: str
+    #: a ``dataType`` identifier: a key of ``fieldhouse.model.fields.FIELD_TYPES``
     data_type: str
     config: Mapping[str, Any] = field(default_factory=dict)
     is_required: bool = False

@@ -22,12 +22,16 @@ import threading
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
-Matrix = npt.NDArray[np.float32]
+from fieldhouse.search.contract import Embedder as Embedder
+from fieldhouse.search.contract import EmbedderUnavailable as EmbedderUnavailable
+from fieldhouse.search.contract import Matrix as Matrix
+from fieldhouse.search.contract import normalise as normalise
+from fieldhouse.search.static import StaticEmbedder
 
 #: tokens read per text (the model allows 256): a record's title and first fields carry its
 #: meaning, and attention costs grow with the square of the length
@@ -44,27 +48,6 @@ TOKENS_PER_PASS = 512
 DENSE_KINDS = ("qkv", "out", "up", "down")
 #: per (layer, dense kind): the largest |input| per channel seen while calibrating
 Taps = dict[tuple[int, str], Matrix]
-
-
-class Embedder(Protocol):
-    """Turns texts into unit-length float32 rows; blocking, call it from a worker thread."""
-
-    name: str
-    dim: int
-
-    def embed(self, texts: Sequence[str]) -> Matrix: ...
-
-    def embed_windows(self, texts: Sequence[str]) -> list[Matrix]:
-        """Each text's unit vectors, one per window it is read in (``windows x dim``): the
-        index keeps them all and ranks a record by its best."""
-        ...
-
-    def load(self) -> None:
-        """Read whatever the model needs now (a server calls it before it serves)."""
-
-
-class EmbedderUnavailable(Exception):
-    """The configured model's files are missing or unreadable."""
 
 
 def model_dir() -> Path:
@@ -391,11 +374,6 @@ def _forward_onnx(session: Any, ids: npt.NDArray[np.int64], mask: Matrix) -> Mat
     return normalise(pooled.astype(np.float32))
 
 
-def normalise(rows: Matrix) -> Matrix:
-    norms = np.linalg.norm(rows, axis=-1, keepdims=True)
-    return (rows / np.maximum(norms, 1e-12)).astype(np.float32)  # type: ignore[no-any-return]
-
-
 class MiniLMEmbedder:
     """all-MiniLM-L6-v2 (384 dimensions); weights load on first use. ``backend`` ``onnx`` (the
     default) runs the encoder with onnxruntime, ``numpy`` with the plain numpy forward pass;
@@ -568,8 +546,6 @@ def make_embedder(choice: str, *, threads: int = 1) -> Embedder:
     if choice == "minilm-int8":
         return MiniLMEmbedder(int8=INT8_KINDS, threads=threads)
     if choice == "wordllama-256":
-        from fieldhouse.search.static import StaticEmbedder  # it imports this module
-
         return StaticEmbedder()
     if choice == "none":
         return NoEmbedder()

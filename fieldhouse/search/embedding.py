@@ -15,7 +15,7 @@ import numpy as np
 import trio
 
 from fieldhouse.model.search_doc import Doc
-from fieldhouse.search.embedder import Embedder, Matrix
+from fieldhouse.search.contract import Embedder, Matrix
 from fieldhouse.storage.store import Store
 from fieldhouse.storage.vectors import Queued
 

@@ -16,7 +16,7 @@ from typing import Protocol
 import numpy as np
 import trio
 
-from fieldhouse.search.embedder import Embedder, Matrix
+from fieldhouse.search.contract import Embedder, Matrix
 
 CACHE = 512
 #: the longest query text sent (the API takes 1,000 characters)

@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from fieldhouse.search.embedder import EmbedderUnavailable, Matrix, normalise
+from fieldhouse.search.contract import EmbedderUnavailable, Matrix, normalise
 
 MODEL = "l2_supercat"
 DIM = 256

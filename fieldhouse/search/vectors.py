@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from fieldhouse.search.embedder import Matrix
+from fieldhouse.search.contract import Matrix
 
 
 @functools.cache  # (once a process: each call looks through the loaded libraries again)

@@ -7,6 +7,7 @@ raises. Numbers of any size are bounded to +-(2^53 - 1).
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import orjson
@@ -14,9 +15,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from fieldhouse.model.fields import FIELD_TYPES, FieldType, field_type
+from fieldhouse.model.fields import DATA_TYPES, FIELD_TYPES, FieldType, field_type
 from fieldhouse.model.fields._base import MAX_SAFE_NUMBER
-from fieldhouse.model.schema import DATA_TYPES, DataType, FieldDef
+from fieldhouse.model.schema import FieldDef
 from fieldhouse.model.values import normalise_value
 
 #: Configs that open each type up (multi-entry, free form, half ratings) where it has options.
@@ -40,7 +41,7 @@ def fd(data_type: str, config: dict[str, Any] | None = None) -> FieldDef:
 
 def test_every_data_type_has_exactly_one_field_type() -> None:
     assert tuple(FIELD_TYPES) == DATA_TYPES
-    assert {t.value for t in DataType} == set(DATA_TYPES)
+    assert all(re.fullmatch(r"[a-z]+(_[a-z]+)*", name) for name in DATA_TYPES)
     for name, kind in FIELD_TYPES.items():
         assert isinstance(kind, FieldType)
         assert kind.data_type == name
@@ -178,3 +179,13 @@ def test_any_value_is_stored_or_refused(data_type: str, value: Any) -> None:
     assert more == []
     if data_type not in ("email", "url", "phone", "address"):  # fresh entry ids are fine
         assert again == normalised
+
+
+@pytest.mark.parametrize("name", WRITABLE)
+def test_every_writable_type_has_an_example_that_is_a_fixed_point(name: str) -> None:
+    kind = FIELD_TYPES[name]
+    f = fd(name, dict(kind.example_config))
+    value, issues = kind.normalise(f, kind.example)
+    assert issues == [] and value is not None
+    assert kind.normalise(f, orjson.loads(orjson.dumps(value))) == (value, [])
+    assert not kind.is_blank(value)

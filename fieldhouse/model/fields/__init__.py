@@ -1,7 +1,8 @@
 """Field types as objects: one :class:`FieldType` per ``dataType``, and the registry of them.
 
-Adding a type is one new module with a ``FieldType`` subclass, a ``DataType`` member and a line
-in :data:`FIELD_TYPES` (a test checks every ``DataType`` has exactly one).
+The registry is the one list of types: the API's ``dataType`` enum, OpenAPI, CSV import, search,
+aggregates and links all ask the type object. Adding a type is one new module with a
+``FieldType`` subclass and a line in ``_ALL`` below (README "Adding a field type").
 """
 
 from __future__ import annotations
@@ -34,16 +35,16 @@ from fieldhouse.model.fields.numeric import (
 from fieldhouse.model.fields.social import SocialProfileType
 from fieldhouse.model.fields.temporal import DateRangeType, DateType, TimeType
 from fieldhouse.model.fields.text import RichTextType, TextareaType, TextType
-from fieldhouse.model.schema import DataType, FieldDef
+from fieldhouse.model.schema import FieldDef
 
 __all__ = [
+    "DATA_TYPES",
     "FIELD_TYPES",
     "AddressType",
     "AutonumberType",
     "BooleanType",
     "ConfigContext",
     "CurrencyType",
-    "DataType",
     "DateRangeType",
     "DateType",
     "DurationType",
@@ -74,6 +75,7 @@ __all__ = [
     "UserCheck",
     "field_type",
     "is_empty",
+    "is_unique",
     "type_of",
 ]
 
@@ -107,7 +109,9 @@ _ALL: tuple[FieldType, ...] = (
 )
 
 #: The registry: every data type's one FieldType.
-FIELD_TYPES: Mapping[str, FieldType] = MappingProxyType({t.data_type.value: t for t in _ALL})
+FIELD_TYPES: Mapping[str, FieldType] = MappingProxyType({t.data_type: t for t in _ALL})
+#: Every ``dataType`` identifier, in the registry's order (the API's and OpenAPI's enum).
+DATA_TYPES: tuple[str, ...] = tuple(FIELD_TYPES)
 
 
 def field_type(data_type: str) -> FieldType | None:
@@ -118,3 +122,9 @@ def field_type(data_type: str) -> FieldType | None:
 def type_of(field: FieldDef) -> FieldType | None:
     """The FieldType of a field definition (None when its stored type is unknown)."""
     return FIELD_TYPES.get(field.data_type)
+
+
+def is_unique(field: FieldDef) -> bool:
+    """Whether a field is declared unique, on a type whose value can be looked up by it."""
+    kind = FIELD_TYPES.get(field.data_type)
+    return kind is not None and kind.is_unique(field)

@@ -12,12 +12,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Literal
 
 from fieldhouse.model.errors import Issue
 from fieldhouse.model.fields._base import Result
 from fieldhouse.model.fields.kind import ALLOWED_OPS, FilterKind
-from fieldhouse.model.schema import DataType, FieldDef, ModuleSchema
+from fieldhouse.model.schema import FieldDef, ModuleSchema
 
 
 @dataclass(frozen=True)
@@ -47,6 +47,20 @@ class UserCheck:
 
 
 LinkCheck = ReferenceCheck | ParentCheck | UserCheck
+
+#: How a CSV cell of a type is read: as the text it is, a number, true/false, a comma-separated
+#: list, or the JSON an export writes (a bare value otherwise).
+CellKind = Literal["string", "number", "boolean", "comma_list", "json"]
+#: How an aggregate groups records by a field of a type (None: it cannot group).
+Grouping = Literal["choice", "boolean", "reference", "user", "date"]
+
+
+@dataclass(frozen=True)
+class ModuleLink:
+    """The module a field's values link records of: ``target`` None means any module."""
+
+    target: str | None
+    multi: bool
 
 
 @dataclass(frozen=True)
@@ -108,7 +122,8 @@ def is_empty(value: Any) -> bool:
 class FieldType:
     """One ``dataType``. Subclasses set :attr:`data_type` and override what differs."""
 
-    data_type: ClassVar[DataType]
+    #: The ``dataType`` identifier (snake_case); the registry keys the type by it.
+    data_type: ClassVar[str]
     #: The server computes the value (formula, rollup, autonumber); a client never sets it.
     read_only: ClassVar[bool] = False
     #: The value is computed from other values (formula, rollup): a config change recomputes it.
@@ -117,12 +132,37 @@ class FieldType:
     searchable: ClassVar[bool] = False
     #: Values point at other records, kept in the links table (reference, parent_record).
     links_records: ClassVar[bool] = False
+    #: A field of the type may be declared ``unique`` (its value is one string to look up).
+    keeps_unique: ClassVar[bool] = False
+    #: How a CSV import reads a cell of the type (:data:`CellKind`).
+    csv_cell: ClassVar[CellKind] = "json"
+    #: How aggregates group by the type (:data:`Grouping`), None when they cannot.
+    grouping: ClassVar[Grouping | None] = None
+    #: What a write may give in another shape than a read returns (OpenAPI's
+    #: ``FieldValue_<dataType>`` description), None when writes and reads agree.
+    write_form: ClassVar[str | None] = None
+    #: A value a client may write (None for computed types), with a config that takes it:
+    #: the registry-wide tests write it through the API for every type.
+    example: ClassVar[Any] = None
+    example_config: ClassVar[Mapping[str, Any]] = {}
 
     # --- values -------------------------------------------------------------------------------
 
     def normalise(self, field: FieldDef, value: Any) -> Result:
         """Validate and normalise one non-null value; issue paths are relative to the value."""
         raise NotImplementedError(self.data_type)
+
+    def is_unique(self, field: FieldDef) -> bool:
+        """Whether the field is declared unique (only types that :attr:`keeps_unique`)."""
+        return self.keeps_unique and bool(field.config.get("unique"))
+
+    def holds_list(self, field: FieldDef) -> bool:
+        """Whether the field's config makes its value a list of entries (multi-entry)."""
+        return False
+
+    def bare_item(self, text: str) -> Any:
+        """One list entry written as bare text in a CSV cell."""
+        return text
 
     def is_blank(self, value: Any) -> bool:
         """Whether a normalised value is empty for ``isRequired``."""
@@ -161,6 +201,19 @@ class FieldType:
             yield from strings_of(value)
 
     # --- links --------------------------------------------------------------------------------
+
+    def reads_fields(self, field: FieldDef) -> frozenset[str]:
+        """Slugs of the module's fields the definition reads (a formula's references, a
+        rollup's linking field): changing or archiving one of them names this field."""
+        return frozenset()
+
+    def allowed_modules(self, field: FieldDef) -> tuple[str, ...]:
+        """Modules (slugs) whose records the field's config names as link targets."""
+        return ()
+
+    def module_link(self, field: FieldDef, module_slug: str) -> ModuleLink | None:
+        """The module reference the field carries (its module is ``module_slug``), if any."""
+        return None
 
     def link_checks(self, field: FieldDef, value: Any) -> list[LinkCheck]:
         """Records or users a normalised value names, for the caller to verify in storage."""

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, ClassVar
 
 from fieldhouse.model.errors import Issue
 from fieldhouse.model.fields._base import (
@@ -17,9 +17,9 @@ from fieldhouse.model.fields._base import (
     too_big_array,
     too_big_string,
 )
-from fieldhouse.model.fields.base import ConfigContext, FieldType
+from fieldhouse.model.fields.base import CellKind, ConfigContext, FieldType, Grouping
 from fieldhouse.model.fields.kind import FilterKind
-from fieldhouse.model.schema import DataType, FieldDef
+from fieldhouse.model.schema import FieldDef
 
 FREE_FORM_MAX_LENGTH = 255
 
@@ -111,8 +111,12 @@ def check_options(options: Any) -> list[Issue]:
 
 
 class SelectType(FieldType):
-    data_type = DataType.SELECT
+    data_type = "select"
+    example: ClassVar[Any] = "won"
+    example_config: ClassVar[Mapping[str, Any]] = {"options": ["lead", "won"]}
     searchable = True
+    grouping: ClassVar[Grouping | None] = "choice"
+    csv_cell: ClassVar[CellKind] = "string"
 
     def normalise(self, field: FieldDef, value: Any) -> Result:
         return normalise_select(field, value)
@@ -134,7 +138,11 @@ class SelectType(FieldType):
 
 
 class MultiSelectType(SelectType):
-    data_type = DataType.MULTI_SELECT
+    data_type = "multi_select"
+    example = ["won"]
+    example_config: ClassVar[Mapping[str, Any]] = {"options": ["lead", "won"]}
+    grouping = None
+    csv_cell = "comma_list"
 
     def normalise(self, field: FieldDef, value: Any) -> Result:
         return normalise_multi_select(field, value)
@@ -151,7 +159,10 @@ class MultiSelectType(SelectType):
 
 
 class BooleanType(FieldType):
-    data_type = DataType.BOOLEAN
+    data_type = "boolean"
+    example = True
+    grouping = "boolean"
+    csv_cell = "boolean"
 
     def normalise(self, field: FieldDef, value: Any) -> Result:
         return normalise_boolean(field, value)

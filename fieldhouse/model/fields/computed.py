@@ -10,9 +10,9 @@ from fieldhouse.model.errors import Issue
 from fieldhouse.model.fields._base import MAX_SAFE_NUMBER, Result, issue
 from fieldhouse.model.fields.base import ConfigContext, FieldType
 from fieldhouse.model.fields.kind import Base, FilterKind
-from fieldhouse.model.formula import validate_formula_config
-from fieldhouse.model.rollup import validate_rollup_config
-from fieldhouse.model.schema import DataType, FieldDef
+from fieldhouse.model.formula import formula_refs, validate_formula_config
+from fieldhouse.model.rollup import rollup_source, validate_rollup_config
+from fieldhouse.model.schema import FieldDef
 
 AUTONUMBER_FORMATS: tuple[str, ...] = ("none", "prefix", "suffix", "both")
 #: Counters the server keeps inside ``config.autonumber``; clients never set them.
@@ -30,13 +30,16 @@ class _Computed(FieldType):
 
 
 class FormulaType(_Computed):
-    data_type = DataType.FORMULA
+    data_type = "formula"
     derived = True
 
     def check_config(
         self, config: dict[str, Any], ctx: ConfigContext
     ) -> tuple[dict[str, Any], list[Issue]]:
         return validate_formula_config(config, ctx.other_slugs, self_slug=ctx.self_slug)
+
+    def reads_fields(self, field: FieldDef) -> frozenset[str]:
+        return frozenset(formula_refs(field.config))
 
     def filter_kind(self, field: FieldDef) -> FilterKind:
         settings = field.config.get("formula")
@@ -48,13 +51,17 @@ class FormulaType(_Computed):
 
 
 class RollupType(_Computed):
-    data_type = DataType.ROLLUP
+    data_type = "rollup"
     derived = True
 
     def check_config(
         self, config: dict[str, Any], ctx: ConfigContext
     ) -> tuple[dict[str, Any], list[Issue]]:
         return config, validate_rollup_config(config, linked_field_slugs=ctx.linking_slugs)
+
+    def reads_fields(self, field: FieldDef) -> frozenset[str]:
+        linked = rollup_source(field.config).linked_field_slug
+        return frozenset({linked}) if linked is not None else frozenset()
 
     def filter_kind(self, field: FieldDef) -> FilterKind:
         return FilterKind("number", field.slug)
@@ -66,13 +73,17 @@ class RollupType(_Computed):
 class AutonumberType(_Computed):
     """Assigned on create from a per-field (or per-type) sequence; rendered with affixes."""
 
-    data_type = DataType.AUTONUMBER
+    data_type = "autonumber"
     searchable = True
 
     def check_config(
         self, config: dict[str, Any], ctx: ConfigContext
     ) -> tuple[dict[str, Any], list[Issue]]:
         return config, _check_autonumber(config, ctx.other_slugs, ctx.stored)
+
+    def reads_fields(self, field: FieldDef) -> frozenset[str]:
+        type_slug = (field.config.get("autonumber") or {}).get("typeFieldSlug")
+        return frozenset({type_slug}) if isinstance(type_slug, str) else frozenset()
 
     def filter_kind(self, field: FieldDef) -> FilterKind:
         return FilterKind("text", field.slug)

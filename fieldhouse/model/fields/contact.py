@@ -38,7 +38,7 @@ from fieldhouse.model.fields._base import (
 )
 from fieldhouse.model.fields.base import FieldType
 from fieldhouse.model.fields.kind import FilterKind
-from fieldhouse.model.schema import DataType, FieldDef
+from fieldhouse.model.schema import FieldDef
 
 EMAIL_MAX_LENGTH = 254
 URL_MAX_LENGTH = 2048
@@ -288,14 +288,21 @@ class _ContactType(FieldType):
 
     searchable = True
 
+    def holds_list(self, field: FieldDef) -> bool:
+        return cfg_bool(sub(field.config, self.data_type), "allowMultiple", False)
+
+    def bare_item(self, text: str) -> Any:
+        return {"value": text}
+
     def filter_kind(self, field: FieldDef) -> FilterKind:
-        if cfg_bool(sub(field.config, self.data_type), "allowMultiple", False):
+        if self.holds_list(field):
             return FilterKind("text", field.slug, multi=True, value_key=("value",))
         return FilterKind("text", field.slug)
 
 
 class EmailType(_ContactType):
-    data_type = DataType.EMAIL
+    data_type = "email"
+    example = "jo@example.com"
 
     def normalise(self, field: FieldDef, value: Any) -> Result:
         return normalise_email(field, value)
@@ -305,7 +312,8 @@ class EmailType(_ContactType):
 
 
 class UrlType(_ContactType):
-    data_type = DataType.URL
+    data_type = "url"
+    example = "https://example.com/about"
 
     def normalise(self, field: FieldDef, value: Any) -> Result:
         return normalise_url(field, value)
@@ -315,7 +323,8 @@ class UrlType(_ContactType):
 
 
 class PhoneType(_ContactType):
-    data_type = DataType.PHONE
+    data_type = "phone"
+    example = "+442071838750"
 
     def normalise(self, field: FieldDef, value: Any) -> Result:
         return normalise_phone(field, value)
@@ -337,8 +346,11 @@ _ADDRESS_SCHEMA: dict[str, Any] = {
 class AddressType(FieldType):
     """Structured addresses: searchable words, but only emptiness and substring filters."""
 
-    data_type = DataType.ADDRESS
+    data_type = "address"
+    example = {"city": "Oslo", "country": "Norway"}
     searchable = True
+    holds_list = _ContactType.holds_list
+    bare_item = _ContactType.bare_item
 
     def normalise(self, field: FieldDef, value: Any) -> Result:
         return normalise_address(field, value)

@@ -30,7 +30,7 @@ from fieldhouse.model.fields._base import (
 )
 from fieldhouse.model.fields.base import FieldType
 from fieldhouse.model.fields.contact import url_host
-from fieldhouse.model.schema import DataType, FieldDef
+from fieldhouse.model.schema import FieldDef
 
 FORMATS: tuple[str, ...] = ("jpg", "png", "gif", "webp")
 DEFAULT_MAX_IMAGES = 10
@@ -177,10 +177,14 @@ def normalise_image(field: FieldDef, value: Any) -> Result:
 class ImageType(FieldType):
     """Image references: only emptiness and substring filters; nothing to search."""
 
-    data_type = DataType.IMAGE
+    data_type = "image"
+    example = "https://example.com/logo.png"
 
     def normalise(self, field: FieldDef, value: Any) -> Result:
         return normalise_image(field, value)
+
+    def holds_list(self, field: FieldDef) -> bool:
+        return cfg_bool(sub(field.config, "image"), "multiple", False)
 
     def value_schema(self) -> dict[str, Any]:
         item = {

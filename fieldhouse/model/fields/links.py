@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, Literal
 
 from fieldhouse.model.errors import Issue
 from fieldhouse.model.fields._base import (
@@ -26,12 +27,13 @@ from fieldhouse.model.fields._base import (
 from fieldhouse.model.fields.base import (
     FieldType,
     LinkCheck,
+    ModuleLink,
     ParentCheck,
     ReferenceCheck,
     UserCheck,
 )
 from fieldhouse.model.fields.kind import FilterKind
-from fieldhouse.model.schema import DataType, FieldDef
+from fieldhouse.model.schema import FieldDef
 
 DISPLAY_NAME_MAX_LENGTH = 500
 USER_ID_MAX_LENGTH = 128
@@ -64,15 +66,27 @@ def check_uuid(value: Any, path: Path = ()) -> tuple[str | None, list[Issue]]:
 # --- reference --------------------------------------------------------------------------------
 
 
-def reference_settings(field: FieldDef) -> tuple[str, bool, tuple[str, ...]]:
-    """``(targetType, multi, allowedModuleSlugs)`` of a reference field."""
+@dataclass(frozen=True)
+class ReferenceSettings:
+    """A reference field's ``config.reference``, read: what it links and how many."""
+
+    target_type: Literal["module", "user", "team"]
+    multi: bool
+    #: modules whose records it may link (empty: any module)
+    allowed_module_slugs: tuple[str, ...]
+
+
+def reference_settings(field: FieldDef) -> ReferenceSettings:
+    """The settings of a reference field (defaults where its config says nothing valid)."""
     settings = sub(field.config, "reference")
     target = settings.get("targetType")
-    target_type = target if target in ("module", "user", "team") else "module"
+    target_type: Literal["module", "user", "team"] = (
+        target if target in ("module", "user", "team") else "module"
+    )
     multi = settings.get("selectionMode") == "multi"
     allowed = settings.get("allowedModuleSlugs")
     slugs = tuple(s for s in allowed if isinstance(s, str)) if isinstance(allowed, list) else ()
-    return target_type, multi, slugs
+    return ReferenceSettings(target_type, multi, slugs)
 
 
 def check_reference_item(value: Any) -> Result:
@@ -97,8 +111,7 @@ def check_reference_item(value: Any) -> Result:
 
 
 def normalise_reference(field: FieldDef, value: Any) -> Result:
-    _, multi, _ = reference_settings(field)
-    if multi:
+    if reference_settings(field).multi:
         return normalise_list(
             value, check_reference_item, max_items=MAX_LIST_ITEMS, key=lambda r: r["recordId"]
         )
@@ -181,25 +194,51 @@ def _one_or_many(item: dict[str, Any]) -> dict[str, Any]:
 class ReferenceType(FieldType):
     """Links to records (or users): filters compare the id, substrings and sorts the name."""
 
-    data_type = DataType.REFERENCE
+    data_type = "reference"
+    example = {"recordId": "123e4567-e89b-12d3-a456-426614174000", "displayName": ""}
+    write_form = (
+        "An item may be written as a bare record id (uuid string) and is read as {recordId, "
+        "displayName}."
+    )
     searchable = True
     links_records = True
+    grouping = "reference"
 
     def normalise(self, field: FieldDef, value: Any) -> Result:
         return normalise_reference(field, value)
 
+    def holds_list(self, field: FieldDef) -> bool:
+        return reference_settings(field).multi
+
     def filter_kind(self, field: FieldDef) -> FilterKind:
-        _, multi, _ = reference_settings(field)
+        multi = reference_settings(field).multi
         return FilterKind("ref", field.slug, multi=multi, value_key=("recordId",), label_key=_NAME)
+
+    def allowed_modules(self, field: FieldDef) -> tuple[str, ...]:
+        return reference_settings(field).allowed_module_slugs
+
+    def reads_fields(self, field: FieldDef) -> frozenset[str]:
+        """The field a dependent picker narrows by (``reference.dependency``)."""
+        dependency = sub(sub(field.config, "reference"), "dependency")
+        slug = dependency.get("dependsOnFieldSlug")
+        return frozenset({slug}) if isinstance(slug, str) else frozenset()
+
+    def module_link(self, field: FieldDef, module_slug: str) -> ModuleLink | None:
+        """Module records link to the one allowed module (none named or several: any)."""
+        settings = reference_settings(field)
+        if settings.target_type != "module":
+            return None
+        allowed = settings.allowed_module_slugs
+        return ModuleLink(allowed[0] if len(allowed) == 1 else None, settings.multi)
 
     def link_checks(self, field: FieldDef, value: Any) -> list[LinkCheck]:
         if value is None or value == []:
             return []
-        target_type, _, allowed = reference_settings(field)
+        settings = reference_settings(field)
         ids = tuple(str(item["recordId"]) for item in _items(value))
-        if target_type == "module":
-            return [ReferenceCheck(field.slug, ids, allowed)]
-        if target_type == "user":
+        if settings.target_type == "module":
+            return [ReferenceCheck(field.slug, ids, settings.allowed_module_slugs)]
+        if settings.target_type == "user":
             return [UserCheck(field.slug, ids)]
         return []
 
@@ -232,14 +271,24 @@ class ReferenceType(FieldType):
 class PersonType(FieldType):
     """Users of the workspace: filters compare the user id, substrings and sorts the name."""
 
-    data_type = DataType.PERSON
+    data_type = "person"
+    example = {"userId": "user-1", "displayName": "", "email": None, "avatar": None}
+    write_form = (
+        "An item may be written as a bare user id string and is read as {userId, displayName, "
+        "email, avatar}."
+    )
     searchable = True
+
+    grouping = "user"
 
     def normalise(self, field: FieldDef, value: Any) -> Result:
         return normalise_person(field, value)
 
+    def holds_list(self, field: FieldDef) -> bool:
+        return cfg_bool(sub(field.config, "person"), "allowMultiple", False)
+
     def filter_kind(self, field: FieldDef) -> FilterKind:
-        multi = cfg_bool(sub(field.config, "person"), "allowMultiple", False)
+        multi = self.holds_list(field)
         return FilterKind("ref", field.slug, multi=multi, value_key=("userId",), label_key=_NAME)
 
     def link_checks(self, field: FieldDef, value: Any) -> list[LinkCheck]:
@@ -265,7 +314,11 @@ class PersonType(FieldType):
 class ParentRecordType(FieldType):
     """The parent's record id, in the same module."""
 
-    data_type = DataType.PARENT_RECORD
+    data_type = "parent_record"
+    example = "123e4567-e89b-12d3-a456-426614174000"
+    write_form = (
+        "Written as a record id (uuid string) or {recordId, displayName?}; read as the uuid string."
+    )
     searchable = True
     links_records = True
 
@@ -274,6 +327,10 @@ class ParentRecordType(FieldType):
 
     def filter_kind(self, field: FieldDef) -> FilterKind:
         return FilterKind("exact", field.slug)
+
+    def module_link(self, field: FieldDef, module_slug: str) -> ModuleLink | None:
+        """A parent is a record of the field's own module."""
+        return ModuleLink(module_slug, False)
 
     def link_checks(self, field: FieldDef, value: Any) -> list[LinkCheck]:
         if value is None:

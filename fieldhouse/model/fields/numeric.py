@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, ClassVar
 
 import pycountry
 
@@ -31,9 +31,9 @@ from fieldhouse.model.fields._base import (
     too_small_number,
     unknown_keys,
 )
-from fieldhouse.model.fields.base import FieldType
+from fieldhouse.model.fields.base import CellKind, FieldType
 from fieldhouse.model.fields.kind import FilterKind
-from fieldhouse.model.schema import DataType, FieldDef
+from fieldhouse.model.schema import FieldDef
 
 #: ISO 4217 alphabetic codes of the currencies in use (pycountry's copy of the standard).
 CURRENCY_CODES: frozenset[str] = frozenset(c.alpha_3 for c in pycountry.currencies)
@@ -263,7 +263,13 @@ _NUMBER: dict[str, Any] = {
 
 
 class NumberType(FieldType):
-    data_type = DataType.NUMBER
+    data_type = "number"
+    example: ClassVar[Any] = 12.5
+    csv_cell: ClassVar[CellKind] = "number"
+    write_form: ClassVar[str | None] = (
+        "A number without a fractional part is read as an integer when the field has decimals "
+        "0 (5.0 is read 5). Numbers beyond +-(2^53 - 1) are refused."
+    )
 
     def normalise(self, field: FieldDef, value: Any) -> Result:
         return normalise_number(field, value)
@@ -278,7 +284,13 @@ class NumberType(FieldType):
 class CurrencyType(NumberType):
     """``{amount, currency}``: filters and sorts read the amount."""
 
-    data_type = DataType.CURRENCY
+    data_type = "currency"
+    example = {"amount": 9.99, "currency": "EUR"}
+    csv_cell = "json"
+    write_form = (
+        "The currency code is written in any case and read upper-case; without one the "
+        "field's currency.defaultCurrency is used."
+    )
 
     def normalise(self, field: FieldDef, value: Any) -> Result:
         return normalise_currency(field, value)
@@ -298,7 +310,9 @@ class CurrencyType(NumberType):
 
 
 class RatingType(NumberType):
-    data_type = DataType.RATING
+    data_type = "rating"
+    example = 4
+    write_form = None
 
     def normalise(self, field: FieldDef, value: Any) -> Result:
         return normalise_rating(field, value)
@@ -308,7 +322,9 @@ class RatingType(NumberType):
 
 
 class ProgressType(NumberType):
-    data_type = DataType.PROGRESS
+    data_type = "progress"
+    example = 50
+    write_form = None
 
     def normalise(self, field: FieldDef, value: Any) -> Result:
         return normalise_progress(field, value)
@@ -320,7 +336,12 @@ class ProgressType(NumberType):
 class DurationType(NumberType):
     """Stored as seconds; written as seconds or a duration string."""
 
-    data_type = DataType.DURATION
+    data_type = "duration"
+    example = 8100
+    write_form = (
+        "Written as seconds, or as a string: H:MM, H:MM:SS, 1h 30m 15s, 1.5h or ISO 8601 "
+        "PT1H30M (weeks, days, hours, minutes, seconds); read as whole or fractional seconds."
+    )
 
     def normalise(self, field: FieldDef, value: Any) -> Result:
         return normalise_duration(field, value)

@@ -20,7 +20,7 @@ from fieldhouse.model.fields._base import (
 )
 from fieldhouse.model.fields.base import FieldType
 from fieldhouse.model.fields.contact import check_url, url_host
-from fieldhouse.model.schema import DataType, FieldDef
+from fieldhouse.model.schema import FieldDef
 
 PLATFORMS: tuple[str, ...] = (
     "linkedin",
@@ -122,11 +122,15 @@ def normalise_social_profile(field: FieldDef, value: Any) -> Result:
 class SocialProfileType(FieldType):
     """Profile URLs: searchable, but only emptiness and substring filters."""
 
-    data_type = DataType.SOCIAL_PROFILE
+    data_type = "social_profile"
+    example = "https://github.com/ada"
     searchable = True
 
     def normalise(self, field: FieldDef, value: Any) -> Result:
         return normalise_social_profile(field, value)
+
+    def holds_list(self, field: FieldDef) -> bool:
+        return _settings(field)[0]
 
     def value_schema(self) -> dict[str, Any]:
         item = {

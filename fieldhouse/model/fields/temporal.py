@@ -22,7 +22,7 @@ from fieldhouse.model.fields._base import (
 )
 from fieldhouse.model.fields.base import FieldType
 from fieldhouse.model.fields.kind import FilterKind
-from fieldhouse.model.schema import DataType, FieldDef
+from fieldhouse.model.schema import FieldDef
 
 _DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
 #: ISO 8601's extended format, optionally after the time designator T (``T09:30``)
@@ -171,7 +171,10 @@ def normalise_date_range(field: FieldDef, value: Any) -> Result:
 
 
 class DateType(FieldType):
-    data_type = DataType.DATE
+    data_type = "date"
+    example = "2024-05-01"
+    grouping = "date"
+    csv_cell = "string"
 
     def normalise(self, field: FieldDef, value: Any) -> Result:
         return normalise_date(field, value)
@@ -184,7 +187,14 @@ class DateType(FieldType):
 
 
 class TimeType(FieldType):
-    data_type = DataType.TIME
+    data_type = "time"
+    example = "07:05:00"
+    csv_cell = "string"
+    write_form = (
+        "Written as HH:MM, HH:MM:SS or HH:MM:SS.ffffff (24-hour, ISO 8601 extended format), "
+        "optionally after the time designator T (T09:30); read as HH:MM:SS with the fraction "
+        "as given. A time zone is refused."
+    )
 
     def normalise(self, field: FieldDef, value: Any) -> Result:
         return normalise_time(field, value)
@@ -202,7 +212,13 @@ class TimeType(FieldType):
 class DateRangeType(FieldType):
     """``{start, end}``: filters and sorts read the start."""
 
-    data_type = DataType.DATE_RANGE
+    data_type = "date_range"
+    example = {"start": "2024-01-01", "end": "2024-01-02"}
+    grouping = "date"
+    write_form = (
+        "With dateRange.includeTime the ends are written as ISO 8601 date-times with Z or a "
+        "+HH:MM offset and read in UTC with Z."
+    )
 
     def normalise(self, field: FieldDef, value: Any) -> Result:
         return normalise_date_range(field, value)

@@ -22,7 +22,7 @@ from fieldhouse.model.fields._base import (
 )
 from fieldhouse.model.fields.base import FieldType, strings_of
 from fieldhouse.model.fields.kind import FilterKind
-from fieldhouse.model.schema import DataType, FieldDef
+from fieldhouse.model.schema import FieldDef
 
 TEXT_MAX_LENGTH = 255
 TEXTAREA_MAX_LENGTH = 5000
@@ -98,8 +98,11 @@ def strip_html(text: str) -> str:
 
 
 class TextType(FieldType):
-    data_type = DataType.TEXT
+    data_type = "text"
     searchable = True
+    keeps_unique = True
+    csv_cell = "string"
+    example = "Acme Ltd"
 
     def normalise(self, field: FieldDef, value: Any) -> Result:
         return normalise_text(field, value)
@@ -112,14 +115,18 @@ class TextType(FieldType):
 
 
 class TextareaType(TextType):
-    data_type = DataType.TEXTAREA
+    data_type = "textarea"
+    keeps_unique = False
+    example = "Met at the fair.\nCall back in May."
 
     def normalise(self, field: FieldDef, value: Any) -> Result:
         return normalise_textarea(field, value)
 
 
 class RichTextType(TextType):
-    data_type = DataType.RICH_TEXT
+    data_type = "rich_text"
+    keeps_unique = False
+    example = "<p>Renewal <strong>due</strong></p>"
 
     def normalise(self, field: FieldDef, value: Any) -> Result:
         return normalise_rich_text(field, value)

@@ -1,6 +1,6 @@
 """The built-in template catalog: modules a workspace can install with one call.
 
-Together the templates use every field type in :data:`fieldhouse.model.schema.DATA_TYPES`. Field
+Together the templates use every field type in :data:`fieldhouse.model.fields.DATA_TYPES`. Field
 configs are plain dicts shared by every caller: copy before changing (``template_diff`` always
 returns fresh copies).
 """

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import httpx
 
-from fieldhouse.model.schema import DATA_TYPES
+from fieldhouse.model.fields import DATA_TYPES
+from fieldhouse.model.templates import BUILTIN_TEMPLATES
 from fieldhouse.runtime import Runtime
 from tests.conftest import Workspace, add_user
 from tests.http.test_auth import assert_envelope
@@ -44,7 +45,8 @@ async def test_all_data_types_are_installed(client: httpx.AsyncClient, ws: Works
     for slug in ("contacts", "companies", "deals", "tasks"):
         fields = (await client.get(f"/v1/modules/{slug}/fields", headers=ws.headers)).json()
         seen |= {f["type"] for f in fields["fields"]}
-    assert seen == set(DATA_TYPES)
+    assert seen == {f.data_type for t in BUILTIN_TEMPLATES for f in t.fields}
+    assert seen <= set(DATA_TYPES)
 
 
 async def test_views(client: httpx.AsyncClient, ws: Workspace) -> None:

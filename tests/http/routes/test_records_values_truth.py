@@ -9,7 +9,7 @@ import httpx
 from hypothesis import Phase, given, settings
 from hypothesis import strategies as st
 
-from fieldhouse.model.schema import DATA_TYPES
+from fieldhouse.model.fields import DATA_TYPES
 from fieldhouse.runtime import Runtime
 from tests.conftest import Workspace, add_user
 from tests.http.routes.test_records_values import CASES

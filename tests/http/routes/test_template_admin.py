@@ -8,7 +8,8 @@ from typing import Any, get_args
 import httpx
 
 from fieldhouse.http.template_models import DataType
-from fieldhouse.model.schema import DATA_TYPES, ModuleDef
+from fieldhouse.model.fields import DATA_TYPES
+from fieldhouse.model.schema import ModuleDef
 from fieldhouse.runtime import Runtime
 from tests.conftest import Workspace, add_user
 from tests.http.test_auth import assert_envelope

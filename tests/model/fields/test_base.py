@@ -10,12 +10,11 @@ import pytest
 from fieldhouse.model.fields import field_type
 from fieldhouse.model.fields.base import FieldType, is_empty, strings_of
 from fieldhouse.model.fields.kind import ALLOWED_OPS
-from fieldhouse.model.schema import DataType
 from tests.model.fields.support import fd
 
 
 class Plain(FieldType):
-    data_type: ClassVar[DataType] = DataType.TEXT
+    data_type: ClassVar[str] = "text"
 
 
 class Words(Plain):

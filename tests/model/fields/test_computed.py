@@ -30,7 +30,7 @@ def issues_of(found: list[Any]) -> list[tuple[str, tuple[str | int, ...], str]]:
 
 @pytest.mark.parametrize("kind", [FormulaType(), RollupType(), AutonumberType()])
 def test_a_client_never_sets_a_computed_value(kind: Any) -> None:
-    value, issues = kind.normalise(fd(kind.data_type.value, "total"), 42)
+    value, issues = kind.normalise(fd(kind.data_type, "total"), 42)
     assert value is None
     assert issues_of(issues) == [("read_only", (), "Field 'total' is computed and cannot be set")]
 
