@@ -137,6 +137,8 @@ SQLITE: tuple[str, ...] = (
     VECTORS + ";" + REBUILD,
     # 9: archived fields (hidden, refused on writes, their values kept; as POSTGRES[6])
     "ALTER TABLE fields ADD COLUMN archived_at TEXT",
+    # 10: a key's own role, lower than its user's (POST /api/keys; as POSTGRES[7])
+    "ALTER TABLE api_keys ADD COLUMN role_slug TEXT",
 )
 
 POSTGRES: tuple[str, ...] = (
@@ -252,6 +254,8 @@ POSTGRES: tuple[str, ...] = (
     .replace(" REAL ", " double precision "),
     # 7: archived fields (mirrors SQLITE[8])
     "ALTER TABLE fields ADD COLUMN archived_at text",
+    # 8: a key's own role (mirrors SQLITE[9])
+    "ALTER TABLE api_keys ADD COLUMN role_slug text",
 )
 
 
