@@ -13,9 +13,9 @@ import trio
 from fieldhouse.http.routes.key_admin import KEY_NAME_MAX, RoleName, ScopeName
 from fieldhouse.model.keys import hash_api_key
 from fieldhouse.model.principal import KEY_ROLES, SCOPES
-from fieldhouse.runtime import Runtime, open_runtime
+from fieldhouse.runtime import Runtime
 from tests.conftest import Workspace, add_user
-from tests.http.routes.test_events import served
+from tests.http.routes.test_events import second_server
 from tests.http.routes.test_module_admin import envelope
 
 URL = "/api/keys"
@@ -110,13 +110,8 @@ async def test_revoke_answers_401_at_once_on_every_server(
 ) -> None:
     key, secret = await make_key(client, ws, {"name": "CI"})
 
-    async def second_server(task_status: trio.TaskStatus[httpx.AsyncClient]) -> None:
-        async with open_runtime(runtime.settings) as second, served(second) as other:
-            task_status.started(other)
-            await trio.sleep_forever()
-
     async with trio.open_nursery() as nursery:
-        other: httpx.AsyncClient = await nursery.start(second_server)
+        other: httpx.AsyncClient = await nursery.start(second_server, runtime)
         # both servers have checked the key (and remember it)
         for http in (client, other):
             assert (await http.get("/v1/me", headers=bearer(secret))).status_code == 200
