@@ -34,7 +34,10 @@ RoleName = Literal["owner", "admin", "member", "viewer"]
 
 class KeyCreateBody(Strict):
     name: NonBlank = Field(
-        max_length=KEY_NAME_MAX, description=f"to recognise the key by, 1-{KEY_NAME_MAX} characters"
+        min_length=1,
+        max_length=KEY_NAME_MAX,
+        pattern=r"\S",
+        description=f"to recognise the key by, 1-{KEY_NAME_MAX} characters",
     )
     role: RoleName | None = Field(
         default=None,
