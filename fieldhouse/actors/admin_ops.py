@@ -10,7 +10,7 @@ from fieldhouse.model.activity import ActivityKind
 from fieldhouse.model.clock import new_id
 from fieldhouse.model.errors import BadRequest, Conflict, NotFound
 from fieldhouse.model.keys import generate_api_key
-from fieldhouse.model.principal import SCOPES, Role, builtin_role
+from fieldhouse.model.principal import KEY_ROLES, SCOPES, Role, builtin_role
 from fieldhouse.model.schema import ModuleDef
 from fieldhouse.model.template_diff import schema_from_template
 from fieldhouse.model.templates import get_template
@@ -48,6 +48,8 @@ class CreateApiKey(Message[CreatedKey]):
     user_id: str
     scopes: tuple[str, ...] | None
     name: str | None = None
+    #: the key's own role, lower than its user's (None: the user's role)
+    role: str | None = None
 
     async def apply(self, ctx: WriteContext) -> CreatedKey:
         return await create_api_key(ctx, self)
@@ -127,9 +129,11 @@ async def create_api_key(ctx: WriteContext, msg: CreateApiKey) -> CreatedKey:
         unknown = sorted(set(msg.scopes) - set(SCOPES))
         if unknown:
             raise BadRequest(f"Unknown scopes: {', '.join(unknown)}; known: {', '.join(SCOPES)}")
+    if msg.role is not None and msg.role not in KEY_ROLES:
+        raise BadRequest(f"Unknown key role {msg.role!r}; known: {', '.join(KEY_ROLES)}")
     new = generate_api_key()
     row = ApiKeyRow(
-        new_id(), ctx.account_id, msg.user_id, msg.name, new.key_hash, msg.scopes, False
+        new_id(), ctx.account_id, msg.user_id, msg.name, new.key_hash, msg.scopes, False, msg.role
     )
     await ctx.txn.insert_api_key(row, new.display_prefix, ctx.now)
     await ctx.activity(

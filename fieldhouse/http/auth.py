@@ -17,7 +17,7 @@ import trio
 from fieldhouse.config import Settings
 from fieldhouse.model.errors import Unauthorized
 from fieldhouse.model.keys import KEY_PREFIX, hash_api_key, hashes_match, looks_like_key
-from fieldhouse.model.principal import Principal, Role, builtin_role
+from fieldhouse.model.principal import Principal, Role, builtin_role, key_role
 from fieldhouse.storage.backend import Backend
 from fieldhouse.storage.base import ApiKeyRow, UserRow
 from fieldhouse.storage.store import Store
@@ -182,7 +182,7 @@ class Authenticator:
             account_id=key.account_id,
             user_id=user.user_id,
             display_name=user.display_name,
-            role=await self._role(user),
+            role=key_role(await self._role(user), key.role_slug),
             scopes=None if key.scopes is None else frozenset(key.scopes),
             auth_method="api_key",
             api_key_id=key.key_id,

@@ -223,7 +223,15 @@ def _parameters(ep: Endpoint) -> list[dict[str, Any]]:
         schema: dict[str, Any] = {"type": "string"}
         if name == "moduleSlug":
             schema.update(minLength=1, maxLength=64)
-        elif name in ("recordId", "moduleId", "fieldId", "approvalId", "webhookId", "runId"):
+        elif name in (
+            "recordId",
+            "moduleId",
+            "fieldId",
+            "approvalId",
+            "webhookId",
+            "runId",
+            "keyId",
+        ):
             schema["format"] = "uuid"
         params.append({"name": name, "in": "path", "required": True, "schema": schema})
     for param in ep.query_params:

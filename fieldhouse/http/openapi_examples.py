@@ -122,6 +122,7 @@ BODY_EXAMPLES: Mapping[str, Any] = {
     "ApproveBody": {},
     "RejectBody": {"reason": "Not this week"},
     "PolicyBody": {"autoApprove": [], "requireApproval": ["records.update:deals"]},
+    "KeyCreateBody": {"name": "Nightly export", "role": "viewer", "scopes": ["records:read"]},
     "WebhookBody": {
         "url": "https://hooks.example.com/fieldhouse",
         "eventTypes": ["record_created", "record_updated"],

@@ -7,6 +7,9 @@ from dataclasses import dataclass
 
 SCOPES: tuple[str, ...] = ("workspace:read", "records:read", "records:write", "agents:write")
 ADMIN_ROLES: frozenset[str] = frozenset({"owner", "admin"})
+#: the roles a key may be given, most rights first: a key acts with its own role or its
+#: user's, whichever is lower (a user moved to a lower role takes their keys with them)
+KEY_ROLES: tuple[str, ...] = ("owner", "admin", "member", "viewer")
 
 
 @dataclass(frozen=True)
@@ -32,6 +35,24 @@ def builtin_role(slug: str) -> Role | None:
     if slug == "viewer":
         return Role(slug, None, frozenset())
     return None
+
+
+def role_rank(role: Role) -> int:
+    """How many rights a role has among KEY_ROLES (higher: more); a custom role, whose
+    modules are a subset of a member's, counts as a member."""
+    slug = role.slug if role.slug in KEY_ROLES else "member"
+    return len(KEY_ROLES) - KEY_ROLES.index(slug)
+
+
+def key_role(user_role: Role, key_role_slug: str | None) -> Role:
+    """The role a key acts with: its user's, lowered to the key's own role if it has one."""
+    own = None if key_role_slug is None else builtin_role(key_role_slug)
+    if own is None or role_rank(own) >= role_rank(user_role):
+        return user_role
+    if user_role.slug in KEY_ROLES:
+        return own
+    # a viewer key of a user with a custom role: that role's modules, read only
+    return Role(own.slug, user_role.can_view, frozenset())
 
 
 @dataclass(frozen=True)

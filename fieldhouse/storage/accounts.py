@@ -158,7 +158,7 @@ def get_role(account_id: str, slug: str) -> Op[Role | None]:
 def insert_api_key(k: ApiKeyRow, prefix: str, created_at: str) -> Op[None]:
     yield execute(
         "INSERT INTO api_keys (id, account_id, user_id, name, key_hash, prefix, scopes,"
-        " created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+        " role_slug, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
         (
             k.key_id,
             k.account_id,
@@ -167,6 +167,7 @@ def insert_api_key(k: ApiKeyRow, prefix: str, created_at: str) -> Op[None]:
             k.key_hash,
             prefix,
             None if k.scopes is None else dumps(list(k.scopes)),
+            k.role_slug,
             created_at,
         ),
     )

@@ -73,6 +73,8 @@ class ApiKeyRow:
     key_hash: str
     scopes: tuple[str, ...] | None
     revoked: bool
+    #: the key's own role, lower than its user's (None: the user's role)
+    role_slug: str | None = None
 
 
 @dataclass(frozen=True)

@@ -142,6 +142,8 @@ SQLITE: tuple[str, ...] = (
     # 10: aggregates kept by triggers (storage/aggregate_triggers.py); each is backfilled from the
     # records when a query first registers it
     SQLITE_KEPT_AGGREGATES,
+    # 11: a key's own role, lower than its user's (POST /api/keys; as the PostgreSQL step 9)
+    "ALTER TABLE api_keys ADD COLUMN role_slug TEXT",
 )
 
 POSTGRES: tuple[str, ...] = (
@@ -259,6 +261,8 @@ POSTGRES: tuple[str, ...] = (
     "ALTER TABLE fields ADD COLUMN archived_at text",
     # 8: aggregates kept by a trigger (mirrors SQLITE[9])
     KEPT_AGGREGATES,
+    # 9: a key's own role (mirrors the SQLite step 11)
+    "ALTER TABLE api_keys ADD COLUMN role_slug text",
 )
 
 

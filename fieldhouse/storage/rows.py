@@ -287,7 +287,7 @@ def user_from_row(r: ColumnRow, prefix: str = "") -> UserRow:
 
 
 #: the columns an API key listing reads: never the hash
-KEY_LISTING = "id, user_id, name, prefix, scopes, created_at, revoked_at"
+KEY_LISTING = "id, user_id, name, prefix, scopes, role_slug, created_at, revoked_at"
 USER_LISTING = "id, email, display_name, role_slug, created_at, deleted_at"
 
 
@@ -300,8 +300,10 @@ def key_listing(r: ColumnRow) -> dict[str, Any]:
         "name": r["name"],
         "prefix": r["prefix"],
         "scopes": None if scopes is None else list(scopes),
+        "role": r["role_slug"],
         "createdAt": r["created_at"],
         "revoked": r["revoked_at"] is not None,
+        "revokedAt": r["revoked_at"],
     }
 
 
@@ -326,4 +328,5 @@ def key_from_row(r: ColumnRow) -> ApiKeyRow:
         key_hash=r["key_hash"],
         scopes=None if scopes is None else tuple(scopes),
         revoked=r["revoked_at"] is not None,
+        role_slug=r["role_slug"],
     )

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from fieldhouse.model.principal import SCOPES, Principal, Role, builtin_role
+from fieldhouse.model.principal import SCOPES, Principal, Role, builtin_role, key_role
 
 
 def principal(role: Role, scopes: frozenset[str] | None = None) -> Principal:
@@ -48,3 +48,14 @@ def test_module_permissions() -> None:
     odd = principal(Role("odd", frozenset({"contacts"}), frozenset({"tasks"})))
     assert not odd.can_edit("tasks")
     assert sales.role_slugs == ["sales"]
+
+
+def test_a_key_acts_with_its_own_role_or_its_users_whichever_is_lower() -> None:
+    admin, viewer = builtin_role("admin"), builtin_role("viewer")
+    assert admin is not None and viewer is not None
+    assert key_role(admin, None) == admin
+    assert key_role(admin, "viewer") == viewer
+    assert key_role(viewer, "owner") == viewer  # a user moved down takes their keys along
+    sales = Role("sales", frozenset({"deals"}), frozenset({"deals"}))
+    assert key_role(sales, "admin") == sales
+    assert key_role(sales, "viewer") == Role("viewer", frozenset({"deals"}), frozenset())

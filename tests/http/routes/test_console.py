@@ -30,7 +30,7 @@ from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.remote.webdriver import WebDriver
 from selenium.webdriver.remote.webelement import WebElement
-from selenium.webdriver.support.ui import WebDriverWait
+from selenium.webdriver.support.ui import Select, WebDriverWait
 
 from fieldhouse.actors import admin_ops as ops
 from fieldhouse.config import Settings
@@ -584,7 +584,7 @@ def test_settings_webhooks_and_activity(served: Served, browser: WebDriver) -> N
     go(browser, "#/settings")
     identity = text_of(browser, "#identity")
     assert "owner" in identity and "records:write" in identity
-    assert "fieldhouse key create" in text_of(browser, "#settings-keys")
+    assert "API keys" in text_of(browser, "#api-keys")
     go(browser, "#/settings?tab=webhooks")
     find(browser, "#webhook-url").send_keys(f"{served.base}/hooks/in")
     find(browser, "#webhook-types").send_keys("record_created")
@@ -612,6 +612,56 @@ def test_settings_webhooks_and_activity(served: Served, browser: WebDriver) -> N
     go(browser, "#/settings?tab=activity&types=approval_requested")
     items = browser.find_elements(By.CSS_SELECTOR, "#activity-feed li")
     assert items and all("approval requested" in li.text for li in items)
+    assert errors(browser) == []
+
+
+@browser_only
+def test_settings_keys_create_once_use_and_revoke(
+    served: Served, browser: WebDriver, shots: Path
+) -> None:
+    sign_in(browser, served.base, served.owner)
+    go(browser, "#/settings")
+    find(browser, "#key-name").send_keys("Console export")
+    Select(find(browser, "#key-role")).select_by_value("viewer")
+    for box in browser.find_elements(By.CSS_SELECTOR, ".key-scope"):
+        if box.get_attribute("value") in ("workspace:read", "records:read"):
+            box.click()
+    find(browser, "#key-create").click()
+    shown = until(browser, lambda d: d.find_element(By.ID, "new-key"))
+    assert "you will not see it again" in shown.text
+    secret = text_of(browser, "#new-key-secret")
+    assert secret.startswith("sk_live_") and browser.find_element(By.ID, "copy-key")
+    row = find(browser, "#keys-table tbody tr:last-child")
+    assert "Console export" in row.text and "viewer" in row.text
+    with api(served, secret) as http:
+        assert http.get("/v1/modules/contacts/records").status_code == 200
+        assert http.get("/v1/me").json()["roleSlugs"] == ["viewer"]
+    for label, (width, height) in (("desktop", DESKTOP), ("phone", PHONE)):
+        browser.execute_cdp_cmd(
+            "Emulation.setDeviceMetricsOverride",
+            {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": width < 600},
+        )
+        width = browser.execute_script("return document.documentElement.clientWidth")
+        assert browser.execute_script("return document.documentElement.scrollWidth") <= width
+        browser.save_screenshot(str(shots / f"console-keys-{label}.png"))
+    browser.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+    # the secret is shown once: the list, drawn again, never has it
+    go(browser, "#/settings?tab=webhooks")
+    go(browser, "#/settings?tab=keys")
+    find(browser, "#keys-table")
+    assert secret not in browser.page_source
+    row = find(browser, "#keys-table tbody tr:last-child")
+    row.find_element(By.CSS_SELECTOR, "button.revoke").click()
+    until(browser, lambda d: d.switch_to.alert).accept()
+    last = "const r = document.querySelector('#keys-table tbody tr:last-child');"
+    until(browser, lambda d: "revoked" in d.execute_script(last + "return r ? r.innerText : ''"))
+    with api(served, secret) as http:
+        assert http.get("/v1/me").status_code == 401
+    # a member sees no key management (the API refuses it)
+    sign_in(browser, served.base, served.member)
+    go(browser, "#/settings")
+    assert "owners and admins" in text_of(browser, "#api-keys")
+    assert not browser.find_elements(By.ID, "key-form")
     assert errors(browser) == []
 
 

@@ -16,7 +16,7 @@ import trio
 
 from fieldhouse.actors import admin_ops as ops
 from fieldhouse.http.wire.server import serve_app
-from fieldhouse.runtime import Runtime
+from fieldhouse.runtime import Runtime, open_runtime
 from tests.conftest import Workspace, add_user
 from tests.http.test_auth import assert_envelope
 from tests.http.test_records_crud import create, records_url
@@ -33,6 +33,16 @@ async def served(runtime: Runtime) -> AsyncIterator[httpx.AsyncClient]:
         async with httpx.AsyncClient(base_url=binds[0], timeout=30) as client:
             yield client
         stop.set()
+
+
+async def second_server(
+    runtime: Runtime, task_status: trio.TaskStatus[httpx.AsyncClient] = trio.TASK_STATUS_IGNORED
+) -> None:
+    """Another runtime over the same database, serving on a loopback port until cancelled:
+    a second server (or worker) start with ``nursery.start(second_server, runtime)``."""
+    async with open_runtime(runtime.settings) as second, served(second) as other:
+        task_status.started(other)
+        await trio.sleep_forever()
 
 
 class Sse:

@@ -14,9 +14,9 @@ import pytest
 import trio
 
 from fieldhouse.actors import module_ops
-from fieldhouse.runtime import Runtime, open_runtime
+from fieldhouse.runtime import Runtime
 from tests.conftest import Workspace, add_user
-from tests.http.routes.test_events import served, stream, take
+from tests.http.routes.test_events import second_server, served, stream, take
 
 PROJECTS: dict[str, Any] = {
     "slug": "projects",
@@ -448,13 +448,8 @@ async def test_a_module_made_through_one_server_is_used_through_another(
     PostgreSQL): it has already answered this key (its credential and schema snapshot are
     remembered) when the first makes the module, and uses it at once."""
 
-    async def second_server(task_status: trio.TaskStatus[httpx.AsyncClient]) -> None:
-        async with open_runtime(runtime.settings) as second, served(second) as other:
-            task_status.started(other)
-            await trio.sleep_forever()
-
     async with trio.open_nursery() as nursery:
-        other: httpx.AsyncClient = await nursery.start(second_server)
+        other: httpx.AsyncClient = await nursery.start(second_server, runtime)
         assert (await other.get("/v1/modules/projects", headers=ws.headers)).status_code == 404
         await create_projects(client, ws)
         resp = await other.get("/v1/modules/projects", headers=ws.headers)

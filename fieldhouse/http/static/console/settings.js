@@ -1,4 +1,4 @@
-// Workspace settings a person needs: who this key is (and how keys are made), webhooks with
+// Workspace settings a person needs: who this key is and the workspace's API keys, webhooks with
 // their delivery log, and the workspace's activity feed.
 import { api, isAdmin, me, query, signOut } from "./api.js";
 import { errorNotice, fill, h, loading, notice } from "./dom.js";
@@ -21,9 +21,106 @@ async function keysTab(body) {
         ["Scopes", (who.scopes || []).join(", ") || "none"],
       ].map(([k, v]) => h("div", { class: "field-row" }, h("dt", {}, k), h("dd", {}, v))),
     ),
-    notice("The API has no endpoint to create or revoke keys yet: an operator makes them with the command line.", "warn"),
-    h("pre", { class: "code" }, "fieldhouse key create --workspace <id> [--user <user id>] [--scopes records:read,...]\nfieldhouse key list --workspace <id>\nfieldhouse key revoke <key id>"),
     h("button", { type: "button", id: "sign-out-settings", onclick: () => signOut() }, "Sign out"),
+    h("div", { id: "api-keys" }),
+  );
+  await keyList(body.querySelector("#api-keys"));
+}
+
+const ROLES = ["owner", "admin", "member", "viewer"];
+const SCOPES = ["workspace:read", "records:read", "records:write", "agents:write"];
+
+// The workspace's keys (GET /api/keys): create one (its secret shown once), revoke one.
+async function keyList(box, made) {
+  if (!isAdmin()) {
+    fill(box, notice("Only a workspace's owners and admins manage API keys.", "warn"));
+    return;
+  }
+  const { apiKeys } = await api("GET", "/v1/api/keys");
+  const status = h("div", { id: "key-status" });
+  const name = h("input", { id: "key-name", required: true, maxlength: 100, placeholder: "Nightly export" });
+  const role = h("select", { id: "key-role" }, h("option", { value: "" }, "my role"), ROLES.map((r) => h("option", { value: r }, r)));
+  const scopes = SCOPES.map((s) => h("label", { class: "check" }, h("input", { type: "checkbox", value: s, class: "key-scope" }), ` ${s}`));
+  const form = h(
+    "form",
+    {
+      class: "record-form",
+      id: "key-form",
+      novalidate: true,
+      onsubmit: async (e) => {
+        e.preventDefault();
+        const body = { name: name.value };
+        if (role.value) body.role = role.value;
+        const picked = [...form.querySelectorAll(".key-scope:checked")].map((c) => c.value);
+        if (picked.length) body.scopes = picked;
+        try {
+          await keyList(box, await api("POST", "/v1/api/keys", body));
+        } catch (err) {
+          fill(status, errorNotice(err), (err.issues || []).map((i) => h("p", { class: "field-error" }, i.message)));
+        }
+      },
+    },
+    h("div", { class: "form-row" }, h("label", { for: "key-name" }, "Name"), name),
+    h("div", { class: "form-row" }, h("label", { for: "key-role" }, "Role"), role),
+    h("fieldset", { class: "form-row" }, h("legend", {}, "Scopes (none ticked: everything the role may)"), scopes),
+    h("div", { class: "actions" }, h("button", { type: "submit", class: "primary", id: "key-create" }, "Create key")),
+  );
+  const secret = made
+    ? h(
+        "div",
+        { class: "card", id: "new-key" },
+        notice("Copy this key now: you will not see it again.", "ok"),
+        h("pre", { class: "code", id: "new-key-secret" }, made.secret),
+        h("button", {
+          type: "button",
+          id: "copy-key",
+          onclick: async (e) => {
+            try {
+              await navigator.clipboard.writeText(made.secret);
+              e.target.textContent = "Copied";
+            } catch {
+              e.target.textContent = "Select the key and copy it";
+            }
+          },
+        }, "Copy"),
+      )
+    : null;
+  fill(
+    box,
+    h("h2", {}, "API keys"),
+    secret,
+    status,
+    h("div", { class: "scroll" }, h(
+      "table",
+      { class: "records", id: "keys-table" },
+      h("thead", {}, h("tr", {}, ["Name", "Prefix", "Role", "Scopes", "Created", ""].map((t) => h("th", { scope: "col" }, t)))),
+      h(
+        "tbody",
+        {},
+        apiKeys.map((k) => {
+          const cell = h("td", {});
+          if (k.revokedAt) cell.append(`revoked ${fmt.moment(k.revokedAt)}`);
+          else {
+            cell.append(h("button", {
+              type: "button",
+              class: "danger revoke",
+              onclick: async () => {
+                if (!confirm(`Revoke the key "${k.name || k.prefix}"? Whatever uses it stops working at once.`)) return;
+                try {
+                  await api("DELETE", `/v1/api/keys/${encodeURIComponent(k.id)}`);
+                  await keyList(box);
+                } catch (err) {
+                  fill(status, errorNotice(err));
+                }
+              },
+            }, "Revoke"));
+          }
+          return h("tr", { dataset: { keyId: k.id } }, h("td", {}, k.name || ""), h("td", {}, h("code", {}, `${k.prefix}…`)), h("td", {}, k.role), h("td", {}, (k.scopes || ["all of the role"]).join(", ")), h("td", {}, fmt.moment(k.createdAt)), cell);
+        }),
+      ),
+    )),
+    h("h2", {}, "Create a key"),
+    form,
   );
 }
 
