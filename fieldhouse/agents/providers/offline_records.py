@@ -308,6 +308,8 @@ def _create(text: str, today: date, ws: Workspace) -> Planned:
         return f"What should the new {singular(words(module.name))} be called?"
     if name.lower().split()[0] in _PRONOUNS | {"for", "to", "about", "on", "with"}:
         return f"What should the new {singular(words(module.name))} be called?"
+    if not _QUOTED.search(rest) and _reads_like_a_sentence(name):
+        return f"What should the new {singular(words(module.name))} be called?"
     # the name's own words out: a date or amount said inside it ("call hedy tmrw") stays
     said = rest[name_span[0] : name_span[1]]
     at = said.lower().find(name.lower())
@@ -372,6 +374,43 @@ def _clause(module: Module) -> re.Pattern[str]:
         made = re.compile(pattern, re.I)
         _CLAUSES[id(module)] = made
     return made
+
+
+#: words no record's name has: fillers, "called", pronouns and verbs of a sentence
+_NOT_IN_NAMES = frozenset(
+    [
+        "uh",
+        "um",
+        "er",
+        "erm",
+        "like",
+        "called",
+        "named",
+        "record",
+        "they",
+        "it's",
+        "its",
+        "he",
+        "she",
+        "him",
+        "her",
+        "their",
+        "have",
+        "has",
+        "is",
+        "are",
+        "was",
+        "were",
+    ]
+)
+
+
+def _reads_like_a_sentence(name: str) -> bool:
+    """A name read from unquoted text that is more likely the rest of the sentence (a colon
+    or comma in it, more than eight words, or words no name has): asking is better than a
+    record named "uh called blue yonder airlines they have like two hundred employees"."""
+    said = name.lower().split()
+    return bool(re.search(r"[:;,]", name)) or len(said) > 8 or bool(_NOT_IN_NAMES & set(said))
 
 
 def _new_name(rest: str, module: Module, today: date) -> tuple[str, tuple[int, int]]:

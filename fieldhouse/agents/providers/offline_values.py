@@ -69,7 +69,44 @@ def _next_weekday(today: date, weekday: int) -> date:
     return today + timedelta(days=(weekday - today.weekday() - 1) % 7 + 1)
 
 
+#: ordinals people spell out ("the fifteenth of next month")
+ORDINALS = {
+    word: n
+    for n, word in enumerate(
+        [
+            "first",
+            "second",
+            "third",
+            "fourth",
+            "fifth",
+            "sixth",
+            "seventh",
+            "eighth",
+            "ninth",
+            "tenth",
+            "eleventh",
+            "twelfth",
+            "thirteenth",
+            "fourteenth",
+            "fifteenth",
+            "sixteenth",
+            "seventeenth",
+            "eighteenth",
+            "nineteenth",
+            "twentieth",
+        ],
+        start=1,
+    )
+}
+ORDINALS |= {f"twenty-{w}": 20 + n for w, n in list(ORDINALS.items())[:9]}
+ORDINALS |= {f"twenty {w}": 20 + n for w, n in list(ORDINALS.items())[:9]}
+ORDINALS |= {"thirtieth": 30, "thirty-first": 31, "thirty first": 31}
+_ORDINAL_WORD = "|".join(sorted(ORDINALS, key=len, reverse=True))
+
+
 def _ordinal(word: str) -> int:
+    if word in ORDINALS:
+        return ORDINALS[word]
     return int(re.sub(r"(st|nd|rd|th)$", "", word))
 
 
@@ -120,10 +157,15 @@ def _rules() -> list[tuple[str, DateRule]]:
         (r"\bnext\s+week\b", lambda m, t: t + timedelta(7)),
         (r"\bnext\s+month\b(?!\s*'s)", lambda m, t: _shift_months(t, 1)),
         (
-            r"\b(?:the\s+)?(?P<d>\d{1,2}(?:st|nd|rd|th)?)\s+of\s+(?P<rel>next|this|last)\s+month\b",
+            r"\b(?:the\s+)?(?P<d>\d{1,2}(?:st|nd|rd|th)?|"
+            + _ORDINAL_WORD
+            + r")\s+(?:day\s+)?of\s+(?P<rel>next|this|last)\s+month\b",
             nth_of,
         ),
-        (r"\b(?:the\s+)?end\s+of\s+(?:the\s+)?(?P<rel>next|this|last)?\s*month\b", end_of),
+        (
+            r"\b(?:the\s+)?(?:end|last\s+day)\s+of\s+(?:the\s+)?(?P<rel>next|this|last)?\s*month\b",
+            end_of,
+        ),
         (
             r"\b(?P<m>" + _MONTH + r")\.?\s+(?P<d>\d{1,2})(?:st|nd|rd|th)?\b",
             month_day,

@@ -99,6 +99,9 @@ def test_lists_filter_and_compare_by_the_schema() -> None:
         ("set it to build", [APOLLO], "Which record do you mean"),
         ("add a project called Apollo", [APOLLO], "There is already a project named Apollo"),
         ("add a project", [], "What should the new project be called?"),
+        # a name that reads like the rest of a sentence is asked for, not taken whole
+        ("add a project uh called hermes they want weekly demos", [], "be called?"),
+        ("new project signup from the web form: hermes", [], "be called?"),
         ("delete the Apollo project", [APOLLO], "I can't delete records"),
         ("change apollo's phase to someday", [APOLLO], "What should phase of Apollo be?"),
         # details no field takes are asked about, not dropped

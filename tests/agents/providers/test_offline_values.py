@@ -31,6 +31,9 @@ TODAY = date(2026, 11, 28)
         ("due in two weeks", date(2026, 12, 12)),
         ("next week", date(2026, 12, 5)),
         ("to the 15th of next month", date(2026, 12, 15)),
+        ("to the fourteenth of next month", date(2026, 12, 14)),  # an ordinal in words
+        ("on the twenty-first day of next month", date(2026, 12, 21)),
+        ("on the last day of next month", date(2026, 12, 31)),  # not "next month" alone
         ("by the end of the month", date(2026, 11, 30)),
         ("on dec 15", date(2026, 12, 15)),
         ("on 3 january", date(2027, 1, 3)),
