@@ -304,11 +304,12 @@ def _create(text: str, today: date, ws: Workspace) -> Planned:
         text = text[: before.start("name")] + text[before.end("name") :]
         first = next(m for m in _mentions(text, ws) if m.field is None and m.module is module)
     covered = _leftover(name, _mentions(name, ws), ws, every=True)
-    if not name or not covered:  # "add urgent": a value, not a name
-        return f"What should the new {singular(words(module.name))} be called?"
-    if name.lower().split()[0] in _PRONOUNS | {"for", "to", "about", "on", "with"}:
-        return f"What should the new {singular(words(module.name))} be called?"
-    if not _QUOTED.search(rest) and _reads_like_a_sentence(name):
+    if (
+        not name
+        or not covered  # "add urgent": a value, not a name
+        or name.lower().split()[0] in _PRONOUNS | {"for", "to", "about", "on", "with"}
+        or (not _QUOTED.search(rest) and _reads_like_a_sentence(name))
+    ):
         return f"What should the new {singular(words(module.name))} be called?"
     # the name's own words out: a date or amount said inside it ("call hedy tmrw") stays
     said = rest[name_span[0] : name_span[1]]

@@ -98,9 +98,9 @@ ORDINALS = {
         start=1,
     )
 }
-ORDINALS |= {f"twenty-{w}": 20 + n for w, n in list(ORDINALS.items())[:9]}
-ORDINALS |= {f"twenty {w}": 20 + n for w, n in list(ORDINALS.items())[:9]}
-ORDINALS |= {"thirtieth": 30, "thirty-first": 31, "thirty first": 31}
+_FIRST_NINE = list(ORDINALS.items())[:9]
+ORDINALS |= {f"twenty{sep}{w}": 20 + n for sep in "- " for w, n in _FIRST_NINE}
+ORDINALS |= {"thirtieth": 30} | {f"thirty{sep}first": 31 for sep in "- "}
 _ORDINAL_WORD = "|".join(sorted(ORDINALS, key=len, reverse=True))
 
 
