@@ -221,7 +221,7 @@ async def assign_autonumbers(
     ctx: WriteContext, schema: ModuleSchema, values: dict[str, Any]
 ) -> None:
     for f, kind in _plan(schema).autonumbers:
-        number = await ctx.txn.take_autonumber(f.field_id, kind.sequence(f, values))
+        number = await ctx.txn.take_number(f, kind.sequence(f, values))
         values[f.slug] = kind.render(f, values, number)
 
 

@@ -38,6 +38,7 @@ from fieldhouse.model.fields.text import RichTextType, TextareaType, TextType
 from fieldhouse.model.schema import FieldDef
 
 __all__ = [
+    "COUNTING_TYPES",
     "DATA_TYPES",
     "FIELD_TYPES",
     "AddressType",
@@ -112,6 +113,8 @@ _ALL: tuple[FieldType, ...] = (
 FIELD_TYPES: Mapping[str, FieldType] = MappingProxyType({t.data_type: t for t in _ALL})
 #: Every ``dataType`` identifier, in the registry's order (the API's and OpenAPI's enum).
 DATA_TYPES: tuple[str, ...] = tuple(FIELD_TYPES)
+#: The types whose field configs keep a counter storage advances (:attr:`FieldType.counts`).
+COUNTING_TYPES: tuple[str, ...] = tuple(t.data_type for t in _ALL if t.counts)
 
 
 def field_type(data_type: str) -> FieldType | None:

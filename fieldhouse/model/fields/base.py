@@ -134,6 +134,9 @@ class FieldType:
     links_records: ClassVar[bool] = False
     #: A field of the type may be declared ``unique`` (its value is one string to look up).
     keeps_unique: ClassVar[bool] = False
+    #: The field's config keeps a counter that each create advances (autonumber): storage
+    #: reads such configs once per write transaction and writes them back with its flushes.
+    counts: ClassVar[bool] = False
     #: How a CSV import reads a cell of the type (:data:`CellKind`).
     csv_cell: ClassVar[CellKind] = "json"
     #: How aggregates group by the type (:data:`Grouping`), None when they cannot.
@@ -155,6 +158,14 @@ class FieldType:
     def is_unique(self, field: FieldDef) -> bool:
         """Whether the field is declared unique (only types that :attr:`keeps_unique`)."""
         return self.keeps_unique and bool(field.config.get("unique"))
+
+    def next_number(
+        self, config: Mapping[str, Any], sequence: str | None
+    ) -> tuple[int, dict[str, Any]]:
+        """For a type that :attr:`counts`: the number a new record takes from the counter in a
+        field's stored ``config`` (``sequence`` names one of several), and the config advanced
+        past it. ``config`` itself is left as it was (a savepoint may still hold it)."""
+        raise NotImplementedError(self.data_type)
 
     def holds_list(self, field: FieldDef) -> bool:
         """Whether the field's config makes its value a list of entries (multi-entry)."""
