@@ -32,6 +32,7 @@ class _Computed(FieldType):
 class FormulaType(_Computed):
     data_type = "formula"
     derived = True
+    shown_as = "formula_result"
 
     def check_config(
         self, config: dict[str, Any], ctx: ConfigContext
@@ -53,6 +54,7 @@ class FormulaType(_Computed):
 class RollupType(_Computed):
     data_type = "rollup"
     derived = True
+    shown_as = "amount_or_text"
 
     def check_config(
         self, config: dict[str, Any], ctx: ConfigContext
