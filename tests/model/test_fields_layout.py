@@ -143,7 +143,21 @@ def _decides(node: ast.AST, held: set[str]) -> bool:
         return len(node.elts) >= 2 and _names_types(node)
     if isinstance(node, ast.Constant) and isinstance(node.value, str):  # SQL
         return any(m.group(1) in NAMES for m in _SQL.finditer(node.value))
-    return False
+    return _looks_up_by_name(node)
+
+
+def _looks_up_by_name(node: ast.AST) -> bool:
+    """``FIELD_TYPES["text"]``, ``field_type("text")``: one type picked by its name."""
+    if isinstance(node, ast.Subscript):
+        registry, key = node.value, node.slice
+    elif isinstance(node, ast.Call) and node.args:
+        registry, key = node.func, node.args[0]
+    else:
+        return False
+    if isinstance(registry, ast.Attribute) and registry.attr == "get":
+        registry = registry.value
+    named = isinstance(registry, ast.Name) and registry.id in ("FIELD_TYPES", "field_type")
+    return named and _is_const(key, NAMES)
 
 
 # --- the console's scripts -------------------------------------------------------------------
@@ -209,6 +223,8 @@ def test_the_check_sees_each_kind_of_switch(tmp_path: Path) -> None:
         "    pass\n"
         'LISTED = ("text", "email")\n'  # 14
         'Kind = Literal["text", "number"]\n'  # a vocabulary of its own
+        'PLAIN = FIELD_TYPES["text"]\n'  # 16
+        'MONEY = field_type("currency")\n'  # 17
     )
     (console / "app.js").write_text(
         'switch (typeOf(field)) {\n  case "select":\n    break;\n}\n'  # 2
@@ -224,6 +240,8 @@ def test_the_check_sees_each_kind_of_switch(tmp_path: Path) -> None:
         "fieldhouse/store.py:7",
         "fieldhouse/store.py:10",
         "fieldhouse/store.py:14",
+        "fieldhouse/store.py:16",
+        "fieldhouse/store.py:17",
         "console/app.js:2",
         "console/app.js:5",
         "console/app.js:6",

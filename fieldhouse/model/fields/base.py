@@ -234,6 +234,15 @@ class FieldType:
         past it. ``config`` itself is left as it was (a savepoint may still hold it)."""
         raise NotImplementedError(self.data_type)
 
+    def sequence(self, field: FieldDef, values: Mapping[str, Any]) -> str | None:
+        """For a type that :attr:`counts`: the named counter a new record with ``values``
+        draws from, None for the field's own."""
+        return None
+
+    def render(self, field: FieldDef, values: Mapping[str, Any], number: int) -> Any:
+        """For a type that :attr:`counts`: the value a new record stores for its number."""
+        raise NotImplementedError(self.data_type)
+
     def holds_list(self, field: FieldDef) -> bool:
         """Whether the field's config makes its value a list of entries (multi-entry)."""
         return self.list_switch is not None and self.list_switch.holds(field.config)
