@@ -4,8 +4,10 @@ The field-type registry is the one list of types: code elsewhere asks the type o
 (``type_of(field).holds_list(field)``, ``kind.read_only``, ``kind.counts``), so adding a type
 is one module in model/fields/ and its test. This walks the syntax tree of every module outside
 model/fields/ and reads the console's scripts, and names each place that compares a data type
-with a type's name, keeps a table or a copied list of type names, or selects rows by one in SQL.
-Declaring a field's type (``data_type="text"`` in a template) is data, not a decision.
+with a type's name, picks a type by its name, keeps a table or a copied list of type names, or
+selects rows by one in SQL. Declaring a field's type (``data_type="text"`` in a template) is
+data, not a decision; so is a vocabulary of its own that shares words with the types
+(``Literal["text", "number"]``: a formula's result type, a SQL type).
 """
 
 from __future__ import annotations
