@@ -49,6 +49,8 @@ async def test_auto_numbers_count_per_field_and_sequence(store: Store) -> None:
         assert await txn.take_number(number, None) == 3
         with pytest.raises(LookupError):
             await txn.take_number(replace(number, field_id="f-missing"), None)
+        with pytest.raises(TypeError, match="keeps no counter"):  # its type counts nothing
+            await txn.take_number(replace(number, data_type="text"), None)
     async with store.write(B) as txn:
         with pytest.raises(LookupError):  # another workspace's field
             await txn.take_number(number, None)
