@@ -118,8 +118,19 @@ async def read_page(
     and the cursor past them."""
     if selection.module_ids is not None and not selection.module_ids:
         return [], await latest_seq(store, account_id)
+    entries, after = await _selected(store, account_id, after, selection, limit)
+    if entries:
+        await _add_values(store, account_id, entries, selection)
+    return entries, after
+
+
+async def _selected(
+    store: Store, account_id: str, after: int, selection: Selection, limit: int
+) -> tuple[list[dict[str, Any]], int]:
+    """The entries above ``after`` the selection shows, read a page at a time until a page is
+    short or ``limit`` are left once filtered, and the cursor past every entry read."""
     entries: list[dict[str, Any]] = []
-    while True:  # pages until one is short or enough entries are left once filtered
+    while True:
         page = await store.list_activity(
             account_id,
             module_ids=selection.module_ids,
@@ -134,8 +145,14 @@ async def read_page(
         entries += [e for e in page if _shown(e, selection)]
         if len(page) < limit or len(entries) >= limit:
             break
-    if not entries:
-        return [], after
+    return entries, after
+
+
+async def _add_values(
+    store: Store, account_id: str, entries: list[dict[str, Any]], selection: Selection
+) -> None:
+    """Give each record event its ``values`` (a created record's as it is now read), without
+    archived fields."""
     created = [
         e["recordId"]
         for e in entries
@@ -148,7 +165,6 @@ async def read_page(
             hidden = selection.archived_fields.get(entry["moduleId"])
             if hidden:
                 entry["values"] = {k: v for k, v in entry["values"].items() if k not in hidden}
-    return entries, after
 
 
 def _shown(entry: dict[str, Any], selection: Selection) -> bool:

@@ -31,7 +31,7 @@ from fieldhouse.model.field_config import (
     slug_from_label,
 )
 from fieldhouse.model.fields import DATA_TYPES, type_of
-from fieldhouse.model.schema import FieldDef, ModuleDef, ModuleSchema
+from fieldhouse.model.schema import ArchiveMove, FieldDef, ModuleDef, ModuleSchema
 from fieldhouse.model.templates import BUILTIN_TEMPLATES
 
 #: modules a workspace may hold, archived ones included (their slugs stay taken)
@@ -259,44 +259,55 @@ async def update_module(ctx: WriteContext, msg: UpdateModule) -> ModuleDef:
     """Rename, archive or unarchive a module; an unchanged module is answered as it is."""
     if msg.name is not None and (issues := _check_name(msg.name)):
         raise ValidationFailed(issues)
-    module = next((m for m in await ctx.txn.all_modules() if m.module_id == msg.module_id), None)
-    if module is None:
-        raise NotFound(f"Module {msg.module_id} not found")
-    archiving = msg.archived is True and module.is_active
-    unarchiving = msg.archived is False and not module.is_active
+    module = await _stored_module(ctx, msg.module_id)
+    move = ArchiveMove.asked(msg.archived, is_archived=not module.is_active)
     name = module.name if msg.name is None else msg.name.strip()
-    if archiving:
+    if move.archiving:
         _check_unreferenced(ctx, module)
-    if unarchiving:
+    if move.unarchiving:
         await _check_targets(ctx, module)
-    if name == module.name and not (archiving or unarchiving):
+    if name == module.name and not move.moves:
         return module
-    updated = replace(
+    await _store_module_update(ctx, module, name, move, msg.actor_user_id)
+    return replace(
         module,
         name=name,
-        is_active=module.is_active if not (archiving or unarchiving) else unarchiving,
+        is_active=module.is_active if not move.moves else move.unarchiving,
         updated_at=ctx.now,
     )
+
+
+async def _stored_module(ctx: WriteContext, module_id: str) -> ModuleDef:
+    """The module, archived or not; 404 when the workspace has none of that id."""
+    module = next((m for m in await ctx.txn.all_modules() if m.module_id == module_id), None)
+    if module is None:
+        raise NotFound(f"Module {module_id} not found")
+    return module
+
+
+async def _store_module_update(
+    ctx: WriteContext, module: ModuleDef, name: str, move: ArchiveMove, user_id: str | None
+) -> None:
+    """Write the new name and archived state of ``module``, and their activity entries."""
     if name != module.name:
         await ctx.txn.rename_module(module.module_id, name, ctx.now)
-    if archiving or unarchiving:
-        await ctx.txn.set_module_active(module.module_id, unarchiving, ctx.now)
+    if move.moves:
+        await ctx.txn.set_module_active(module.module_id, move.unarchiving, ctx.now)
     await ctx.schema_edited()
     if name != module.name:
         await ctx.activity(
             ActivityKind.MODULE_UPDATED,
-            user_id=msg.actor_user_id,
+            user_id=user_id,
             module_id=module.module_id,
             data={"slug": module.slug, "changed": ["name"], "name": name},
         )
-    if archiving or unarchiving:
+    if move.moves:
         await ctx.activity(
-            ActivityKind.MODULE_ARCHIVED if archiving else ActivityKind.MODULE_UNARCHIVED,
-            user_id=msg.actor_user_id,
+            ActivityKind.MODULE_ARCHIVED if move.archiving else ActivityKind.MODULE_UNARCHIVED,
+            user_id=user_id,
             module_id=module.module_id,
             data={"slug": module.slug, "name": name},
         )
-    return updated
 
 
 def _check_unreferenced(ctx: WriteContext, module: ModuleDef) -> None:

@@ -7,7 +7,6 @@ edit, so only a fresh read carries the current ``nextValue``.
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
@@ -15,6 +14,7 @@ from typing import Any
 from fieldhouse.actors.context import WriteContext
 from fieldhouse.actors.messages import Message
 from fieldhouse.actors.record_logic import assign_autonumbers, compute_derived
+from fieldhouse.actors.template_reset import ResetSteps, revive_vendor_fields, template_of
 from fieldhouse.model.activity import ActivityKind
 from fieldhouse.model.clock import new_id
 from fieldhouse.model.errors import Conflict, Issue, NotFound, ValidationFailed
@@ -26,9 +26,13 @@ from fieldhouse.model.field_config import (
     slug_from_label,
 )
 from fieldhouse.model.fields import AutonumberType, FormulaType, type_of
-from fieldhouse.model.schema import FieldDef, ModuleSchema, ReferenceDef
+from fieldhouse.model.schema import (
+    ArchiveMove,
+    FieldDef,
+    ModuleSchema,
+    ReferenceDef,
+)
 from fieldhouse.model.template_diff import plan_reset, schema_from_template
-from fieldhouse.model.templates import get_template
 
 #: fields a module may hold, archived ones included (a module's records carry them all)
 MAX_FIELDS_PER_MODULE = 200
@@ -130,26 +134,9 @@ async def reset_to_template(ctx: WriteContext, msg: ResetToTemplate) -> ResetOut
     created by users are untouched; a template item whose slug a user item holds is skipped.
     """
     schema, _ = await _module(ctx, msg.module_id)
-    module = schema.module
-    template = get_template(module.template_slug) if module.template_slug else None
-    if template is None:
-        reason = (
-            "was not installed from a template"
-            if not module.template_slug
-            else f"was installed from template {module.template_slug!r}, which no longer exists"
-        )
-        raise Conflict(
-            f"Module {module.slug!r} {reason}; there is nothing to reset it to",
-            data={"moduleId": module.module_id, "templateSlug": module.template_slug},
-        )
-    # archived vendor-managed fields come back first: the template has them live
-    revived = [
-        replace(f, archived_at=None, updated_at=ctx.now)
-        for f in schema.archived_fields
-        if f.vendor_managed
-    ]
+    template = template_of(schema.module)
+    revived = await revive_vendor_fields(ctx, schema)
     if revived:
-        await ctx.txn.upsert_fields(revived)
         schema, _ = await _module(ctx, msg.module_id)
     # an archived user field still holds its slug: a template field of that slug is skipped
     # (so does the reference of an archived user reference field)
@@ -159,65 +146,12 @@ async def reset_to_template(ctx: WriteContext, msg: ResetToTemplate) -> ResetOut
         references=(*schema.references, *schema.hidden_references),
     )
     plan = plan_reset(template, held)
-    pristine = schema_from_template(template, module.module_id, now=ctx.now)
-    field_pos = {t.slug: i for i, t in enumerate(template.fields)}
-    view_pos = {t.slug: i for i, t in enumerate(template.views)}
-    by_id = {f.field_id: f for f in schema.fields}
-
-    # fields: delete, update, insert
-    if plan.delete_field_ids:
-        await ctx.txn.delete_fields(module.module_id, plan.delete_field_ids)
-        for field_id in plan.delete_field_ids:
-            await ctx.txn.remove_field_values(module.module_id, by_id[field_id].slug)
-    updated = [
-        replace(
-            by_id[field_id],
-            name=t.name,
-            label=t.label,
-            data_type=t.data_type,
-            config=merged,
-            is_required=t.is_required,
-            is_system=t.is_system,
-            privacy_level=t.privacy_level,
-            sort_order=field_pos[t.slug],
-            updated_at=ctx.now,
-        )
-        for field_id, t, merged in plan.update_fields
-    ]
-    inserted_slugs = {t.slug for t in plan.insert_fields}
-    inserted = [f for f in pristine.fields if f.slug in inserted_slugs]
-    await ctx.txn.upsert_fields([*updated, *inserted])
-
-    # views
-    views = {v.view_id: v for v in schema.views}
-    await ctx.txn.delete_views(module.module_id, plan.delete_view_ids)
-    new_views = [
-        replace(views[view_id], name=t.name, config=copy.deepcopy(dict(t.config)))
-        for view_id, t in plan.update_views
-    ]
-    new_views += [v for v in pristine.views if v.slug in {t.slug for t in plan.insert_views}]
-    await ctx.txn.upsert_views([replace(v, sort_order=view_pos[v.slug]) for v in new_views])
-
-    # references: the source field id is resolved by slug once the fields are in place
+    pristine = schema_from_template(template, schema.module.module_id, now=ctx.now)
+    steps = ResetSteps(schema, template, plan, pristine)
+    await steps.fields(ctx)
+    await steps.views(ctx)
     after, _ = await _module(ctx, msg.module_id)
-    vendor_ids = {f.slug: f.field_id for f in after.fields if f.vendor_managed}
-    pristine_refs = {r.slug: r for r in pristine.references}
-    await ctx.txn.delete_references(module.module_id, plan.delete_reference_ids)
-    refs: list[ReferenceDef] = [
-        replace(pristine_refs[t.slug], reference_id=ref_id) for ref_id, t in plan.update_references
-    ]
-    refs += [pristine_refs[t.slug] for t in plan.insert_references]
-    await ctx.txn.upsert_references(
-        [
-            replace(
-                r,
-                source_field_id=vendor_ids.get(r.source_field_slug)
-                if r.source_field_slug
-                else None,
-            )
-            for r in refs
-        ]
-    )
+    await steps.references(ctx, after)
     await ctx.schema_edited()
     outcome = ResetOutcome(
         fields_removed=len(plan.delete_field_ids) + len(plan.update_fields) + len(revived),
@@ -229,7 +163,7 @@ async def reset_to_template(ctx: WriteContext, msg: ResetToTemplate) -> ResetOut
     await ctx.activity(
         ActivityKind.TEMPLATE_RESET,
         user_id=msg.actor_user_id,
-        module_id=module.module_id,
+        module_id=schema.module.module_id,
         data={
             "templateSlug": template.slug,
             "templateVersion": template.version,
@@ -309,16 +243,47 @@ async def update_field(ctx: WriteContext, msg: UpdateField) -> tuple[FieldDef, i
     """
     schema, schemas = await _module(ctx, msg.module_id)
     old = _field(schema, msg.field_id)
-    archiving = msg.archived is True and old.archived_at is None
-    unarchiving = msg.archived is False and old.archived_at is not None
-    stays_archived = old.archived_at is not None and not unarchiving
+    move = ArchiveMove.asked(msg.archived, is_archived=old.archived_at is not None)
+    _refuse_update(msg, old, move, schemas, schema)
+    if move.unarchiving:
+        # the field comes back among the live ones: its config is checked against them
+        schema = replace(schema, fields=(*schema.fields, old))
+    new = _edited_field(msg, old, move, schema, ctx.now)
+    changed = _changed_attributes(old, new)
+    with_new = replace(
+        schema, fields=tuple(new if f.field_id == old.field_id else f for f in schema.fields)
+    )
+    user_id = msg.actor_user_id
+    await _store_field_update(ctx, with_new, new, changed, move, user_id)
+    backfilled = 0
+    if msg.backfill_existing:
+        backfilled = await _backfill(ctx, with_new, new)
+        await _field_activity(
+            ctx, ActivityKind.FIELD_BACKFILLED, new, user_id, {"count": backfilled}
+        )
+    if not changed and not msg.backfill_existing and not move.moves:
+        return old, 0
+    return await _fresh_field(ctx, schema.module.slug, old.field_id), backfilled
+
+
+def _refuse_update(
+    msg: UpdateField,
+    old: FieldDef,
+    move: ArchiveMove,
+    schemas: Mapping[str, ModuleSchema],
+    schema: ModuleSchema,
+) -> None:
+    """The refusals of an update, in this order: a config or backfill for a field that stays
+    archived (409), archiving a field others compute from (409), backfilling a field that is no
+    auto-number (422)."""
+    stays_archived = old.archived_at is not None and not move.unarchiving
     if stays_archived and (msg.config is not None or msg.backfill_existing):
         raise Conflict(
             f"Field {old.slug!r} is archived; send archived false (with or before other "
             "changes) to change its config or backfill it",
             data={"fieldId": old.field_id, "slug": old.slug},
         )
-    if archiving:
+    if move.archiving:
         dependents = dependent_fields(schemas, schema, old)
         if dependents:
             raise Conflict(
@@ -326,9 +291,6 @@ async def update_field(ctx: WriteContext, msg: UpdateField) -> tuple[FieldDef, i
                 "before archiving it",
                 data={"dependentFields": dependents},
             )
-    if unarchiving:
-        # the field comes back among the live ones: its config is checked against them
-        schema = replace(schema, fields=(*schema.fields, old))
     if msg.backfill_existing and not isinstance(type_of(old), AutonumberType):
         raise ValidationFailed(
             [
@@ -340,6 +302,13 @@ async def update_field(ctx: WriteContext, msg: UpdateField) -> tuple[FieldDef, i
                 )
             ]
         )
+
+
+def _edited_field(
+    msg: UpdateField, old: FieldDef, move: ArchiveMove, schema: ModuleSchema, now: str
+) -> FieldDef:
+    """``old`` with what the update sends (the config checked against ``schema``: 422 on an
+    issue); what it leaves out stays as it was."""
     config = old.config
     if msg.config is not None:
         config, issues = check_field_config(
@@ -348,20 +317,24 @@ async def update_field(ctx: WriteContext, msg: UpdateField) -> tuple[FieldDef, i
         if issues:
             raise ValidationFailed(issues)
     archived_at = old.archived_at
-    if archiving:
-        archived_at = ctx.now
-    elif unarchiving:
+    if move.archiving:
+        archived_at = now
+    elif move.unarchiving:
         archived_at = None
-    new = replace(
+    return replace(
         old,
         label=old.label if msg.label is None else msg.label,
         name=old.name if msg.name is None else msg.name,
         config=config,
         is_required=old.is_required if msg.is_required is None else msg.is_required,
         archived_at=archived_at,
-        updated_at=ctx.now,
+        updated_at=now,
     )
-    changed = sorted(
+
+
+def _changed_attributes(old: FieldDef, new: FieldDef) -> list[str]:
+    """The API names of the attributes an update changed (the activity entry lists them)."""
+    return sorted(
         name
         for name, before, after in (
             ("label", old.label, new.label),
@@ -371,47 +344,59 @@ async def update_field(ctx: WriteContext, msg: UpdateField) -> tuple[FieldDef, i
         )
         if before != after
     )
-    module_id = schema.module.module_id
-    with_new = replace(
-        schema, fields=tuple(new if f.field_id == old.field_id else f for f in schema.fields)
-    )
-    if changed or archiving or unarchiving:
-        await ctx.txn.upsert_fields([new])
-    if archiving or unarchiving:
+
+
+async def _store_field_update(
+    ctx: WriteContext,
+    schema: ModuleSchema,
+    field: FieldDef,
+    changed: list[str],
+    move: ArchiveMove,
+    user_id: str | None,
+) -> None:
+    """Write the updated ``field`` (in place in ``schema``), what follows from it, and its
+    activity entries; an update that changes nothing writes nothing."""
+    if changed or move.moves:
+        await ctx.txn.upsert_fields([field])
+    if move.moves:
         # the records' searchable text follows: an archived value is found no more
         await ctx.schema_edited()
-        await ctx.txn.reindex_module(module_id)
+        await ctx.txn.reindex_module(schema.module.module_id)
+    if _recomputed(field, changed, move):
+        await _recompute(ctx, schema)
     if changed:
-        if _derived(new) and new.archived_at is None and ("config" in changed or unarchiving):
-            await _recompute(ctx, with_new)
-        await ctx.activity(
-            ActivityKind.FIELD_UPDATED,
-            user_id=msg.actor_user_id,
-            module_id=module_id,
-            data={"fieldId": old.field_id, "slug": old.slug, "changed": changed},
+        await _field_activity(ctx, ActivityKind.FIELD_UPDATED, field, user_id, {"changed": changed})
+    if move.moves:
+        await _field_activity(
+            ctx,
+            ActivityKind.FIELD_ARCHIVED if move.archiving else ActivityKind.FIELD_UNARCHIVED,
+            field,
+            user_id,
+            {"dataType": field.data_type},
         )
-    elif unarchiving and _derived(new):
-        # computed while it was hidden from nothing: brought up to date with its inputs
-        await _recompute(ctx, with_new)
-    if archiving or unarchiving:
-        await ctx.activity(
-            ActivityKind.FIELD_ARCHIVED if archiving else ActivityKind.FIELD_UNARCHIVED,
-            user_id=msg.actor_user_id,
-            module_id=module_id,
-            data={"fieldId": old.field_id, "slug": old.slug, "dataType": old.data_type},
-        )
-    backfilled = 0
-    if msg.backfill_existing:
-        backfilled = await _backfill(ctx, with_new, new)
-        await ctx.activity(
-            ActivityKind.FIELD_BACKFILLED,
-            user_id=msg.actor_user_id,
-            module_id=module_id,
-            data={"fieldId": old.field_id, "slug": old.slug, "count": backfilled},
-        )
-    if not changed and not msg.backfill_existing and not (archiving or unarchiving):
-        return old, 0
-    return await _fresh_field(ctx, schema.module.slug, old.field_id), backfilled
+
+
+def _recomputed(field: FieldDef, changed: list[str], move: ArchiveMove) -> bool:
+    """Whether an updated computed field's values are computed again: a live one follows a new
+    config; one brought back was computed from nothing while it was hidden."""
+    if not _derived(field):
+        return False
+    return move.unarchiving or ("config" in changed and field.archived_at is None)
+
+
+async def _field_activity(
+    ctx: WriteContext,
+    kind: ActivityKind,
+    field: FieldDef,
+    user_id: str | None,
+    data: Mapping[str, Any],
+) -> None:
+    await ctx.activity(
+        kind,
+        user_id=user_id,
+        module_id=field.module_id,
+        data={"fieldId": field.field_id, "slug": field.slug, **data},
+    )
 
 
 async def delete_field(ctx: WriteContext, msg: DeleteField) -> None:

@@ -255,27 +255,8 @@ def _responses(ep: Endpoint) -> dict[str, Any]:
     rate_headers = {name: {"$ref": f"#/components/headers/{name}"} for name in _RATE_HEADERS}
     out: dict[str, Any] = {}
     for status, model in ep.responses.items():
-        if status >= 400:  # a declared error answer: the envelope, like every other error
-            continue
-        entry: dict[str, Any] = {"description": "Success", "headers": rate_headers}
-        if ep.stream and status == 200 and model is not None:
-            entry["content"] = {
-                "application/json": {"schema": _ref(model)},
-                "text/event-stream": agent_event_stream(model),
-            }
-        elif model is not None:
-            entry["content"] = {"application/json": {"schema": _ref(model)}}
-        elif ep.stream and status == 200:  # events only (GET /v1/events): its description
-            entry["content"] = {"text/event-stream": {"schema": {"type": "string"}}}
-        elif status != 204:
-            entry["content"] = {"application/json": {"schema": {"type": "object"}}}
-        out[str(status)] = entry
-    statuses = [400, 429, 500] if ep.scope is None else [400, 401, 403, 404, 413, 429, 500, 503]
-    if ep.body is None and ep.query is None and ep.scope is None:
-        statuses = [429, 500]
-    if "{" in ep.path and 404 not in statuses:  # a path naming something that is not there
-        statuses.append(404)
-    statuses += [s for s in ep.responses if s >= 400 and s not in statuses]
+        if status < 400:  # a declared error answer is the envelope, like every other error
+            out[str(status)] = _success(ep, status, model, rate_headers)
     retry_after = {
         "Retry-After": {
             "description": "Seconds to wait before retrying",
@@ -287,10 +268,43 @@ def _responses(ep: Endpoint) -> dict[str, Any]:
     )
     if conflict is not None:
         out["409"] = conflict
-    for status in sorted(statuses):
+    for status in sorted(_error_statuses(ep)):
         headers = {**rate_headers, **retry_after} if status in (429, 503) else rate_headers
         out.setdefault(str(status), declared_error(status, headers))
     return out
+
+
+def _success(
+    ep: Endpoint, status: int, model: type[BaseModel] | None, headers: dict[str, Any]
+) -> dict[str, Any]:
+    """A success answer: its body as ``model`` (an agent run's also as its event stream), an
+    event stream only, nothing (204) or some object."""
+    entry: dict[str, Any] = {"description": "Success", "headers": headers}
+    streams = ep.stream and status == 200
+    if streams and model is not None:
+        entry["content"] = {
+            "application/json": {"schema": _ref(model)},
+            "text/event-stream": agent_event_stream(model),
+        }
+    elif model is not None:
+        entry["content"] = {"application/json": {"schema": _ref(model)}}
+    elif streams:  # events only (GET /v1/events): its description
+        entry["content"] = {"text/event-stream": {"schema": {"type": "string"}}}
+    elif status != 204:
+        entry["content"] = {"application/json": {"schema": {"type": "object"}}}
+    return entry
+
+
+def _error_statuses(ep: Endpoint) -> list[int]:
+    """The error statuses an operation may answer: what its checks give (an operation open
+    to all that reads nothing from the request only 429 and 500), 404 for a path naming
+    something, and those it declares."""
+    statuses = [400, 429, 500] if ep.scope is None else [400, 401, 403, 404, 413, 429, 500, 503]
+    if ep.body is None and ep.query is None and ep.scope is None:
+        statuses = [429, 500]
+    if "{" in ep.path and 404 not in statuses:  # a path naming something that is not there
+        statuses.append(404)
+    return statuses + [s for s in ep.responses if s >= 400 and s not in statuses]
 
 
 def _access(ep: Endpoint, op: dict[str, Any]) -> None:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -189,41 +189,80 @@ def _operands(cond: Mapping[str, Any]) -> Any:
     return values if values is not None else cond.get("value")
 
 
+#: a condition's test: its settings and the linked record's value of its field
+_Test = Callable[[Mapping[str, Any], Any], bool]
+
+
+def _negated(test: _Test) -> _Test:
+    return lambda cond, actual: not test(cond, actual)
+
+
+def _blank(cond: Mapping[str, Any], actual: Any) -> bool:
+    return _is_blank(actual)
+
+
+def _equal(cond: Mapping[str, Any], actual: Any) -> bool:
+    """Any of the value's scalars equals ``value``; no value: the value is blank."""
+    value = cond.get("value")
+    if value is None:
+        return _is_blank(actual)
+    return any(_same(c, value) for c in _candidates(actual))
+
+
+def _among(cond: Mapping[str, Any], actual: Any) -> bool:
+    pool = _operands(cond)
+    pool = pool if isinstance(pool, list) else [pool]
+    return any(_same(c, v) for c in _candidates(actual) for v in pool)
+
+
+def _text_test(match: Callable[[str, str], bool]) -> _Test:
+    """A test of the value's scalars as lower-case text against ``value``, also lower-cased."""
+
+    def test(cond: Mapping[str, Any], actual: Any) -> bool:
+        needle = str(cond.get("value")).lower()
+        return any(match(str(c).lower(), needle) for c in _candidates(actual))
+
+    return test
+
+
+def _between(cond: Mapping[str, Any], actual: Any) -> bool:
+    bounds = _operands(cond)
+    if not isinstance(bounds, list) or len(bounds) != 2:
+        return False
+    return any(_within(c, bounds[0], bounds[1]) for c in _candidates(actual))
+
+
+def _ordered(wanted: tuple[int, ...]) -> _Test:
+    """A test that the value's scalars compare with ``value`` as ``wanted`` says."""
+    return lambda cond, actual: any(
+        _cmp(c, cond.get("value")) in wanted for c in _candidates(actual)
+    )
+
+
+_contains = _text_test(lambda text, needle: needle in text)
+#: operator -> its test; an operator not here matches nothing
+_TESTS: dict[str, _Test] = {
+    "isNull": _blank,
+    "isNotNull": _negated(_blank),
+    "eq": _equal,
+    "neq": _negated(_equal),
+    "in": _among,
+    "notIn": _negated(_among),
+    "contains": _contains,
+    "notContains": _negated(_contains),
+    "startsWith": _text_test(str.startswith),
+    "endsWith": _text_test(str.endswith),
+    "between": _between,
+    **{op: _ordered(wanted) for op, wanted in _ORDER_OPERATORS.items()},
+}
+
+
 def _test(cond: Mapping[str, Any], fields: Mapping[str, Any]) -> bool:
     if "conditions" in cond:
         return rollup_matches(cond, fields)
-    op, actual = cond.get("operator"), fields.get(str(cond.get("fieldSlug")))
-    if op == "isNull":
-        return _is_blank(actual)
-    if op == "isNotNull":
-        return not _is_blank(actual)
-    cands, value = _candidates(actual), cond.get("value")
-    if op in ("eq", "neq"):
-        hit = any(_same(c, value) for c in cands) if value is not None else _is_blank(actual)
-        return hit if op == "eq" else not hit
-    if op in ("in", "notIn"):
-        pool = _operands(cond)
-        pool = pool if isinstance(pool, list) else [pool]
-        hit = any(_same(c, v) for c in cands for v in pool)
-        return hit if op == "in" else not hit
-    if op in ("contains", "notContains", "startsWith", "endsWith"):
-        needle = str(value).lower()
-        texts = [str(c).lower() for c in cands]
-        if op == "startsWith":
-            return any(t.startswith(needle) for t in texts)
-        if op == "endsWith":
-            return any(t.endswith(needle) for t in texts)
-        hit = any(needle in t for t in texts)
-        return hit if op == "contains" else not hit
-    if op == "between":
-        bounds = _operands(cond)
-        if not isinstance(bounds, list) or len(bounds) != 2:
-            return False
-        return any(_within(c, bounds[0], bounds[1]) for c in cands)
-    wanted = _ORDER_OPERATORS.get(str(op))
-    if wanted is None:
-        return False
-    return any(_cmp(c, value) in wanted for c in cands)
+    op = cond.get("operator")
+    test = _TESTS.get(op) if isinstance(op, str) else None
+    return test is not None and test(cond, fields.get(str(cond.get("fieldSlug"))))
 
 
 def _within(v: Any, low: Any, high: Any) -> bool:
@@ -310,38 +349,59 @@ def compute_rollup(
     records = [
         f for f in linked if rollup_matches(criteria if isinstance(criteria, Mapping) else None, f)
     ]
+    counted = _counted(agg, slug, records)
+    if counted is not None:
+        return counted
+    calculate = _CALCULATIONS.get(agg) if isinstance(agg, str) else None
+    if calculate is None or not isinstance(slug, str):
+        return None
+    values = _flat([f.get(slug) for f in records])
+    return _rounded(calculate(values), settings.get("decimalPlaces"))
+
+
+def _counted(agg: Any, slug: Any, records: list[Mapping[str, Any]]) -> int | None:
+    """What a counting aggregation answers: COUNTALL (or COUNT without a field) the records,
+    COUNT those with a value, COUNTA the distinct values; None for another aggregation."""
     if agg == "COUNTALL" or (agg == "COUNT" and not isinstance(slug, str)):
         return len(records)
     if not isinstance(slug, str):
         return None
     if agg == "COUNT":
         return sum(1 for f in records if not _is_blank(f.get(slug)))
-    values = _flat([f.get(slug) for f in records])
-    result: int | float | str | None
     if agg == "COUNTA":
-        return len({_key(v) for v in values})
-    if agg in ("MIN", "MAX"):
-        result = _extreme(values, agg)
-    elif agg == "SUM":
-        result = sum(_numeric_values(values))
-    elif agg == "AVG":
-        numbers = _numeric_values(values)
-        result = sum(numbers) / len(numbers) if numbers else None
-    else:
-        return None
+        return len({_key(v) for v in _flat([f.get(slug) for f in records])})
+    return None
+
+
+def _average(values: list[Any]) -> float | None:
+    numbers = _numeric_values(values)
+    return sum(numbers) / len(numbers) if numbers else None
+
+
+#: the aggregations of the linked values that are rounded as ``decimalPlaces`` says
+_CALCULATIONS: dict[str, Callable[[list[Any]], int | float | str | None]] = {
+    "MIN": lambda values: _extreme(values, "MIN"),
+    "MAX": lambda values: _extreme(values, "MAX"),
+    "SUM": lambda values: sum(_numeric_values(values)),
+    "AVG": _average,
+}
+
+
+def _rounded(result: int | float | str | None, places: Any) -> int | float | str | None:
+    """A number rounded to ``places`` (0-10) decimal places; a float without places loses only
+    binary noise such as 0.30000000000000004; anything else, and an int without places, as it
+    is. Infinite or NaN: None."""
     if not isinstance(result, int | float):
         return result
     if isinstance(result, float) and not math.isfinite(result):
         return None
-    places = settings.get("decimalPlaces")
     if isinstance(places, int) and not isinstance(places, bool):
         places = min(max(places, 0), 10)
     elif isinstance(result, float):
-        places = 10  # only trims binary noise such as 0.30000000000000004
+        places = 10
     else:
         return result
     try:
-        rounded: int | float = round_half_up(result, places, 0)
+        return round_half_up(result, places, 0)
     except FormulaEvalError:
         return result
-    return rounded

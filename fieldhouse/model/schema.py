@@ -79,6 +79,26 @@ class ModuleDef:
 
 
 @dataclass(frozen=True)
+class ArchiveMove:
+    """What an update's ``archived`` asks of a field or module: archive it, bring it back, or
+    neither (None, or the state it is in already, moves nothing)."""
+
+    archiving: bool = False
+    unarchiving: bool = False
+
+    @classmethod
+    def asked(cls, archived: bool | None, *, is_archived: bool) -> ArchiveMove:
+        return cls(
+            archiving=archived is True and not is_archived,
+            unarchiving=archived is False and is_archived,
+        )
+
+    @property
+    def moves(self) -> bool:
+        return self.archiving or self.unarchiving
+
+
+@dataclass(frozen=True)
 class ModuleSchema:
     """A module with everything that describes it; the unit the actor snapshots."""
 

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import copy
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Generic, Protocol, TypeVar
 
 from fieldhouse.model.clock import new_id
 from fieldhouse.model.schema import (
@@ -186,6 +186,65 @@ def _reference_differs(
     )
 
 
+class _Item(Protocol):
+    """A field, view or reference of a module: matched with the template's by slug."""
+
+    @property
+    def slug(self) -> str: ...
+
+    @property
+    def vendor_managed(self) -> bool: ...
+
+
+_Installed = TypeVar("_Installed", FieldDef, ViewDef, ReferenceDef)
+_Wanted = TypeVar("_Wanted", TemplateField, TemplateView, TemplateReference)
+
+
+@dataclass(frozen=True)
+class _Matching(Generic[_Installed, _Wanted]):
+    """One kind of item (fields, views or references) of a module matched with the template's."""
+
+    #: slug -> the vendor-managed item kept for that template item (the first of its slug)
+    kept: dict[str, _Installed]
+    #: vendor-managed items the template has no (more) place for: deleted
+    extra: list[_Installed]
+    #: (kept item, its template item), in the template's order
+    pairs: list[tuple[_Installed, _Wanted]]
+    #: template items without a vendor-managed item: inserted
+    missing: list[_Wanted]
+    #: template items not inserted because a user-created item holds the slug, as "kind:slug"
+    skipped: list[str]
+
+
+def _match(
+    kind: str,
+    vendor: Sequence[_Installed],
+    installed: Iterable[_Item],
+    wanted: Sequence[_Wanted],
+) -> _Matching[_Installed, _Wanted]:
+    """Match the vendor-managed items (in their order) with the template's ``wanted`` ones by
+    slug; a missing one whose slug a user-created item of ``installed`` holds is skipped."""
+    wanted_slugs = {w.slug for w in wanted}
+    kept: dict[str, _Installed] = {}
+    extra: list[_Installed] = []
+    for item in vendor:
+        if item.slug in wanted_slugs and item.slug not in kept:
+            kept[item.slug] = item
+        else:
+            extra.append(item)
+    user_slugs = {i.slug for i in installed if not i.vendor_managed}
+    matching: _Matching[_Installed, _Wanted] = _Matching(kept, extra, [], [], [])
+    for w in wanted:
+        existing = kept.get(w.slug)
+        if existing is not None:
+            matching.pairs.append((existing, w))
+        elif w.slug in user_slugs:
+            matching.skipped.append(f"{kind}:{w.slug}")
+        else:
+            matching.missing.append(w)
+    return matching
+
+
 def plan_reset(template: Template, schema: ModuleSchema) -> ResetPlan:
     """The changes that make the module's vendor-managed items equal ``template``.
 
@@ -195,90 +254,37 @@ def plan_reset(template: Template, schema: ModuleSchema) -> ResetPlan:
     - template items with no vendor-managed counterpart are inserted, unless a user-created item
       holds the slug (reported in ``skipped_slugs``; user items are never touched).
     """
-    skipped: list[str] = []
-
-    # Fields
-    t_fields = {t.slug: t for t in template.fields}
-    user_field_slugs = {f.slug for f in schema.fields if not f.vendor_managed}
-    matched_fields: dict[str, FieldDef] = {}
-    delete_field_ids: list[str] = []
-    for f in _vendor_fields(schema):
-        if f.slug in t_fields and f.slug not in matched_fields:
-            matched_fields[f.slug] = f
-        else:
-            delete_field_ids.append(f.field_id)
-    update_fields: list[tuple[str, TemplateField, dict[str, Any]]] = []
-    insert_fields: list[TemplateField] = []
-    for t in template.fields:
-        existing = matched_fields.get(t.slug)
-        if existing is None:
-            if t.slug in user_field_slugs:
-                skipped.append(f"field:{t.slug}")
-            else:
-                insert_fields.append(t)
-            continue
-        merged = _field_update(existing, t)
-        if merged is not None:
-            update_fields.append((existing.field_id, t, merged))
-
-    # Views
-    t_views = {t.slug: t for t in template.views}
-    user_view_slugs = {v.slug for v in schema.views if not v.vendor_managed}
-    matched_views: dict[str, ViewDef] = {}
-    delete_view_ids: list[str] = []
-    for v in _vendor_views(schema):
-        if v.slug in t_views and v.slug not in matched_views:
-            matched_views[v.slug] = v
-        else:
-            delete_view_ids.append(v.view_id)
-    update_views: list[tuple[str, TemplateView]] = []
-    insert_views: list[TemplateView] = []
-    for tv in template.views:
-        existing_view = matched_views.get(tv.slug)
-        if existing_view is None:
-            if tv.slug in user_view_slugs:
-                skipped.append(f"view:{tv.slug}")
-            else:
-                insert_views.append(tv)
-        elif _view_differs(existing_view, tv):
-            update_views.append((existing_view.view_id, tv))
-
-    # References
-    t_refs = {t.slug: t for t in template.references}
-    user_ref_slugs = {r.slug for r in schema.references if not r.vendor_managed}
-    matched_refs: dict[str, ReferenceDef] = {}
-    delete_reference_ids: list[str] = []
-    for r in _vendor_references(schema):
-        if r.slug in t_refs and r.slug not in matched_refs:
-            matched_refs[r.slug] = r
-        else:
-            delete_reference_ids.append(r.reference_id)
+    fields = _match("field", _vendor_fields(schema), schema.fields, template.fields)
+    views = _match("view", _vendor_views(schema), schema.views, template.views)
+    refs = _match("reference", _vendor_references(schema), schema.references, template.references)
     # Field ids as they stand after the field changes: only kept (matched) vendor fields keep ids.
-    kept_field_ids = {slug: f.field_id for slug, f in matched_fields.items()}
-    update_references: list[tuple[str, TemplateReference]] = []
-    insert_references: list[TemplateReference] = []
-    for tr in template.references:
-        existing_ref = matched_refs.get(tr.slug)
-        if existing_ref is None:
-            if tr.slug in user_ref_slugs:
-                skipped.append(f"reference:{tr.slug}")
-            else:
-                insert_references.append(tr)
-        elif _reference_differs(existing_ref, tr, kept_field_ids):
-            update_references.append((existing_ref.reference_id, tr))
-
+    kept_field_ids = {slug: f.field_id for slug, f in fields.kept.items()}
     return ResetPlan(
-        delete_field_ids=tuple(delete_field_ids),
-        update_fields=tuple(update_fields),
-        insert_fields=tuple(insert_fields),
-        delete_view_ids=tuple(delete_view_ids),
-        update_views=tuple(update_views),
-        insert_views=tuple(insert_views),
-        delete_reference_ids=tuple(delete_reference_ids),
-        update_references=tuple(update_references),
-        insert_references=tuple(insert_references),
-        skipped_slugs=tuple(skipped),
+        delete_field_ids=tuple(f.field_id for f in fields.extra),
+        update_fields=_field_updates(fields.pairs),
+        insert_fields=tuple(fields.missing),
+        delete_view_ids=tuple(v.view_id for v in views.extra),
+        update_views=tuple((v.view_id, t) for v, t in views.pairs if _view_differs(v, t)),
+        insert_views=tuple(views.missing),
+        delete_reference_ids=tuple(r.reference_id for r in refs.extra),
+        update_references=tuple(
+            (r.reference_id, t) for r, t in refs.pairs if _reference_differs(r, t, kept_field_ids)
+        ),
+        insert_references=tuple(refs.missing),
+        skipped_slugs=(*fields.skipped, *views.skipped, *refs.skipped),
     )
+
+
+def _field_updates(
+    pairs: Iterable[tuple[FieldDef, TemplateField]],
+) -> tuple[tuple[str, TemplateField, dict[str, Any]], ...]:
+    """(field id, template field, merged config) of the kept fields that differ from theirs."""
+    updates = []
+    for field, wanted in pairs:
+        merged = _field_update(field, wanted)
+        if merged is not None:
+            updates.append((field.field_id, wanted, merged))
+    return tuple(updates)
 
 
 def schema_from_template(

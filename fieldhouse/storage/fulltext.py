@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 #: the total of a keyword search counts at most this many matches
@@ -79,6 +80,35 @@ class Stats:
 class KeywordHits:
     ranked: list[tuple[str, float]]  # record id, BM25 score (higher is better); best first
     total: int  # every match (up to MAX_COUNTED), not only the ranked window
+
+
+@dataclass(frozen=True)
+class WordPlan:
+    """Which of a query's words find the candidates: a word held by a large share of the
+    workspace (over COMMON_FRACTION of it, at least COMMON_MIN_DOCS records) only adds to the
+    scores of the candidates rarer words find; a query of common words only keeps its rarest."""
+
+    #: the words that find the candidates, rarest first
+    rare: list[str]
+    #: every query word finds candidates (none is common)
+    every_word: bool
+    #: the records matching, estimated from the word counts (at most the workspace's)
+    estimate: int
+
+    @classmethod
+    def of(cls, words: Sequence[str], counts: Mapping[str, int], records: int) -> WordPlan:
+        """``counts``: records holding each word; ``records``: the workspace's."""
+        common_over = max(COMMON_MIN_DOCS, int(records * COMMON_FRACTION))
+        by_count = sorted(words, key=lambda w: counts.get(w, 0))
+        rare = [w for w in by_count if counts.get(w, 0) <= common_over] or by_count[:1]
+        estimate = min(sum(counts.values()), records)
+        return cls(rare, len(rare) == len(words), estimate)
+
+    def hits(self, ranked: list[tuple[str, float]], limit: int) -> KeywordHits:
+        """The ranked window with its total: exact when every word was matched and the window
+        is not full, else the estimate."""
+        total = len(ranked) if len(ranked) < limit and self.every_word else self.estimate
+        return KeywordHits(ranked, max(total, len(ranked)))
 
 
 def query_words(text: str) -> list[str]:

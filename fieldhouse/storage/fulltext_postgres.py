@@ -21,13 +21,12 @@ from typing import Any
 from fieldhouse.model.search_doc import Doc
 from fieldhouse.storage.base import Op, execute, executemany, rows, value
 from fieldhouse.storage.fulltext import (
-    COMMON_FRACTION,
-    COMMON_MIN_DOCS,
     MAX_COUNTED,
     NEWEST_POOL,
     RESCORE_POOL,
     SCORED_MATCHES,
     KeywordHits,
+    WordPlan,
     idf,
 )
 
@@ -132,15 +131,13 @@ def search(
     visible, shown = "", []
     if module_ids is not None:
         visible, shown = " AND module_id = ANY(?)", [list(module_ids)]
-    common_over = max(COMMON_MIN_DOCS, int(records * COMMON_FRACTION))
-    by_count = sorted(words, key=lambda w: counts[w])
-    rare = [w for w in by_count if counts[w] <= common_over] or by_count[:1]
+    plan = WordPlan.of(words, counts, records)
+    rare = plan.rare
     full, full_params = _score(words, weights)
-    estimate = min(sum(counts.values()), records)
     match, match_params = _match(rare)
     where = f"account_id = ? AND {match}{visible}"
     where_params = [account_id, *match_params, *shown]
-    if len(rare) == len(words):
+    if plan.every_word:
         found = yield rows(
             f"SELECT record_id, {full} AS s FROM search_docs WHERE {where}"
             " ORDER BY s DESC, record_id LIMIT ?",
@@ -157,6 +154,4 @@ def search(
             f" WHERE {where} ORDER BY {order} LIMIT ?) pool ORDER BY s DESC, record_id LIMIT ?",
             (*full_params, *where_params, *order_params, pool, limit),
         )
-    ranked = [(str(r[0]), float(r[1])) for r in found]
-    total = len(ranked) if len(ranked) < limit and len(rare) == len(words) else estimate
-    return KeywordHits(ranked, max(total, len(ranked)))
+    return plan.hits([(str(r[0]), float(r[1])) for r in found], limit)

@@ -18,15 +18,14 @@ the workspace only adds to the scores of the best candidates found by rarer word
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Iterable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from fieldhouse.model.search_doc import Doc
 from fieldhouse.storage.base import Op, execute, executemany, rows, value
 from fieldhouse.storage.fulltext import (
     COLUMN_WEIGHTS,
-    COMMON_FRACTION,
-    COMMON_MIN_DOCS,
     K1,
     NEWEST_POOL,
     RESCORE_POOL,
@@ -34,6 +33,7 @@ from fieldhouse.storage.fulltext import (
     B,
     KeywordHits,
     Stats,
+    WordPlan,
     idf,
 )
 
@@ -180,51 +180,89 @@ def search(
     keeps its rarest), and the whole query is then scored for the best RESCORE_POOL of them."""
     if not words or limit <= 0 or (module_ids is not None and not module_ids):
         return KeywordHits([], 0)
-    t = table(account_id)
-    visible = ""
-    shown: list[Any] = []
-    if module_ids is not None:
-        visible = f" AND d.module IN {_in(module_ids)}"
-        shown = list(module_ids)
     stem_of = yield from stems(words)
     records = max(stats.records, 1)
     counts = {w: min(stats.counts.get(stem_of.get(w, ""), 0), records) for w in words}
-    common_over = max(COMMON_MIN_DOCS, int(records * COMMON_FRACTION))
-    by_count = sorted(words, key=lambda w: counts.get(w, 0))
-    rare = [w for w in by_count if counts.get(w, 0) <= common_over] or by_count[:1]
-    estimate = min(sum(counts.values()), records)
-    join = f"FROM {t}_words JOIN {t}_docs d ON d.n = {t}_words.rowid WHERE {t}_words MATCH ?"
-    score = f"bm25({t}_words, {WEIGHTS})"
-    if len(rare) == len(words):
-        found = yield rows(
-            f"SELECT d.id, {score} AS s {join}{visible} ORDER BY s, d.id LIMIT ?",
-            (_any(words), *shown, limit),
-        )
-        ranked = [(str(r[0]), -float(r[1])) for r in found]
-    elif counts.get(rare[0], 0) > SCORED_MATCHES:
-        # only common words: the newest NEWEST_POOL records holding the rarest are ranked
-        pool = yield rows(
-            f"SELECT d.id, d.n {join}{visible} ORDER BY {t}_words.rowid DESC LIMIT ?",
-            (_any(rare), *shown, NEWEST_POOL),
-        )
-        every = {stem_of[w]: counts[w] for w in words if w in stem_of}
-        extra = yield from _rescore(t, [int(r[1]) for r in pool], every, stats)
-        ranked = sorted(
-            ((str(r[0]), extra.get(int(r[1]), 0.0)) for r in pool), key=lambda r: (-r[1], r[0])
-        )[:limit]
+    plan = WordPlan.of(words, counts, records)
+    ranking = _Ranking(table(account_id), module_ids, stats, stem_of, counts)
+    if plan.every_word:
+        ranked = yield from ranking.scored(words, limit)
+    elif counts.get(plan.rare[0], 0) > SCORED_MATCHES:
+        ranked = yield from ranking.newest(plan.rare, words, limit)
     else:
-        pool = yield rows(
-            f"SELECT d.id, {score} AS s, d.n {join}{visible} ORDER BY s, d.id LIMIT ?",
-            (_any(rare), *shown, max(limit, RESCORE_POOL)),
+        ranked = yield from ranking.rescored(plan.rare, words, limit)
+    return plan.hits(ranked, limit)
+
+
+@dataclass(frozen=True)
+class _Ranking:
+    """The ways one query ranks the records of a workspace's tables (``t``) it may see."""
+
+    t: str
+    module_ids: Collection[str] | None
+    stats: Stats
+    #: query word -> its stem
+    stem_of: dict[str, str]
+    #: query word -> records holding it
+    counts: dict[str, int]
+
+    def scored(self, words: Sequence[str], limit: int) -> Op[list[tuple[str, float]]]:
+        """bm25() of every record holding any of ``words``."""
+        found = yield rows(
+            f"SELECT d.id, {self._score} AS s {self._matching} ORDER BY s, d.id LIMIT ?",
+            (_any(words), *self._shown, limit),
         )
-        common = {stem_of[w]: counts[w] for w in words if w not in rare and w in stem_of}
-        extra = yield from _rescore(t, [int(r[2]) for r in pool], common, stats)
-        ranked = sorted(
-            ((str(r[0]), -float(r[1]) + extra.get(int(r[2]), 0.0)) for r in pool),
-            key=lambda r: (-r[1], r[0]),
-        )[:limit]
-    total = len(ranked) if len(ranked) < limit and len(rare) == len(words) else estimate
-    return KeywordHits(ranked, max(total, len(ranked)))
+        return [(str(r[0]), -float(r[1])) for r in found]
+
+    def newest(
+        self, rare: Sequence[str], words: Sequence[str], limit: int
+    ) -> Op[list[tuple[str, float]]]:
+        """Only common words: the newest NEWEST_POOL records holding the rarest are ranked."""
+        pool = yield rows(
+            f"SELECT d.id, d.n {self._matching} ORDER BY {self.t}_words.rowid DESC LIMIT ?",
+            (_any(rare), *self._shown, NEWEST_POOL),
+        )
+        every = self._stem_counts(words)
+        extra = yield from _rescore(self.t, [int(r[1]) for r in pool], every, self.stats)
+        return _best((str(r[0]), extra.get(int(r[1]), 0.0)) for r in pool)[:limit]
+
+    def rescored(
+        self, rare: Sequence[str], words: Sequence[str], limit: int
+    ) -> Op[list[tuple[str, float]]]:
+        """bm25() of the best RESCORE_POOL records holding a ``rare`` word, plus what the
+        common words add to each."""
+        pool = yield rows(
+            f"SELECT d.id, {self._score} AS s, d.n {self._matching} ORDER BY s, d.id LIMIT ?",
+            (_any(rare), *self._shown, max(limit, RESCORE_POOL)),
+        )
+        common = self._stem_counts(w for w in words if w not in rare)
+        extra = yield from _rescore(self.t, [int(r[2]) for r in pool], common, self.stats)
+        return _best((str(r[0]), -float(r[1]) + extra.get(int(r[2]), 0.0)) for r in pool)[:limit]
+
+    @property
+    def _matching(self) -> str:
+        t = self.t
+        visible = "" if self.module_ids is None else f" AND d.module IN {_in(self.module_ids)}"
+        return (
+            f"FROM {t}_words JOIN {t}_docs d ON d.n = {t}_words.rowid"
+            f" WHERE {t}_words MATCH ?{visible}"
+        )
+
+    @property
+    def _shown(self) -> list[Any]:
+        return [] if self.module_ids is None else list(self.module_ids)
+
+    @property
+    def _score(self) -> str:
+        return f"bm25({self.t}_words, {WEIGHTS})"
+
+    def _stem_counts(self, words: Iterable[str]) -> dict[str, int]:
+        return {self.stem_of[w]: self.counts[w] for w in words if w in self.stem_of}
+
+
+def _best(scored: Iterable[tuple[str, float]]) -> list[tuple[str, float]]:
+    """Highest score first, ties by id."""
+    return sorted(scored, key=lambda r: (-r[1], r[0]))
 
 
 def _rescore(

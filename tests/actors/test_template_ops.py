@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from fieldhouse.actors.record_ops import CreateRecord
+from fieldhouse.actors.record_ops import CreateRecord, UpdateRecord
 from fieldhouse.actors.template_ops import (
     CreateField,
     DeleteField,
@@ -185,6 +185,48 @@ async def test_an_update_that_changes_nothing_writes_nothing(
     assert await runtime.actors.ask(ws.account_id, same) == (stage, 0)
     assert await runtime.store.schema_version(ws.account_id) == version
     assert await activity(runtime, ws, "field_updated") == []
+
+
+async def test_an_archived_formula_is_computed_again_when_it_comes_back(
+    runtime: Runtime, ws: Workspace
+) -> None:
+    """Pins update_field's archive branches (issue 35's split keeps them): an update that
+    archives and relabels writes both activity entries; an archived field takes a new label but
+    no config; brought back, a formula catches up with the edits made while it was hidden."""
+    ask = runtime.actors.ask
+    module_id = (await deals(runtime, ws)).module.module_id
+    deal = await new_deal(runtime, ws, "Big One")
+    shout = {"formula": {"expression": "UPPER({name})"}}
+    made = await ask(ws.account_id, CreateField(module_id, "Shout", None, "formula", shout))
+    archived, _ = await ask(
+        ws.account_id, UpdateField(module_id, made.field_id, label="Loud", archived=True)
+    )
+    assert (archived.label, archived.archived_at is not None) == ("Loud", True)
+    await ask(
+        ws.account_id,
+        UpdateRecord(module_id, deal.record_id, "Small One", {"name": "Small One"}),
+    )
+    assert (await fields_of(runtime, ws, deal.record_id))["shout"] == "BIG ONE"
+    with pytest.raises(Conflict) as refused:
+        await ask(ws.account_id, UpdateField(module_id, made.field_id, config=shout))
+    assert refused.value.message == (
+        "Field 'shout' is archived; send archived false (with or before other changes) to "
+        "change its config or backfill it"
+    )
+    assert refused.value.data == {"fieldId": made.field_id, "slug": "shout"}
+    relabelled, _ = await ask(ws.account_id, UpdateField(module_id, made.field_id, label="Shout"))
+    assert relabelled.archived_at is not None
+    assert (await fields_of(runtime, ws, deal.record_id))["shout"] == "BIG ONE"
+    back, count = await ask(ws.account_id, UpdateField(module_id, made.field_id, archived=False))
+    assert (back.label, back.archived_at, count) == ("Shout", None, 0)
+    assert (await fields_of(runtime, ws, deal.record_id))["shout"] == "SMALL ONE"
+    ids = {"fieldId": made.field_id, "slug": "shout"}
+    assert await activity(runtime, ws, "field_updated") == [
+        {**ids, "changed": ["label"]},
+        {**ids, "changed": ["label"]},
+    ]
+    for kind in ("field_archived", "field_unarchived"):
+        assert await activity(runtime, ws, kind) == [{**ids, "dataType": "formula"}]
 
 
 async def test_deleting_a_field_clears_its_values_and_references(

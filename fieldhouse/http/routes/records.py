@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from functools import partial
 from typing import Any
@@ -35,7 +36,7 @@ from fieldhouse.model.listquery import (
 from fieldhouse.model.listquery_kinds import resolve_key
 from fieldhouse.model.memo import SchemaMemo
 from fieldhouse.model.principal import Principal
-from fieldhouse.model.schema import ModuleSchema
+from fieldhouse.model.schema import ModuleSchema, ReferenceDef
 from fieldhouse.services import Services
 
 routes = Routes()
@@ -224,32 +225,51 @@ def _expansions(
     refs = {r.slug: r for r in schema.references}
     found: dict[str, _Expansion] = {}
     for i, slug in enumerate(p.strip() for p in raw.split(",")):
-        ref = refs.get(slug)
-        kind = (
-            resolve_key(ref.source_field_slug, schema, system=False)
-            if ref and ref.source_field_slug
-            else None
-        )
-        if ref is None or kind is None or ref.target_type != "module" or not ref.target_module_slug:
+        expansion = _expansion(slug, refs, schema, principal)
+        if expansion is None:
             message = f"{slug!r} is not a reference of module {schema.module.slug!r} to records"
             issues.append(Issue("custom", ("expand", i), message))
-            continue
-        visible = principal.can_view(ref.target_module_slug)
-        found[slug] = _Expansion(slug, kind.slug, ref.target_module_slug, kind.multi, visible, ())
-    for i, part in enumerate(p.strip() for p in (raw_fields or "").split(",") if p.strip()):
-        slug, _, field = part.partition(".")
-        at = found.get(slug)
-        target = schemas.get(at.module_slug) if at is not None else None
-        if at is None or target is None:
-            issues.append(Issue("custom", ("expandFields", i), f"{slug!r} is not in expand"))
-        elif at.visible and target.field(field) is None:
-            message = f"Unknown field {field!r} of module {at.module_slug!r}"
-            issues.append(Issue("custom", ("expandFields", i), message))
         else:
-            found[slug] = replace(at, fields=(*at.fields, field))
+            found[slug] = expansion
+    for i, part in enumerate(p.strip() for p in (raw_fields or "").split(",") if p.strip()):
+        chosen = _with_field(part, found, schemas)
+        if isinstance(chosen, str):
+            issues.append(Issue("custom", ("expandFields", i), chosen))
+        else:
+            found[chosen.slug] = chosen
     if issues:
         raise ValidationFailed(issues)
     return list(found.values())
+
+
+def _expansion(
+    slug: str, refs: Mapping[str, ReferenceDef], schema: ModuleSchema, principal: Principal
+) -> _Expansion | None:
+    """The expansion of the reference ``slug`` names, without chosen fields; None unless it is
+    a reference of the module through one of its fields to records of a module."""
+    ref = refs.get(slug)
+    if ref is None or not ref.source_field_slug:
+        return None
+    kind = resolve_key(ref.source_field_slug, schema, system=False)
+    if kind is None or ref.target_type != "module" or not ref.target_module_slug:
+        return None
+    visible = principal.can_view(ref.target_module_slug)
+    return _Expansion(slug, kind.slug, ref.target_module_slug, kind.multi, visible, ())
+
+
+def _with_field(
+    part: str, found: Mapping[str, _Expansion], schemas: WorkspaceSchemas
+) -> _Expansion | str:
+    """The expansion ``part`` ("reference.field" of ``expandFields``) adds its field to, or
+    why it cannot (a field of a module the caller may not see is not looked for)."""
+    slug, _, field = part.partition(".")
+    at = found.get(slug)
+    target = schemas.get(at.module_slug) if at is not None else None
+    if at is None or target is None:
+        return f"{slug!r} is not in expand"
+    if at.visible and target.field(field) is None:
+        return f"Unknown field {field!r} of module {at.module_slug!r}"
+    return replace(at, fields=(*at.fields, field))
 
 
 async def _expand(

@@ -76,52 +76,13 @@ def check_image(value: Any, max_size_kb: int) -> Result:
     issues: list[Issue] = unknown_keys(value, _IMAGE_KEYS)
     name, name_issues = optional_string(value, "name", NAME_MAX_LENGTH)
     issues.extend(name_issues)
-    size: int | float | None = None
-    if value.get("sizeKB") is not None:
-        size, size_issues = finite_number(value["sizeKB"], ("sizeKB",))
-        issues.extend(size_issues)
-        if size is not None and size < 0:
-            issues.append(too_small_number(0, size, ("sizeKB",)))
-        elif size is not None and size > max_size_kb:
-            issues.append(_too_large(max_size_kb, size, ("sizeKB",)))
+    size, size_issues = _size(value.get("sizeKB"), max_size_kb)
+    issues.extend(size_issues)
     url = value.get("url")
-    detected: str | None = None
-    if url is None:
-        issues.append(required(("url",), "An image url"))
-    elif not isinstance(url, str):
-        issues.append(invalid_type("string", url, ("url",)))
-    else:
-        data = _DATA_URL.fullmatch(url)
-        if data is not None:
-            detected = _canonical_format(data.group("type"))
-            payload_kb = _data_url_size_kb(data.group("params") or "", data.group("data"))
-            if payload_kb > max_size_kb:
-                issues.append(_too_large(max_size_kb, round(payload_kb, 1), ("url",)))
-        elif len(url) > URL_MAX_LENGTH:
-            issues.append(too_big_string(URL_MAX_LENGTH, len(url), ("url",)))
-        elif url_host(url) is None:
-            issues.append(
-                invalid_string(
-                    "url",
-                    f"Invalid image URL {show(url)}: expected an http:// or https:// URL with a "
-                    "host, or a data:image/... URL",
-                    ("url",),
-                )
-            )
-        else:
-            detected = _extension(urllib.parse.urlsplit(url).path)
+    detected, url_issues = _url_format(url, max_size_kb)
+    issues.extend(url_issues)
     fmt, fmt_path = _pick_format(value.get("format"), detected, name, issues)
-    if fmt is None and not issues:
-        issues.append(
-            issue(
-                "custom",
-                "Cannot tell the image format: give format, or a url or name ending in "
-                ".jpg, .png, .gif or .webp",
-                ("format",),
-            )
-        )
-    elif fmt is not None and fmt not in FORMATS:
-        issues.append(invalid_enum(FORMATS, fmt, fmt_path))
+    issues.extend(_format_issues(fmt, fmt_path, issues))
     if issues:
         return None, issues
     return {
@@ -130,6 +91,57 @@ def check_image(value: Any, max_size_kb: int) -> Result:
         "sizeKB": None if size is None else integral(size),
         "format": fmt,
     }, []
+
+
+def _size(given: Any, max_size_kb: int) -> tuple[int | float | None, list[Issue]]:
+    """The ``sizeKB`` given (None: not given): a number from 0 to the field's maximum."""
+    if given is None:
+        return None, []
+    size, issues = finite_number(given, ("sizeKB",))
+    if size is not None and size < 0:
+        issues.append(too_small_number(0, size, ("sizeKB",)))
+    elif size is not None and size > max_size_kb:
+        issues.append(_too_large(max_size_kb, size, ("sizeKB",)))
+    return size, issues
+
+
+def _url_format(url: Any, max_size_kb: int) -> tuple[str | None, list[Issue]]:
+    """The format the image ``url`` shows (a data URL's type, an http(s) URL's extension), and
+    its issues: none given, not a string, too long, no URL, a data URL over the maximum size."""
+    if url is None:
+        return None, [required(("url",), "An image url")]
+    if not isinstance(url, str):
+        return None, [invalid_type("string", url, ("url",))]
+    data = _DATA_URL.fullmatch(url)
+    if data is not None:
+        detected = _canonical_format(data.group("type"))
+        payload_kb = _data_url_size_kb(data.group("params") or "", data.group("data"))
+        if payload_kb > max_size_kb:
+            return detected, [_too_large(max_size_kb, round(payload_kb, 1), ("url",))]
+        return detected, []
+    if len(url) > URL_MAX_LENGTH:
+        return None, [too_big_string(URL_MAX_LENGTH, len(url), ("url",))]
+    if url_host(url) is None:
+        message = (
+            f"Invalid image URL {show(url)}: expected an http:// or https:// URL with a "
+            "host, or a data:image/... URL"
+        )
+        return None, [invalid_string("url", message, ("url",))]
+    return _extension(urllib.parse.urlsplit(url).path), []
+
+
+def _format_issues(fmt: str | None, path: Path, issues: list[Issue]) -> list[Issue]:
+    """The format's issue: none could be told (said only when nothing else is wrong), or it is
+    not one of FORMATS."""
+    if fmt is None and not issues:
+        message = (
+            "Cannot tell the image format: give format, or a url or name ending in "
+            ".jpg, .png, .gif or .webp"
+        )
+        return [issue("custom", message, ("format",))]
+    if fmt is not None and fmt not in FORMATS:
+        return [invalid_enum(FORMATS, fmt, path)]
+    return []
 
 
 def _pick_format(

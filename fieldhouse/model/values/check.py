@@ -14,6 +14,7 @@ from typing import Any
 from fieldhouse.model.errors import Issue
 from fieldhouse.model.fields import (
     FieldType,
+    LinkCheck,
     ParentCheck,
     ReferenceCheck,
     UserCheck,
@@ -31,6 +32,19 @@ class ValueCheck:
     references: tuple[ReferenceCheck, ...]
     parents: tuple[ParentCheck, ...]
     users: tuple[UserCheck, ...]
+
+    @classmethod
+    def of(
+        cls, values: dict[str, Any], issues: Sequence[Issue], links: Sequence[LinkCheck]
+    ) -> ValueCheck:
+        """The check with ``links`` sorted by what they name (each kind in their order)."""
+        return cls(
+            values,
+            tuple(issues),
+            tuple(link for link in links if isinstance(link, ReferenceCheck)),
+            tuple(link for link in links if isinstance(link, ParentCheck)),
+            tuple(link for link in links if not isinstance(link, ReferenceCheck | ParentCheck)),
+        )
 
 
 def _read_only(field: FieldDef) -> Issue:
@@ -82,56 +96,64 @@ def check_values(
     by_slug = {f.slug: f for f in fields}
     values: dict[str, Any] = {}
     issues: list[Issue] = []
-    references: list[ReferenceCheck] = []
-    parents: list[ParentCheck] = []
-    users: list[UserCheck] = []
+    links: list[LinkCheck] = []
     for key, raw in supplied.items():
         slug = key if isinstance(key, str) else str(key)
         field = by_slug.get(slug)
-        if field is None and slug in archived:
-            issues.append(
-                issue(
-                    "archived_field",
-                    f"Field {slug!r} is archived: it cannot be written until it is unarchived",
-                    ("fields", slug),
-                )
-            )
-            continue
         if field is None:
-            issues.append(
-                issue(
-                    "unrecognized_keys",
-                    f"Unrecognized key {slug!r}: not a field of this module",
-                    ("fields", slug),
-                    keys=[slug],
-                )
-            )
+            issues.append(_not_a_field(slug, archived))
             continue
-        kind = type_of(field)
-        if not _writable(kind):
-            issues.append(_read_only(field).prefixed("fields", slug))
-            continue
-        if field.is_required and is_empty(raw):
-            issues.append(_required(field))
-            continue
-        normalised, found = normalise_value(field, raw)
+        normalised, found = _checked(field, raw)
         if found:
-            issues.extend(i.prefixed("fields", slug) for i in found)
-            continue
-        if field.is_required and kind is not None and kind.is_blank(normalised):
-            issues.append(_required(field))
+            issues.extend(found)
             continue
         values[slug] = normalised
-        if kind is not None and normalised is not None:
-            for link in kind.link_checks(field, normalised):
-                if isinstance(link, ReferenceCheck):
-                    references.append(link)
-                elif isinstance(link, ParentCheck):
-                    parents.append(link)
-                else:
-                    users.append(link)
+        links.extend(_links(field, normalised))
     if existing is None:
-        for field in fields:
-            if field.is_required and _writable(type_of(field)) and field.slug not in supplied:
-                issues.append(_required(field))
-    return ValueCheck(values, tuple(issues), tuple(references), tuple(parents), tuple(users))
+        issues.extend(_required(f) for f in _missing(fields, supplied))
+    return ValueCheck.of(values, issues, links)
+
+
+def _missing(fields: Sequence[FieldDef], supplied: Mapping[str, Any]) -> list[FieldDef]:
+    """The required, writable fields a create does not supply."""
+    return [f for f in fields if f.is_required and _writable(type_of(f)) and f.slug not in supplied]
+
+
+def _not_a_field(slug: str, archived: Collection[str]) -> Issue:
+    """The issue of a key that names no live field: an archived one, or none at all."""
+    if slug in archived:
+        return issue(
+            "archived_field",
+            f"Field {slug!r} is archived: it cannot be written until it is unarchived",
+            ("fields", slug),
+        )
+    return issue(
+        "unrecognized_keys",
+        f"Unrecognized key {slug!r}: not a field of this module",
+        ("fields", slug),
+        keys=[slug],
+    )
+
+
+def _checked(field: FieldDef, raw: Any) -> Result:
+    """One supplied value normalised for ``field``, or its issues (paths from the record's
+    ``fields``): read-only, required but empty (before or after normalising), or the type's."""
+    kind = type_of(field)
+    if not _writable(kind):
+        return None, [_read_only(field).prefixed("fields", field.slug)]
+    if field.is_required and is_empty(raw):
+        return None, [_required(field)]
+    normalised, found = normalise_value(field, raw)
+    if found:
+        return None, [i.prefixed("fields", field.slug) for i in found]
+    if field.is_required and kind is not None and kind.is_blank(normalised):
+        return None, [_required(field)]
+    return normalised, []
+
+
+def _links(field: FieldDef, value: Any) -> list[LinkCheck]:
+    """The records and users a normalised value names, for the caller to verify."""
+    kind = type_of(field)
+    if kind is None or value is None:
+        return []
+    return kind.link_checks(field, value)

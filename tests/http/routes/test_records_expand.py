@@ -87,3 +87,28 @@ async def test_bad_expansions_name_the_parameter(client: httpx.AsyncClient, ws: 
         resp = await client.get(records_url("deals"), headers=ws.headers, params=params)
         error = assert_envelope(resp, 400, "validation_error")
         assert [i["path"] for i in error["issues"]] == [path], params  # type: ignore[union-attr]
+
+
+async def test_every_bad_expansion_is_named_in_the_order_given(
+    client: httpx.AsyncClient, ws: Workspace
+) -> None:
+    """Pins _expansions' issues (issue 35's split keeps them): the references first, then the
+    chosen fields, each with its message; a repeated reference keeps its chosen fields."""
+    made = await seed(client, ws)
+    params = {
+        "expand": "company,nope,company",
+        "expandFields": "company.nope,contacts.email,,company.industry",
+    }
+    resp = await client.get(records_url("deals"), headers=ws.headers, params=params)
+    error = assert_envelope(resp, 400, "validation_error")
+    assert [(i["path"], i["message"]) for i in error["issues"]] == [  # type: ignore[union-attr]
+        (["expand", 1], "'nope' is not a reference of module 'deals' to records"),
+        (["expandFields", 0], "Unknown field 'nope' of module 'companies'"),
+        (["expandFields", 1], "'contacts' is not in expand"),
+    ]
+    params = {"expand": "company,company", "expandFields": "company.industry"}
+    url = f"{records_url('deals')}/{made['linked']['recordId']}"
+    resp = await client.get(url, headers=ws.headers, params=params)
+    assert resp.json()["record"]["expanded"] == {
+        "company": brief(made["acme"], industry=made["acme"]["fields"]["industry"])
+    }
