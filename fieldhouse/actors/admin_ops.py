@@ -109,7 +109,7 @@ async def create_user(ctx: WriteContext, msg: CreateUser) -> str:
     except ConflictError:
         raise Conflict(f"A user with e-mail {msg.email!r} already exists") from None
     await ctx.activity(
-        ActivityKind.USER_CREATED, user_id=msg.actor_user_id, data={"userId": user.user_id}
+        ActivityKind.USER_CREATED, user_id=msg.by.user_id, data={"userId": user.user_id}
     )
     return user.user_id
 
@@ -137,7 +137,7 @@ async def create_api_key(ctx: WriteContext, msg: CreateApiKey) -> CreatedKey:
     )
     await ctx.txn.insert_api_key(row, new.display_prefix, ctx.now)
     await ctx.activity(
-        ActivityKind.API_KEY_CREATED, user_id=msg.actor_user_id, data={"apiKeyId": row.key_id}
+        ActivityKind.API_KEY_CREATED, user_id=msg.by.user_id, data={"apiKeyId": row.key_id}
     )
     return CreatedKey(new.secret, row.key_id)
 
@@ -147,7 +147,7 @@ async def revoke_api_key(ctx: WriteContext, msg: RevokeApiKey) -> bool:
         raise NotFound(f"API key {msg.key_id} not found or already revoked")
     ctx.access_changed = True
     await ctx.activity(
-        ActivityKind.API_KEY_REVOKED, user_id=msg.actor_user_id, data={"apiKeyId": msg.key_id}
+        ActivityKind.API_KEY_REVOKED, user_id=msg.by.user_id, data={"apiKeyId": msg.key_id}
     )
     return True
 
@@ -157,7 +157,7 @@ async def delete_user(ctx: WriteContext, msg: DeleteUser) -> bool:
         raise NotFound(f"User {msg.user_id} not found or already deleted")
     ctx.access_changed = True
     await ctx.activity(
-        ActivityKind.USER_DELETED, user_id=msg.actor_user_id, data={"userId": msg.user_id}
+        ActivityKind.USER_DELETED, user_id=msg.by.user_id, data={"userId": msg.user_id}
     )
     return True
 
@@ -186,7 +186,7 @@ async def install_template(ctx: WriteContext, msg: InstallTemplate) -> ModuleDef
     await ctx.schema_edited()
     await ctx.activity(
         ActivityKind.TEMPLATE_INSTALLED,
-        user_id=msg.actor_user_id,
+        user_id=msg.by.user_id,
         module_id=module.module_id,
         data={"templateSlug": template.slug, "templateVersion": template.version},
     )

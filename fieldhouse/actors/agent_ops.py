@@ -152,11 +152,11 @@ class AgentRecordOp(Message[R]):
         if isinstance(self.inner, AgentRecordOp):
             raise InternalError("an agent record operation cannot wrap another one")
         if self.consume is not None:
-            await _consume(ctx, self.consume, self.actor_user_id)
+            await _consume(ctx, self.consume, self.by.user_id)
         result = await self.inner.apply(ctx)
         await ctx.activity(
             ActivityKind.AGENT_TOOL_CALL,
-            user_id=self.actor_user_id,
+            user_id=self.by.user_id,
             module_id=getattr(result, "module_id", None),
             record_id=getattr(result, "record_id", None),
             data=self.tool_call,
@@ -166,12 +166,10 @@ class AgentRecordOp(Message[R]):
 
 async def apply_objects(ctx: WriteContext, msg: ApplyObjects) -> list[ObjectRow]:
     if msg.consume is not None:
-        await _consume(ctx, msg.consume, msg.actor_user_id)
-    rows = [await _write(ctx, w, msg.actor_user_id) for w in msg.writes]
+        await _consume(ctx, msg.consume, msg.by.user_id)
+    rows = [await _write(ctx, w, msg.by.user_id) for w in msg.writes]
     if msg.tool_call is not None:
-        await ctx.activity(
-            ActivityKind.AGENT_TOOL_CALL, user_id=msg.actor_user_id, data=msg.tool_call
-        )
+        await ctx.activity(ActivityKind.AGENT_TOOL_CALL, user_id=msg.by.user_id, data=msg.tool_call)
     return rows
 
 

@@ -115,7 +115,7 @@ async def _write_one(ctx: WriteContext, msg: BatchWrite, item: BatchItem) -> tup
                 item.display_name,
                 item.fields,
                 msg.actor_name,
-                actor_user_id=msg.actor_user_id,
+                by=msg.by,
             )
             return await update_record(ctx, update), False
     create = CreateRecord(
@@ -124,6 +124,6 @@ async def _write_one(ctx: WriteContext, msg: BatchWrite, item: BatchItem) -> tup
         item.fields,
         item.owner_user_id,
         msg.actor_name,
-        actor_user_id=msg.actor_user_id,
+        by=msg.by,
     )
     return await create_record(ctx, create), True

@@ -159,7 +159,7 @@ async def create_module(ctx: WriteContext, msg: CreateModule) -> ModuleSchema:
     await ctx.schema_edited()
     await ctx.activity(
         ActivityKind.MODULE_CREATED,
-        user_id=msg.actor_user_id,
+        user_id=msg.by.user_id,
         module_id=module.module_id,
         data={
             "slug": module.slug,
@@ -285,14 +285,14 @@ async def update_module(ctx: WriteContext, msg: UpdateModule) -> ModuleDef:
     if name != module.name:
         await ctx.activity(
             ActivityKind.MODULE_UPDATED,
-            user_id=msg.actor_user_id,
+            user_id=msg.by.user_id,
             module_id=module.module_id,
             data={"slug": module.slug, "changed": ["name"], "name": name},
         )
     if archiving or unarchiving:
         await ctx.activity(
             ActivityKind.MODULE_ARCHIVED if archiving else ActivityKind.MODULE_UNARCHIVED,
-            user_id=msg.actor_user_id,
+            user_id=msg.by.user_id,
             module_id=module.module_id,
             data={"slug": module.slug, "name": name},
         )

@@ -111,8 +111,8 @@ async def create_record(ctx: WriteContext, msg: CreateRecord) -> RecordRow:
         fields=values,
         created_at=ctx.now,
         updated_at=ctx.now,
-        created_by=msg.actor_user_id,
-        updated_by=msg.actor_user_id,
+        created_by=msg.by.user_id,
+        updated_by=msg.by.user_id,
         created_by_name=msg.actor_name,
         updated_by_name=msg.actor_name,
         owner_user_id=msg.owner_user_id,
@@ -121,7 +121,7 @@ async def create_record(ctx: WriteContext, msg: CreateRecord) -> RecordRow:
     await write_links(ctx, schema, row.record_id, values)
     await ctx.activity(
         ActivityKind.RECORD_CREATED,
-        user_id=msg.actor_user_id,
+        user_id=msg.by.user_id,
         module_id=row.module_id,
         record_id=row.record_id,
         data={"displayName": row.display_name, "fields": sorted(values)},
@@ -166,7 +166,7 @@ async def update_record(ctx: WriteContext, msg: UpdateRecord) -> RecordRow:
         display_name=display_name,
         fields=merged,
         updated_at=ctx.now,
-        updated_by=msg.actor_user_id,
+        updated_by=msg.by.user_id,
         updated_by_name=msg.actor_name,
     )
     await ctx.txn.update_record(row)
@@ -175,7 +175,7 @@ async def update_record(ctx: WriteContext, msg: UpdateRecord) -> RecordRow:
         await write_links(ctx, schema, row.record_id, merged, only=link_slugs)
     await ctx.activity(
         ActivityKind.RECORD_UPDATED,
-        user_id=msg.actor_user_id,
+        user_id=msg.by.user_id,
         module_id=row.module_id,
         record_id=row.record_id,
         data={"changedFields": sorted(changes), "changes": changes},
@@ -208,11 +208,11 @@ async def delete_records(ctx: WriteContext, msg: DeleteRecords) -> list[str]:
     unique = list(dict.fromkeys(msg.record_ids))
     live = await ctx.txn.get_records(unique, schema.module.module_id)
     names = {r.record_id: r.display_name for r in live}
-    deleted = await ctx.txn.soft_delete(schema.module.module_id, unique, ctx.now, msg.actor_user_id)
+    deleted = await ctx.txn.soft_delete(schema.module.module_id, unique, ctx.now, msg.by.user_id)
     for record_id in deleted:
         await ctx.activity(
             ActivityKind.RECORD_DELETED,
-            user_id=msg.actor_user_id,
+            user_id=msg.by.user_id,
             module_id=schema.module.module_id,
             record_id=record_id,
             data={"displayName": names.get(record_id)},
@@ -262,7 +262,7 @@ async def categorise(ctx: WriteContext, msg: Categorise) -> list[RecordRow]:
             label_ids=labels,
             type_ids=types,
             updated_at=ctx.now,
-            updated_by=msg.actor_user_id,
+            updated_by=msg.by.user_id,
             updated_by_name=msg.actor_name,
         )
         await ctx.txn.update_record(row)
@@ -273,7 +273,7 @@ async def categorise(ctx: WriteContext, msg: Categorise) -> list[RecordRow]:
             if before != after:
                 await ctx.activity(
                     kind,
-                    user_id=msg.actor_user_id,
+                    user_id=msg.by.user_id,
                     module_id=row.module_id,
                     record_id=rid,
                     data={

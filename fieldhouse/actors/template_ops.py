@@ -228,7 +228,7 @@ async def reset_to_template(ctx: WriteContext, msg: ResetToTemplate) -> ResetOut
     )
     await ctx.activity(
         ActivityKind.TEMPLATE_RESET,
-        user_id=msg.actor_user_id,
+        user_id=msg.by.user_id,
         module_id=module.module_id,
         data={
             "templateSlug": template.slug,
@@ -294,7 +294,7 @@ async def create_field(ctx: WriteContext, msg: CreateField) -> FieldDef:
         await _recompute(ctx, replace(schema, fields=(*schema.fields, field)))
     await ctx.activity(
         ActivityKind.FIELD_CREATED,
-        user_id=msg.actor_user_id,
+        user_id=msg.by.user_id,
         module_id=schema.module.module_id,
         data={"fieldId": field.field_id, "slug": slug, "dataType": field.data_type},
     )
@@ -386,7 +386,7 @@ async def update_field(ctx: WriteContext, msg: UpdateField) -> tuple[FieldDef, i
             await _recompute(ctx, with_new)
         await ctx.activity(
             ActivityKind.FIELD_UPDATED,
-            user_id=msg.actor_user_id,
+            user_id=msg.by.user_id,
             module_id=module_id,
             data={"fieldId": old.field_id, "slug": old.slug, "changed": changed},
         )
@@ -396,7 +396,7 @@ async def update_field(ctx: WriteContext, msg: UpdateField) -> tuple[FieldDef, i
     if archiving or unarchiving:
         await ctx.activity(
             ActivityKind.FIELD_ARCHIVED if archiving else ActivityKind.FIELD_UNARCHIVED,
-            user_id=msg.actor_user_id,
+            user_id=msg.by.user_id,
             module_id=module_id,
             data={"fieldId": old.field_id, "slug": old.slug, "dataType": old.data_type},
         )
@@ -405,7 +405,7 @@ async def update_field(ctx: WriteContext, msg: UpdateField) -> tuple[FieldDef, i
         backfilled = await _backfill(ctx, with_new, new)
         await ctx.activity(
             ActivityKind.FIELD_BACKFILLED,
-            user_id=msg.actor_user_id,
+            user_id=msg.by.user_id,
             module_id=module_id,
             data={"fieldId": old.field_id, "slug": old.slug, "count": backfilled},
         )
@@ -439,7 +439,7 @@ async def delete_field(ctx: WriteContext, msg: DeleteField) -> None:
     await ctx.schema_edited()
     await ctx.activity(
         ActivityKind.FIELD_DELETED,
-        user_id=msg.actor_user_id,
+        user_id=msg.by.user_id,
         module_id=module_id,
         data={
             "fieldId": field.field_id,

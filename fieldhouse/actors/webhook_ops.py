@@ -121,9 +121,7 @@ async def register_webhook(
         # deliveries start with the next write
         newest[0]["seq"] if newest else 0,
     )
-    return await actors.ask(
-        principal.account_id, CreateWebhook(hook, actor_user_id=principal.user_id)
-    )
+    return await actors.ask(CreateWebhook(hook, by=principal))
 
 
 async def list_webhooks(store: Store, principal: Principal) -> list[Webhook]:
@@ -151,15 +149,12 @@ async def delivery_log(store: Store, principal: Principal, webhook_id: str) -> l
 
 
 async def delete_webhook(actors: ActorSystem, principal: Principal, webhook_id: str) -> None:
-    await actors.ask(
-        principal.account_id, DeleteWebhook(webhook_id, actor_user_id=principal.user_id)
-    )
+    await actors.ask(DeleteWebhook(webhook_id, by=principal))
 
 
 async def replay_delivery(
     actors: ActorSystem, principal: Principal, webhook_id: str, delivery_id: str
 ) -> Delivery:
     return await actors.ask(
-        principal.account_id,
-        ReplayDelivery(webhook_id, delivery_id, actor_user_id=principal.user_id),
+        ReplayDelivery(webhook_id, delivery_id, by=principal),
     )

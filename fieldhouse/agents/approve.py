@@ -118,7 +118,6 @@ async def approve(
     acting = await rights_or_gone(runtime.store, requester, f"Approval {approval_id}")
     edit = await _edited(runtime, tools, acting, asked, arguments)
     decided: Approval = await runtime.actors.ask(
-        approver.account_id,
         DecideApproval(
             asked.approval_id,
             True,
@@ -128,7 +127,7 @@ async def approve(
             edit.digest if edit else None,
             edit.preview if edit else None,
             edit.description if edit else None,
-            actor_user_id=approver.user_id,
+            by=approver,
         ),
     )
     ctx = ToolContext(
@@ -154,8 +153,7 @@ async def reject(
     asked = await load_approval(runtime, approver, approval_id)
     _not_theirs(approver, asked)
     decided: Approval = await runtime.actors.ask(
-        approver.account_id,
-        DecideApproval(asked.approval_id, False, approver, reason, actor_user_id=approver.user_id),
+        DecideApproval(asked.approval_id, False, approver, reason, by=approver),
     )
     return Decided(decided, None)
 

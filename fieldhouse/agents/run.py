@@ -45,7 +45,7 @@ from fieldhouse.config import Settings
 from fieldhouse.model.agents import RunRecord, RunStatus, ToolCallEntry
 from fieldhouse.model.clock import new_id, now_iso
 from fieldhouse.model.errors import Conflict, NotFound
-from fieldhouse.model.principal import Principal
+from fieldhouse.model.principal import Principal, SystemActor
 from fieldhouse.storage.store import Store
 
 log = logging.getLogger("fieldhouse.agents")
@@ -367,13 +367,13 @@ class AgentRun:
             lease_owner=self.runtime.instance if running else None,
             lease_until=self._lease_until if running else None,
         )
-        message = SaveRun(
-            record, self._claim, self.runtime.instance, actor_user_id=requester.user_id
-        )
+        # the run's own bookkeeping: the server writes it, in the requester's name
+        by = SystemActor(requester.account_id, "agent run", requester.user_id)
+        message = SaveRun(record, self._claim, self.runtime.instance, by=by)
         claiming, self._claim = self._claim is not None, None
         with trio.move_on_after(FINAL_WRITE_SECONDS, shield=True) as scope:
             try:
-                await self.runtime.actors.ask(requester.account_id, message)
+                await self.runtime.actors.ask(message)
             except Conflict:
                 if claiming:
                     raise  # resumed by someone else first: nothing has run

@@ -90,3 +90,19 @@ class Principal:
 
     def visible(self, module_slugs: Collection[str]) -> list[str]:
         return [s for s in module_slugs if self.can_view(s)]
+
+
+@dataclass(frozen=True)
+class SystemActor:
+    """The server acting on its own: the CLI, the demo, a workspace's bootstrap, the scheduler,
+    the webhook dispatcher, recovery after a crash. It may do everything in its workspace;
+    ``user_id`` is whom what it writes is attributed to in the activity (the owner the CLI
+    acts for), None for nobody."""
+
+    account_id: str
+    name: str
+    user_id: str | None = None
+
+
+#: who acts in a workspace: a person (with their credential's rights) or the server itself
+Acting = Principal | SystemActor

@@ -25,12 +25,11 @@ async def test_create_returns_the_committed_row_with_its_number(
 ) -> None:
     deals = await _deals(runtime, ws)
     row = await runtime.actors.ask(
-        ws.account_id,
         CreateRecord(
             deals.module.module_id,
             "Globex renewal",
             {"name": "Globex renewal", "stage": "lead"},
-            actor_user_id=ws.owner_id,
+            by=ws.as_owner,
         ),
     )
     assert row.display_name == "Globex renewal"
@@ -48,7 +47,7 @@ async def test_invalid_values_fail_alone_and_write_nothing(runtime: Runtime, ws:
     async def send(name: str, fields: dict[str, object]) -> None:
         try:
             outcomes[name] = await runtime.actors.ask(
-                ws.account_id, CreateRecord(module_id, name, fields)
+                CreateRecord(module_id, name, fields, by=ws.system)
             )
         except ValidationFailed as exc:
             outcomes[name] = exc
@@ -68,22 +67,23 @@ async def test_update_changes_only_what_is_sent(runtime: Runtime, ws: Workspace)
     deals = await _deals(runtime, ws)
     module_id = deals.module.module_id
     made = await runtime.actors.ask(
-        ws.account_id, CreateRecord(module_id, "Initech", {"name": "Initech", "stage": "lead"})
+        CreateRecord(module_id, "Initech", {"name": "Initech", "stage": "lead"}, by=ws.system)
     )
     changed = await runtime.actors.ask(
-        ws.account_id, UpdateRecord(module_id, made.record_id, None, {"stage": "won"})
+        UpdateRecord(module_id, made.record_id, None, {"stage": "won"}, by=ws.system)
     )
     assert changed.fields["stage"] == "won"
     assert changed.fields["name"] == "Initech"
     assert changed.display_name == "Initech"
     same = await runtime.actors.ask(
-        ws.account_id, UpdateRecord(module_id, made.record_id, None, {"stage": "won"})
+        UpdateRecord(module_id, made.record_id, None, {"stage": "won"}, by=ws.system)
     )
     assert same.updated_at == changed.updated_at  # nothing changed, nothing written
     with pytest.raises(NotFound):
         await runtime.actors.ask(
-            ws.account_id,
-            UpdateRecord(module_id, "00000000-0000-4000-8000-000000000000", "x", None),
+            UpdateRecord(
+                module_id, "00000000-0000-4000-8000-000000000000", "x", None, by=ws.system
+            ),
         )
 
 
@@ -93,13 +93,11 @@ async def test_delete_is_idempotent_and_counts_unique_live_records(
     deals = await _deals(runtime, ws)
     module_id = deals.module.module_id
     made = await runtime.actors.ask(
-        ws.account_id, CreateRecord(module_id, "Hooli", {"name": "Hooli", "stage": "lead"})
+        CreateRecord(module_id, "Hooli", {"name": "Hooli", "stage": "lead"}, by=ws.system)
     )
     ids = (made.record_id, made.record_id)
-    assert await runtime.actors.ask(ws.account_id, DeleteRecords(module_id, ids)) == [
-        made.record_id
-    ]
-    assert await runtime.actors.ask(ws.account_id, DeleteRecords(module_id, ids)) == []
+    assert await runtime.actors.ask(DeleteRecords(module_id, ids, by=ws.system)) == [made.record_id]
+    assert await runtime.actors.ask(DeleteRecords(module_id, ids, by=ws.system)) == []
     assert await runtime.store.get_record(ws.account_id, module_id, made.record_id) is None
 
 
@@ -109,17 +107,17 @@ async def test_categorise_refuses_unknown_labels_and_applies_known_ones(
     deals = await _deals(runtime, ws)
     module_id = deals.module.module_id
     made = await runtime.actors.ask(
-        ws.account_id, CreateRecord(module_id, "Umbrella", {"name": "Umbrella", "stage": "lead"})
+        CreateRecord(module_id, "Umbrella", {"name": "Umbrella", "stage": "lead"}, by=ws.system)
     )
-    label = await runtime.actors.ask(ws.account_id, CreateLabel("hot"))
+    label = await runtime.actors.ask(CreateLabel("hot", by=ws.system))
     unknown = "00000000-0000-4000-8000-000000000001"
     with pytest.raises(ValidationFailed) as refused:
         await runtime.actors.ask(
-            ws.account_id, Categorise(module_id, (made.record_id,), add_labels=(unknown,))
+            Categorise(module_id, (made.record_id,), add_labels=(unknown,), by=ws.system)
         )
     assert [i.path for i in refused.value.issues] == [("addLabelIds", 0)]
     [row] = await runtime.actors.ask(
-        ws.account_id, Categorise(module_id, (made.record_id,), add_labels=(str(label["id"]),))
+        Categorise(module_id, (made.record_id,), add_labels=(str(label["id"]),), by=ws.system)
     )
     assert row.label_ids == [label["id"]]
     assert row.fields == made.fields  # categorising never touches field values

@@ -92,7 +92,7 @@ async def test_calls_per_step_and_record_writes_without_approval_are_capped(
 
 async def test_a_run_stops_at_its_limit_of_tool_calls(runtime: Runtime, ws: Workspace) -> None:
     policy = ObjectWrite("policy", "agents", {"maxToolCallsPerRun": 15}, "active", mode="upsert")
-    await runtime.actors.ask(ws.account_id, ApplyObjects((policy,)))
+    await runtime.actors.ask(ApplyObjects((policy,), by=ws.system))
     run, record = await run_with(runtime, ws, Flood(steps=3))
     assert record.status == "failed"
     assert record.error == "The run stopped at its limit of 15 tool calls"

@@ -27,7 +27,7 @@ APPROVER = "00000000-0000-4000-8000-0000000000a1"
 
 async def approve_directly(runtime: Runtime, ws: Workspace, approval_id: str) -> Approval:
     decided: Approval = await runtime.actors.ask(
-        ws.account_id, DecideApproval(approval_id, True, approver(ws.account_id, APPROVER))
+        DecideApproval(approval_id, True, approver(ws.account_id, APPROVER), by=ws.system)
     )
     return decided
 
@@ -94,8 +94,9 @@ async def test_a_failed_call_leaves_its_approval_failed(runtime: Runtime, ws: Wo
     for approve in (True, False):
         try:
             await runtime.actors.ask(
-                ws.account_id,
-                DecideApproval(pending.approval_id, approve, approver(ws.account_id, APPROVER)),
+                DecideApproval(
+                    pending.approval_id, approve, approver(ws.account_id, APPROVER), by=ws.system
+                ),
             )
         except Conflict as exc:
             assert "already decided (failed)" in exc.message
@@ -161,7 +162,7 @@ async def test_made_up_or_forged_approvals_do_not_run(runtime: Runtime, ws: Work
         {"tool": "email.send", "arguments": MAIL, "argsHash": "0" * 64},
         "approved",
     )
-    await runtime.actors.ask(ws.account_id, ApplyObjects((forged,)))
+    await runtime.actors.ask(ApplyObjects((forged,), by=ws.system))
     row = await runtime.store.get_object(ws.account_id, "approval", "forged")
     assert row is not None
     assert (await run.execute_approved(Approval.from_row(row), ctx)).status == "error"
@@ -173,7 +174,7 @@ async def test_rejected_approval_never_runs(runtime: Runtime, ws: Workspace) -> 
     pending = await call(ctx, "email.send", **MAIL)
     assert pending.approval_id is not None
     await runtime.actors.ask(
-        ws.account_id, DecideApproval(pending.approval_id, False, approver(ws.account_id, APPROVER))
+        DecideApproval(pending.approval_id, False, approver(ws.account_id, APPROVER), by=ws.system)
     )
     again = await call(ctx, "email.send", **MAIL)
     assert again.status == "pending_approval" and again.approval_id != pending.approval_id
@@ -199,7 +200,7 @@ async def test_auto_approve_policy(runtime: Runtime, ws: Workspace) -> None:
 
     async def policy(data: dict[str, object]) -> None:
         write = ObjectWrite("policy", "agents", data, "active", mode="upsert")
-        await runtime.actors.ask(ws.account_id, ApplyObjects((write,)))
+        await runtime.actors.ask(ApplyObjects((write,), by=ws.system))
 
     for setter in ({}, {"setBy": ws.owner_id}):
         await policy({"autoApprove": ["email.send"], **setter})

@@ -126,12 +126,11 @@ async def apply(
     """Write the tool's objects, use up its approval and log the call, in one transaction."""
     extra = {"approvalId": consume.approval_id} if consume is not None else {}
     rows: list[ObjectRow] = await ctx.actors.ask(
-        ctx.principal.account_id,
         ApplyObjects(
             writes,
             consume,
             tool_call_entry(ctx, tool, summary, **extra),
-            actor_user_id=ctx.principal.user_id,
+            by=ctx.principal,
         ),
     )
     return rows

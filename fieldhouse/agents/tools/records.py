@@ -170,7 +170,7 @@ async def create(args: CreateArgs, ctx: ToolContext, consume: Consume | None) ->
         with_defaults(schema, args.fields),
         None,
         principal.display_name,
-        actor_user_id=principal.user_id,
+        by=principal,
     )
     row = await _ask(ctx, "records.create", summary, inner, consume)
     return ok(summary, record=row.to_json(args.module))
@@ -264,7 +264,7 @@ async def update(args: UpdateArgs, ctx: ToolContext, consume: Consume | None) ->
         args.displayName,
         args.fields,
         principal.display_name,
-        actor_user_id=principal.user_id,
+        by=principal,
     )
     row = await _ask(ctx, "records.update", summary, inner, consume)
     return ok(f"Updated {args.module} record {row.display_name}.", record=row.to_json(args.module))
@@ -282,9 +282,9 @@ async def _ask(
         inner,
         tool_call_entry(ctx, tool, summary, **extra),
         consume,
-        actor_user_id=ctx.principal.user_id,
+        by=ctx.principal,
     )
-    row: RecordRow = await ctx.actors.ask(ctx.principal.account_id, message)
+    row: RecordRow = await ctx.actors.ask(message)
     return row
 
 

@@ -106,10 +106,7 @@ async def create_key(svc: Services, principal: Principal, body: KeyCreateBody) -
     scopes = None if body.scopes is None else tuple(dict.fromkeys(body.scopes))
     _check_no_escalation(principal, body.role, scopes)
     made: CreatedKey = await svc.actors.ask(
-        principal.account_id,
-        CreateApiKey(
-            principal.user_id, scopes, body.name, body.role, actor_user_id=principal.user_id
-        ),
+        CreateApiKey(principal.user_id, scopes, body.name, body.role, by=principal),
     )
     keys = await _listed(svc, principal.account_id)
     key = next(k for k in keys if k["id"] == made.api_key_id)
@@ -136,9 +133,7 @@ async def revoke_key(svc: Services, principal: Principal, keyId: str) -> Any:
         raise NotFound(f"API key {key_id} not found")
     if key.revoked:
         raise Conflict(f"API key {key_id} is revoked already", data={"apiKeyId": key_id})
-    await svc.actors.ask(
-        principal.account_id, RevokeApiKey(key_id, actor_user_id=principal.user_id)
-    )
+    await svc.actors.ask(RevokeApiKey(key_id, by=principal))
     return json_response(None, 204)
 
 

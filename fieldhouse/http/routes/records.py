@@ -160,14 +160,13 @@ async def create_record(
 ) -> Any:
     schema, _ = await visible_module(svc, principal, moduleSlug, write=True)
     row = await svc.actors.ask(
-        principal.account_id,
         CreateRecord(
             schema.module.module_id,
             body.displayName,
             body.fields,
             str(body.ownerUserId) if body.ownerUserId else None,
             principal.display_name,
-            actor_user_id=principal.user_id,
+            by=principal,
         ),
     )
     return {"record": row.to_json(schema.module.slug, schema.live_keys)}, 201
@@ -306,14 +305,13 @@ async def update_record(
     schema, _ = await visible_module(svc, principal, moduleSlug, write=True)
     check_uuid(recordId, "recordId")
     row = await svc.actors.ask(
-        principal.account_id,
         UpdateRecord(
             schema.module.module_id,
             recordId.lower(),
             body.displayName,
             body.fields,
             principal.display_name,
-            actor_user_id=principal.user_id,
+            by=principal,
         ),
     )
     return {"record": row.to_json(schema.module.slug, schema.live_keys)}
@@ -331,12 +329,11 @@ async def delete_record(svc: Services, principal: Principal, moduleSlug: str, re
     schema, _ = await visible_module(svc, principal, moduleSlug, write=True)
     check_uuid(recordId, "recordId")
     deleted = await svc.actors.ask(
-        principal.account_id,
         DeleteRecords(
             schema.module.module_id,
             (recordId.lower(),),
             principal.display_name,
-            actor_user_id=principal.user_id,
+            by=principal,
         ),
     )
     if not deleted:
@@ -358,7 +355,6 @@ async def bulk_update(
 ) -> Any:
     schema, _ = await visible_module(svc, principal, moduleSlug, write=True)
     rows = await svc.actors.ask(
-        principal.account_id,
         Categorise(
             schema.module.module_id,
             tuple(str(i) for i in body.recordIds),
@@ -367,7 +363,7 @@ async def bulk_update(
             tuple(str(i) for i in body.addTypeIds),
             tuple(str(i) for i in body.removeTypeIds),
             principal.display_name,
-            actor_user_id=principal.user_id,
+            by=principal,
         ),
     )
     return {"records": [r.to_json(schema.module.slug, schema.live_keys) for r in rows]}
@@ -387,12 +383,11 @@ async def bulk_delete(
 ) -> Any:
     schema, _ = await visible_module(svc, principal, moduleSlug, write=True)
     deleted = await svc.actors.ask(
-        principal.account_id,
         DeleteRecords(
             schema.module.module_id,
             tuple(str(i) for i in body.recordIds),
             principal.display_name,
-            actor_user_id=principal.user_id,
+            by=principal,
         ),
     )
     return {"deletedCount": len(deleted)}

@@ -18,7 +18,7 @@ async def allow_all(runtime: Runtime, ws: Workspace) -> None:
     write = ObjectWrite(
         "policy", "agents", {"autoApprove": names, "setBy": SETTER}, "active", mode="upsert"
     )
-    await runtime.actors.ask(ws.account_id, ApplyObjects((write,)))
+    await runtime.actors.ask(ApplyObjects((write,), by=ws.system))
 
 
 async def ok(ctx: ToolContext, name: str, /, **arguments: object) -> dict[str, object]:

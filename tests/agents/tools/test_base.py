@@ -114,7 +114,7 @@ async def test_a_tools_writes_and_its_entry_commit_together(
         expires_at="2100-01-01T00:00:00.000000Z",
     )
     write = ObjectWrite("approval", "ap-1", approval.data(), approval.status)
-    await runtime.actors.ask(ws.account_id, ApplyObjects((write,)))
+    await runtime.actors.ask(ApplyObjects((write,), by=ws.system))
     sent = ObjectWrite("email", "e1", {}, "queued", "update", ("draft",))
     await apply(ctx, "email.send", "Sent 'Hi'.", (sent,), Consume("ap-1", "email.send", "h"))
     entries = await runtime.store.list_activity(

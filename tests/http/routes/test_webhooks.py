@@ -180,7 +180,7 @@ async def test_deliveries_survive_a_restart(
             mode="update",
             expect=("active",),
         )
-        await rt.actors.ask(ws.account_id, ApplyObjects((write,)))
+        await rt.actors.ask(ApplyObjects((write,), by=ws.system))
         await receiver.wait_for(1)
     event = orjson.loads(receiver.got[0][2])
     assert event["activityType"] == "record_created"
