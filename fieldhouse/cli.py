@@ -18,8 +18,8 @@ import trio
 
 from fieldhouse.actors import admin_ops as ops
 from fieldhouse.actors.bootstrap import create_workspace, init_workspace
-from fieldhouse.actors.run_ops import CreateAgent
 from fieldhouse.actors.system import ActorSystem, open_actor_system
+from fieldhouse.agents.run_writes import CreateAgent
 from fieldhouse.backup import BackupError, backup, restore
 from fieldhouse.banner import announce_when_ready, base_url
 from fieldhouse.cli_args import build_parser, settings_from_args

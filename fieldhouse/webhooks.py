@@ -48,8 +48,8 @@ import httpx
 import orjson
 import trio
 
-from fieldhouse.actors.agent_ops import ApplyObjects, ObjectWrite
 from fieldhouse.actors.context import Event
+from fieldhouse.actors.object_ops import ApplyObjects, ObjectWrite
 from fieldhouse.actors.system import ActorSystem
 from fieldhouse.config import Settings
 from fieldhouse.egress import AllowList, Egress, RefusedTarget

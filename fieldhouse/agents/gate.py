@@ -39,16 +39,10 @@ from typing import Any
 import trio
 from pydantic import ValidationError
 
-from fieldhouse.actors.agent_ops import (
-    APPROVAL,
-    ApplyObjects,
-    Consume,
-    FailApproval,
-    NoteOutcome,
-    ObjectWrite,
-)
+from fieldhouse.actors.object_ops import ObjectWrite
 from fieldhouse.agents.contract import ToolCall, ToolContext, ToolOutcome
 from fieldhouse.agents.tools.base import Args, Tool
+from fieldhouse.agents.writes import APPROVAL, Consume, FailApproval, NoteOutcome, ToolWrites
 from fieldhouse.model.activity import ActivityKind
 from fieldhouse.model.agent_policy import RECORD_WRITES
 from fieldhouse.model.agents import (
@@ -217,7 +211,7 @@ async def _request(tool: Tool, args: Args, call: ToolCall, ctx: ToolContext) -> 
                 "agentId": ctx.agent_id,
             },
         )
-        await ctx.actors.ask(ApplyObjects((write,), by=ctx.principal))
+        await ctx.actors.ask(ToolWrites((write,), by=ctx.principal))
     return ToolOutcome(
         "pending_approval",
         {

@@ -18,8 +18,8 @@ from datetime import UTC, datetime, timedelta
 
 import trio
 
-from fieldhouse.actors.run_ops import RenewLease
 from fieldhouse.actors.system import ActorSystem
+from fieldhouse.agents.run_writes import RenewLease
 from fieldhouse.model.clock import to_iso
 from fieldhouse.model.principal import SystemActor
 

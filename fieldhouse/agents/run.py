@@ -26,7 +26,6 @@ from typing import Any
 
 import trio
 
-from fieldhouse.actors.run_ops import AGENT, INTERRUPTED_CALL, SaveRun
 from fieldhouse.actors.system import ActorSystem
 from fieldhouse.agents.caps import (
     RUN_CAP,
@@ -41,6 +40,7 @@ from fieldhouse.agents.gate import load_policy
 from fieldhouse.agents.lease import LeaseLost, keep_lease, lease_end
 from fieldhouse.agents.providers.base import EMPTY_ANSWER, Provider, ProviderError, Turn
 from fieldhouse.agents.requester import Requester, current_rights
+from fieldhouse.agents.run_writes import AGENT, INTERRUPTED_CALL, SaveRun
 from fieldhouse.config import Settings
 from fieldhouse.model.agents import RunRecord, RunStatus, ToolCallEntry
 from fieldhouse.model.clock import new_id, now_iso

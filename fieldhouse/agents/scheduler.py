@@ -22,14 +22,15 @@ from functools import partial
 
 import trio
 
-from fieldhouse.actors.agent_ops import APPROVAL, ApplyObjects, ExpireApproval, ObjectWrite
 from fieldhouse.actors.messages import Message
-from fieldhouse.actors.run_ops import AGENT_RUN, InterruptRun
+from fieldhouse.actors.object_ops import ApplyObjects, ObjectWrite
 from fieldhouse.actors.system import ActorSystem
 from fieldhouse.agents.requester import Requester, current_rights
+from fieldhouse.agents.run_writes import AGENT_RUN, InterruptRun
 from fieldhouse.agents.smtp import DeliveryFailed, send_email
 from fieldhouse.agents.tools.email import EMAIL
 from fieldhouse.agents.tools.social import POST
+from fieldhouse.agents.writes import APPROVAL, ExpireApproval
 from fieldhouse.config import Settings
 from fieldhouse.model.activity import ActivityKind
 from fieldhouse.model.agents import (

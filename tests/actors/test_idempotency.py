@@ -10,7 +10,6 @@ import pytest
 
 from fieldhouse.actors import idempotency
 from fieldhouse.actors.admin_ops import CreateLabel
-from fieldhouse.actors.agent_ops import ApplyObjects, ObjectWrite
 from fieldhouse.actors.idempotency import (
     KIND,
     RECORDING,
@@ -19,6 +18,7 @@ from fieldhouse.actors.idempotency import (
     Recorded,
     wrap_recorded,
 )
+from fieldhouse.actors.object_ops import ApplyObjects, ObjectWrite
 from fieldhouse.model.errors import Conflict, Unprocessable
 from fieldhouse.runtime import Runtime
 from tests.conftest import Workspace

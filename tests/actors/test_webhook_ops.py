@@ -9,7 +9,7 @@ from dataclasses import replace
 import pytest
 
 from fieldhouse.actors import webhook_ops as hooks
-from fieldhouse.actors.agent_ops import ApplyObjects, ObjectWrite
+from fieldhouse.actors.object_ops import ApplyObjects, ObjectWrite
 from fieldhouse.config import Settings
 from fieldhouse.model.errors import NotFound, ValidationFailed
 from fieldhouse.model.webhooks import DELIVERY, DeliveryStatus

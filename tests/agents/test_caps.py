@@ -11,14 +11,14 @@ from dataclasses import dataclass
 import httpx
 import pytest
 
-from fieldhouse.actors.agent_ops import ApplyObjects, ObjectWrite
-from fieldhouse.actors.run_ops import AGENT_RUN
+from fieldhouse.actors.object_ops import ApplyObjects, ObjectWrite
 from fieldhouse.agents.caps import argument_bytes, capped
 from fieldhouse.agents.contract import ToolCall, ToolSpec
 from fieldhouse.agents.providers.base import Step, TextSink, Turn
 from fieldhouse.agents.providers.openai import OpenAIProvider
 from fieldhouse.agents.registry import build_executor
 from fieldhouse.agents.run import AgentRun, AgentRuntime, RunRequest
+from fieldhouse.agents.run_writes import AGENT_RUN
 from fieldhouse.model.agent_policy import Policy
 from fieldhouse.model.agents import RunRecord
 from fieldhouse.model.listquery import parse_list_query

@@ -3,9 +3,10 @@ call; an approval runs its one call once, or ends failed or expired, never reusa
 
 from __future__ import annotations
 
-from fieldhouse.actors.agent_ops import ApplyObjects, DecideApproval, ObjectWrite
+from fieldhouse.actors.object_ops import ApplyObjects, ObjectWrite
 from fieldhouse.agents.contract import ToolCall
 from fieldhouse.agents.gate import args_hash
+from fieldhouse.agents.writes import DecideApproval
 from fieldhouse.model.agents import Approval
 from fieldhouse.model.errors import Conflict
 from fieldhouse.runtime import Runtime
@@ -27,7 +28,7 @@ APPROVER = "00000000-0000-4000-8000-0000000000a1"
 
 async def approve_directly(runtime: Runtime, ws: Workspace, approval_id: str) -> Approval:
     decided: Approval = await runtime.actors.ask(
-        DecideApproval(approval_id, True, approver(ws.account_id, APPROVER), by=ws.system)
+        DecideApproval(approval_id, True, by=approver(ws.account_id, APPROVER))
     )
     return decided
 
@@ -94,9 +95,7 @@ async def test_a_failed_call_leaves_its_approval_failed(runtime: Runtime, ws: Wo
     for approve in (True, False):
         try:
             await runtime.actors.ask(
-                DecideApproval(
-                    pending.approval_id, approve, approver(ws.account_id, APPROVER), by=ws.system
-                ),
+                DecideApproval(pending.approval_id, approve, by=approver(ws.account_id, APPROVER)),
             )
         except Conflict as exc:
             assert "already decided (failed)" in exc.message
@@ -174,7 +173,7 @@ async def test_rejected_approval_never_runs(runtime: Runtime, ws: Workspace) -> 
     pending = await call(ctx, "email.send", **MAIL)
     assert pending.approval_id is not None
     await runtime.actors.ask(
-        DecideApproval(pending.approval_id, False, approver(ws.account_id, APPROVER), by=ws.system)
+        DecideApproval(pending.approval_id, False, by=approver(ws.account_id, APPROVER))
     )
     again = await call(ctx, "email.send", **MAIL)
     assert again.status == "pending_approval" and again.approval_id != pending.approval_id

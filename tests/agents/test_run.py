@@ -13,7 +13,6 @@ import trio
 import trio.testing
 
 from fieldhouse.actors import admin_ops as ops
-from fieldhouse.actors.run_ops import AGENT_RUN, CreateAgent
 from fieldhouse.agents.caps import progress_reply
 from fieldhouse.agents.contract import ToolCall, ToolContext, ToolExecutor, ToolOutcome, ToolSpec
 from fieldhouse.agents.providers import OfflineProvider
@@ -39,6 +38,7 @@ from fieldhouse.agents.run import (
     ToolStarted,
     load_agent,
 )
+from fieldhouse.agents.run_writes import AGENT_RUN, CreateAgent
 from fieldhouse.model.agents import RunRecord, ToolCallEntry
 from fieldhouse.model.errors import NotFound
 from fieldhouse.model.principal import SystemActor

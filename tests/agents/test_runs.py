@@ -7,8 +7,8 @@ import uuid
 
 import pytest
 
-from fieldhouse.actors.run_ops import SaveRun
 from fieldhouse.agents import runs
+from fieldhouse.agents.run_writes import SaveRun
 from fieldhouse.model.agents import RunRecord, RunStatus
 from fieldhouse.model.errors import NotFound
 from fieldhouse.runtime import Runtime

@@ -10,11 +10,11 @@ import trio
 import trio.testing
 
 from fieldhouse.actors.admin_ops import DeleteUser
-from fieldhouse.actors.agent_ops import ApplyObjects, ObjectWrite
-from fieldhouse.actors.run_ops import AGENT_RUN
+from fieldhouse.actors.object_ops import ApplyObjects, ObjectWrite
 from fieldhouse.agents.registry import build_executor
 from fieldhouse.agents.resume import prepare_resume
 from fieldhouse.agents.run import AgentRun, AgentRuntime, RunRequest
+from fieldhouse.agents.run_writes import AGENT_RUN
 from fieldhouse.agents.scheduler import run_scheduler, tick
 from fieldhouse.runtime import Runtime
 from tests.agents.smtp_sink import SmtpSink

@@ -7,7 +7,7 @@ from dataclasses import replace
 from typing import Any
 
 from fieldhouse.actors.admin_ops import CreateApiKey
-from fieldhouse.actors.agent_ops import ApplyObjects, ObjectWrite
+from fieldhouse.actors.object_ops import ApplyObjects, ObjectWrite
 from fieldhouse.agents.contract import ToolCall, ToolContext, ToolOutcome
 from fieldhouse.agents.registry import GatedExecutor, build_executor
 from fieldhouse.http.auth import issue_token, jwt_secret

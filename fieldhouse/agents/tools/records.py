@@ -15,7 +15,6 @@ from typing import Any, Literal
 
 from pydantic import Field, model_validator
 
-from fieldhouse.actors.agent_ops import AgentRecordOp, Consume
 from fieldhouse.actors.record_ops import CreateRecord, UpdateRecord
 from fieldhouse.agents.contract import ToolContext, ToolOutcome
 from fieldhouse.agents.tools.base import (
@@ -27,6 +26,7 @@ from fieldhouse.agents.tools.base import (
     short,
     tool_call_entry,
 )
+from fieldhouse.agents.writes import AgentRecordOp, Consume
 from fieldhouse.model.clock import is_uuid
 from fieldhouse.model.errors import ApiError, Conflict, Forbidden, NotFound
 from fieldhouse.model.fields import type_of

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from fieldhouse.actors.agent_ops import ApplyObjects, ObjectWrite
+from fieldhouse.actors.object_ops import ApplyObjects, ObjectWrite
 from fieldhouse.agents.contract import ToolContext
 from fieldhouse.runtime import Runtime
 from tests.agents.toolkit import call

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from pydantic import BaseModel, ValidationError
 
-from fieldhouse.actors.agent_ops import ApplyObjects, Consume, ObjectWrite
+from fieldhouse.actors.object_ops import ApplyObjects, ObjectWrite
 from fieldhouse.agents.contract import ToolContext, ToolOutcome
 from fieldhouse.agents.tools.base import (
     Args,
@@ -22,6 +22,7 @@ from fieldhouse.agents.tools.base import (
     short,
     stored_preview,
 )
+from fieldhouse.agents.writes import Consume
 from fieldhouse.model.agents import Approval, ApprovalStatus
 from fieldhouse.runtime import Runtime
 from tests.agents.toolkit import context, objects

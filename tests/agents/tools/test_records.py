@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 from fieldhouse.actors import admin_ops as ops
-from fieldhouse.actors.agent_ops import ApplyObjects, ObjectWrite
+from fieldhouse.actors.object_ops import ApplyObjects, ObjectWrite
 from fieldhouse.agents.providers import OfflineProvider
 from fieldhouse.agents.registry import build_executor
 from fieldhouse.agents.run import AgentRun, AgentRuntime, RunRequest

@@ -10,8 +10,8 @@ from typing import Any
 import httpx
 import orjson
 
-from fieldhouse.actors.agent_ops import ApplyObjects, ObjectWrite
-from fieldhouse.actors.run_ops import AGENT_RUN
+from fieldhouse.actors.object_ops import ApplyObjects, ObjectWrite
+from fieldhouse.agents.run_writes import AGENT_RUN
 from fieldhouse.http.routes.agent_runs import AgentRun, RunList
 from fieldhouse.model.principal import SystemActor
 from fieldhouse.runtime import Runtime

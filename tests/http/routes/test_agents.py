@@ -7,10 +7,10 @@ from typing import Any
 
 import httpx
 
-from fieldhouse.actors.run_ops import AGENT_RUN, CreateAgent
 from fieldhouse.agents.contract import ToolCall, ToolSpec
 from fieldhouse.agents.providers.base import ProviderError, Step, TextSink, Turn
 from fieldhouse.agents.providers.openai import OpenAIProvider
+from fieldhouse.agents.run_writes import AGENT_RUN, CreateAgent
 from fieldhouse.runtime import Runtime
 from tests.agents.replay import Replay, recorded
 from tests.conftest import Workspace, add_user

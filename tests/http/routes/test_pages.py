@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import httpx
 
-from fieldhouse.actors.agent_ops import ApplyObjects, ObjectWrite
+from fieldhouse.actors.object_ops import ApplyObjects, ObjectWrite
 from fieldhouse.runtime import Runtime
 from tests.agents.toolkit import call, context
 from tests.conftest import Workspace, add_user

@@ -12,7 +12,7 @@ import pytest
 import trio
 from trio.testing import MockClock
 
-from fieldhouse.actors.agent_ops import ApplyObjects, ObjectWrite
+from fieldhouse.actors.object_ops import ApplyObjects, ObjectWrite
 from fieldhouse.config import Settings
 from fieldhouse.model.activity import ActivityKind
 from fieldhouse.runtime import Runtime, open_runtime

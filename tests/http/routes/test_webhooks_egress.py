@@ -9,7 +9,7 @@ import httpx
 import pytest
 import trio
 
-from fieldhouse.actors.agent_ops import ApplyObjects, ObjectWrite
+from fieldhouse.actors.object_ops import ApplyObjects, ObjectWrite
 from fieldhouse.config import Settings
 from fieldhouse.runtime import Runtime
 from fieldhouse.webhooks import WEBHOOK

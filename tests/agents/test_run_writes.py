@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from fieldhouse.actors.run_ops import AGENT, AGENT_RUN, CreateAgent, SaveRun
+from fieldhouse.agents.run_writes import AGENT, AGENT_RUN, CreateAgent, SaveRun
 from fieldhouse.model.agents import RunRecord, RunStatus
 from fieldhouse.model.errors import BadRequest, Conflict
 from fieldhouse.runtime import Runtime
