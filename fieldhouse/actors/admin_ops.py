@@ -24,6 +24,7 @@ class CreateUser(Message[str]):
     role_slug: str
 
     async def apply(self, ctx: WriteContext) -> str:
+        self.by.check_admin()
         return await create_user(ctx, self)
 
 
@@ -34,6 +35,7 @@ class CreateRole(Message[str]):
     can_edit: frozenset[str]
 
     async def apply(self, ctx: WriteContext) -> str:
+        self.by.check_admin()
         return await create_role(ctx, self)
 
 
@@ -52,6 +54,7 @@ class CreateApiKey(Message[CreatedKey]):
     role: str | None = None
 
     async def apply(self, ctx: WriteContext) -> CreatedKey:
+        self.by.check_admin()
         return await create_api_key(ctx, self)
 
 
@@ -60,6 +63,7 @@ class RevokeApiKey(Message[bool]):
     key_id: str
 
     async def apply(self, ctx: WriteContext) -> bool:
+        self.by.check_admin()
         return await revoke_api_key(ctx, self)
 
 
@@ -70,6 +74,7 @@ class DeleteUser(Message[bool]):
     user_id: str
 
     async def apply(self, ctx: WriteContext) -> bool:
+        self.by.check_admin()
         return await delete_user(ctx, self)
 
 
@@ -78,6 +83,7 @@ class InstallTemplate(Message[ModuleDef]):
     template_slug: str
 
     async def apply(self, ctx: WriteContext) -> ModuleDef:
+        self.by.check_admin()
         return await install_template(ctx, self)
 
 
@@ -87,6 +93,7 @@ class CreateLabel(Message[dict[str, str | None]]):
     color: str | None = None
 
     async def apply(self, ctx: WriteContext) -> dict[str, str | None]:
+        self.by.check_admin()
         return await create_label(ctx, self)
 
 
@@ -97,6 +104,7 @@ class CreateType(Message[dict[str, str | None]]):
     module_slug: str | None = None
 
     async def apply(self, ctx: WriteContext) -> dict[str, str | None]:
+        self.by.check_admin()
         return await create_type(ctx, self)
 
 

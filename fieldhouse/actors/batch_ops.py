@@ -65,6 +65,7 @@ def check_upsert_field(schema: ModuleSchema, slug: str) -> None:
 
 async def batch_write(ctx: WriteContext, msg: BatchWrite) -> BatchOutcome:
     schema = module_by_id(ctx, msg.module_id)
+    msg.by.check_edit(schema.module.slug)
     if msg.upsert_by is not None:
         check_upsert_field(schema, msg.upsert_by)
     outcome = BatchOutcome()

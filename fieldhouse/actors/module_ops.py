@@ -65,6 +65,7 @@ class CreateModule(Message[ModuleSchema]):
     fields: tuple[FieldSpec, ...] = ()
 
     async def apply(self, ctx: WriteContext) -> ModuleSchema:
+        self.by.check_admin()
         return await create_module(ctx, self)
 
 
@@ -77,6 +78,7 @@ class UpdateModule(Message[ModuleDef]):
     archived: bool | None = None
 
     async def apply(self, ctx: WriteContext) -> ModuleDef:
+        self.by.check_admin()
         return await update_module(ctx, self)
 
 

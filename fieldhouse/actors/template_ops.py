@@ -52,6 +52,7 @@ class ResetToTemplate(Message[ResetOutcome]):
     module_id: str
 
     async def apply(self, ctx: WriteContext) -> ResetOutcome:
+        self.by.check_admin()
         return await reset_to_template(ctx, self)
 
 
@@ -70,6 +71,7 @@ class CreateField(Message[FieldDef]):
     sort_order: int | None = None
 
     async def apply(self, ctx: WriteContext) -> FieldDef:
+        self.by.check_admin()
         return await create_field(ctx, self)
 
 
@@ -87,6 +89,7 @@ class UpdateField(Message[tuple[FieldDef, int]]):
     archived: bool | None = None
 
     async def apply(self, ctx: WriteContext) -> tuple[FieldDef, int]:
+        self.by.check_admin()
         return await update_field(ctx, self)
 
 
@@ -96,6 +99,7 @@ class DeleteField(Message[None]):
     field_id: str
 
     async def apply(self, ctx: WriteContext) -> None:
+        self.by.check_admin()
         return await delete_field(ctx, self)
 
 

@@ -27,6 +27,7 @@ class SetPolicy(Message[Policy]):
     policy: Policy
 
     async def apply(self, ctx: WriteContext) -> Policy:
+        self.by.check_admin()
         policy = replace(self.policy, set_by=self.by.user_id)
         old = await ctx.txn.get_object(Kind.POLICY, POLICY_ID)
         data = policy.to_json()

@@ -1,9 +1,13 @@
-"""Who is asking: the authenticated principal, scopes and role permissions."""
+"""Who is asking: the authenticated principal, scopes and role permissions, and the rules
+that refuse what they may not do (the same 403 wherever it is asked: a route before it
+parses a body, the workspace actor in the write's transaction)."""
 
 from __future__ import annotations
 
 from collections.abc import Collection
 from dataclasses import dataclass
+
+from fieldhouse.model.errors import Forbidden, NotFound
 
 SCOPES: tuple[str, ...] = ("workspace:read", "records:read", "records:write", "agents:write")
 ADMIN_ROLES: frozenset[str] = frozenset({"owner", "admin"})
@@ -91,6 +95,27 @@ class Principal:
     def visible(self, module_slugs: Collection[str]) -> list[str]:
         return [s for s in module_slugs if self.can_view(s)]
 
+    def check_scope(self, scope: str) -> None:
+        """403 unless the credential carries ``scope``."""
+        if not self.has_scope(scope):
+            raise Forbidden(
+                f"This credential lacks the {scope!r} scope", data={"requiredScope": scope}
+            )
+
+    def check_admin(self) -> None:
+        """403 unless the principal is a workspace owner or admin."""
+        if not self.is_admin:
+            raise Forbidden("Only workspace owners and admins may do this")
+
+    def check_edit(self, module_slug: str) -> None:
+        """What changing records of a module needs: the records:write scope (403), a role that
+        sees the module (404, as if it were absent) and may change its records (403)."""
+        self.check_scope("records:write")
+        if not self.can_view(module_slug):
+            raise NotFound(f"Module {module_slug!r} not found")
+        if not self.can_edit(module_slug):
+            raise Forbidden(f"Your role may not change records of module {module_slug!r}")
+
 
 @dataclass(frozen=True)
 class SystemActor:
@@ -102,6 +127,15 @@ class SystemActor:
     account_id: str
     name: str
     user_id: str | None = None
+
+    def check_scope(self, scope: str) -> None:
+        return None
+
+    def check_admin(self) -> None:
+        return None
+
+    def check_edit(self, module_slug: str) -> None:
+        return None
 
 
 #: who acts in a workspace: a person (with their credential's rights) or the server itself

@@ -3,13 +3,22 @@ directly (no HTTP for the writes), on both backends."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import httpx
 import pytest
 
 from fieldhouse.actors import admin_ops as ops
-from fieldhouse.model.errors import BadRequest, Conflict, NotFound
+from fieldhouse.actors.messages import Message
+from fieldhouse.actors.module_ops import CreateModule, UpdateModule
+from fieldhouse.actors.template_ops import CreateField, DeleteField, ResetToTemplate, UpdateField
+from fieldhouse.actors.webhook_ops import CreateWebhook
+from fieldhouse.agents.policy import SetPolicy
+from fieldhouse.model.agent_policy import Policy
+from fieldhouse.model.errors import BadRequest, Conflict, Forbidden, NotFound
+from fieldhouse.model.webhooks import Webhook
 from fieldhouse.runtime import Runtime
-from tests.conftest import Workspace
+from tests.conftest import Workspace, add_user
 
 
 async def test_a_user_gets_a_key_that_works_until_revoked(
@@ -79,3 +88,48 @@ async def test_labels_and_types_have_unique_names(runtime: Runtime, ws: Workspac
         await ask(ops.CreateType("Partner", by=ws.system))
     with pytest.raises(NotFound, match="Module 'boats' not found"):
         await ask(ops.CreateType("Dock", None, "boats", by=ws.system))
+
+
+async def test_the_actor_refuses_admin_messages_to_a_member(
+    runtime: Runtime, ws: Workspace
+) -> None:
+    """Changing users, keys, modules, fields, templates, labels, types, webhooks or the agent
+    policy is for owners and admins, checked in the actor whoever sends the message; the
+    server itself (the CLI) may."""
+    member = await add_user(runtime, ws, "member")
+    by, _ = await runtime.services.auth.authenticate(f"Bearer {member.key}")
+    assert by is not None
+    schemas = await runtime.actors.schemas.get(ws.account_id)
+    deals = schemas.get("deals")
+    assert deals is not None
+    module_id, name = deals.module.module_id, deals.fields[0]
+    hook = Webhook("w-1", "https://hooks.example.com/", ("record.created",), "whsec_x", 0)
+    admin_only: list[Message[Any]] = [
+        ops.CreateUser("d@x.io", "Di", "owner", by=by),
+        ops.CreateRole("sales", frozenset(), frozenset(), by=by),
+        ops.CreateApiKey(by.user_id, None, "mine", by=by),
+        ops.RevokeApiKey(ws.key_id, by=by),
+        ops.DeleteUser(ws.owner_id, by=by),
+        ops.InstallTemplate("contacts", by=by),
+        ops.CreateLabel("Hot", by=by),
+        ops.CreateType("Partner", by=by),
+        CreateModule("projects", "Projects", by=by),
+        UpdateModule(module_id, archived=True, by=by),
+        CreateField(module_id, "Region", None, "text", {}, by=by),
+        UpdateField(module_id, name.field_id, label="Title", by=by),
+        DeleteField(module_id, name.field_id, by=by),
+        ResetToTemplate(module_id, by=by),
+        CreateWebhook(hook, by=by),
+        SetPolicy(Policy(auto_approve=("email.send",)), by=by),
+    ]
+    newest = await runtime.store.list_activity(
+        ws.account_id, module_ids=None, record_id=None, types=(), limit=1
+    )
+    for message in admin_only:
+        with pytest.raises(Forbidden, match=r"^Only workspace owners and admins may do this$"):
+            await runtime.actors.ask(message)
+    after = await runtime.store.list_activity(
+        ws.account_id, module_ids=None, record_id=None, types=(), limit=1
+    )
+    assert after == newest  # nothing was written
+    assert await runtime.actors.ask(ops.CreateLabel("Hot", by=ws.system))
