@@ -55,6 +55,7 @@ class CreateApiKey(Message[CreatedKey]):
 
     async def apply(self, ctx: WriteContext) -> CreatedKey:
         self.by.check_admin()
+        self.by.check_may_grant(self.role, self.scopes)
         return await create_api_key(ctx, self)
 
 

@@ -116,6 +116,33 @@ class Principal:
         if not self.can_edit(module_slug):
             raise Forbidden(f"Your role may not change records of module {module_slug!r}")
 
+    def check_may_grant(self, role: str | None, scopes: tuple[str, ...] | None) -> None:
+        """403 when a key this principal creates (with ``role`` and ``scopes``) would have a
+        right they lack: a key acts with at most its maker's rights."""
+        wanted = None if role is None else builtin_role(role)
+        if wanted is not None and role_rank(wanted) > role_rank(self.role):
+            raise Forbidden(
+                f"Your role ({self.role.slug}) may not create a key with role {role!r}: a "
+                "key's role is at most its maker's",
+                data={"role": role, "yourRole": self.role.slug},
+            )
+        if self.scopes is None or set(SCOPES) <= self.scopes:
+            return
+        if scopes is None:
+            raise Forbidden(
+                "A key limited to scopes "
+                f"{', '.join(sorted(self.scopes))} may only create keys with scopes among "
+                "those: name them in scopes",
+                data={"yourScopes": sorted(self.scopes)},
+            )
+        lacking = [s for s in scopes if s not in self.scopes]
+        if lacking:
+            raise Forbidden(
+                f"This key lacks the scopes {', '.join(lacking)}: a key it creates may only "
+                f"have scopes among {', '.join(sorted(self.scopes))}",
+                data={"lackingScopes": lacking, "yourScopes": sorted(self.scopes)},
+            )
+
 
 @dataclass(frozen=True)
 class SystemActor:
@@ -135,6 +162,9 @@ class SystemActor:
         return None
 
     def check_edit(self, module_slug: str) -> None:
+        return None
+
+    def check_may_grant(self, role: str | None, scopes: tuple[str, ...] | None) -> None:
         return None
 
 

@@ -99,3 +99,16 @@ def test_the_server_acting_on_its_own_may_do_everything() -> None:
     cli.check_admin()
     cli.check_scope("records:write")
     assert cli.user_id == "owner-1"
+
+
+def test_a_key_is_granted_at_most_its_makers_rights() -> None:
+    admin = principal(Role("admin", None, None), frozenset({"records:read", "workspace:read"}))
+    admin.check_may_grant("member", ("records:read",))
+    with pytest.raises(Forbidden, match="may not create a key with role 'owner'"):
+        admin.check_may_grant("owner", ("records:read",))
+    with pytest.raises(Forbidden) as lacking:
+        admin.check_may_grant(None, ("records:read", "records:write"))
+    assert lacking.value.data["lackingScopes"] == ["records:write"]
+    with pytest.raises(Forbidden, match="may only create keys with scopes among those"):
+        admin.check_may_grant(None, None)
+    SystemActor("acct", "cli").check_may_grant("owner", None)
