@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from fieldhouse.actors.context import WriteContext
 from fieldhouse.actors.messages import Message
+from fieldhouse.actors.rights import may_administer
 from fieldhouse.model.activity import ActivityKind
 from fieldhouse.model.clock import new_id
 from fieldhouse.model.errors import BadRequest, Conflict, NotFound
@@ -24,7 +25,7 @@ class CreateUser(Message[str]):
     role_slug: str
 
     async def apply(self, ctx: WriteContext) -> str:
-        self.by.check_admin()
+        await may_administer(ctx, self.by)
         return await create_user(ctx, self)
 
 
@@ -35,7 +36,7 @@ class CreateRole(Message[str]):
     can_edit: frozenset[str]
 
     async def apply(self, ctx: WriteContext) -> str:
-        self.by.check_admin()
+        await may_administer(ctx, self.by)
         return await create_role(ctx, self)
 
 
@@ -54,8 +55,7 @@ class CreateApiKey(Message[CreatedKey]):
     role: str | None = None
 
     async def apply(self, ctx: WriteContext) -> CreatedKey:
-        self.by.check_admin()
-        self.by.check_may_grant(self.role, self.scopes)
+        (await may_administer(ctx, self.by)).check_may_grant(self.role, self.scopes)
         return await create_api_key(ctx, self)
 
 
@@ -64,7 +64,7 @@ class RevokeApiKey(Message[bool]):
     key_id: str
 
     async def apply(self, ctx: WriteContext) -> bool:
-        self.by.check_admin()
+        await may_administer(ctx, self.by)
         return await revoke_api_key(ctx, self)
 
 
@@ -75,7 +75,7 @@ class DeleteUser(Message[bool]):
     user_id: str
 
     async def apply(self, ctx: WriteContext) -> bool:
-        self.by.check_admin()
+        await may_administer(ctx, self.by)
         return await delete_user(ctx, self)
 
 
@@ -84,7 +84,7 @@ class InstallTemplate(Message[ModuleDef]):
     template_slug: str
 
     async def apply(self, ctx: WriteContext) -> ModuleDef:
-        self.by.check_admin()
+        await may_administer(ctx, self.by)
         return await install_template(ctx, self)
 
 
@@ -94,7 +94,7 @@ class CreateLabel(Message[dict[str, str | None]]):
     color: str | None = None
 
     async def apply(self, ctx: WriteContext) -> dict[str, str | None]:
-        self.by.check_admin()
+        await may_administer(ctx, self.by)
         return await create_label(ctx, self)
 
 
@@ -105,7 +105,7 @@ class CreateType(Message[dict[str, str | None]]):
     module_slug: str | None = None
 
     async def apply(self, ctx: WriteContext) -> dict[str, str | None]:
-        self.by.check_admin()
+        await may_administer(ctx, self.by)
         return await create_type(ctx, self)
 
 

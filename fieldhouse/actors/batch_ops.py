@@ -17,6 +17,7 @@ from fieldhouse.actors.context import WriteContext
 from fieldhouse.actors.messages import Message
 from fieldhouse.actors.record_logic import module_by_id
 from fieldhouse.actors.record_ops import CreateRecord, UpdateRecord, create_record, update_record
+from fieldhouse.actors.rights import may_edit
 from fieldhouse.model.errors import ApiError, BadRequest, Issue, ValidationFailed
 from fieldhouse.model.fields import is_unique
 from fieldhouse.model.records import RecordRow
@@ -65,7 +66,7 @@ def check_upsert_field(schema: ModuleSchema, slug: str) -> None:
 
 async def batch_write(ctx: WriteContext, msg: BatchWrite) -> BatchOutcome:
     schema = module_by_id(ctx, msg.module_id)
-    msg.by.check_edit(schema.module.slug)
+    await may_edit(ctx, msg.by, schema.module.slug)
     if msg.upsert_by is not None:
         check_upsert_field(schema, msg.upsert_by)
     outcome = BatchOutcome()

@@ -20,6 +20,7 @@ from typing import Any
 
 from fieldhouse.actors.context import WriteContext
 from fieldhouse.actors.messages import Message
+from fieldhouse.actors.rights import may_administer
 from fieldhouse.actors.template_ops import MAX_FIELDS_PER_MODULE, field_references
 from fieldhouse.model.activity import ActivityKind
 from fieldhouse.model.clock import new_id
@@ -65,7 +66,7 @@ class CreateModule(Message[ModuleSchema]):
     fields: tuple[FieldSpec, ...] = ()
 
     async def apply(self, ctx: WriteContext) -> ModuleSchema:
-        self.by.check_admin()
+        await may_administer(ctx, self.by)
         return await create_module(ctx, self)
 
 
@@ -78,7 +79,7 @@ class UpdateModule(Message[ModuleDef]):
     archived: bool | None = None
 
     async def apply(self, ctx: WriteContext) -> ModuleDef:
-        self.by.check_admin()
+        await may_administer(ctx, self.by)
         return await update_module(ctx, self)
 
 

@@ -18,6 +18,7 @@ from fieldhouse.actors.record_logic import (
     verify_links,
     write_links,
 )
+from fieldhouse.actors.rights import may_edit
 from fieldhouse.model.activity import ActivityKind
 from fieldhouse.model.clock import new_id
 from fieldhouse.model.errors import Conflict, Issue, NotFound, ValidationFailed
@@ -83,7 +84,7 @@ class Categorise(Message[list[RecordRow]]):
 
 async def create_record(ctx: WriteContext, msg: CreateRecord) -> RecordRow:
     schema = module_by_id(ctx, msg.module_id)
-    msg.by.check_edit(schema.module.slug)
+    await may_edit(ctx, msg.by, schema.module.slug)
     check = check_values(schema.fields, msg.fields, existing=None, archived=schema.archived_slugs)
     values = dict(check.values)
     issues = list(check.issues)
@@ -132,7 +133,7 @@ async def create_record(ctx: WriteContext, msg: CreateRecord) -> RecordRow:
 
 async def update_record(ctx: WriteContext, msg: UpdateRecord) -> RecordRow:
     schema = module_by_id(ctx, msg.module_id)
-    msg.by.check_edit(schema.module.slug)
+    await may_edit(ctx, msg.by, schema.module.slug)
     rows = await ctx.txn.get_records([msg.record_id], schema.module.module_id)
     if not rows:
         raise NotFound(f"Record {msg.record_id} not found")
@@ -207,7 +208,7 @@ async def check_unique(
 
 async def delete_records(ctx: WriteContext, msg: DeleteRecords) -> list[str]:
     schema = module_by_id(ctx, msg.module_id)
-    msg.by.check_edit(schema.module.slug)
+    await may_edit(ctx, msg.by, schema.module.slug)
     unique = list(dict.fromkeys(msg.record_ids))
     live = await ctx.txn.get_records(unique, schema.module.module_id)
     names = {r.record_id: r.display_name for r in live}
@@ -227,7 +228,7 @@ async def delete_records(ctx: WriteContext, msg: DeleteRecords) -> list[str]:
 
 async def categorise(ctx: WriteContext, msg: Categorise) -> list[RecordRow]:
     schema = module_by_id(ctx, msg.module_id)
-    msg.by.check_edit(schema.module.slug)
+    await may_edit(ctx, msg.by, schema.module.slug)
     issues: list[Issue] = []
     for table, prop, ids in (
         ("labels", "addLabelIds", msg.add_labels),

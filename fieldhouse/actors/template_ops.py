@@ -15,6 +15,7 @@ from typing import Any
 from fieldhouse.actors.context import WriteContext
 from fieldhouse.actors.messages import Message
 from fieldhouse.actors.record_logic import assign_autonumbers, compute_derived
+from fieldhouse.actors.rights import may_administer
 from fieldhouse.model.activity import ActivityKind
 from fieldhouse.model.clock import new_id
 from fieldhouse.model.errors import Conflict, Issue, NotFound, ValidationFailed
@@ -52,7 +53,7 @@ class ResetToTemplate(Message[ResetOutcome]):
     module_id: str
 
     async def apply(self, ctx: WriteContext) -> ResetOutcome:
-        self.by.check_admin()
+        await may_administer(ctx, self.by)
         return await reset_to_template(ctx, self)
 
 
@@ -71,7 +72,7 @@ class CreateField(Message[FieldDef]):
     sort_order: int | None = None
 
     async def apply(self, ctx: WriteContext) -> FieldDef:
-        self.by.check_admin()
+        await may_administer(ctx, self.by)
         return await create_field(ctx, self)
 
 
@@ -89,7 +90,7 @@ class UpdateField(Message[tuple[FieldDef, int]]):
     archived: bool | None = None
 
     async def apply(self, ctx: WriteContext) -> tuple[FieldDef, int]:
-        self.by.check_admin()
+        await may_administer(ctx, self.by)
         return await update_field(ctx, self)
 
 
@@ -99,7 +100,7 @@ class DeleteField(Message[None]):
     field_id: str
 
     async def apply(self, ctx: WriteContext) -> None:
-        self.by.check_admin()
+        await may_administer(ctx, self.by)
         return await delete_field(ctx, self)
 
 

@@ -14,6 +14,7 @@ from dataclasses import dataclass, replace
 
 from fieldhouse.actors.context import WriteContext
 from fieldhouse.actors.messages import Message
+from fieldhouse.actors.rights import may_administer
 from fieldhouse.actors.system import ActorSystem
 from fieldhouse.config import Settings
 from fieldhouse.egress import AllowList, Egress, RefusedTarget
@@ -44,7 +45,7 @@ class CreateWebhook(Message[Webhook]):
     hook: Webhook
 
     async def apply(self, ctx: WriteContext) -> Webhook:
-        self.by.check_admin()
+        await may_administer(ctx, self.by)
         hook = replace(self.hook, created_at=ctx.now)
         await ctx.txn.put_object(_row(ctx, WEBHOOK, hook.webhook_id, hook.data(), hook.status))
         return hook
@@ -57,7 +58,7 @@ class DeleteWebhook(Message[None]):
     webhook_id: str
 
     async def apply(self, ctx: WriteContext) -> None:
-        self.by.check_admin()
+        await may_administer(ctx, self.by)
         row = await _live_row(ctx, self.webhook_id)
         await ctx.txn.put_object(replace(row, status=HookStatus.DELETED, updated_at=ctx.now))
 
@@ -71,7 +72,7 @@ class ReplayDelivery(Message[Delivery]):
     delivery_id: str
 
     async def apply(self, ctx: WriteContext) -> Delivery:
-        self.by.check_admin()
+        await may_administer(ctx, self.by)
         await _live_row(ctx, self.webhook_id)
         row = await ctx.txn.get_object(DELIVERY, self.delivery_id)
         if row is None or row.data.get("webhookId") != self.webhook_id:

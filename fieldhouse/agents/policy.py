@@ -11,6 +11,7 @@ from dataclasses import dataclass, replace
 
 from fieldhouse.actors.context import WriteContext
 from fieldhouse.actors.messages import Message
+from fieldhouse.actors.rights import may_administer
 from fieldhouse.agents.gate import load_policy
 from fieldhouse.agents.run import AgentRuntime
 from fieldhouse.model.activity import ActivityKind
@@ -27,7 +28,7 @@ class SetPolicy(Message[Policy]):
     policy: Policy
 
     async def apply(self, ctx: WriteContext) -> Policy:
-        self.by.check_admin()
+        await may_administer(ctx, self.by)
         policy = replace(self.policy, set_by=self.by.user_id)
         old = await ctx.txn.get_object(Kind.POLICY, POLICY_ID)
         data = policy.to_json()

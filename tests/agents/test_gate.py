@@ -3,6 +3,7 @@ call; an approval runs its one call once, or ends failed or expired, never reusa
 
 from __future__ import annotations
 
+from fieldhouse.actors import admin_ops as ops
 from fieldhouse.actors.object_ops import ApplyObjects, ObjectWrite
 from fieldhouse.agents.contract import ToolCall
 from fieldhouse.agents.gate import args_hash
@@ -19,7 +20,7 @@ from tests.agents.toolkit import (
     expire,
     objects,
 )
-from tests.conftest import Workspace
+from tests.conftest import Workspace, add_user
 
 MAIL = {"to": ["ada@example.com"], "subject": "Hello", "body": "Hi Ada"}
 #: another person than the workspace's owner, who asks for the calls here
@@ -232,3 +233,30 @@ async def test_unknown_tool_and_labels(runtime: Runtime, ws: Workspace) -> None:
         assert spec.parameters["type"] == "object"
         assert spec.parameters["additionalProperties"] is False
         assert "$defs" not in str(spec.parameters)
+
+
+async def test_an_approved_call_writes_only_while_its_requester_still_may(
+    runtime: Runtime, ws: Workspace
+) -> None:
+    """An approved call runs as its requester, with their rights read before it runs and
+    checked again by the actor as it writes: a key revoked in between writes nothing, and
+    the approval ends failed."""
+    policy = ObjectWrite(
+        "policy", "agents", {"requireApproval": ["records.create"]}, "active", mode="upsert"
+    )
+    await runtime.actors.ask(ApplyObjects((policy,), by=ws.system))
+    member = await add_user(runtime, ws, "member")
+    asking = await context(runtime, member)  # the requester's rights, read now
+    deal = {"name": "Sneaky", "stage": "lead"}
+    pending = await call(
+        asking, "records.create", module="deals", displayName="Sneaky", fields=deal
+    )
+    assert pending.approval_id is not None
+    approved = await approve_directly(runtime, ws, pending.approval_id)
+    await runtime.actors.ask(ops.RevokeApiKey(member.key_id, by=ws.system))
+    outcome = await executor(runtime).execute_approved(approved, asking)
+    assert outcome.status == "error" and outcome.result["code"] == "forbidden"
+    assert "revoked" in outcome.summary
+    (approval,) = await objects(runtime, ws, "approval")
+    assert approval.status == "failed"
+    assert "record_created" not in await activity_types(runtime, ws)
