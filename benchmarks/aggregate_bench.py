@@ -127,9 +127,7 @@ async def run(args: argparse.Namespace, data_dir: Path) -> None:
             for n in range(args.fresh):
                 fields = deal(rng, args.records + n, owner)
                 await rt.actors.ask(
-                    CreateRecord(
-                        module_id, "new", fields, None, "B", by=SystemActor(account, "bench")
-                    )
+                    CreateRecord(module_id, "new", fields, None, by=SystemActor(account, "bench"))
                 )
                 fresh[n % len(SHAPES)].append(await ask(n % len(SHAPES)))
             kept: dict[int, list[float]] = {i: [] for i in range(len(SHAPES))}

@@ -52,9 +52,7 @@ async def measure(
         async def create(i: int) -> None:
             fields = {"name": f"Deal {i}", "stage": "lead"}
             await rt.actors.ask(
-                CreateRecord(
-                    module_id, f"Deal {i}", fields, None, "B", by=SystemActor(account, "bench")
-                )
+                CreateRecord(module_id, f"Deal {i}", fields, None, by=SystemActor(account, "bench"))
             )
 
         for tasks in CONCURRENCY:

@@ -124,7 +124,7 @@ async def create_demo(system: ActorSystem, today: date | None = None) -> Demo:
 
     async def write(slug: str, items: Sequence[tuple[str, dict[str, Any]]]) -> dict[str, str]:
         batch = tuple(BatchItem(name, fields) for name, fields in items)
-        outcome = await system.ask(BatchWrite(module[slug], batch, actor_name="demo", by=as_owner))
+        outcome = await system.ask(BatchWrite(module[slug], batch, by=as_owner))
         return {row.display_name: row.record_id for _, row, _ in outcome.written}
 
     companies = await write("companies", [_company(c) for c in COMPANIES])

@@ -288,7 +288,6 @@ async def _import_chunk(
             schema.module.module_id,
             items,
             all_or_nothing=False,
-            actor_name="import",
             by=SystemActor(account_id, "import", owner),
         ),
     )

@@ -46,7 +46,6 @@ class BatchWrite(Message[BatchOutcome]):
     #: a unique text field: an item whose value matches a live record updates it
     upsert_by: str | None = None
     all_or_nothing: bool = True
-    actor_name: str | None = None
 
     async def apply(self, ctx: WriteContext) -> BatchOutcome:
         return await batch_write(ctx, self)
@@ -116,7 +115,6 @@ async def _write_one(ctx: WriteContext, msg: BatchWrite, item: BatchItem) -> tup
                 found[0].record_id,
                 item.display_name,
                 item.fields,
-                msg.actor_name,
                 by=msg.by,
             )
             return await update_record(ctx, update), False
@@ -125,7 +123,6 @@ async def _write_one(ctx: WriteContext, msg: BatchWrite, item: BatchItem) -> tup
         item.display_name,
         item.fields,
         item.owner_user_id,
-        msg.actor_name,
         by=msg.by,
     )
     return await create_record(ctx, create), True

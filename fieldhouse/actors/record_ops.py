@@ -34,7 +34,6 @@ class CreateRecord(Message[RecordRow]):
     display_name: str
     fields: Mapping[str, Any]
     owner_user_id: str | None = None
-    actor_name: str | None = None
 
     def light(self) -> bool:
         return True
@@ -49,7 +48,6 @@ class UpdateRecord(Message[RecordRow]):
     record_id: str
     display_name: str | None
     fields: Mapping[str, Any] | None
-    actor_name: str | None = None
 
     def light(self) -> bool:
         return True
@@ -62,7 +60,6 @@ class UpdateRecord(Message[RecordRow]):
 class DeleteRecords(Message[list[str]]):
     module_id: str
     record_ids: tuple[str, ...]
-    actor_name: str | None = None
 
     async def apply(self, ctx: WriteContext) -> list[str]:
         return await delete_records(ctx, self)
@@ -76,7 +73,6 @@ class Categorise(Message[list[RecordRow]]):
     remove_labels: tuple[str, ...] = ()
     add_types: tuple[str, ...] = ()
     remove_types: tuple[str, ...] = ()
-    actor_name: str | None = None
 
     async def apply(self, ctx: WriteContext) -> list[RecordRow]:
         return await categorise(ctx, self)
@@ -115,8 +111,8 @@ async def create_record(ctx: WriteContext, msg: CreateRecord) -> RecordRow:
         updated_at=ctx.now,
         created_by=msg.by.user_id,
         updated_by=msg.by.user_id,
-        created_by_name=msg.actor_name,
-        updated_by_name=msg.actor_name,
+        created_by_name=msg.by.display_name,
+        updated_by_name=msg.by.display_name,
         owner_user_id=msg.owner_user_id,
     )
     await ctx.txn.insert_record(row)
@@ -170,7 +166,7 @@ async def update_record(ctx: WriteContext, msg: UpdateRecord) -> RecordRow:
         fields=merged,
         updated_at=ctx.now,
         updated_by=msg.by.user_id,
-        updated_by_name=msg.actor_name,
+        updated_by_name=msg.by.display_name,
     )
     await ctx.txn.update_record(row)
     link_slugs = {f.slug for f in schema.fields if links_records(f) and f.slug in changes}
@@ -268,7 +264,7 @@ async def categorise(ctx: WriteContext, msg: Categorise) -> list[RecordRow]:
             type_ids=types,
             updated_at=ctx.now,
             updated_by=msg.by.user_id,
-            updated_by_name=msg.actor_name,
+            updated_by_name=msg.by.display_name,
         )
         await ctx.txn.update_record(row)
         for kind, before, after in (

@@ -155,6 +155,11 @@ class SystemActor:
     name: str
     user_id: str | None = None
 
+    @property
+    def display_name(self) -> str:
+        """The name its writes show as their author's (``createdByName``)."""
+        return self.name
+
     def check_scope(self, scope: str) -> None:
         return None
 

@@ -38,7 +38,6 @@ async def add_task(rt: Runtime, account: str, title: str) -> None:
             title,
             {"title": title, "status": "todo"},
             None,
-            "T",
             by=SystemActor(account, "test"),
         ),
     )

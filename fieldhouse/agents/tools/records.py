@@ -169,7 +169,6 @@ async def create(args: CreateArgs, ctx: ToolContext, consume: Consume | None) ->
         args.displayName,
         with_defaults(schema, args.fields),
         None,
-        principal.display_name,
         by=principal,
     )
     row = await _ask(ctx, "records.create", summary, inner, consume)
@@ -263,7 +262,6 @@ async def update(args: UpdateArgs, ctx: ToolContext, consume: Consume | None) ->
         record_id,
         args.displayName,
         args.fields,
-        principal.display_name,
         by=principal,
     )
     row = await _ask(ctx, "records.update", summary, inner, consume)

@@ -65,7 +65,6 @@ async def batch_create(
                 for r in body.records
             ),
             upsert_by=query.upsertBy,
-            actor_name=principal.display_name,
             by=principal,
         ),
     )

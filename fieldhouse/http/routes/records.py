@@ -165,7 +165,6 @@ async def create_record(
             body.displayName,
             body.fields,
             str(body.ownerUserId) if body.ownerUserId else None,
-            principal.display_name,
             by=principal,
         ),
     )
@@ -310,7 +309,6 @@ async def update_record(
             recordId.lower(),
             body.displayName,
             body.fields,
-            principal.display_name,
             by=principal,
         ),
     )
@@ -332,7 +330,6 @@ async def delete_record(svc: Services, principal: Principal, moduleSlug: str, re
         DeleteRecords(
             schema.module.module_id,
             (recordId.lower(),),
-            principal.display_name,
             by=principal,
         ),
     )
@@ -362,7 +359,6 @@ async def bulk_update(
             tuple(str(i) for i in body.removeLabelIds),
             tuple(str(i) for i in body.addTypeIds),
             tuple(str(i) for i in body.removeTypeIds),
-            principal.display_name,
             by=principal,
         ),
     )
@@ -386,7 +382,6 @@ async def bulk_delete(
         DeleteRecords(
             schema.module.module_id,
             tuple(str(i) for i in body.recordIds),
-            principal.display_name,
             by=principal,
         ),
     )
