@@ -12,7 +12,7 @@ from typing import Any
 
 from fieldhouse.actors.context import WriteContext
 from fieldhouse.model.errors import Issue, NotFound
-from fieldhouse.model.fields import AutonumberType, FieldType, FormulaType, RollupType, type_of
+from fieldhouse.model.fields import FieldType, FormulaType, RollupType, type_of
 from fieldhouse.model.formula import compute_formula
 from fieldhouse.model.records import RecordRow
 from fieldhouse.model.rollup import compute_rollup, rollup_source
@@ -30,7 +30,8 @@ class _Plan:
     rather than by looking up every field's type in every step of every write."""
 
     typed: tuple[tuple[FieldDef, FieldType], ...]
-    autonumbers: tuple[tuple[FieldDef, AutonumberType], ...]
+    #: fields whose type counts (auto-numbers): numbered on create
+    autonumbers: tuple[tuple[FieldDef, FieldType], ...]
     rollups: tuple[FieldDef, ...]
     formulas: tuple[FieldDef, ...]
     links: tuple[FieldDef, ...]
@@ -47,7 +48,7 @@ def _plan(schema: ModuleSchema) -> _Plan:
     typed = tuple((f, kind) for f in schema.fields if (kind := type_of(f)) is not None)
     plan = _Plan(
         typed=typed,
-        autonumbers=tuple((f, k) for f, k in typed if isinstance(k, AutonumberType)),
+        autonumbers=tuple((f, k) for f, k in typed if k.counts),
         rollups=tuple(f for f, k in typed if isinstance(k, RollupType)),
         formulas=tuple(f for f, k in typed if isinstance(k, FormulaType)),
         links=tuple(f for f, k in typed if k.links_records),
@@ -221,7 +222,7 @@ async def assign_autonumbers(
     ctx: WriteContext, schema: ModuleSchema, values: dict[str, Any]
 ) -> None:
     for f, kind in _plan(schema).autonumbers:
-        number = await ctx.txn.take_autonumber(f.field_id, kind.sequence(f, values))
+        number = await ctx.txn.take_number(f, kind.sequence(f, values))
         values[f.slug] = kind.render(f, values, number)
 
 

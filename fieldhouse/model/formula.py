@@ -10,7 +10,7 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from functools import lru_cache
-from typing import Any
+from typing import Any, Literal, get_args
 
 from fieldhouse.model.errors import Issue
 from fieldhouse.model.formula_eval import (
@@ -48,7 +48,10 @@ __all__ = [
     "validate_formula_config",
 ]
 
-RESULT_TYPES: tuple[str, ...] = ("text", "number", "date", "boolean")
+#: What a formula's ``resultType`` may be: the formula's own small vocabulary (a formula yields
+#: text, a number, a date or a yes/no), not field types, though four words are the same.
+ResultType = Literal["text", "number", "date", "boolean"]
+RESULT_TYPES: tuple[ResultType, ...] = get_args(ResultType)
 _BASE: tuple[str, ...] = ("config", "formula")
 
 

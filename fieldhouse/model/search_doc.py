@@ -14,8 +14,6 @@ from fieldhouse.model.records import RecordRow
 from fieldhouse.model.schema import ModuleSchema
 
 MAX_BODY_CHARS = 20_000
-#: without a schema every string value counts, as a text field's would
-_PLAIN = FIELD_TYPES["text"]
 #: a margin over what the embedder reads (4 windows of 128 tokens, about 2,000 characters)
 EMBED_BODY_CHARS = 3000
 
@@ -57,9 +55,9 @@ def record_doc(row: RecordRow, schema: ModuleSchema | None, labels: Mapping[str,
             else:
                 found = words(value)
             parts.extend(p for p in found if p and p != title)  # the title is indexed alone
-    else:
+    else:  # without a schema every string of every value counts (a searchable type's way)
         for key in sorted(fields):
-            parts.extend(p for p in _PLAIN.search_text(fields[key]) if p and p != title)
+            parts.extend(p for p in strings_of(fields[key]) if p and p != title)
     if row.description_html:
         parts.append(strip_html(row.description_html))
     body = " ".join(" ".join(parts).split())[:MAX_BODY_CHARS]  # whitespace runs: one space

@@ -5,7 +5,7 @@ which engine it runs on:
 
 * how the processes over one database coordinate (the change epoch and rate-limit counts,
   :mod:`fieldhouse.coordination`): files beside an embedded database, LISTEN/NOTIFY and a
-  table for PostgreSQL;
+  table for PostgreSQL (:mod:`fieldhouse.storage.coordination_postgres`);
 * whether servers that share nothing but the database may serve it (``distributed``): then
   what they must agree on (the JWT secret) lives in the database and rate limits are counted
   for all of them, not in one process's memory;
@@ -112,7 +112,8 @@ class PostgresBackend:
         yield None
 
     def open_coordination(self) -> AbstractAsyncContextManager[Coordination]:
-        from fieldhouse.coordination import open_postgres_coordination
+        # (imported here: asyncpg costs an embedded store's process memory it never uses)
+        from fieldhouse.storage.coordination_postgres import open_postgres_coordination
 
         return open_postgres_coordination(self.url)
 

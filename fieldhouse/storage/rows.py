@@ -251,25 +251,6 @@ def assemble_schemas(
     return out
 
 
-def advance_autonumber(config: dict[str, Any], sequence: str | None) -> int:
-    """Take the next number from an auto-number field's config (in place) and advance it.
-
-    ``nextValue`` (or ``sequenceCounters[sequence]``) holds the next number; ``startFrom``
-    (default 1, and 0 is a valid start) seeds a counter that has none yet.
-    """
-    auto = config.setdefault("autonumber", {})
-    start = auto.get("startFrom")
-    start = 1 if start is None else int(start)
-    if sequence is None:
-        holder, key = auto, "nextValue"
-    else:
-        holder, key = auto.setdefault("sequenceCounters", {}), sequence
-    current = holder.get(key)
-    value = start if current is None else int(current)
-    holder[key] = value + 1
-    return value
-
-
 def account_from_row(r: ColumnRow) -> AccountRow:
     return AccountRow(r["id"], r["name"], r["slug"], int(r["schema_version"]), r["created_at"])
 

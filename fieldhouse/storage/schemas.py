@@ -1,10 +1,12 @@
-"""Operations on module schemas: modules, fields, views, references, auto-number counters."""
+"""Operations on module schemas: modules, fields, views, references, the counters in field
+configs (auto-numbers)."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from fieldhouse.model.fields import COUNTING_TYPES
 from fieldhouse.model.schema import FieldDef, ModuleDef, ModuleSchema, ReferenceDef, ViewDef
 from fieldhouse.storage import accounts
 from fieldhouse.storage.base import Op, execute, executemany, rows, value
@@ -13,7 +15,6 @@ from fieldhouse.storage.rows import (
     MODULES,
     REFERENCES,
     VIEWS,
-    advance_autonumber,
     assemble_schemas,
     dumps,
     loads,
@@ -98,18 +99,6 @@ def rename_module(account_id: str, module_id: str, name: str, at: str) -> Op[Non
     )
 
 
-def take_autonumber(account_id: str, field_id: str, sequence: str | None) -> Op[int]:
-    """The field's next number (per sequence when given), advancing the stored counter.
-
-    The caller holds the workspace's write lock, so read-modify-write is safe across
-    processes; ``FOR UPDATE`` keeps it safe on PostgreSQL even for a caller that forgot.
-    """
-    config = yield from field_config(account_id, field_id)
-    number = advance_autonumber(config, sequence)
-    yield from set_field_config(account_id, field_id, config)
-    return number
-
-
 def field_config(account_id: str, field_id: str) -> Op[dict[str, Any]]:
     """A field's stored config, locked for the rest of the transaction on PostgreSQL."""
     raw = yield value(
@@ -122,12 +111,15 @@ def field_config(account_id: str, field_id: str) -> Op[dict[str, Any]]:
     return config
 
 
-def autonumber_configs(account_id: str) -> Op[dict[str, dict[str, Any]]]:
-    """Every auto-number field's config by field id, locked like :func:`field_config`."""
+def counter_configs(account_id: str) -> Op[dict[str, dict[str, Any]]]:
+    """The config of every field whose type keeps a counter in it (``FieldType.counts``), by
+    field id, locked like :func:`field_config`."""
+    if not COUNTING_TYPES:
+        return {}
     found = yield rows(
-        "SELECT id, config FROM fields WHERE account_id = ? AND data_type = 'autonumber'"
-        " FOR UPDATE",
-        (account_id,),
+        "SELECT id, config FROM fields WHERE account_id = ? AND data_type IN "
+        f"({', '.join('?' for _ in COUNTING_TYPES)}) FOR UPDATE",
+        (account_id, *COUNTING_TYPES),
     )
     return {r[0]: loads(r[1]) or {} for r in found}
 

@@ -22,10 +22,11 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
+from fieldhouse.model.fields import type_of
+from fieldhouse.model.schema import FieldDef
 from fieldhouse.model.search_doc import Doc
 from fieldhouse.storage import accounts, records, schemas, search_index, vectors
 from fieldhouse.storage.base import Op, QueuedWriteFailed, Stmt, StorageError, Txn, execute
-from fieldhouse.storage.rows import advance_autonumber
 from fieldhouse.storage.sqldialect import Dialect
 
 T = TypeVar("T")
@@ -170,7 +171,7 @@ def _delete_docs(
 
 def _counters(account_id: str) -> Op[tuple[int, int, dict[str, dict[str, Any]]]]:
     version, seq = yield from accounts.counters(account_id)
-    configs = yield from schemas.autonumber_configs(account_id)
+    configs = yield from schemas.counter_configs(account_id)
     return version, seq, configs
 
 
@@ -303,7 +304,7 @@ class WriteBehind:
         await self._run(nothing(), commit=True)
 
     def _state(self) -> Any:
-        # the configs are never changed in place (``take_autonumber`` replaces one it advances)
+        # the configs are never changed in place (``take_number`` replaces one it advances)
         return (
             self._seq,
             self._stored_seq,
@@ -376,21 +377,18 @@ class WriteBehind:
         self._defer(records.insert_activity(self.account_id, seq, entry))
         return seq
 
-    async def take_autonumber(self, field_id: str, sequence: str | None) -> int:
-        """The field's next number; its counter is read once per transaction and written
-        back with the next flush."""
-        config = self._configs.get(field_id)
+    async def take_number(self, field: FieldDef, sequence: str | None) -> int:
+        """The next number of a field whose type ``counts`` (an auto-number);
+        its counter is read once per transaction and written back with the next flush."""
+        kind = type_of(field)
+        if kind is None or not kind.counts:
+            raise TypeError(f"field {field.slug!r} of type {field.data_type!r} keeps no counter")
+        config = self._configs.get(field.field_id)
         if config is None:
-            config = await self._run(schemas.field_config(self.account_id, field_id))
-        # advanced in a copy (what ``advance_autonumber`` changes: the autonumber part), so
-        # an open savepoint's snapshot of the configs, a shallow copy, keeps the old one
-        auto = dict(config.get("autonumber") or {})
-        if "sequenceCounters" in auto:
-            auto["sequenceCounters"] = dict(auto["sequenceCounters"])
-        config = {**config, "autonumber": auto}
-        number = advance_autonumber(config, sequence)
-        self._configs[field_id] = config
-        self._dirty.add(field_id)
+            config = await self._run(schemas.field_config(self.account_id, field.field_id))
+        # advanced in a copy, so an open savepoint's snapshot of the configs keeps the old one
+        number, self._configs[field.field_id] = kind.next_number(config, sequence)
+        self._dirty.add(field.field_id)
         return number
 
     def _forget_configs(self) -> None:

@@ -12,7 +12,7 @@ from pyrsistent import freeze
 from fieldhouse.model.records import RecordRow
 from fieldhouse.model.schema import FieldDef, ModuleDef, ModuleSchema, ReferenceDef, ViewDef
 from fieldhouse.storage import Store
-from fieldhouse.storage.rows import FIELDS, Table, advance_autonumber, dumps, loads
+from fieldhouse.storage.rows import FIELDS, Table, dumps, loads
 from tests.storage.conftest import AT, A, B
 
 LATER = "2026-02-02T00:00:00.000000Z"
@@ -144,21 +144,6 @@ def test_frozen_configs_are_written_as_json() -> None:
     assert loads(None) is None
     with pytest.raises(TypeError, match="not JSON serializable: set"):
         dumps({"s": {1}})
-
-
-def test_autonumber_counters_advance_from_their_start() -> None:
-    config: dict[str, object] = {}
-    assert [advance_autonumber(config, None) for _ in range(3)] == [1, 2, 3]
-    assert config == {"autonumber": {"nextValue": 4}}
-    zero: dict[str, object] = {"autonumber": {"startFrom": 0}}
-    assert advance_autonumber(zero, None) == 0  # 0 is a start, not a missing one
-    by_type: dict[str, object] = {"autonumber": {"startFrom": 100, "nextValue": 7}}
-    assert advance_autonumber(by_type, "credits") == 100
-    assert advance_autonumber(by_type, "credits") == 101
-    assert advance_autonumber(by_type, None) == 7
-    assert by_type == {
-        "autonumber": {"startFrom": 100, "nextValue": 8, "sequenceCounters": {"credits": 102}}
-    }
 
 
 class _Row(tuple):  # type: ignore[type-arg]

@@ -44,11 +44,13 @@ async def test_auto_numbers_count_per_field_and_sequence(store: Store) -> None:
     number = FieldDef("f-no", M, "No", "no", "No", "autonumber", {"autonumber": {"startFrom": 0}})
     async with store.write(A) as txn:
         await txn.upsert_fields([number])
-        assert [await txn.take_autonumber("f-no", None) for _ in range(3)] == [0, 1, 2]
-        assert await txn.take_autonumber("f-no", "2026") == 0
-        assert await txn.take_autonumber("f-no", None) == 3
+        assert [await txn.take_number(number, None) for _ in range(3)] == [0, 1, 2]
+        assert await txn.take_number(number, "2026") == 0
+        assert await txn.take_number(number, None) == 3
         with pytest.raises(LookupError):
-            await txn.take_autonumber("f-missing", None)
+            await txn.take_number(replace(number, field_id="f-missing"), None)
+        with pytest.raises(TypeError, match="keeps no counter"):  # its type counts nothing
+            await txn.take_number(replace(number, data_type="text"), None)
     async with store.write(B) as txn:
         with pytest.raises(LookupError):  # another workspace's field
-            await txn.take_autonumber("f-no", None)
+            await txn.take_number(number, None)

@@ -97,25 +97,25 @@ async def test_counters_stay_gap_free_across_rolled_back_scopes_and_transactions
     number = FieldDef("f-no", M, "No", "no", "No", "autonumber", {"autonumber": {"startFrom": 1}})
     async with store.write(A) as txn:
         await txn.upsert_fields([number])
-        assert await txn.take_autonumber("f-no", None) == 1
+        assert await txn.take_number(number, None) == 1
         await txn.append_activity(entry("e1"))
         with pytest.raises(Boom):
             async with txn.savepoint():
-                assert await txn.take_autonumber("f-no", None) == 2
+                assert await txn.take_number(number, None) == 2
                 await txn.append_activity(entry("lost"))
                 await txn.get_records(["r01"])  # flushed, then rolled back
                 raise Boom
-        assert await txn.take_autonumber("f-no", None) == 2
+        assert await txn.take_number(number, None) == 2
     with pytest.raises(Boom):
         async with store.write(A) as txn:
-            assert await txn.take_autonumber("f-no", None) == 3
+            assert await txn.take_number(number, None) == 3
             await txn.append_activity(entry("lost too"))
             raise Boom
     async with store.write(A) as txn:
-        assert await txn.take_autonumber("f-no", None) == 3
+        assert await txn.take_number(number, None) == 3
         assert await txn.append_activity(entry("e2")) == 2
     async with store.write(A) as txn:
-        assert await txn.take_autonumber("f-no", None) == 4
+        assert await txn.take_number(number, None) == 4
     assert await seqs(store) == [(1, "e1"), (2, "e2")]
 
 

@@ -1,11 +1,14 @@
 """The web console at /console: a small app of ES modules and one style sheet, shipped in the
 package (fieldhouse/http/static/console) and read through importlib.resources, so a wheel
-serves the same files as a checkout. It calls only the public API with the key the person
-signs in with; nothing here needs or sees a credential."""
+serves the same files as a checkout, and one module made here from the field-type registry
+(field-types.js: how each type is shown, edited and filtered), so no script names a type. It
+calls only the public API with the key the person signs in with; nothing here needs or sees a
+credential."""
 
 from __future__ import annotations
 
 import hashlib
+import json
 import mimetypes
 from dataclasses import dataclass
 from functools import cache
@@ -18,6 +21,7 @@ from quart import Response
 from fieldhouse.http.endpoint import Routes
 from fieldhouse.http.exchange import current
 from fieldhouse.model.errors import NotFound
+from fieldhouse.model.fields import client_facts
 from fieldhouse.services import Services
 
 routes = Routes()
@@ -35,6 +39,8 @@ CSP = (
 #: server's files are never mixed with a cached older module
 CACHE = "no-cache"
 KINDS = {".js": "text/javascript; charset=utf-8", ".css": "text/css; charset=utf-8"}
+#: the module the server writes from its field-type registry
+FACTS = "field-types.js"
 
 
 @dataclass(frozen=True)
@@ -42,6 +48,20 @@ class Asset:
     data: bytes
     content_type: str
     etag: str
+
+    @classmethod
+    def of(cls, data: bytes, content_type: str) -> Asset:
+        return cls(data, content_type, f'"{hashlib.sha256(data).hexdigest()[:32]}"')
+
+
+def facts_module() -> bytes:
+    """``field-types.js``: each ``dataType``'s client facts (``FieldType.client_facts``)."""
+    types = ",\n".join(f"  {json.dumps(k)}: {json.dumps(v)}" for k, v in client_facts().items())
+    return (
+        "// Written by the server from its field-type registry (fieldhouse/model/fields): how\n"
+        "// the console shows, edits and filters each dataType's values.\n"
+        f"export default {{\n{types}\n}};\n"
+    ).encode()
 
 
 @cache
@@ -57,8 +77,8 @@ def _assets() -> dict[str, Asset]:
         kind = KINDS.get(suffix) or mimetypes.guess_type(entry.name)[0] or "text/plain"
         if kind.startswith("text/html"):
             kind = "text/html; charset=utf-8"
-        digest = hashlib.sha256(data).hexdigest()[:32]
-        found[entry.name] = Asset(data, kind, f'"{digest}"')
+        found[entry.name] = Asset.of(data, kind)
+    found[FACTS] = Asset.of(facts_module(), KINDS[".js"])
     return found
 
 

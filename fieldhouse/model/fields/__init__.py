@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from types import MappingProxyType
+from typing import Any
 
 from fieldhouse.model.fields.base import (
     ConfigContext,
@@ -38,6 +39,7 @@ from fieldhouse.model.fields.text import RichTextType, TextareaType, TextType
 from fieldhouse.model.schema import FieldDef
 
 __all__ = [
+    "COUNTING_TYPES",
     "DATA_TYPES",
     "FIELD_TYPES",
     "AddressType",
@@ -73,6 +75,7 @@ __all__ = [
     "TimeType",
     "UrlType",
     "UserCheck",
+    "client_facts",
     "field_type",
     "is_empty",
     "is_unique",
@@ -112,6 +115,14 @@ _ALL: tuple[FieldType, ...] = (
 FIELD_TYPES: Mapping[str, FieldType] = MappingProxyType({t.data_type: t for t in _ALL})
 #: Every ``dataType`` identifier, in the registry's order (the API's and OpenAPI's enum).
 DATA_TYPES: tuple[str, ...] = tuple(FIELD_TYPES)
+#: The types whose field configs keep a counter storage advances (:attr:`FieldType.counts`).
+COUNTING_TYPES: tuple[str, ...] = tuple(t.data_type for t in _ALL if t.counts)
+
+
+def client_facts() -> dict[str, dict[str, Any]]:
+    """What a client needs to show, edit and filter each type's values, by ``dataType``: the
+    web console reads it (``/console/assets/field-types.js``), so no script names a type."""
+    return {t.data_type: t.client_facts() for t in _ALL}
 
 
 def field_type(data_type: str) -> FieldType | None:

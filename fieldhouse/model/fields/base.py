@@ -11,7 +11,7 @@ type names (see ``fieldhouse.model.fields`` for the registry).
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import Any, ClassVar, Literal
 
 from fieldhouse.model.errors import Issue
@@ -53,6 +53,64 @@ LinkCheck = ReferenceCheck | ParentCheck | UserCheck
 CellKind = Literal["string", "number", "boolean", "comma_list", "json"]
 #: How an aggregate groups records by a field of a type (None: it cannot group).
 Grouping = Literal["choice", "boolean", "reference", "user", "date"]
+#: How a client shows a value of the type (the web console has one renderer for each word).
+ShownAs = Literal[
+    "plain",  # its text (an object as JSON)
+    "amount",  # a number in the reader's language
+    "percent",  # a number out of 100
+    "money",  # {amount, currency}
+    "day",  # a calendar date
+    "clock_time",  # a time of day
+    "days",  # {start, end}
+    "hours",  # seconds, as hours and minutes
+    "yes_no",
+    "option",  # a configured option's label
+    "options",
+    "record_link",  # links to the records of the field's module reference
+    "parent_link",  # a link to a record of the same module
+    "users",
+    "mail_links",
+    "web_links",
+    "lines",  # each entry on a line of its own
+    "formula_result",  # a number, yes/no or text
+    "amount_or_text",
+    "image_names",
+    "html_as_text",  # sanitised HTML, shown as its text only
+    "prose",  # text with its line breaks
+]
+#: How a client's form edits a value of the type.
+EditedAs = Literal[
+    "line",  # one line of text (no control for a value that is an object)
+    "paragraph",  # long text
+    "amount",
+    "money",  # an amount and a currency among the allowed ones
+    "day",
+    "clock_time",
+    "days",
+    "checkbox",
+    "option",
+    "options",
+    "record_picker",  # records of the module reference, searched on the server
+    "address_parts",  # street, city, state, zip, country
+    "entries",  # one value, or several separated by commas when the config makes a list
+]
+#: Which filter a client's records table offers for a field of the type.
+FilteredAs = Literal["choice", "flag", "range", "dates", "link"]
+
+
+@dataclass(frozen=True)
+class ListSwitch:
+    """The config member that makes a field's value a list: ``config[section][key]`` equal
+    to ``value`` (of the same JSON type)."""
+
+    section: str
+    key: str
+    value: str | bool
+
+    def holds(self, config: Mapping[str, Any]) -> bool:
+        section = config.get(self.section) if isinstance(config, Mapping) else None
+        found = section.get(self.key) if isinstance(section, Mapping) else None
+        return type(found) is type(self.value) and found == self.value
 
 
 @dataclass(frozen=True)
@@ -134,6 +192,9 @@ class FieldType:
     links_records: ClassVar[bool] = False
     #: A field of the type may be declared ``unique`` (its value is one string to look up).
     keeps_unique: ClassVar[bool] = False
+    #: The field's config keeps a counter that each create advances (autonumber): storage
+    #: reads such configs once per write transaction and writes them back with its flushes.
+    counts: ClassVar[bool] = False
     #: How a CSV import reads a cell of the type (:data:`CellKind`).
     csv_cell: ClassVar[CellKind] = "json"
     #: How aggregates group by the type (:data:`Grouping`), None when they cannot.
@@ -145,6 +206,15 @@ class FieldType:
     #: the registry-wide tests write it through the API for every type.
     example: ClassVar[Any] = None
     example_config: ClassVar[Mapping[str, Any]] = {}
+    #: The config member that makes a value a list of entries, None when nothing does.
+    list_switch: ClassVar[ListSwitch | None] = None
+    #: How a client shows, edits and filters values (:meth:`client_facts`): the web console
+    #: reads these instead of naming types. ``edited_as`` None: not edited in a form.
+    shown_as: ClassVar[ShownAs] = "plain"
+    edited_as: ClassVar[EditedAs | None] = "line"
+    filtered_as: ClassVar[FilteredAs | None] = None
+    #: The keyboard a phone offers for an ``entries`` value (HTML ``inputmode``).
+    input_mode: ClassVar[str | None] = None
 
     # --- values -------------------------------------------------------------------------------
 
@@ -156,9 +226,26 @@ class FieldType:
         """Whether the field is declared unique (only types that :attr:`keeps_unique`)."""
         return self.keeps_unique and bool(field.config.get("unique"))
 
+    def next_number(
+        self, config: Mapping[str, Any], sequence: str | None
+    ) -> tuple[int, dict[str, Any]]:
+        """For a type that :attr:`counts`: the number a new record takes from the counter in a
+        field's stored ``config`` (``sequence`` names one of several), and the config advanced
+        past it. ``config`` itself is left as it was (a savepoint may still hold it)."""
+        raise NotImplementedError(self.data_type)
+
+    def sequence(self, field: FieldDef, values: Mapping[str, Any]) -> str | None:
+        """For a type that :attr:`counts`: the named counter a new record with ``values``
+        draws from, None for the field's own."""
+        return None
+
+    def render(self, field: FieldDef, values: Mapping[str, Any], number: int) -> Any:
+        """For a type that :attr:`counts`: the value a new record stores for its number."""
+        raise NotImplementedError(self.data_type)
+
     def holds_list(self, field: FieldDef) -> bool:
         """Whether the field's config makes its value a list of entries (multi-entry)."""
-        return False
+        return self.list_switch is not None and self.list_switch.holds(field.config)
 
     def bare_item(self, text: str) -> Any:
         """One list entry written as bare text in a CSV cell."""
@@ -175,6 +262,17 @@ class FieldType:
     def value_schema(self) -> dict[str, Any]:
         """The JSON schema (OpenAPI 3.1) of a stored value, as records return it."""
         return {}
+
+    def client_facts(self) -> dict[str, Any]:
+        """What a client needs to show, edit and filter the type's values (JSON)."""
+        switch = self.list_switch
+        return {
+            "shownAs": self.shown_as,
+            "editedAs": None if self.read_only else self.edited_as,
+            "filteredAs": self.filtered_as,
+            "inputMode": self.input_mode,
+            "listWhen": None if switch is None else asdict(switch),
+        }
 
     # --- definitions --------------------------------------------------------------------------
 

@@ -17,7 +17,15 @@ from fieldhouse.model.fields._base import (
     too_big_array,
     too_big_string,
 )
-from fieldhouse.model.fields.base import CellKind, ConfigContext, FieldType, Grouping
+from fieldhouse.model.fields.base import (
+    CellKind,
+    ConfigContext,
+    EditedAs,
+    FieldType,
+    FilteredAs,
+    Grouping,
+    ShownAs,
+)
 from fieldhouse.model.fields.kind import FilterKind
 from fieldhouse.model.schema import FieldDef
 
@@ -117,6 +125,9 @@ class SelectType(FieldType):
     searchable = True
     grouping: ClassVar[Grouping | None] = "choice"
     csv_cell: ClassVar[CellKind] = "string"
+    shown_as: ClassVar[ShownAs] = "option"
+    edited_as: ClassVar[EditedAs | None] = "option"
+    filtered_as: ClassVar[FilteredAs | None] = "choice"
 
     def normalise(self, field: FieldDef, value: Any) -> Result:
         return normalise_select(field, value)
@@ -143,6 +154,8 @@ class MultiSelectType(SelectType):
     example_config: ClassVar[Mapping[str, Any]] = {"options": ["lead", "won"]}
     grouping = None
     csv_cell = "comma_list"
+    shown_as = "options"
+    edited_as = "options"
 
     def normalise(self, field: FieldDef, value: Any) -> Result:
         return normalise_multi_select(field, value)
@@ -163,6 +176,9 @@ class BooleanType(FieldType):
     example = True
     grouping = "boolean"
     csv_cell = "boolean"
+    shown_as = "yes_no"
+    edited_as = "checkbox"
+    filtered_as = "flag"
 
     def normalise(self, field: FieldDef, value: Any) -> Result:
         return normalise_boolean(field, value)

@@ -32,6 +32,7 @@ class _Computed(FieldType):
 class FormulaType(_Computed):
     data_type = "formula"
     derived = True
+    shown_as = "formula_result"
 
     def check_config(
         self, config: dict[str, Any], ctx: ConfigContext
@@ -53,6 +54,7 @@ class FormulaType(_Computed):
 class RollupType(_Computed):
     data_type = "rollup"
     derived = True
+    shown_as = "amount_or_text"
 
     def check_config(
         self, config: dict[str, Any], ctx: ConfigContext
@@ -75,6 +77,7 @@ class AutonumberType(_Computed):
 
     data_type = "autonumber"
     searchable = True
+    counts = True
 
     def check_config(
         self, config: dict[str, Any], ctx: ConfigContext
@@ -90,6 +93,24 @@ class AutonumberType(_Computed):
 
     def value_schema(self) -> dict[str, Any]:
         return {"type": "string"}
+
+    def next_number(
+        self, config: Mapping[str, Any], sequence: str | None
+    ) -> tuple[int, dict[str, Any]]:
+        """``autonumber.nextValue`` (or ``autonumber.sequenceCounters[sequence]``) holds the
+        next number; ``startFrom`` (default 1, and 0 is a valid start) seeds a counter that
+        has none yet."""
+        auto = dict(config.get("autonumber") or {})
+        start = auto.get("startFrom")
+        first = 1 if start is None else int(start)
+        holder, key = auto, "nextValue"
+        if sequence is not None:
+            holder = auto["sequenceCounters"] = dict(auto.get("sequenceCounters") or {})
+            key = sequence
+        current = holder.get(key)
+        number = first if current is None else int(current)
+        holder[key] = number + 1
+        return number, {**config, "autonumber": auto}
 
     def sequence(self, field: FieldDef, values: Mapping[str, Any]) -> str | None:
         """The named sequence a new record draws from (per ``sequenceByType``), or None."""

@@ -36,7 +36,7 @@ from fieldhouse.model.fields._base import (
     too_small_number,
     unknown_keys,
 )
-from fieldhouse.model.fields.base import FieldType
+from fieldhouse.model.fields.base import FieldType, ListSwitch
 from fieldhouse.model.fields.kind import FilterKind
 from fieldhouse.model.schema import FieldDef
 
@@ -287,9 +287,7 @@ class _ContactType(FieldType):
     """A single value, or a list of entries when ``<type>.allowMultiple``."""
 
     searchable = True
-
-    def holds_list(self, field: FieldDef) -> bool:
-        return cfg_bool(sub(field.config, self.data_type), "allowMultiple", False)
+    edited_as = "entries"
 
     def bare_item(self, text: str) -> Any:
         return {"value": text}
@@ -303,6 +301,9 @@ class _ContactType(FieldType):
 class EmailType(_ContactType):
     data_type = "email"
     example = "jo@example.com"
+    list_switch = ListSwitch("email", "allowMultiple", True)
+    shown_as = "mail_links"
+    input_mode = "email"
 
     def normalise(self, field: FieldDef, value: Any) -> Result:
         return normalise_email(field, value)
@@ -314,6 +315,9 @@ class EmailType(_ContactType):
 class UrlType(_ContactType):
     data_type = "url"
     example = "https://example.com/about"
+    list_switch = ListSwitch("url", "allowMultiple", True)
+    shown_as = "web_links"
+    input_mode = "url"
 
     def normalise(self, field: FieldDef, value: Any) -> Result:
         return normalise_url(field, value)
@@ -325,6 +329,9 @@ class UrlType(_ContactType):
 class PhoneType(_ContactType):
     data_type = "phone"
     example = "+442071838750"
+    list_switch = ListSwitch("phone", "allowMultiple", True)
+    shown_as = "lines"
+    input_mode = "tel"
 
     def normalise(self, field: FieldDef, value: Any) -> Result:
         return normalise_phone(field, value)
@@ -349,7 +356,9 @@ class AddressType(FieldType):
     data_type = "address"
     example = {"city": "Oslo", "country": "Norway"}
     searchable = True
-    holds_list = _ContactType.holds_list
+    list_switch = ListSwitch("address", "allowMultiple", True)
+    shown_as = "lines"
+    edited_as = "address_parts"
     bare_item = _ContactType.bare_item
 
     def normalise(self, field: FieldDef, value: Any) -> Result:

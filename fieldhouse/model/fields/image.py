@@ -28,7 +28,7 @@ from fieldhouse.model.fields._base import (
     too_small_number,
     unknown_keys,
 )
-from fieldhouse.model.fields.base import FieldType
+from fieldhouse.model.fields.base import FieldType, ListSwitch
 from fieldhouse.model.fields.contact import url_host
 from fieldhouse.model.schema import FieldDef
 
@@ -179,12 +179,12 @@ class ImageType(FieldType):
 
     data_type = "image"
     example = "https://example.com/logo.png"
+    list_switch = ListSwitch("image", "multiple", True)
+    shown_as = "image_names"
+    edited_as = None  # uploaded, not typed in a form
 
     def normalise(self, field: FieldDef, value: Any) -> Result:
         return normalise_image(field, value)
-
-    def holds_list(self, field: FieldDef) -> bool:
-        return cfg_bool(sub(field.config, "image"), "multiple", False)
 
     def value_schema(self) -> dict[str, Any]:
         item = {

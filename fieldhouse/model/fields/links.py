@@ -27,6 +27,7 @@ from fieldhouse.model.fields._base import (
 from fieldhouse.model.fields.base import (
     FieldType,
     LinkCheck,
+    ListSwitch,
     ModuleLink,
     ParentCheck,
     ReferenceCheck,
@@ -203,12 +204,13 @@ class ReferenceType(FieldType):
     searchable = True
     links_records = True
     grouping = "reference"
+    list_switch = ListSwitch("reference", "selectionMode", "multi")
+    shown_as = "record_link"
+    edited_as = "record_picker"
+    filtered_as = "link"
 
     def normalise(self, field: FieldDef, value: Any) -> Result:
         return normalise_reference(field, value)
-
-    def holds_list(self, field: FieldDef) -> bool:
-        return reference_settings(field).multi
 
     def filter_kind(self, field: FieldDef) -> FilterKind:
         multi = reference_settings(field).multi
@@ -278,14 +280,13 @@ class PersonType(FieldType):
         "email, avatar}."
     )
     searchable = True
-
     grouping = "user"
+    list_switch = ListSwitch("person", "allowMultiple", True)
+    shown_as = "users"
+    edited_as = None  # the workspace's users are picked elsewhere, not typed in a form
 
     def normalise(self, field: FieldDef, value: Any) -> Result:
         return normalise_person(field, value)
-
-    def holds_list(self, field: FieldDef) -> bool:
-        return cfg_bool(sub(field.config, "person"), "allowMultiple", False)
 
     def filter_kind(self, field: FieldDef) -> FilterKind:
         multi = self.holds_list(field)
@@ -321,6 +322,7 @@ class ParentRecordType(FieldType):
     )
     searchable = True
     links_records = True
+    shown_as = "parent_link"
 
     def normalise(self, field: FieldDef, value: Any) -> Result:
         return normalise_parent_record(field, value)

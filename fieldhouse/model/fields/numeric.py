@@ -31,7 +31,7 @@ from fieldhouse.model.fields._base import (
     too_small_number,
     unknown_keys,
 )
-from fieldhouse.model.fields.base import CellKind, FieldType
+from fieldhouse.model.fields.base import CellKind, EditedAs, FieldType, FilteredAs, ShownAs
 from fieldhouse.model.fields.kind import FilterKind
 from fieldhouse.model.schema import FieldDef
 
@@ -266,6 +266,9 @@ class NumberType(FieldType):
     data_type = "number"
     example: ClassVar[Any] = 12.5
     csv_cell: ClassVar[CellKind] = "number"
+    shown_as: ClassVar[ShownAs] = "amount"
+    edited_as: ClassVar[EditedAs | None] = "amount"
+    filtered_as: ClassVar[FilteredAs | None] = "range"
     write_form: ClassVar[str | None] = (
         "A number without a fractional part is read as an integer when the field has decimals "
         "0 (5.0 is read 5). Numbers beyond +-(2^53 - 1) are refused."
@@ -287,6 +290,8 @@ class CurrencyType(NumberType):
     data_type = "currency"
     example = {"amount": 9.99, "currency": "EUR"}
     csv_cell = "json"
+    shown_as = "money"
+    edited_as = "money"
     write_form = (
         "The currency code is written in any case and read upper-case; without one the "
         "field's currency.defaultCurrency is used."
@@ -324,6 +329,7 @@ class RatingType(NumberType):
 class ProgressType(NumberType):
     data_type = "progress"
     example = 50
+    shown_as = "percent"
     write_form = None
 
     def normalise(self, field: FieldDef, value: Any) -> Result:
@@ -338,6 +344,7 @@ class DurationType(NumberType):
 
     data_type = "duration"
     example = 8100
+    shown_as = "hours"
     write_form = (
         "Written as seconds, or as a string: H:MM, H:MM:SS, 1h 30m 15s, 1.5h or ISO 8601 "
         "PT1H30M (weeks, days, hours, minutes, seconds); read as whole or fractional seconds."

@@ -125,6 +125,7 @@ class SocialProfileType(FieldType):
     data_type = "social_profile"
     example = "https://github.com/ada"
     searchable = True
+    shown_as = "web_links"
 
     def normalise(self, field: FieldDef, value: Any) -> Result:
         return normalise_social_profile(field, value)

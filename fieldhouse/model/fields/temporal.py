@@ -175,6 +175,9 @@ class DateType(FieldType):
     example = "2024-05-01"
     grouping = "date"
     csv_cell = "string"
+    shown_as = "day"
+    edited_as = "day"
+    filtered_as = "dates"
 
     def normalise(self, field: FieldDef, value: Any) -> Result:
         return normalise_date(field, value)
@@ -190,6 +193,8 @@ class TimeType(FieldType):
     data_type = "time"
     example = "07:05:00"
     csv_cell = "string"
+    shown_as = "clock_time"
+    edited_as = "clock_time"
     write_form = (
         "Written as HH:MM, HH:MM:SS or HH:MM:SS.ffffff (24-hour, ISO 8601 extended format), "
         "optionally after the time designator T (T09:30); read as HH:MM:SS with the fraction "
@@ -215,6 +220,8 @@ class DateRangeType(FieldType):
     data_type = "date_range"
     example = {"start": "2024-01-01", "end": "2024-01-02"}
     grouping = "date"
+    shown_as = "days"
+    edited_as = "days"
     write_form = (
         "With dateRange.includeTime the ends are written as ISO 8601 date-times with Z or a "
         "+HH:MM offset and read in UTC with Z."

@@ -117,6 +117,8 @@ class TextType(FieldType):
 class TextareaType(TextType):
     data_type = "textarea"
     keeps_unique = False
+    shown_as = "prose"
+    edited_as = "paragraph"
     example = "Met at the fair.\nCall back in May."
 
     def normalise(self, field: FieldDef, value: Any) -> Result:
@@ -126,6 +128,8 @@ class TextareaType(TextType):
 class RichTextType(TextType):
     data_type = "rich_text"
     keeps_unique = False
+    shown_as = "html_as_text"
+    edited_as = "paragraph"
     example = "<p>Renewal <strong>due</strong></p>"
 
     def normalise(self, field: FieldDef, value: Any) -> Result:

@@ -9,6 +9,7 @@ they go to a temporary folder: the phone-width layout is checked either way).
 
 from __future__ import annotations
 
+import json
 import os
 import queue
 import shutil
@@ -38,6 +39,7 @@ from fieldhouse.demo import create_demo
 from fieldhouse.http.auth import issue_token
 from fieldhouse.http.routes.console import CSP
 from fieldhouse.http.wire.server import serve_app
+from fieldhouse.model.fields import FIELD_TYPES
 from fieldhouse.model.principal import SystemActor
 from fieldhouse.runtime import open_runtime
 from tests.conftest import Workspace
@@ -113,6 +115,25 @@ async def test_console_routes_serve_files_with_headers(
     assert (await client.get("/v1/console")).headers["content-security-policy"] == CSP
     # the console is not an API operation
     assert "/console" not in (await client.get("/openapi.json")).json()["paths"]
+
+
+async def test_the_field_type_facts_are_written_from_the_registry(
+    client: httpx.AsyncClient, ws: Workspace
+) -> None:
+    """field-types.js, the one module not in the folder: each dataType's facts from its type
+    object, which the scripts read instead of naming types (a new type needs no script edit)."""
+    asset = await client.get("/console/assets/field-types.js")
+    assert asset.status_code == 200
+    assert asset.headers["content-type"] == "text/javascript; charset=utf-8"
+    again = await client.get(
+        "/console/assets/field-types.js", headers={"If-None-Match": asset.headers["etag"]}
+    )
+    assert again.status_code == 304
+    assert "export default {" in asset.text
+    facts = json.loads(asset.text[asset.text.index("{") : asset.text.rindex("}") + 1])
+    assert facts == {t: kind.client_facts() for t, kind in FIELD_TYPES.items()}
+    assert facts["reference"]["filteredAs"] == "link"
+    assert facts["phone"]["inputMode"] == "tel"
 
 
 # --- the real server, seeded with the demo data

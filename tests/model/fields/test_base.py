@@ -3,11 +3,12 @@ and the defaults a type that overrides nothing gets."""
 
 from __future__ import annotations
 
+from dataclasses import asdict
 from typing import Any, ClassVar
 
 import pytest
 
-from fieldhouse.model.fields import field_type
+from fieldhouse.model.fields import FIELD_TYPES, field_type
 from fieldhouse.model.fields.base import FieldType, is_empty, strings_of
 from fieldhouse.model.fields.kind import ALLOWED_OPS
 from tests.model.fields.support import fd
@@ -64,3 +65,47 @@ def test_only_searchable_types_give_words() -> None:
     assert text is not None and number is not None
     assert list(text.search_text("Migrate the mail")) == ["Migrate the mail"]
     assert list(number.search_text(42)) == []
+
+
+@pytest.mark.parametrize(
+    ("data_type", "config", "listed"),
+    [
+        ("email", {"email": {"allowMultiple": True}}, True),
+        ("email", {"email": {"allowMultiple": "yes"}}, False),  # a flag is a JSON boolean
+        ("phone", {"email": {"allowMultiple": True}}, False),  # another type's section
+        ("address", {"address": {"allowMultiple": True}}, True),
+        ("reference", {"reference": {"selectionMode": "multi"}}, True),
+        ("reference", {"reference": {"selectionMode": "single"}}, False),
+        ("person", {"person": {"allowMultiple": True}}, True),
+        ("image", {"image": {"multiple": True}}, True),
+        ("image", {"image": "multiple"}, False),
+        ("text", {"text": {"allowMultiple": True}}, False),  # nothing makes text a list
+    ],
+)
+def test_a_list_switch_is_one_config_member(
+    data_type: str, config: dict[str, Any], listed: bool
+) -> None:
+    """The server's holds_list and the console's isMulti read the same switch."""
+    kind = field_type(data_type)
+    assert kind is not None
+    assert kind.holds_list(fd(data_type, **config)) is listed
+    switch = kind.list_switch
+    facts = kind.client_facts()["listWhen"]
+    assert facts == (None if switch is None else asdict(switch))
+
+
+def test_client_facts_say_how_to_show_edit_and_filter() -> None:
+    facts = {t: kind.client_facts() for t, kind in FIELD_TYPES.items()}
+    assert facts["currency"] == {
+        "shownAs": "money",
+        "editedAs": "money",
+        "filteredAs": "range",
+        "inputMode": None,
+        "listWhen": None,
+    }
+    # computed types are never edited, whatever their edited_as says
+    not_edited = {t for t, f in facts.items() if f["editedAs"] is None}
+    assert not_edited == {"formula", "rollup", "autonumber", "image", "person"}
+    # the words a client switches on are never a type's name (the console's scripts say none)
+    words = {f[key] for f in facts.values() for key in ("shownAs", "editedAs", "filteredAs")}
+    assert words.isdisjoint(FIELD_TYPES)

@@ -163,3 +163,25 @@ def test_autonumber_render_and_sequence() -> None:
     # a prefix without a formatType is shown; no config at all is the bare number
     assert auto.render(fd("autonumber", "n", autonumber={"prefix": "T-"}), {}, 3) == "T-3"
     assert auto.render(fd("autonumber", "n"), {}, 3) == "3"
+
+
+def test_autonumber_counters_advance_from_their_start_in_a_copy() -> None:
+    kind = AutonumberType()
+    config: dict[str, Any] = {}
+    numbers = []
+    for _ in range(3):
+        number, config = kind.next_number(config, None)
+        numbers.append(number)
+    assert numbers == [1, 2, 3] and config == {"autonumber": {"nextValue": 4}}
+    zero = {"autonumber": {"startFrom": 0}}
+    assert kind.next_number(zero, None)[0] == 0  # 0 is a start, not a missing one
+    by_type = {"autonumber": {"startFrom": 100, "nextValue": 7}}
+    first, advanced = kind.next_number(by_type, "credits")
+    second, advanced = kind.next_number(advanced, "credits")
+    third, advanced = kind.next_number(advanced, None)
+    assert (first, second, third) == (100, 101, 7)
+    assert advanced == {
+        "autonumber": {"startFrom": 100, "nextValue": 8, "sequenceCounters": {"credits": 102}}
+    }
+    assert by_type == {"autonumber": {"startFrom": 100, "nextValue": 7}}  # left as it was
+    assert kind.counts and not FormulaType().counts

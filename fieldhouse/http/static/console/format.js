@@ -1,6 +1,7 @@
 // Values shown the reader's way: dates and numbers through Intl in the browser's language,
 // every field type rendered as what it is (references as links to their records).
 import { h } from "./dom.js";
+import { facts } from "./types.js";
 
 const LOCALE = navigator.language || "en";
 const numbers = new Intl.NumberFormat(LOCALE, { maximumFractionDigits: 10 });
@@ -109,64 +110,61 @@ function chip(text, kind = "") {
 /** A field's value as page content (a Node or text); empty values as an empty string. */
 export function value(schema, field, v) {
   if (v === null || v === undefined || v === "" || (Array.isArray(v) && v.length === 0)) return "";
-  const type = field.type || field.dataType;
-  switch (type) {
-    case "number":
-    case "rating":
+  const shown = facts(field).shownAs;
+  switch (shown) {
+    case "amount":
       return number(v);
-    case "progress":
+    case "percent":
       return typeof v === "number" ? percents.format(v / 100) : String(v);
-    case "currency":
+    case "money":
       return typeof v === "object" ? money(v.amount, v.currency) : number(v);
-    case "date":
+    case "day":
       return date(v);
-    case "time":
+    case "clock_time":
       return time(v);
-    case "date_range":
+    case "days":
       return `${date(v.start)} – ${date(v.end)}`;
-    case "duration":
+    case "hours":
       return duration(v);
-    case "boolean":
+    case "yes_no":
       return v ? "Yes" : "No";
-    case "select":
+    case "option":
       return chip(optionLabel(field, v));
-    case "multi_select":
+    case "options":
       return entries(v).map((one) => chip(optionLabel(field, one)));
-    case "reference":
-    case "parent_record": {
-      const target = type === "parent_record" ? schema.module.slug : targetModule(schema, field);
+    case "record_link":
+    case "parent_link": {
+      const target = shown === "parent_link" ? schema.module.slug : targetModule(schema, field);
       return entries(v).map((ref) =>
         target && ref.recordId
           ? h("a", { href: recordHref(target, ref.recordId), class: "ref" }, ref.displayName || ref.recordId)
           : chip(ref.displayName || ref.recordId || ""),
       );
     }
-    case "person":
+    case "users":
       return entries(v).map((p) => chip(p.displayName || p.email || p.userId || ""));
-    case "email":
+    case "mail_links":
       return entries(v).map((e) => h("a", { href: `mailto:${entryText(e)}`, class: "ref" }, entryText(e)));
-    case "url":
-    case "social_profile":
+    case "web_links":
       return entries(v).map((e) => {
         const href = safeUrl(entryText(e));
         return href ? h("a", { href, rel: "noopener noreferrer", target: "_blank" }, entryText(e)) : entryText(e);
       });
-    case "phone":
-    case "address":
+    case "lines":
       return entries(v).map((e) => h("span", { class: "line" }, entryText(e)));
-    case "formula":
+    case "formula_result":
       if (typeof v === "number") {
         return number(v);
       }
       return typeof v === "boolean" ? (v ? "Yes" : "No") : String(v);
-    case "rollup":
+    case "amount_or_text":
       return typeof v === "number" ? number(v) : String(v);
-    case "image":
+    case "image_names":
       return entries(v).map((img) => chip(typeof img === "object" ? img.name || img.url || "image" : "image"));
-    case "rich_text":
-    case "textarea": {
+    case "html_as_text":
+    case "prose": {
       // rich text is shown as its text: stored HTML is never put into the console's page
-      const text = type === "rich_text" ? new DOMParser().parseFromString(String(v), "text/html").body.textContent : String(v);
+      const text = shown === "html_as_text" ? new DOMParser().parseFromString(String(v), "text/html").body.textContent : String(v);
       return h("span", { class: "prose" }, text);
     }
     default:

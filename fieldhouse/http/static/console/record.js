@@ -5,6 +5,7 @@ import { errorNotice, fill, h, loading, notice } from "./dom.js";
 import { referencePicker } from "./picker.js";
 import * as fmt from "./format.js";
 import { editable, isMulti, options, referenceSlug, schemaOf, typeOf } from "./schema.js";
+import { facts } from "./types.js";
 
 const base = (slug) => `/v1/modules/${encodeURIComponent(slug)}/records`;
 
@@ -109,57 +110,53 @@ function textOf(v) {
 
 /** One field's control: {node, read}; read() is the value to send (null clears it). */
 function control(schema, field, current, id) {
-  const type = typeOf(field);
+  const kind = facts(field);
   const c = field.config || {};
   const input = (attrs) => h("input", { id, name: field.key, ...attrs });
-  switch (type) {
-    case "textarea":
-    case "rich_text": {
+  switch (kind.editedAs) {
+    case "paragraph": {
       const node = h("textarea", { id, name: field.key, rows: c.rows || 4 }, current ?? "");
       return { node, read: () => node.value || null };
     }
-    case "number":
-    case "rating":
-    case "progress":
-    case "duration": {
+    case "amount": {
       const node = input({ type: "number", step: "any", value: current ?? "" });
       return { node, read: () => (node.value === "" ? null : Number(node.value)) };
     }
-    case "currency": {
+    case "money": {
       const cfg = c.currency || {};
       const codes = cfg.allowedCurrencies || [cfg.defaultCurrency || "USD"];
       const amount = input({ type: "number", step: "any", value: current ? current.amount : "" });
       const code = h("select", { id: `${id}-currency`, "aria-label": `${field.label} currency` }, codes.map((k) => h("option", { value: k, selected: current && current.currency === k }, k)));
       return { node: h("span", { class: "pair" }, amount, code), read: () => (amount.value === "" ? null : { amount: Number(amount.value), currency: code.value }) };
     }
-    case "date": {
+    case "day": {
       const node = input({ type: "date", value: current || "" });
       return { node, read: () => node.value || null };
     }
-    case "time": {
+    case "clock_time": {
       const node = input({ type: "time", value: current || "" });
       return { node, read: () => node.value || null };
     }
-    case "date_range": {
+    case "days": {
       const start = input({ type: "date", value: (current || {}).start || "" });
       const end = h("input", { id: `${id}-end`, type: "date", value: (current || {}).end || "", "aria-label": `${field.label} end` });
       return { node: h("span", { class: "pair" }, start, end), read: () => (start.value || end.value ? { start: start.value || null, end: end.value || null } : null) };
     }
-    case "boolean": {
+    case "checkbox": {
       const node = input({ type: "checkbox", checked: Boolean(current) });
       return { node, read: () => node.checked };
     }
-    case "select": {
+    case "option": {
       const node = h("select", { id, name: field.key }, h("option", { value: "" }, "—"), options(field).map((o) => h("option", { value: o.value, selected: o.value === current }, o.label)));
       return { node, read: () => node.value || null };
     }
-    case "multi_select": {
+    case "options": {
       const chosen = new Set(entriesOf(current));
       const boxes = options(field).map((o) => h("label", { class: "check" }, h("input", { type: "checkbox", value: o.value, checked: chosen.has(o.value) }), o.label));
       const node = h("fieldset", { id, class: "choices" }, h("legend", { class: "sr" }, field.label), boxes);
       return { node, read: () => [...node.querySelectorAll("input:checked")].map((b) => b.value) };
     }
-    case "reference": {
+    case "record_picker": {
       const multi = isMulti(field);
       const ref = referenceSlug(schema, field);
       if (!ref) return null;
@@ -179,7 +176,7 @@ function control(schema, field, current, id) {
         },
       };
     }
-    case "address": {
+    case "address_parts": {
       if (isMulti(field)) break;
       const a = current || {};
       const parts = ["street", "city", "state", "zip", "country"].map((k) =>
@@ -193,16 +190,14 @@ function control(schema, field, current, id) {
         },
       };
     }
-    case "email":
-    case "phone":
-    case "url": {
+    case "entries": {
       if (!isMulti(field)) {
-        const node = input({ type: "text", value: textOf(current), inputmode: type === "phone" ? "tel" : type === "email" ? "email" : "url" });
+        const node = input({ type: "text", value: textOf(current), inputmode: kind.inputMode });
         return { node, read: () => node.value.trim() || null };
       }
       const old = entriesOf(current);
       const node = input({ type: "text", value: textOf(current), "aria-describedby": `${id}-hint` });
-      const defaultType = (c[type] || {}).defaultType || null;
+      const defaultType = (c[typeOf(field)] || {}).defaultType || null;
       return {
         node: h("span", {}, node, h("small", { id: `${id}-hint`, class: "muted" }, " several: separate with commas")),
         read: () =>

@@ -1,5 +1,6 @@
 // Module schemas (GET /v1/modules/{slug}), read once a sign-in, and what their fields allow.
 import { api } from "./api.js";
+import { facts } from "./types.js";
 
 const schemas = new Map();
 
@@ -23,13 +24,9 @@ export function typeOf(field) {
   return field.type || field.dataType;
 }
 
-/** Computed or system-managed: shown, never sent. */
-const COMPUTED = new Set(["formula", "rollup", "autonumber"]);
-/** Edited elsewhere (uploads, users): shown, not edited here. */
-const NOT_HERE = new Set(["image", "person"]);
-
+/** Computed, system-managed or edited elsewhere (uploads, users): shown, never sent. */
 export function editable(field) {
-  return !field.isSystem && !COMPUTED.has(typeOf(field)) && !NOT_HERE.has(typeOf(field));
+  return !field.isSystem && facts(field).editedAs !== null;
 }
 
 export function options(field) {
@@ -43,36 +40,13 @@ export function referenceSlug(schema, field) {
   return ref ? ref.slug : null;
 }
 
+/** Whether the field's config makes its value a list of entries (the type says which member). */
 export function isMulti(field) {
-  const c = field.config || {};
-  const type = typeOf(field);
-  if (type === "reference") return ((c.reference || {}).selectionMode || "single") === "multi";
-  if (type === "email") return Boolean((c.email || {}).allowMultiple);
-  if (type === "phone") return Boolean((c.phone || {}).allowMultiple);
-  if (type === "url") return Boolean((c.url || {}).allowMultiple);
-  if (type === "address") return Boolean((c.address || {}).allowMultiple);
-  return false;
+  const when = facts(field).listWhen;
+  return Boolean(when) && ((field.config || {})[when.section] || {})[when.key] === when.value;
 }
 
-/** The filter a field's type allows in the records table: choice, flag, range or link. */
+/** The filter a field's type allows in the records table: choice, flag, range, dates or link. */
 export function filterKind(field) {
-  switch (typeOf(field)) {
-    case "select":
-    case "multi_select":
-      return "choice";
-    case "boolean":
-      return "flag";
-    case "number":
-    case "currency":
-    case "rating":
-    case "progress":
-    case "duration":
-      return "range";
-    case "date":
-      return "dates";
-    case "reference":
-      return "link";
-    default:
-      return null;
-  }
+  return facts(field).filteredAs;
 }

@@ -5,7 +5,8 @@ import { api, can, query } from "./api.js";
 import { errorNotice, fill, h, loading, notice } from "./dom.js";
 import * as fmt from "./format.js";
 import { referencePicker } from "./picker.js";
-import { filterKind, options, referenceSlug, schemaOf, typeOf } from "./schema.js";
+import { filterKind, options, referenceSlug, schemaOf } from "./schema.js";
+import { facts } from "./types.js";
 
 const PAGE_SIZES = [10, 25, 50, 100];
 const UPDATED = { key: "updated_at", label: "Updated", type: "_updated" };
@@ -34,7 +35,8 @@ function defaultColumns(schema) {
   const known = new Set(schema.fields.map((f) => f.key));
   const fromView = ((view && view.config.columns) || []).filter((k) => known.has(k));
   if (fromView.length) return fromView;
-  return schema.fields.filter((f) => !["rich_text", "textarea"].includes(typeOf(f))).slice(0, 6).map((f) => f.key);
+  // long text (edited as a paragraph) stays out of the default columns
+  return schema.fields.filter((f) => facts(f).editedAs !== "paragraph").slice(0, 6).map((f) => f.key);
 }
 
 /** The list query's advancedFilter from the page's filters (f.<slug>=...), or null. */
