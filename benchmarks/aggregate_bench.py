@@ -37,6 +37,7 @@ from benchmarks.records_load import fresh_postgres
 from fieldhouse.actors.bootstrap import init_workspace
 from fieldhouse.actors.record_ops import CreateRecord
 from fieldhouse.config import Settings
+from fieldhouse.model.principal import SystemActor
 from fieldhouse.model.records import RecordRow
 from fieldhouse.runtime import Runtime, open_runtime
 
@@ -125,7 +126,9 @@ async def run(args: argparse.Namespace, data_dir: Path) -> None:
             fresh: dict[int, list[float]] = {i: [] for i in range(len(SHAPES))}
             for n in range(args.fresh):
                 fields = deal(rng, args.records + n, owner)
-                await rt.actors.ask(account, CreateRecord(module_id, "new", fields, None, "B"))
+                await rt.actors.ask(
+                    CreateRecord(module_id, "new", fields, None, by=SystemActor(account, "bench"))
+                )
                 fresh[n % len(SHAPES)].append(await ask(n % len(SHAPES)))
             kept: dict[int, list[float]] = {i: [] for i in range(len(SHAPES))}
             for n in range(args.requests):

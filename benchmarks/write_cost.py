@@ -27,6 +27,7 @@ from fieldhouse.actors.record_ops import CreateRecord
 from fieldhouse.config import Settings
 from fieldhouse.model.aggregate import parse_aggregate
 from fieldhouse.model.listquery import parse_list_query
+from fieldhouse.model.principal import SystemActor
 from fieldhouse.runtime import open_runtime
 
 CONCURRENCY = (1, 4, 16)
@@ -50,7 +51,9 @@ async def measure(
 
         async def create(i: int) -> None:
             fields = {"name": f"Deal {i}", "stage": "lead"}
-            await rt.actors.ask(account, CreateRecord(module_id, f"Deal {i}", fields, None, "B"))
+            await rt.actors.ask(
+                CreateRecord(module_id, f"Deal {i}", fields, None, by=SystemActor(account, "bench"))
+            )
 
         for tasks in CONCURRENCY:
             for _ in range(2):

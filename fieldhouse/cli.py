@@ -18,8 +18,8 @@ import trio
 
 from fieldhouse.actors import admin_ops as ops
 from fieldhouse.actors.bootstrap import create_workspace, init_workspace
-from fieldhouse.actors.run_ops import CreateAgent
 from fieldhouse.actors.system import ActorSystem, open_actor_system
+from fieldhouse.agents.run_writes import CreateAgent
 from fieldhouse.backup import BackupError, backup, restore
 from fieldhouse.banner import announce_when_ready, base_url
 from fieldhouse.cli_args import build_parser, settings_from_args
@@ -28,6 +28,7 @@ from fieldhouse.demo import demo_banner
 from fieldhouse.http.auth import issue_token, jwt_secret
 from fieldhouse.logs import configure_logging
 from fieldhouse.model.errors import ApiError, BadRequest, NotFound, StoreUnavailable
+from fieldhouse.model.principal import SystemActor
 from fieldhouse.model.templates import BUILTIN_TEMPLATES
 from fieldhouse.storage import open_database
 from fieldhouse.storage.backend import AlreadyServing, Backend, backend_for
@@ -78,9 +79,11 @@ async def cmd_user(args: argparse.Namespace, system: ActorSystem) -> dict[str, A
     if args.action == "list":
         return {"users": await system.store.list_users(account)}
     if args.action == "delete":
-        await system.ask(account, ops.DeleteUser(args.user_id))
+        await system.ask(ops.DeleteUser(args.user_id, by=SystemActor(account, "cli")))
         return {"userId": args.user_id, "deleted": True}
-    user_id = await system.ask(account, ops.CreateUser(args.email, args.display_name, args.role))
+    user_id = await system.ask(
+        ops.CreateUser(args.email, args.display_name, args.role, by=SystemActor(account, "cli"))
+    )
     return {"userId": user_id}
 
 
@@ -98,7 +101,12 @@ async def cmd_role(args: argparse.Namespace, system: ActorSystem) -> dict[str, A
                 f"or its templates; known: {', '.join(sorted(modules))}"
             )
     slug = await system.ask(
-        account, ops.CreateRole(args.slug, frozenset(args.can_view), frozenset(args.can_edit))
+        ops.CreateRole(
+            args.slug,
+            frozenset(args.can_view),
+            frozenset(args.can_edit),
+            by=SystemActor(account, "cli"),
+        )
     )
     return {"roleSlug": slug}
 
@@ -108,7 +116,7 @@ async def cmd_key(args: argparse.Namespace, system: ActorSystem) -> dict[str, An
         key = await system.store.find_key(args.key_id)
         if key is None:
             raise NotFound(f"API key {args.key_id} not found")
-        await system.ask(key.account_id, ops.RevokeApiKey(args.key_id))
+        await system.ask(ops.RevokeApiKey(args.key_id, by=SystemActor(key.account_id, "cli")))
         return {"apiKeyId": args.key_id, "revoked": True}
     account = await _workspace(system, args.workspace)
     if args.action == "list":
@@ -118,7 +126,9 @@ async def cmd_key(args: argparse.Namespace, system: ActorSystem) -> dict[str, An
     if user_id is None or user is None or user.deleted:
         raise NotFound(f"User {args.user} not found in workspace {account}")
     scopes = None if args.scopes is None else tuple(args.scopes)
-    made = await system.ask(account, ops.CreateApiKey(user_id, scopes, args.name))
+    made = await system.ask(
+        ops.CreateApiKey(user_id, scopes, args.name, by=SystemActor(account, "cli"))
+    )
     return {"apiKey": made.api_key, "apiKeyId": made.api_key_id}
 
 
@@ -134,20 +144,22 @@ async def cmd_token(args: argparse.Namespace, system: ActorSystem) -> dict[str, 
 
 async def cmd_template(args: argparse.Namespace, system: ActorSystem) -> dict[str, Any]:
     account = await _workspace(system, args.workspace)
-    module = await system.ask(account, ops.InstallTemplate(args.slug))
+    module = await system.ask(ops.InstallTemplate(args.slug, by=SystemActor(account, "cli")))
     return {"moduleId": module.module_id, "moduleSlug": module.slug}
 
 
 async def cmd_label(args: argparse.Namespace, system: ActorSystem) -> dict[str, Any]:
     account = await _workspace(system, args.workspace)
-    made = await system.ask(account, ops.CreateLabel(args.name, args.color))
+    made = await system.ask(ops.CreateLabel(args.name, args.color, by=SystemActor(account, "cli")))
     return {"labelId": made["id"]}
 
 
 async def cmd_type(args: argparse.Namespace, system: ActorSystem) -> dict[str, Any]:
     account = await _workspace(system, args.workspace)
     made = await system.ask(
-        account, ops.CreateType(args.name, getattr(args, "color", None), args.module)
+        ops.CreateType(
+            args.name, getattr(args, "color", None), args.module, by=SystemActor(account, "cli")
+        )
     )
     return {"typeId": made["id"]}
 
@@ -162,7 +174,9 @@ async def cmd_search(args: argparse.Namespace, system: ActorSystem) -> dict[str,
 async def cmd_agent(args: argparse.Namespace, system: ActorSystem) -> dict[str, Any]:
     account = await _workspace(system, args.workspace)
     owner = await system.store.owner_user_id(account)
-    agent_id = await system.ask(account, CreateAgent(args.name, args.prompt, actor_user_id=owner))
+    agent_id = await system.ask(
+        CreateAgent(args.name, args.prompt, by=SystemActor(account, "cli", owner))
+    )
     return {"agentId": agent_id}
 
 

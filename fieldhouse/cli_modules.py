@@ -21,6 +21,7 @@ from fieldhouse.http.serialize import field_item, module_object, module_schema
 from fieldhouse.http.template_models import FieldCreateBody
 from fieldhouse.http.validation import validate_model
 from fieldhouse.model.errors import BadRequest, NotFound
+from fieldhouse.model.principal import SystemActor
 from fieldhouse.model.schema import ModuleDef, ModuleSchema
 
 
@@ -63,13 +64,15 @@ async def module_command(args: argparse.Namespace, system: ActorSystem) -> dict[
     if args.action == "create":
         body = validate_model(ModuleCreateBody, read_json(args.file))
         schema: ModuleSchema = await system.ask(
-            account, CreateModule(body.slug, body.name, body.specs())
+            CreateModule(body.slug, body.name, body.specs(), by=SystemActor(account, "cli"))
         )
         alone = WorkspaceSchemas(0, pmap({schema.module.slug: schema}))
         return module_schema(schema, alone)
     module = await _module(system, account, args.slug)
     done: ModuleDef = await system.ask(
-        account, UpdateModule(module.module_id, archived=args.action == "archive")
+        UpdateModule(
+            module.module_id, archived=args.action == "archive", by=SystemActor(account, "cli")
+        )
     )
     return {"module": module_object(done)}
 
@@ -81,7 +84,6 @@ async def field_command(args: argparse.Namespace, system: ActorSystem) -> dict[s
     if args.action == "add":
         body = validate_model(FieldCreateBody, read_json(args.file))
         made = await system.ask(
-            account,
             CreateField(
                 module_id,
                 body.label,
@@ -92,6 +94,7 @@ async def field_command(args: argparse.Namespace, system: ActorSystem) -> dict[s
                 name=body.name,
                 privacy_level=body.privacyLevel,
                 sort_order=body.sortOrder,
+                by=SystemActor(account, "cli"),
             ),
         )
         return {"field": field_item(made)}
@@ -99,6 +102,11 @@ async def field_command(args: argparse.Namespace, system: ActorSystem) -> dict[s
     if field is None:
         raise NotFound(f"Field {args.slug!r} not found in module {args.module!r}")
     changed, _ = await system.ask(
-        account, UpdateField(module_id, field.field_id, archived=args.action == "archive")
+        UpdateField(
+            module_id,
+            field.field_id,
+            archived=args.action == "archive",
+            by=SystemActor(account, "cli"),
+        )
     )
     return {"field": field_item(changed)}

@@ -21,6 +21,7 @@ from fieldhouse.actors.bootstrap import init_workspace
 from fieldhouse.actors.record_ops import UpdateRecord
 from fieldhouse.actors.system import ActorSystem
 from fieldhouse.config import Settings
+from fieldhouse.model.principal import SystemActor
 
 NAME = "Demo workspace"
 
@@ -119,26 +120,25 @@ async def create_demo(system: ActorSystem, today: date | None = None) -> Demo:
     account, owner = workspace.account_id, workspace.user_id
     _, schemas = await system.store.load_schemas(account)
     module = {slug: schema.module.module_id for slug, schema in schemas.items()}
+    demo, as_owner = SystemActor(account, "demo"), SystemActor(account, "demo", owner)
 
     async def write(slug: str, items: Sequence[tuple[str, dict[str, Any]]]) -> dict[str, str]:
         batch = tuple(BatchItem(name, fields) for name, fields in items)
-        outcome = await system.ask(
-            account, BatchWrite(module[slug], batch, actor_name="demo", actor_user_id=owner)
-        )
+        outcome = await system.ask(BatchWrite(module[slug], batch, by=as_owner))
         return {row.display_name: row.record_id for _, row, _ in outcome.written}
 
     companies = await write("companies", [_company(c) for c in COMPANIES])
     for child, parent in PARENTS.items():
         fields = {"parent-company": companies[parent]}
-        await system.ask(account, UpdateRecord(module["companies"], companies[child], None, fields))
+        await system.ask(UpdateRecord(module["companies"], companies[child], None, fields, by=demo))
     contacts = await write("contacts", [_contact(c, companies) for c in CONTACTS])
     by_last = {c[1]: contacts[f"{c[0]} {c[1]}"] for c in CONTACTS}
     deals = await write("deals", [_deal(d, companies, by_last, owner, today) for d in DEALS])
     for name, company_id in companies.items():
         theirs = [deals[d[0]] for d in DEALS if d[1] == name]
         if theirs:
-            update = UpdateRecord(module["companies"], company_id, None, {"deals": theirs})
-            await system.ask(account, update)
+            update = UpdateRecord(module["companies"], company_id, None, {"deals": theirs}, by=demo)
+            await system.ask(update)
     tasks = await write("tasks", [_task(t, deals, owner, today) for t in TASKS])
     counts = {"companies": len(companies), "contacts": len(contacts)}
     counts |= {"deals": len(deals), "tasks": len(tasks)}

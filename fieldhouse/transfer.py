@@ -38,6 +38,7 @@ from fieldhouse.actors.system import ActorSystem
 from fieldhouse.model.errors import BadRequest, Issue, NotFound
 from fieldhouse.model.fields import type_of
 from fieldhouse.model.listquery import parse_list_query
+from fieldhouse.model.principal import SystemActor
 from fieldhouse.model.schema import FieldDef, ModuleSchema
 
 CHUNK = 1000
@@ -283,13 +284,11 @@ async def _import_chunk(
         for _, item in chunk
     )
     outcome = await system.ask(
-        account_id,
         BatchWrite(
             schema.module.module_id,
             items,
             all_or_nothing=False,
-            actor_name="import",
-            actor_user_id=owner,
+            by=SystemActor(account_id, "import", owner),
         ),
     )
     report["imported"] += len(outcome.written)

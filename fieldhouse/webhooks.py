@@ -48,12 +48,13 @@ import httpx
 import orjson
 import trio
 
-from fieldhouse.actors.agent_ops import ApplyObjects, ObjectWrite
 from fieldhouse.actors.context import Event
+from fieldhouse.actors.object_ops import ApplyObjects, ObjectWrite
 from fieldhouse.actors.system import ActorSystem
 from fieldhouse.config import Settings
 from fieldhouse.egress import AllowList, Egress, RefusedTarget
 from fieldhouse.model.errors import ApiError
+from fieldhouse.model.principal import SystemActor
 from fieldhouse.model.webhooks import DELIVERY as DELIVERY
 from fieldhouse.model.webhooks import WEBHOOK as WEBHOOK
 from fieldhouse.model.webhooks import Delivery, DeliveryStatus, HookStatus, Webhook
@@ -216,7 +217,9 @@ class Dispatcher:
             return
         advance = ObjectWrite.of(replace(hook, cursor=cursor), "update", (HookStatus.ACTIVE,))
         try:
-            await self.actors.ask(account_id, ApplyObjects((*writes, advance)))
+            await self.actors.ask(
+                ApplyObjects((*writes, advance), by=SystemActor(account_id, "webhooks"))
+            )
         except ApiError as exc:  # deleted meanwhile, or another server queued them
             log.info("webhook %s: %s", hook.webhook_id, exc.message)
 
@@ -302,7 +305,10 @@ class Dispatcher:
         after = replace(delivery, status=status, attempt_count=count, attempts=attempts, due_at=due)
         try:
             await self.actors.ask(
-                account_id, ApplyObjects((ObjectWrite.of(after, "update", (PENDING,)),))
+                ApplyObjects(
+                    (ObjectWrite.of(after, "update", (PENDING,)),),
+                    by=SystemActor(account_id, "webhooks"),
+                )
             )
         except ApiError as exc:
             log.info("delivery %s: %s", delivery.delivery_id, exc.message)

@@ -14,6 +14,7 @@ import pytest
 from fieldhouse.actors import admin_ops as ops
 from fieldhouse.actors.bootstrap import init_workspace
 from fieldhouse.config import Settings
+from fieldhouse.model.principal import SystemActor
 from fieldhouse.runtime import Runtime, open_runtime
 from tests.pgtools import Template, fresh_database, template_database
 
@@ -52,6 +53,16 @@ class Workspace:
     @property
     def headers(self) -> dict[str, str]:
         return {"Authorization": f"Bearer {self.key}"}
+
+    @property
+    def system(self) -> SystemActor:
+        """The server acting in this workspace, in nobody's name."""
+        return SystemActor(self.account_id, "test")
+
+    @property
+    def as_owner(self) -> SystemActor:
+        """The server acting in this workspace in its owner's name (the CLI's way)."""
+        return SystemActor(self.account_id, "test", self.owner_id)
 
 
 @pytest.fixture(scope="session")
@@ -117,6 +128,6 @@ async def add_user(
 ) -> Workspace:
     """A user with the given role and a key for them (scopes None: inherit the role)."""
     email = f"{role}-{len(role)}-{id(scopes)}@example.com"
-    user_id = await runtime.actors.ask(ws.account_id, ops.CreateUser(email, role.title(), role))
-    made = await runtime.actors.ask(ws.account_id, ops.CreateApiKey(user_id, scopes, role))
+    user_id = await runtime.actors.ask(ops.CreateUser(email, role.title(), role, by=ws.system))
+    made = await runtime.actors.ask(ops.CreateApiKey(user_id, scopes, role, by=ws.system))
     return replace(ws, owner_id=user_id, key=made.api_key, key_id=made.api_key_id)

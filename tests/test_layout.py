@@ -120,6 +120,19 @@ def test_no_import_cycles() -> None:
     assert import_cycles() == []
 
 
+def test_the_actors_import_nothing_from_the_agents() -> None:
+    """The actors run any message without knowing it (each handles itself): the agents' writes
+    live in agents/, which builds on the actors, never the other way round."""
+    paths = {module_name(p): p for p in PACKAGE.rglob("*.py")}
+    known = set(paths)
+    wrong = {
+        name: sorted(t for t in imports_of(path, known) if t.startswith("fieldhouse.agents"))
+        for name, path in paths.items()
+        if name.startswith("fieldhouse.actors")
+    }
+    assert {name: found for name, found in wrong.items() if found} == {}
+
+
 def main() -> None:
     rows = modules()
     for m in rows:

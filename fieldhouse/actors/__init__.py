@@ -1,7 +1,8 @@
 """Per-workspace actors: the only writers of their workspace.
 
 Each message type (``record_ops.CreateRecord``, ``admin_ops.CreateUser``, ...) carries its own
-handler, so nothing needs registering: ``ActorSystem.ask(account_id, message)`` runs it.
+handler, so nothing needs registering: ``ActorSystem.ask(message)`` runs it in the workspace of
+whoever acts (the message's ``by``).
 """
 
 from __future__ import annotations

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from fieldhouse.actors.context import WriteContext
 from fieldhouse.actors.messages import Message
+from fieldhouse.actors.rights import may_administer
 from fieldhouse.model.activity import ActivityKind
 from fieldhouse.model.clock import new_id
 from fieldhouse.model.errors import BadRequest, Conflict, NotFound
@@ -24,6 +25,7 @@ class CreateUser(Message[str]):
     role_slug: str
 
     async def apply(self, ctx: WriteContext) -> str:
+        await may_administer(ctx, self.by)
         return await create_user(ctx, self)
 
 
@@ -34,6 +36,7 @@ class CreateRole(Message[str]):
     can_edit: frozenset[str]
 
     async def apply(self, ctx: WriteContext) -> str:
+        await may_administer(ctx, self.by)
         return await create_role(ctx, self)
 
 
@@ -52,6 +55,7 @@ class CreateApiKey(Message[CreatedKey]):
     role: str | None = None
 
     async def apply(self, ctx: WriteContext) -> CreatedKey:
+        (await may_administer(ctx, self.by)).check_may_grant(self.role, self.scopes)
         return await create_api_key(ctx, self)
 
 
@@ -60,6 +64,7 @@ class RevokeApiKey(Message[bool]):
     key_id: str
 
     async def apply(self, ctx: WriteContext) -> bool:
+        await may_administer(ctx, self.by)
         return await revoke_api_key(ctx, self)
 
 
@@ -70,6 +75,7 @@ class DeleteUser(Message[bool]):
     user_id: str
 
     async def apply(self, ctx: WriteContext) -> bool:
+        await may_administer(ctx, self.by)
         return await delete_user(ctx, self)
 
 
@@ -78,6 +84,7 @@ class InstallTemplate(Message[ModuleDef]):
     template_slug: str
 
     async def apply(self, ctx: WriteContext) -> ModuleDef:
+        await may_administer(ctx, self.by)
         return await install_template(ctx, self)
 
 
@@ -87,6 +94,7 @@ class CreateLabel(Message[dict[str, str | None]]):
     color: str | None = None
 
     async def apply(self, ctx: WriteContext) -> dict[str, str | None]:
+        await may_administer(ctx, self.by)
         return await create_label(ctx, self)
 
 
@@ -97,6 +105,7 @@ class CreateType(Message[dict[str, str | None]]):
     module_slug: str | None = None
 
     async def apply(self, ctx: WriteContext) -> dict[str, str | None]:
+        await may_administer(ctx, self.by)
         return await create_type(ctx, self)
 
 
@@ -109,7 +118,7 @@ async def create_user(ctx: WriteContext, msg: CreateUser) -> str:
     except ConflictError:
         raise Conflict(f"A user with e-mail {msg.email!r} already exists") from None
     await ctx.activity(
-        ActivityKind.USER_CREATED, user_id=msg.actor_user_id, data={"userId": user.user_id}
+        ActivityKind.USER_CREATED, user_id=msg.by.user_id, data={"userId": user.user_id}
     )
     return user.user_id
 
@@ -137,7 +146,7 @@ async def create_api_key(ctx: WriteContext, msg: CreateApiKey) -> CreatedKey:
     )
     await ctx.txn.insert_api_key(row, new.display_prefix, ctx.now)
     await ctx.activity(
-        ActivityKind.API_KEY_CREATED, user_id=msg.actor_user_id, data={"apiKeyId": row.key_id}
+        ActivityKind.API_KEY_CREATED, user_id=msg.by.user_id, data={"apiKeyId": row.key_id}
     )
     return CreatedKey(new.secret, row.key_id)
 
@@ -147,7 +156,7 @@ async def revoke_api_key(ctx: WriteContext, msg: RevokeApiKey) -> bool:
         raise NotFound(f"API key {msg.key_id} not found or already revoked")
     ctx.access_changed = True
     await ctx.activity(
-        ActivityKind.API_KEY_REVOKED, user_id=msg.actor_user_id, data={"apiKeyId": msg.key_id}
+        ActivityKind.API_KEY_REVOKED, user_id=msg.by.user_id, data={"apiKeyId": msg.key_id}
     )
     return True
 
@@ -157,7 +166,7 @@ async def delete_user(ctx: WriteContext, msg: DeleteUser) -> bool:
         raise NotFound(f"User {msg.user_id} not found or already deleted")
     ctx.access_changed = True
     await ctx.activity(
-        ActivityKind.USER_DELETED, user_id=msg.actor_user_id, data={"userId": msg.user_id}
+        ActivityKind.USER_DELETED, user_id=msg.by.user_id, data={"userId": msg.user_id}
     )
     return True
 
@@ -186,7 +195,7 @@ async def install_template(ctx: WriteContext, msg: InstallTemplate) -> ModuleDef
     await ctx.schema_edited()
     await ctx.activity(
         ActivityKind.TEMPLATE_INSTALLED,
-        user_id=msg.actor_user_id,
+        user_id=msg.by.user_id,
         module_id=module.module_id,
         data={"templateSlug": template.slug, "templateVersion": template.version},
     )

@@ -17,6 +17,7 @@ from fieldhouse.actors.context import WriteContext
 from fieldhouse.actors.messages import Message
 from fieldhouse.actors.record_logic import module_by_id
 from fieldhouse.actors.record_ops import CreateRecord, UpdateRecord, create_record, update_record
+from fieldhouse.actors.rights import may_edit
 from fieldhouse.model.errors import ApiError, BadRequest, Issue, ValidationFailed
 from fieldhouse.model.fields import is_unique
 from fieldhouse.model.records import RecordRow
@@ -45,7 +46,6 @@ class BatchWrite(Message[BatchOutcome]):
     #: a unique text field: an item whose value matches a live record updates it
     upsert_by: str | None = None
     all_or_nothing: bool = True
-    actor_name: str | None = None
 
     async def apply(self, ctx: WriteContext) -> BatchOutcome:
         return await batch_write(ctx, self)
@@ -65,6 +65,7 @@ def check_upsert_field(schema: ModuleSchema, slug: str) -> None:
 
 async def batch_write(ctx: WriteContext, msg: BatchWrite) -> BatchOutcome:
     schema = module_by_id(ctx, msg.module_id)
+    await may_edit(ctx, msg.by, schema.module.slug)
     if msg.upsert_by is not None:
         check_upsert_field(schema, msg.upsert_by)
     outcome = BatchOutcome()
@@ -114,8 +115,7 @@ async def _write_one(ctx: WriteContext, msg: BatchWrite, item: BatchItem) -> tup
                 found[0].record_id,
                 item.display_name,
                 item.fields,
-                msg.actor_name,
-                actor_user_id=msg.actor_user_id,
+                by=msg.by,
             )
             return await update_record(ctx, update), False
     create = CreateRecord(
@@ -123,7 +123,6 @@ async def _write_one(ctx: WriteContext, msg: BatchWrite, item: BatchItem) -> tup
         item.display_name,
         item.fields,
         item.owner_user_id,
-        msg.actor_name,
-        actor_user_id=msg.actor_user_id,
+        by=msg.by,
     )
     return await create_record(ctx, create), True

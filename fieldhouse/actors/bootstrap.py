@@ -11,7 +11,7 @@ from fieldhouse.actors.admin_ops import CreateApiKey, CreatedKey, CreateUser, In
 from fieldhouse.actors.system import ActorSystem
 from fieldhouse.model.clock import new_id, now_iso
 from fieldhouse.model.errors import NotFound
-from fieldhouse.model.principal import SCOPES
+from fieldhouse.model.principal import SCOPES, SystemActor
 from fieldhouse.model.templates import BUILTIN_TEMPLATES, get_template
 from fieldhouse.storage.base import ConflictError
 
@@ -42,7 +42,9 @@ async def create_workspace(
     else:  # pragma: no cover - twenty random collisions in a row
         raise RuntimeError("could not find a free workspace slug")
     email = owner_email or f"owner@{slug}.example"
-    user_id = await system.ask(account_id, CreateUser(email, owner_name, "owner"))
+    user_id = await system.ask(
+        CreateUser(email, owner_name, "owner", by=SystemActor(account_id, "bootstrap"))
+    )
     return NewWorkspace(account_id, user_id)
 
 
@@ -56,12 +58,9 @@ async def init_workspace(
         known = ", ".join(t.slug for t in BUILTIN_TEMPLATES)
         raise NotFound(f"Unknown template(s): {', '.join(unknown)}; built in: {known}")
     workspace = await create_workspace(system, name)
+    # what init installs and the key it makes are the owner's
+    by = SystemActor(workspace.account_id, "bootstrap", workspace.user_id)
     for slug in slugs:
-        await system.ask(
-            workspace.account_id, InstallTemplate(slug, actor_user_id=workspace.user_id)
-        )
-    key = await system.ask(
-        workspace.account_id,
-        CreateApiKey(workspace.user_id, SCOPES, "init", actor_user_id=workspace.user_id),
-    )
+        await system.ask(InstallTemplate(slug, by=by))
+    key = await system.ask(CreateApiKey(workspace.user_id, SCOPES, "init", by=by))
     return workspace, key

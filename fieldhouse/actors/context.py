@@ -8,6 +8,7 @@ from typing import Any
 
 from fieldhouse.model.activity import ActivityEntry, ActivityKind
 from fieldhouse.model.clock import new_id, now_iso
+from fieldhouse.model.principal import Principal
 from fieldhouse.model.schema import ModuleSchema
 from fieldhouse.storage.base import UserRow
 from fieldhouse.storage.write_txn import WriteTxn
@@ -15,6 +16,9 @@ from fieldhouse.storage.write_txn import WriteTxn
 #: Looks a user of the workspace up by id (outside the write transaction: users are not
 #: written by record messages).
 FindUser = Callable[[str], Awaitable[UserRow | None]]
+#: What a principal may do now (``actors/rights.py``): None once their key is revoked or their
+#: user deleted
+RightsNow = Callable[[Principal], Awaitable[Principal | None]]
 
 
 @dataclass(frozen=True)
@@ -39,6 +43,8 @@ class WriteContext:
     #: a key or user lost its access: every process's credential cache must forget it
     access_changed: bool = False
     find_user: FindUser | None = None
+    #: reads what a message's principal may do at the write (None: the rights it carries)
+    rights: RightsNow | None = None
 
     def __post_init__(self) -> None:
         # the transaction indexes each record it writes by its module's schema

@@ -140,4 +140,4 @@ def wrap_recorded(message: Message[R]) -> Message[R]:
     key_id = RECORDING.get()
     if key_id is None or isinstance(message, (Claim, Finish, Recorded)):
         return message
-    return Recorded(message, key_id, actor_user_id=message.actor_user_id)
+    return Recorded(message, key_id, by=message.by)

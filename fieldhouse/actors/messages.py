@@ -2,8 +2,13 @@
 
 A message is a frozen dataclass ``Message[R]`` whose :meth:`Message.apply` is the handler that
 runs it inside the workspace's write transaction and returns an ``R``; the actor system's
-``ask(account_id, CreateRecord(...))`` is therefore typed ``-> RecordRow``. A reader follows a
+``ask(CreateRecord(..., by=principal))`` is therefore typed ``-> RecordRow``. A reader follows a
 request from the route to ``CreateRecord.apply`` without any registry in between.
+
+Every message says who acts (``by``): a :class:`~fieldhouse.model.principal.Principal` with
+the rights of its credential, or the server itself (a
+:class:`~fieldhouse.model.principal.SystemActor`). The message goes to the actor of that
+principal's workspace, and its handler checks that principal's rights (``actors/rights.py``).
 """
 
 from __future__ import annotations
@@ -14,6 +19,7 @@ from typing import Generic, TypeVar
 import trio
 
 from fieldhouse.actors.context import WriteContext
+from fieldhouse.model.principal import Acting
 
 R = TypeVar("R")
 
@@ -47,9 +53,10 @@ class Reply(Generic[R]):
 
 @dataclass(frozen=True)
 class Message(Generic[R]):
-    """Base of every actor message. ``actor_user_id`` is who asked (for activity)."""
+    """Base of every actor message. ``by`` is who acts: its workspace is the one written, its
+    rights are checked by the handler, its user is the activity's."""
 
-    actor_user_id: str | None = field(default=None, kw_only=True)
+    by: Acting = field(kw_only=True)
     reply: Reply[R] = field(default_factory=Reply, compare=False, repr=False, kw_only=True)
 
     def light(self) -> bool:

@@ -20,6 +20,7 @@ from typing import Any
 
 from fieldhouse.actors.context import WriteContext
 from fieldhouse.actors.messages import Message
+from fieldhouse.actors.rights import may_administer
 from fieldhouse.actors.template_ops import MAX_FIELDS_PER_MODULE, field_references
 from fieldhouse.model.activity import ActivityKind
 from fieldhouse.model.clock import new_id
@@ -65,6 +66,7 @@ class CreateModule(Message[ModuleSchema]):
     fields: tuple[FieldSpec, ...] = ()
 
     async def apply(self, ctx: WriteContext) -> ModuleSchema:
+        await may_administer(ctx, self.by)
         return await create_module(ctx, self)
 
 
@@ -77,6 +79,7 @@ class UpdateModule(Message[ModuleDef]):
     archived: bool | None = None
 
     async def apply(self, ctx: WriteContext) -> ModuleDef:
+        await may_administer(ctx, self.by)
         return await update_module(ctx, self)
 
 
@@ -159,7 +162,7 @@ async def create_module(ctx: WriteContext, msg: CreateModule) -> ModuleSchema:
     await ctx.schema_edited()
     await ctx.activity(
         ActivityKind.MODULE_CREATED,
-        user_id=msg.actor_user_id,
+        user_id=msg.by.user_id,
         module_id=module.module_id,
         data={
             "slug": module.slug,
@@ -268,7 +271,7 @@ async def update_module(ctx: WriteContext, msg: UpdateModule) -> ModuleDef:
         await _check_targets(ctx, module)
     if name == module.name and not move.moves:
         return module
-    await _store_module_update(ctx, module, name, move, msg.actor_user_id)
+    await _store_module_update(ctx, module, name, move, msg.by.user_id)
     return replace(
         module,
         name=name,

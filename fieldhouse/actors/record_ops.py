@@ -18,6 +18,7 @@ from fieldhouse.actors.record_logic import (
     verify_links,
     write_links,
 )
+from fieldhouse.actors.rights import may_edit
 from fieldhouse.model.activity import ActivityKind
 from fieldhouse.model.clock import new_id
 from fieldhouse.model.errors import Conflict, Issue, NotFound, ValidationFailed
@@ -33,7 +34,6 @@ class CreateRecord(Message[RecordRow]):
     display_name: str
     fields: Mapping[str, Any]
     owner_user_id: str | None = None
-    actor_name: str | None = None
 
     def light(self) -> bool:
         return True
@@ -48,7 +48,6 @@ class UpdateRecord(Message[RecordRow]):
     record_id: str
     display_name: str | None
     fields: Mapping[str, Any] | None
-    actor_name: str | None = None
 
     def light(self) -> bool:
         return True
@@ -61,7 +60,6 @@ class UpdateRecord(Message[RecordRow]):
 class DeleteRecords(Message[list[str]]):
     module_id: str
     record_ids: tuple[str, ...]
-    actor_name: str | None = None
 
     async def apply(self, ctx: WriteContext) -> list[str]:
         return await delete_records(ctx, self)
@@ -75,7 +73,6 @@ class Categorise(Message[list[RecordRow]]):
     remove_labels: tuple[str, ...] = ()
     add_types: tuple[str, ...] = ()
     remove_types: tuple[str, ...] = ()
-    actor_name: str | None = None
 
     async def apply(self, ctx: WriteContext) -> list[RecordRow]:
         return await categorise(ctx, self)
@@ -83,6 +80,7 @@ class Categorise(Message[list[RecordRow]]):
 
 async def create_record(ctx: WriteContext, msg: CreateRecord) -> RecordRow:
     schema = module_by_id(ctx, msg.module_id)
+    await may_edit(ctx, msg.by, schema.module.slug)
     check = check_values(schema.fields, msg.fields, existing=None, archived=schema.archived_slugs)
     values = dict(check.values)
     issues = list(check.issues)
@@ -111,17 +109,17 @@ async def create_record(ctx: WriteContext, msg: CreateRecord) -> RecordRow:
         fields=values,
         created_at=ctx.now,
         updated_at=ctx.now,
-        created_by=msg.actor_user_id,
-        updated_by=msg.actor_user_id,
-        created_by_name=msg.actor_name,
-        updated_by_name=msg.actor_name,
+        created_by=msg.by.user_id,
+        updated_by=msg.by.user_id,
+        created_by_name=msg.by.display_name,
+        updated_by_name=msg.by.display_name,
         owner_user_id=msg.owner_user_id,
     )
     await ctx.txn.insert_record(row)
     await write_links(ctx, schema, row.record_id, values)
     await ctx.activity(
         ActivityKind.RECORD_CREATED,
-        user_id=msg.actor_user_id,
+        user_id=msg.by.user_id,
         module_id=row.module_id,
         record_id=row.record_id,
         data={"displayName": row.display_name, "fields": sorted(values)},
@@ -131,6 +129,7 @@ async def create_record(ctx: WriteContext, msg: CreateRecord) -> RecordRow:
 
 async def update_record(ctx: WriteContext, msg: UpdateRecord) -> RecordRow:
     schema = module_by_id(ctx, msg.module_id)
+    await may_edit(ctx, msg.by, schema.module.slug)
     rows = await ctx.txn.get_records([msg.record_id], schema.module.module_id)
     if not rows:
         raise NotFound(f"Record {msg.record_id} not found")
@@ -166,8 +165,8 @@ async def update_record(ctx: WriteContext, msg: UpdateRecord) -> RecordRow:
         display_name=display_name,
         fields=merged,
         updated_at=ctx.now,
-        updated_by=msg.actor_user_id,
-        updated_by_name=msg.actor_name,
+        updated_by=msg.by.user_id,
+        updated_by_name=msg.by.display_name,
     )
     await ctx.txn.update_record(row)
     link_slugs = {f.slug for f in schema.fields if links_records(f) and f.slug in changes}
@@ -175,7 +174,7 @@ async def update_record(ctx: WriteContext, msg: UpdateRecord) -> RecordRow:
         await write_links(ctx, schema, row.record_id, merged, only=link_slugs)
     await ctx.activity(
         ActivityKind.RECORD_UPDATED,
-        user_id=msg.actor_user_id,
+        user_id=msg.by.user_id,
         module_id=row.module_id,
         record_id=row.record_id,
         data={"changedFields": sorted(changes), "changes": changes},
@@ -205,14 +204,15 @@ async def check_unique(
 
 async def delete_records(ctx: WriteContext, msg: DeleteRecords) -> list[str]:
     schema = module_by_id(ctx, msg.module_id)
+    await may_edit(ctx, msg.by, schema.module.slug)
     unique = list(dict.fromkeys(msg.record_ids))
     live = await ctx.txn.get_records(unique, schema.module.module_id)
     names = {r.record_id: r.display_name for r in live}
-    deleted = await ctx.txn.soft_delete(schema.module.module_id, unique, ctx.now, msg.actor_user_id)
+    deleted = await ctx.txn.soft_delete(schema.module.module_id, unique, ctx.now, msg.by.user_id)
     for record_id in deleted:
         await ctx.activity(
             ActivityKind.RECORD_DELETED,
-            user_id=msg.actor_user_id,
+            user_id=msg.by.user_id,
             module_id=schema.module.module_id,
             record_id=record_id,
             data={"displayName": names.get(record_id)},
@@ -224,6 +224,7 @@ async def delete_records(ctx: WriteContext, msg: DeleteRecords) -> list[str]:
 
 async def categorise(ctx: WriteContext, msg: Categorise) -> list[RecordRow]:
     schema = module_by_id(ctx, msg.module_id)
+    await may_edit(ctx, msg.by, schema.module.slug)
     issues: list[Issue] = []
     for table, prop, ids in (
         ("labels", "addLabelIds", msg.add_labels),
@@ -262,8 +263,8 @@ async def categorise(ctx: WriteContext, msg: Categorise) -> list[RecordRow]:
             label_ids=labels,
             type_ids=types,
             updated_at=ctx.now,
-            updated_by=msg.actor_user_id,
-            updated_by_name=msg.actor_name,
+            updated_by=msg.by.user_id,
+            updated_by_name=msg.by.display_name,
         )
         await ctx.txn.update_record(row)
         for kind, before, after in (
@@ -273,7 +274,7 @@ async def categorise(ctx: WriteContext, msg: Categorise) -> list[RecordRow]:
             if before != after:
                 await ctx.activity(
                     kind,
-                    user_id=msg.actor_user_id,
+                    user_id=msg.by.user_id,
                     module_id=row.module_id,
                     record_id=rid,
                     data={

@@ -67,8 +67,10 @@ class ActorSystem:
         """Messages waiting in every actor's mailbox of this process."""
         return sum(m.statistics().current_buffer_used for m in self._mailboxes.values())
 
-    async def ask(self, account_id: str, message: Message[R]) -> R:
-        """Send a message to the account's actor and wait for its committed result."""
+    async def ask(self, message: Message[R]) -> R:
+        """Send a message to the actor of the workspace it acts in (``message.by``) and wait
+        for its committed result."""
+        account_id = message.by.account_id
         if self._closing:
             raise ServiceUnavailable("The server is shutting down", headers={"Retry-After": "1"})
         message = wrap_recorded(message)

@@ -14,6 +14,7 @@ from typing import Any
 from fieldhouse.actors.context import WriteContext
 from fieldhouse.actors.messages import Message
 from fieldhouse.actors.record_logic import assign_autonumbers, compute_derived
+from fieldhouse.actors.rights import may_administer
 from fieldhouse.actors.template_reset import ResetSteps, revive_vendor_fields, template_of
 from fieldhouse.model.activity import ActivityKind
 from fieldhouse.model.clock import new_id
@@ -56,6 +57,7 @@ class ResetToTemplate(Message[ResetOutcome]):
     module_id: str
 
     async def apply(self, ctx: WriteContext) -> ResetOutcome:
+        await may_administer(ctx, self.by)
         return await reset_to_template(ctx, self)
 
 
@@ -74,6 +76,7 @@ class CreateField(Message[FieldDef]):
     sort_order: int | None = None
 
     async def apply(self, ctx: WriteContext) -> FieldDef:
+        await may_administer(ctx, self.by)
         return await create_field(ctx, self)
 
 
@@ -91,6 +94,7 @@ class UpdateField(Message[tuple[FieldDef, int]]):
     archived: bool | None = None
 
     async def apply(self, ctx: WriteContext) -> tuple[FieldDef, int]:
+        await may_administer(ctx, self.by)
         return await update_field(ctx, self)
 
 
@@ -100,6 +104,7 @@ class DeleteField(Message[None]):
     field_id: str
 
     async def apply(self, ctx: WriteContext) -> None:
+        await may_administer(ctx, self.by)
         return await delete_field(ctx, self)
 
 
@@ -162,7 +167,7 @@ async def reset_to_template(ctx: WriteContext, msg: ResetToTemplate) -> ResetOut
     )
     await ctx.activity(
         ActivityKind.TEMPLATE_RESET,
-        user_id=msg.actor_user_id,
+        user_id=msg.by.user_id,
         module_id=schema.module.module_id,
         data={
             "templateSlug": template.slug,
@@ -228,7 +233,7 @@ async def create_field(ctx: WriteContext, msg: CreateField) -> FieldDef:
         await _recompute(ctx, replace(schema, fields=(*schema.fields, field)))
     await ctx.activity(
         ActivityKind.FIELD_CREATED,
-        user_id=msg.actor_user_id,
+        user_id=msg.by.user_id,
         module_id=schema.module.module_id,
         data={"fieldId": field.field_id, "slug": slug, "dataType": field.data_type},
     )
@@ -253,7 +258,7 @@ async def update_field(ctx: WriteContext, msg: UpdateField) -> tuple[FieldDef, i
     with_new = replace(
         schema, fields=tuple(new if f.field_id == old.field_id else f for f in schema.fields)
     )
-    user_id = msg.actor_user_id
+    user_id = msg.by.user_id
     await _store_field_update(ctx, with_new, new, changed, move, user_id)
     backfilled = 0
     if msg.backfill_existing:
@@ -424,7 +429,7 @@ async def delete_field(ctx: WriteContext, msg: DeleteField) -> None:
     await ctx.schema_edited()
     await ctx.activity(
         ActivityKind.FIELD_DELETED,
-        user_id=msg.actor_user_id,
+        user_id=msg.by.user_id,
         module_id=module_id,
         data={
             "fieldId": field.field_id,

@@ -14,6 +14,7 @@ from dataclasses import dataclass, replace
 
 from fieldhouse.actors.context import WriteContext
 from fieldhouse.actors.messages import Message
+from fieldhouse.actors.rights import may_administer
 from fieldhouse.actors.system import ActorSystem
 from fieldhouse.config import Settings
 from fieldhouse.egress import AllowList, Egress, RefusedTarget
@@ -44,6 +45,7 @@ class CreateWebhook(Message[Webhook]):
     hook: Webhook
 
     async def apply(self, ctx: WriteContext) -> Webhook:
+        await may_administer(ctx, self.by)
         hook = replace(self.hook, created_at=ctx.now)
         await ctx.txn.put_object(_row(ctx, WEBHOOK, hook.webhook_id, hook.data(), hook.status))
         return hook
@@ -56,6 +58,7 @@ class DeleteWebhook(Message[None]):
     webhook_id: str
 
     async def apply(self, ctx: WriteContext) -> None:
+        await may_administer(ctx, self.by)
         row = await _live_row(ctx, self.webhook_id)
         await ctx.txn.put_object(replace(row, status=HookStatus.DELETED, updated_at=ctx.now))
 
@@ -69,6 +72,7 @@ class ReplayDelivery(Message[Delivery]):
     delivery_id: str
 
     async def apply(self, ctx: WriteContext) -> Delivery:
+        await may_administer(ctx, self.by)
         await _live_row(ctx, self.webhook_id)
         row = await ctx.txn.get_object(DELIVERY, self.delivery_id)
         if row is None or row.data.get("webhookId") != self.webhook_id:
@@ -121,9 +125,7 @@ async def register_webhook(
         # deliveries start with the next write
         newest[0]["seq"] if newest else 0,
     )
-    return await actors.ask(
-        principal.account_id, CreateWebhook(hook, actor_user_id=principal.user_id)
-    )
+    return await actors.ask(CreateWebhook(hook, by=principal))
 
 
 async def list_webhooks(store: Store, principal: Principal) -> list[Webhook]:
@@ -151,15 +153,12 @@ async def delivery_log(store: Store, principal: Principal, webhook_id: str) -> l
 
 
 async def delete_webhook(actors: ActorSystem, principal: Principal, webhook_id: str) -> None:
-    await actors.ask(
-        principal.account_id, DeleteWebhook(webhook_id, actor_user_id=principal.user_id)
-    )
+    await actors.ask(DeleteWebhook(webhook_id, by=principal))
 
 
 async def replay_delivery(
     actors: ActorSystem, principal: Principal, webhook_id: str, delivery_id: str
 ) -> Delivery:
     return await actors.ask(
-        principal.account_id,
-        ReplayDelivery(webhook_id, delivery_id, actor_user_id=principal.user_id),
+        ReplayDelivery(webhook_id, delivery_id, by=principal),
     )

@@ -31,9 +31,11 @@ from typing import Any
 
 import trio
 
-from fieldhouse.actors.context import Event, WriteContext
+from fieldhouse.actors.context import Event, RightsNow, WriteContext
 from fieldhouse.actors.messages import Message
+from fieldhouse.actors.rights import rights_now
 from fieldhouse.model.errors import ApiError, InternalError, StoreUnavailable
+from fieldhouse.model.principal import Principal
 from fieldhouse.model.schema import ModuleSchema
 from fieldhouse.storage.base import QueuedWriteFailed, UserRow
 from fieldhouse.storage.store import Store
@@ -176,6 +178,20 @@ class WorkspaceActor:
     async def _find_user(self, user_id: str) -> UserRow | None:
         return await self.store.get_user(self.account_id, user_id)
 
+    def _rights(self) -> RightsNow:
+        """What a principal may do now, read once per batch and principal."""
+        seen: dict[tuple[str, str | None], Principal | None] = {}
+
+        async def rights(p: Principal) -> Principal | None:
+            key = (p.user_id, p.api_key_id)
+            if key not in seen:
+                seen[key] = await rights_now(
+                    self.store, self.account_id, p.user_id, p.api_key_id, p.auth_method
+                )
+            return seen[key]
+
+        return rights
+
     async def _run_batch(self, batch: list[Message[Any]]) -> None:
         """Run ``batch`` until every message is answered: again strictly when a queued write
         failed, again after a wait while the database cannot be reached."""
@@ -258,7 +274,9 @@ class WorkspaceActor:
         """The messages' view of the transaction, with the module schemas of ``version``."""
         if self._schemas is None or version != self._schema_version:
             self._schemas = await txn.module_schemas()
-        return WriteContext(txn, self.account_id, self._schemas, find_user=self._find_user)
+        return WriteContext(
+            txn, self.account_id, self._schemas, find_user=self._find_user, rights=self._rights()
+        )
 
     async def _apply_all(self, ctx: WriteContext, attempt: _Attempt) -> list[tuple[bool, Any]]:
         """Each message's outcome, in order: (True, result) or (False, error)."""

@@ -17,12 +17,12 @@ from typing import Any
 import trio
 from pydantic import ValidationError
 
-from fieldhouse.actors.agent_ops import APPROVAL, DecideApproval
 from fieldhouse.agents.contract import ToolContext, ToolOutcome
 from fieldhouse.agents.gate import args_hash, canonical, parse
 from fieldhouse.agents.registry import GatedExecutor
 from fieldhouse.agents.requester import Requester, rights_or_gone
 from fieldhouse.agents.run import AgentRuntime
+from fieldhouse.agents.writes import APPROVAL, DecideApproval
 from fieldhouse.model.agents import NOT_YOURS, Approval, ApprovalStatus
 from fieldhouse.model.clock import now_iso
 from fieldhouse.model.errors import Forbidden, Issue, NotFound, ValidationFailed
@@ -118,17 +118,15 @@ async def approve(
     acting = await rights_or_gone(runtime.store, requester, f"Approval {approval_id}")
     edit = await _edited(runtime, tools, acting, asked, arguments)
     decided: Approval = await runtime.actors.ask(
-        approver.account_id,
         DecideApproval(
             asked.approval_id,
             True,
-            approver,
             None,
             edit.arguments if edit else None,
             edit.digest if edit else None,
             edit.preview if edit else None,
             edit.description if edit else None,
-            actor_user_id=approver.user_id,
+            by=approver,
         ),
     )
     ctx = ToolContext(
@@ -154,8 +152,7 @@ async def reject(
     asked = await load_approval(runtime, approver, approval_id)
     _not_theirs(approver, asked)
     decided: Approval = await runtime.actors.ask(
-        approver.account_id,
-        DecideApproval(asked.approval_id, False, approver, reason, actor_user_id=approver.user_id),
+        DecideApproval(asked.approval_id, False, reason, by=approver),
     )
     return Decided(decided, None)
 

@@ -39,16 +39,10 @@ from typing import Any
 import trio
 from pydantic import ValidationError
 
-from fieldhouse.actors.agent_ops import (
-    APPROVAL,
-    ApplyObjects,
-    Consume,
-    FailApproval,
-    NoteOutcome,
-    ObjectWrite,
-)
+from fieldhouse.actors.object_ops import ObjectWrite
 from fieldhouse.agents.contract import ToolCall, ToolContext, ToolOutcome
 from fieldhouse.agents.tools.base import Args, Tool
+from fieldhouse.agents.writes import APPROVAL, Consume, FailApproval, NoteOutcome, ToolWrites
 from fieldhouse.model.activity import ActivityKind
 from fieldhouse.model.agent_policy import RECORD_WRITES
 from fieldhouse.model.agents import (
@@ -141,15 +135,14 @@ async def run_approved(tool: Tool | None, approval: Approval, ctx: ToolContext) 
         outcome = ToolOutcome("error", summary=f"Unknown tool {approval.tool!r}")
     else:
         outcome = await _run_approved(tool, approval, ctx)
-    account, user = ctx.principal.account_id, ctx.principal.user_id
     with trio.CancelScope(shield=True):
         if outcome.status == "error":
             await ctx.actors.ask(
-                account, FailApproval(approval.approval_id, outcome.summary, actor_user_id=user)
+                FailApproval(approval.approval_id, outcome.summary, by=ctx.principal)
             )
         else:  # what it gave, for the model to read when its run resumes
             noted = {"status": outcome.status, "summary": outcome.summary, "result": outcome.result}
-            await ctx.actors.ask(account, NoteOutcome(approval.approval_id, noted))
+            await ctx.actors.ask(NoteOutcome(approval.approval_id, noted, by=ctx.principal))
     return outcome
 
 
@@ -218,9 +211,7 @@ async def _request(tool: Tool, args: Args, call: ToolCall, ctx: ToolContext) -> 
                 "agentId": ctx.agent_id,
             },
         )
-        await ctx.actors.ask(
-            ctx.principal.account_id, ApplyObjects((write,), actor_user_id=ctx.principal.user_id)
-        )
+        await ctx.actors.ask(ToolWrites((write,), by=ctx.principal))
     return ToolOutcome(
         "pending_approval",
         {

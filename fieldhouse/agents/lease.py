@@ -18,9 +18,10 @@ from datetime import UTC, datetime, timedelta
 
 import trio
 
-from fieldhouse.actors.run_ops import RenewLease
 from fieldhouse.actors.system import ActorSystem
+from fieldhouse.agents.run_writes import RenewLease
 from fieldhouse.model.clock import to_iso
+from fieldhouse.model.principal import SystemActor
 
 log = logging.getLogger("fieldhouse.agents")
 
@@ -51,6 +52,8 @@ async def keep_lease(
         renewed(until)
         try:
             with trio.move_on_after(RENEW_WRITE_SECONDS):
-                await actors.ask(account_id, RenewLease(run_id, owner, until))
+                await actors.ask(
+                    RenewLease(run_id, owner, until, by=SystemActor(account_id, "lease"))
+                )
         except Exception:
             log.exception("renewing the lease of agent run %s failed", run_id)

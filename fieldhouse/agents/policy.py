@@ -11,6 +11,7 @@ from dataclasses import dataclass, replace
 
 from fieldhouse.actors.context import WriteContext
 from fieldhouse.actors.messages import Message
+from fieldhouse.actors.rights import may_administer
 from fieldhouse.agents.gate import load_policy
 from fieldhouse.agents.run import AgentRuntime
 from fieldhouse.model.activity import ActivityKind
@@ -27,7 +28,8 @@ class SetPolicy(Message[Policy]):
     policy: Policy
 
     async def apply(self, ctx: WriteContext) -> Policy:
-        policy = replace(self.policy, set_by=self.actor_user_id)
+        await may_administer(ctx, self.by)
+        policy = replace(self.policy, set_by=self.by.user_id)
         old = await ctx.txn.get_object(Kind.POLICY, POLICY_ID)
         data = policy.to_json()
         created = old.created_at if old is not None else ctx.now
@@ -38,7 +40,7 @@ class SetPolicy(Message[Policy]):
         )
         await ctx.activity(
             ActivityKind.AGENT_POLICY_CHANGED,
-            user_id=self.actor_user_id,
+            user_id=self.by.user_id,
             data={"kind": str(Kind.POLICY), "objectId": POLICY_ID, **data},
         )
         return policy
@@ -78,6 +80,4 @@ async def set_policy(
         auto_approve=tuple(sorted(set(draft.auto_approve))),
         require_approval=tuple(sorted(set(draft.require_approval))),
     )
-    return await runtime.actors.ask(
-        setter.account_id, SetPolicy(tidy, actor_user_id=setter.user_id)
-    )
+    return await runtime.actors.ask(SetPolicy(tidy, by=setter))

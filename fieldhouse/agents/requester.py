@@ -11,13 +11,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from fieldhouse.actors.rights import API_KEY, SESSION, rights_now
 from fieldhouse.model.errors import Conflict
-from fieldhouse.model.principal import Principal, Role, builtin_role
-from fieldhouse.storage.base import UserRow
+from fieldhouse.model.principal import Principal
 from fieldhouse.storage.store import Store
-
-API_KEY = "api_key"
-SESSION = "jwt"
 
 
 @dataclass(frozen=True)
@@ -58,42 +55,12 @@ def requester_gone(what: str) -> Conflict:
 async def current_rights(store: Store, requester: Requester) -> Principal | None:
     """What the requester may do now (their key's scopes, their user's role); None once the
     key is revoked, the user deleted, or either belongs to another workspace."""
-    if requester.user_id is None:
-        return None
-    user = await store.get_user(requester.account_id, requester.user_id)
-    if user is None or user.deleted:
-        return None
-    role = await _role(store, user)
-    if requester.auth_method == API_KEY or requester.api_key_id is not None:
-        if requester.api_key_id is None:
-            return None
-        key = await store.find_key(requester.api_key_id)
-        if (
-            key is None
-            or key.revoked
-            or key.account_id != requester.account_id
-            or key.user_id != user.user_id
-        ):
-            return None
-        return Principal(
-            account_id=requester.account_id,
-            user_id=user.user_id,
-            display_name=user.display_name,
-            role=role,
-            scopes=None if key.scopes is None else frozenset(key.scopes),
-            auth_method=API_KEY,
-            api_key_id=key.key_id,
-            rate_key=f"key:{key.key_id}",
-        )
-    return Principal(
-        account_id=requester.account_id,
-        user_id=user.user_id,
-        display_name=user.display_name,
-        role=role,
-        scopes=None,
-        auth_method=SESSION,
-        api_key_id=None,
-        rate_key=f"user:{user.user_id}",
+    return await rights_now(
+        store,
+        requester.account_id,
+        requester.user_id,
+        requester.api_key_id,
+        requester.auth_method,
     )
 
 
@@ -103,12 +70,3 @@ async def rights_or_gone(store: Store, requester: Requester, what: str) -> Princ
     if rights is None:
         raise requester_gone(what)
     return rights
-
-
-async def _role(store: Store, user: UserRow) -> Role:
-    """The user's role as the authenticator reads it; a role that vanished allows nothing."""
-    role = builtin_role(user.role_slug)
-    if role is not None:
-        return role
-    custom = await store.get_role(user.account_id, user.role_slug)
-    return custom if custom is not None else Role(user.role_slug, frozenset(), frozenset())

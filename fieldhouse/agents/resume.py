@@ -14,12 +14,12 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any, cast
 
-from fieldhouse.actors.agent_ops import APPROVAL
-from fieldhouse.actors.run_ops import AGENT_RUN, INTERRUPTED_CALL
 from fieldhouse.agents.contract import OutcomeStatus, ToolCall, ToolOutcome
 from fieldhouse.agents.providers.base import Turn
 from fieldhouse.agents.requester import Requester, rights_or_gone
 from fieldhouse.agents.run import AgentRun, AgentRuntime, Resumed, load_agent
+from fieldhouse.agents.run_writes import AGENT_RUN, INTERRUPTED_CALL
+from fieldhouse.agents.writes import APPROVAL
 from fieldhouse.model.agents import Approval, ApprovalStatus, RunRecord, RunStatus, ToolCallEntry
 from fieldhouse.model.clock import now_iso
 from fieldhouse.model.errors import Conflict, NotFound

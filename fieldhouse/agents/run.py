@@ -26,7 +26,6 @@ from typing import Any
 
 import trio
 
-from fieldhouse.actors.run_ops import AGENT, INTERRUPTED_CALL, SaveRun
 from fieldhouse.actors.system import ActorSystem
 from fieldhouse.agents.caps import (
     RUN_CAP,
@@ -41,11 +40,12 @@ from fieldhouse.agents.gate import load_policy
 from fieldhouse.agents.lease import LeaseLost, keep_lease, lease_end
 from fieldhouse.agents.providers.base import EMPTY_ANSWER, Provider, ProviderError, Turn
 from fieldhouse.agents.requester import Requester, current_rights
+from fieldhouse.agents.run_writes import AGENT, INTERRUPTED_CALL, SaveRun
 from fieldhouse.config import Settings
 from fieldhouse.model.agents import RunRecord, RunStatus, ToolCallEntry
 from fieldhouse.model.clock import new_id, now_iso
 from fieldhouse.model.errors import Conflict, NotFound
-from fieldhouse.model.principal import Principal
+from fieldhouse.model.principal import Principal, SystemActor
 from fieldhouse.storage.store import Store
 
 log = logging.getLogger("fieldhouse.agents")
@@ -367,13 +367,13 @@ class AgentRun:
             lease_owner=self.runtime.instance if running else None,
             lease_until=self._lease_until if running else None,
         )
-        message = SaveRun(
-            record, self._claim, self.runtime.instance, actor_user_id=requester.user_id
-        )
+        # the run's own bookkeeping: the server writes it, in the requester's name
+        by = SystemActor(requester.account_id, "agent run", requester.user_id)
+        message = SaveRun(record, self._claim, self.runtime.instance, by=by)
         claiming, self._claim = self._claim is not None, None
         with trio.move_on_after(FINAL_WRITE_SECONDS, shield=True) as scope:
             try:
-                await self.runtime.actors.ask(requester.account_id, message)
+                await self.runtime.actors.ask(message)
             except Conflict:
                 if claiming:
                     raise  # resumed by someone else first: nothing has run

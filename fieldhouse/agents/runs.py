@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from fieldhouse.actors.run_ops import AGENT_RUN
 from fieldhouse.agents.run import AgentRun, AgentRuntime, load_agent
+from fieldhouse.agents.run_writes import AGENT_RUN
 from fieldhouse.model.agents import RunRecord, RunStatus
 from fieldhouse.model.principal import Principal
 

@@ -22,14 +22,15 @@ from functools import partial
 
 import trio
 
-from fieldhouse.actors.agent_ops import APPROVAL, ApplyObjects, ExpireApproval, ObjectWrite
 from fieldhouse.actors.messages import Message
-from fieldhouse.actors.run_ops import AGENT_RUN, InterruptRun
+from fieldhouse.actors.object_ops import ApplyObjects, ObjectWrite
 from fieldhouse.actors.system import ActorSystem
 from fieldhouse.agents.requester import Requester, current_rights
+from fieldhouse.agents.run_writes import AGENT_RUN, InterruptRun
 from fieldhouse.agents.smtp import DeliveryFailed, send_email
 from fieldhouse.agents.tools.email import EMAIL
 from fieldhouse.agents.tools.social import POST
+from fieldhouse.agents.writes import APPROVAL, ExpireApproval
 from fieldhouse.config import Settings
 from fieldhouse.model.activity import ActivityKind
 from fieldhouse.model.agents import (
@@ -41,6 +42,7 @@ from fieldhouse.model.agents import (
 )
 from fieldhouse.model.clock import now_iso
 from fieldhouse.model.errors import ApiError
+from fieldhouse.model.principal import SystemActor
 from fieldhouse.model.reminders import REMINDER, Reminder
 from fieldhouse.storage.objects import ObjectRow
 from fieldhouse.storage.store import Store
@@ -48,10 +50,15 @@ from fieldhouse.storage.store import Store
 log = logging.getLogger("fieldhouse.agents.scheduler")
 
 
+def _scheduler(row: ObjectRow) -> SystemActor:
+    """Who acts when the scheduler moves an object: the server, in the object's workspace."""
+    return SystemActor(row.account_id, "scheduler")
+
+
 async def _move(actors: ActorSystem, row: ObjectRow, write: ObjectWrite) -> bool:
     """Apply one transition; False when another process (or tick) got there first."""
     try:
-        await actors.ask(row.account_id, ApplyObjects((write,)))
+        await actors.ask(ApplyObjects((write,), by=_scheduler(row)))
     except ApiError as exc:
         log.info("skipped %s %s: %s", row.kind, row.object_id, exc.message)
         return False
@@ -60,7 +67,7 @@ async def _move(actors: ActorSystem, row: ObjectRow, write: ObjectWrite) -> bool
 
 async def _ask(actors: ActorSystem, row: ObjectRow, message: Message[bool]) -> bool:
     try:
-        changed: bool = await actors.ask(row.account_id, message)
+        changed: bool = await actors.ask(message)
     except ApiError as exc:
         log.info("skipped %s %s: %s", row.kind, row.object_id, exc.message)
         return False
@@ -72,7 +79,7 @@ async def sweep_runs(store: Store, actors: ActorSystem, now: str) -> int:
     that ran it died (a live one renews its leases). Returns how many."""
     done = 0
     for row in await store.due_objects(AGENT_RUN, RunStatus.RUNNING, now):
-        done += await _ask(actors, row, InterruptRun(row.object_id, now))
+        done += await _ask(actors, row, InterruptRun(row.object_id, now, by=_scheduler(row)))
     return done
 
 
@@ -94,7 +101,7 @@ async def tick(store: Store, actors: ActorSystem, settings: Settings, now: str) 
     """Do everything due at ``now`` (ISO UTC); return how many objects changed."""
     done = await sweep_runs(store, actors, now)
     for row in await store.due_objects(APPROVAL, ApprovalStatus.PENDING, now):
-        done += await _ask(actors, row, ExpireApproval(row.object_id, now))
+        done += await _ask(actors, row, ExpireApproval(row.object_id, now, by=_scheduler(row)))
     for row in await store.due_objects(REMINDER, ReminderStatus.SCHEDULED, now):
         reminder = Reminder.from_row(row)
         fire = ObjectWrite.of(

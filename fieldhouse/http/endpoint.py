@@ -304,10 +304,9 @@ def require_principal(
     principal = ex.principal
     if principal is None:
         raise ex.auth_error or Unauthorized("Missing API key: send Authorization: Bearer <API_KEY>")
-    if not principal.has_scope(scope):
-        raise Forbidden(f"This credential lacks the {scope!r} scope", data={"requiredScope": scope})
-    if admin_only and not principal.is_admin:
-        raise Forbidden("Only workspace owners and admins may do this")
+    principal.check_scope(scope)
+    if admin_only:
+        principal.check_admin()
     if every_scope and principal.scopes is not None and not set(SCOPES) <= principal.scopes:
         raise Forbidden(
             "Deciding approvals and changing the agent policy needs a credential that is "

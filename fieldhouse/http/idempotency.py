@@ -51,8 +51,7 @@ async def idempotent(
     if not key or len(key) > MAX_KEY or not key.isprintable():
         raise BadRequest(f"{HEADER} must be 1 to {MAX_KEY} printable characters")
     kid = key_id(principal, key)
-    account = principal.account_id
-    stored = await svc.actors.ask(account, Claim(kid, print_))
+    stored = await svc.actors.ask(Claim(kid, print_, by=principal))
     if stored is not None:
         status = int(stored.data["status"])
         return json_response(stored.data["body"], status, {REPLAYED: "true"})
@@ -60,22 +59,22 @@ async def idempotent(
     try:
         response = await run()
     except ApiError as exc:
-        await _finish(svc, account, Finish(kid, exc.status, exc.to_json(), exc.status >= 500))
+        await _finish(svc, Finish(kid, exc.status, exc.to_json(), exc.status >= 500, by=principal))
         raise
     except BaseException:
-        await _finish(svc, account, Finish(kid, 500, None, True))
+        await _finish(svc, Finish(kid, 500, None, True, by=principal))
         raise
     finally:
         RECORDING.reset(token)
     if not isinstance(response.response, DataBody):  # a stream: it cannot be replayed
-        await _finish(svc, account, Finish(kid, response.status_code, None, True))
+        await _finish(svc, Finish(kid, response.status_code, None, True, by=principal))
         return response
     raw = await response.get_data()
     body = orjson.loads(raw) if raw else None
-    await _finish(svc, account, Finish(kid, response.status_code, body))
+    await _finish(svc, Finish(kid, response.status_code, body, by=principal))
     return response
 
 
-async def _finish(svc: Services, account: str, message: Finish) -> None:
+async def _finish(svc: Services, message: Finish) -> None:
     with trio.CancelScope(shield=True):  # also when the client went away
-        await svc.actors.ask(account, message)
+        await svc.actors.ask(message)

@@ -43,7 +43,7 @@ class ActivityKind(StrEnum):
     USER_DELETED = "user_deleted"
     API_KEY_CREATED = "api_key_created"
     API_KEY_REVOKED = "api_key_revoked"
-    # agents, their approvals and policy (actors/agent_ops.py, actors/run_ops.py, agents/gate.py)
+    # agents, their approvals and policy (agents/writes.py, agents/run_writes.py, agents/gate.py)
     AGENT_TOOL_CALL = "agent_tool_call"
     AGENT_CREATED = "agent_created"
     APPROVAL_REQUESTED = "approval_requested"

@@ -34,7 +34,7 @@ class ObjectRow(Protocol):
 
 class StoredObject(Protocol):
     """A typed workspace object (an approval, a webhook, a delivery, a reminder): what the one
-    place that turns it into a stored row needs (``ObjectWrite.of`` in ``actors/agent_ops.py``).
+    place that turns it into a stored row needs (``ObjectWrite.of`` in ``actors/object_ops.py``).
     Each type reads itself back with ``from_row``."""
 
     @property

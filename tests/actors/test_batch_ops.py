@@ -32,9 +32,11 @@ async def names(runtime: Runtime, ws: Workspace) -> list[str]:
 
 async def test_one_invalid_item_fails_the_whole_batch(runtime: Runtime, ws: Workspace) -> None:
     schema = await deals(runtime, ws)
-    batch = BatchWrite(schema.module.module_id, (item("A"), item("B", "nope"), item("C")))
+    batch = BatchWrite(
+        schema.module.module_id, (item("A"), item("B", "nope"), item("C")), by=ws.system
+    )
     with pytest.raises(ValidationFailed) as caught:
-        await runtime.actors.ask(ws.account_id, batch)
+        await runtime.actors.ask(batch)
     assert caught.value.message == "1 of 3 records are invalid; none was written"
     assert caught.value.data == {"invalidIndexes": [1]}
     assert caught.value.issues[0].path[:2] == ("records", 1)
@@ -49,8 +51,9 @@ async def test_an_import_writes_the_valid_items_and_reports_the_rest(
         schema.module.module_id,
         (item("A"), item("B", "nope"), item("C")),
         all_or_nothing=False,
+        by=ws.system,
     )
-    outcome = await runtime.actors.ask(ws.account_id, batch)
+    outcome = await runtime.actors.ask(batch)
     assert [(index, created) for index, _, created in outcome.written] == [(0, True), (2, True)]
     assert [index for index, _ in outcome.rejected] == [1]
     assert await names(runtime, ws) == ["A", "C"]
@@ -60,6 +63,6 @@ async def test_upserts_need_a_unique_field(runtime: Runtime, ws: Workspace) -> N
     schema = await deals(runtime, ws)
     module_id = schema.module.module_id
     with pytest.raises(BadRequest, match="upsertBy: module 'deals' has no field 'nope'"):
-        await runtime.actors.ask(ws.account_id, BatchWrite(module_id, (item("A"),), "nope"))
+        await runtime.actors.ask(BatchWrite(module_id, (item("A"),), "nope", by=ws.system))
     with pytest.raises(BadRequest, match="upsertBy: field 'name' is not unique"):
-        await runtime.actors.ask(ws.account_id, BatchWrite(module_id, (item("A"),), "name"))
+        await runtime.actors.ask(BatchWrite(module_id, (item("A"),), "name", by=ws.system))

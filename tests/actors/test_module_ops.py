@@ -33,7 +33,7 @@ async def test_another_process_reads_each_schema_change_at_once(
         assert before.get("projects") is None
 
         made: ModuleSchema = await runtime.actors.ask(
-            ws.account_id, CreateModule("projects", "Projects", FIELDS)
+            CreateModule("projects", "Projects", FIELDS, by=ws.system)
         )
         version = await other.schema_version(ws.account_id)
         assert version > before.version
@@ -44,11 +44,12 @@ async def test_another_process_reads_each_schema_change_at_once(
 
         phase = made.fields[1]
         row = await runtime.actors.ask(
-            ws.account_id,
-            CreateRecord(made.module.module_id, "Rocket", {"title": "Rocket", "phase": "done"}),
+            CreateRecord(
+                made.module.module_id, "Rocket", {"title": "Rocket", "phase": "done"}, by=ws.system
+            ),
         )
         await runtime.actors.ask(
-            ws.account_id, UpdateField(made.module.module_id, phase.field_id, archived=True)
+            UpdateField(made.module.module_id, phase.field_id, archived=True, by=ws.system)
         )
         version = await other.schema_version(ws.account_id)
         seen = (await registry.get(ws.account_id, version)).get("projects")
@@ -60,7 +61,7 @@ async def test_another_process_reads_each_schema_change_at_once(
         stored = await other.get_record(ws.account_id, made.module.module_id, row.record_id)
         assert stored is not None and stored.fields["phase"] == "done"
 
-        await runtime.actors.ask(ws.account_id, UpdateModule(made.module.module_id, archived=True))
+        await runtime.actors.ask(UpdateModule(made.module.module_id, archived=True, by=ws.system))
         version = await other.schema_version(ws.account_id)
         assert (await registry.get(ws.account_id, version)).get("projects") is None
         stored = await other.get_record(ws.account_id, made.module.module_id, row.record_id)

@@ -53,8 +53,8 @@ async def create(
     schema = await schema_of(runtime, ws, module)
     if schema.field("name") is not None:
         fields = {"name": name, **fields}
-    message = CreateRecord(schema.module.module_id, name, fields)
-    row: RecordRow = await runtime.actors.ask(ws.account_id, message)
+    message = CreateRecord(schema.module.module_id, name, fields, by=ws.system)
+    row: RecordRow = await runtime.actors.ask(message)
     return row
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from fieldhouse.actors.admin_ops import InstallTemplate
 from fieldhouse.actors.bootstrap import init_workspace
 from fieldhouse.actors.schemas import SchemaRegistry
+from fieldhouse.model.principal import SystemActor
 from fieldhouse.runtime import Runtime
 from tests.conftest import Workspace
 
@@ -18,7 +19,7 @@ async def test_a_snapshot_is_reused_until_a_newer_version_is_asked_for(runtime: 
     first = await registry.get(account)
     assert await registry.get(account) is first
     assert await registry.get(account, at_least=first.version) is first
-    await runtime.actors.ask(account, InstallTemplate("tasks"))
+    await runtime.actors.ask(InstallTemplate("tasks", by=SystemActor(account, "test")))
     assert (await registry.get(account)).get("tasks") is None  # still the old snapshot
     fresh = await registry.get(account, at_least=first.version + 1)
     assert fresh.version > first.version

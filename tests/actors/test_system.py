@@ -45,16 +45,16 @@ async def test_one_bad_message_does_not_fail_its_batch(
 
     async def send(name: str, message: Message[object]) -> None:
         try:
-            results[name] = await runtime.actors.ask(ws.account_id, message)
+            results[name] = await runtime.actors.ask(message)
         except Exception as exc:
             results[name] = exc
 
     with caplog.at_level(logging.ERROR):
         async with trio.open_nursery() as nursery:
-            nursery.start_soon(send, "a", CreateLabel("A"))
-            nursery.start_soon(send, "boom", Explode())
-            nursery.start_soon(send, "dup", CreateLabel("A"))
-            nursery.start_soon(send, "b", CreateLabel("B"))
+            nursery.start_soon(send, "a", CreateLabel("A", by=ws.system))
+            nursery.start_soon(send, "boom", Explode(by=ws.system))
+            nursery.start_soon(send, "dup", CreateLabel("A", by=ws.system))
+            nursery.start_soon(send, "b", CreateLabel("B", by=ws.system))
     assert isinstance(results["boom"], InternalError)
     # trio does not promise which of the two same-named labels reaches the actor first
     outcomes = [results["a"], results["dup"]]
@@ -71,7 +71,7 @@ async def test_concurrent_writes_share_commits_and_keep_order(
     replies: list[tuple[int, int]] = []
 
     async def send(i: int) -> None:
-        replies.append(await runtime.actors.ask(ws.account_id, RecordBatch(str(i))))
+        replies.append(await runtime.actors.ask(RecordBatch(str(i), by=ws.system)))
 
     async with trio.open_nursery() as nursery:
         for i in range(100):
@@ -115,14 +115,14 @@ async def test_a_crashed_batch_restarts_only_that_actor(
 
         monkeypatch.setattr(postgres, "commit", failing_pg_commit)
     with pytest.raises(InternalError):
-        await runtime.actors.ask(ws.account_id, CreateLabel("lost"))
+        await runtime.actors.ask(CreateLabel("lost", by=ws.system))
     assert runtime.actors.restarts == 1
     monkeypatch.undo()
     # the restarted actor serves its workspace again; the failed write left nothing behind
-    await runtime.actors.ask(ws.account_id, CreateLabel("kept"))
+    await runtime.actors.ask(CreateLabel("kept", by=ws.system))
     names = [label["name"] for label in await runtime.store.list_labels(ws.account_id)]
     assert names == ["kept"]
-    await runtime.actors.ask(other_ws.account_id, CreateLabel("other"))
+    await runtime.actors.ask(CreateLabel("other", by=other_ws.system))
 
 
 @dataclass(frozen=True)
@@ -147,21 +147,21 @@ async def test_a_write_the_database_refuses_fails_only_its_own_message(
 ) -> None:
     _, schemas = await runtime.store.load_schemas(ws.account_id)
     module_id = next(iter(schemas.values())).module.module_id
-    first = await runtime.actors.ask(ws.account_id, InsertRow(module_id, "taken"))
+    first = await runtime.actors.ask(InsertRow(module_id, "taken", by=ws.system))
     results: dict[str, object] = {}
 
     async def send(name: str, message: Message[object]) -> None:
         try:
-            results[name] = await runtime.actors.ask(ws.account_id, message)
+            results[name] = await runtime.actors.ask(message)
         except Exception as exc:
             results[name] = exc
 
     with caplog.at_level(logging.ERROR):
         async with trio.open_nursery() as nursery:
-            nursery.start_soon(send, "a", InsertRow(module_id, "free-a"))
-            nursery.start_soon(send, "dup", InsertRow(module_id, "taken"))
-            nursery.start_soon(send, "b", InsertRow(module_id, "free-b"))
-            nursery.start_soon(send, "label", CreateLabel("kept"))
+            nursery.start_soon(send, "a", InsertRow(module_id, "free-a", by=ws.system))
+            nursery.start_soon(send, "dup", InsertRow(module_id, "taken", by=ws.system))
+            nursery.start_soon(send, "b", InsertRow(module_id, "free-b", by=ws.system))
+            nursery.start_soon(send, "label", CreateLabel("kept", by=ws.system))
     assert isinstance(results["dup"], InternalError)
     assert isinstance(results["a"], int) and isinstance(results["b"], int)
     # gap-free: the failed write took no number
@@ -177,8 +177,8 @@ async def test_a_lone_write_the_database_refuses_fails_without_a_restart(
 ) -> None:
     _, schemas = await runtime.store.load_schemas(ws.account_id)
     module_id = next(iter(schemas.values())).module.module_id
-    first = await runtime.actors.ask(ws.account_id, InsertRow(module_id, "taken"))
+    first = await runtime.actors.ask(InsertRow(module_id, "taken", by=ws.system))
     with pytest.raises(InternalError):
-        await runtime.actors.ask(ws.account_id, InsertRow(module_id, "taken"))
+        await runtime.actors.ask(InsertRow(module_id, "taken", by=ws.system))
     assert runtime.actors.restarts == 0
-    assert await runtime.actors.ask(ws.account_id, InsertRow(module_id, "next")) == first + 1
+    assert await runtime.actors.ask(InsertRow(module_id, "next", by=ws.system)) == first + 1

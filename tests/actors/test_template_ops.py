@@ -39,7 +39,7 @@ async def field(runtime: Runtime, ws: Workspace, slug: str) -> FieldDef:
 async def new_deal(runtime: Runtime, ws: Workspace, name: str, **fields: Any) -> RecordRow:
     module_id = (await deals(runtime, ws)).module.module_id
     values = {"name": name, "stage": "lead", **fields}
-    row: RecordRow = await runtime.actors.ask(ws.account_id, CreateRecord(module_id, name, values))
+    row: RecordRow = await runtime.actors.ask(CreateRecord(module_id, name, values, by=ws.system))
     return row
 
 
@@ -63,10 +63,10 @@ async def test_reset_restores_the_template_and_keeps_the_counter(
     module_id = schema.module.module_id
     first = await new_deal(runtime, ws, "One")
     stage, lost = await field(runtime, ws, "stage"), await field(runtime, ws, "lost-reason")
-    await ask(ws.account_id, UpdateField(module_id, stage.field_id, label="Phase"))
-    await ask(ws.account_id, DeleteField(module_id, lost.field_id))
-    region = await ask(ws.account_id, CreateField(module_id, "Region", None, "text", {}))
-    outcome = await ask(ws.account_id, ResetToTemplate(module_id, actor_user_id=ws.owner_id))
+    await ask(UpdateField(module_id, stage.field_id, label="Phase", by=ws.system))
+    await ask(DeleteField(module_id, lost.field_id, by=ws.system))
+    region = await ask(CreateField(module_id, "Region", None, "text", {}, by=ws.system))
+    outcome = await ask(ResetToTemplate(module_id, by=ws.as_owner))
     assert outcome == ResetOutcome(
         fields_removed=1, fields_added=1, views_added=0, references_added=0, skipped_slugs=()
     )
@@ -83,7 +83,7 @@ async def test_reset_restores_the_template_and_keeps_the_counter(
         1,
         1,
     )
-    again = await ask(ws.account_id, ResetToTemplate(module_id))
+    again = await ask(ResetToTemplate(module_id, by=ws.system))
     assert (again.fields_removed, again.fields_added) == (0, 0)
 
 
@@ -109,7 +109,7 @@ async def test_only_a_module_of_a_known_template_can_be_reset(
         await txn.insert_module(plain)
         await txn.bump_schema_version()
     with pytest.raises(Conflict) as refused:
-        await runtime.actors.ask(ws.account_id, ResetToTemplate(plain.module_id))
+        await runtime.actors.ask(ResetToTemplate(plain.module_id, by=ws.system))
     assert refused.value.message == f"Module 'plain' {reason}; there is nothing to reset it to"
     assert refused.value.data == {"moduleId": plain.module_id, "templateSlug": template_slug}
 
@@ -122,14 +122,19 @@ async def test_a_new_formula_field_is_computed_for_existing_records(
     deal = await new_deal(runtime, ws, "Big One")
     last = max(f.sort_order for f in (await deals(runtime, ws)).fields)
     shout = CreateField(
-        module_id, "Shout", None, "formula", {"formula": {"expression": "UPPER({name})"}}
+        module_id,
+        "Shout",
+        None,
+        "formula",
+        {"formula": {"expression": "UPPER({name})"}},
+        by=ws.system,
     )
-    made = await ask(ws.account_id, shout)
+    made = await ask(shout)
     assert (made.slug, made.vendor_managed, made.sort_order) == ("shout", False, last + 1)
     assert made == await field(runtime, ws, "shout")
     assert (await fields_of(runtime, ws, deal.record_id))["shout"] == "BIG ONE"
     with pytest.raises(Conflict) as taken:
-        await ask(ws.account_id, CreateField(module_id, "Shout", None, "text", {}))
+        await ask(CreateField(module_id, "Shout", None, "text", {}, by=ws.system))
     assert taken.value.message == (
         "Module 'deals' already has a field with slug 'shout'; send a different slug"
     )
@@ -137,7 +142,7 @@ async def test_a_new_formula_field_is_computed_for_existing_records(
     version = await runtime.store.schema_version(ws.account_id)
     with pytest.raises(ValidationFailed):
         bad = {"formula": {"expression": "UPPER("}}
-        await ask(ws.account_id, CreateField(module_id, "Broken", None, "formula", bad))
+        await ask(CreateField(module_id, "Broken", None, "formula", bad, by=ws.system))
     assert await runtime.store.schema_version(ws.account_id) == version
     assert (await deals(runtime, ws)).field("broken") is None
 
@@ -148,13 +153,13 @@ async def test_backfill_numbers_only_the_records_without_a_number(
     ask = runtime.actors.ask
     module_id = (await deals(runtime, ws)).module.module_id
     older, newer = await new_deal(runtime, ws, "A"), await new_deal(runtime, ws, "B")
-    ticket = await ask(ws.account_id, CreateField(module_id, "Ticket", None, "autonumber", TICKET))
+    ticket = await ask(CreateField(module_id, "Ticket", None, "autonumber", TICKET, by=ws.system))
     shout = {"formula": {"expression": "UPPER({ticket})"}}
-    await ask(ws.account_id, CreateField(module_id, "Shout", None, "formula", shout))
+    await ask(CreateField(module_id, "Shout", None, "formula", shout, by=ws.system))
     numbered = await new_deal(runtime, ws, "C")
     assert numbered.fields["ticket"] == "t-010"
     edited, count = await ask(
-        ws.account_id, UpdateField(module_id, ticket.field_id, backfill_existing=True)
+        UpdateField(module_id, ticket.field_id, backfill_existing=True, by=ws.system)
     )
     assert count == 2
     assert edited.config["autonumber"]["nextValue"] == 13
@@ -172,7 +177,7 @@ async def test_backfill_numbers_only_the_records_without_a_number(
     ]
     stage = await field(runtime, ws, "stage")
     with pytest.raises(ValidationFailed) as wrong:
-        await ask(ws.account_id, UpdateField(module_id, stage.field_id, backfill_existing=True))
+        await ask(UpdateField(module_id, stage.field_id, backfill_existing=True, by=ws.system))
     assert wrong.value.issues[0].path == ("backfillExisting",)
 
 
@@ -181,8 +186,10 @@ async def test_an_update_that_changes_nothing_writes_nothing(
 ) -> None:
     stage = await field(runtime, ws, "stage")
     version = await runtime.store.schema_version(ws.account_id)
-    same = UpdateField(stage.module_id, stage.field_id, label=stage.label, is_required=True)
-    assert await runtime.actors.ask(ws.account_id, same) == (stage, 0)
+    same = UpdateField(
+        stage.module_id, stage.field_id, label=stage.label, is_required=True, by=ws.system
+    )
+    assert await runtime.actors.ask(same) == (stage, 0)
     assert await runtime.store.schema_version(ws.account_id) == version
     assert await activity(runtime, ws, "field_updated") == []
 
@@ -197,27 +204,26 @@ async def test_an_archived_formula_is_computed_again_when_it_comes_back(
     module_id = (await deals(runtime, ws)).module.module_id
     deal = await new_deal(runtime, ws, "Big One")
     shout = {"formula": {"expression": "UPPER({name})"}}
-    made = await ask(ws.account_id, CreateField(module_id, "Shout", None, "formula", shout))
+    made = await ask(CreateField(module_id, "Shout", None, "formula", shout, by=ws.system))
     archived, _ = await ask(
-        ws.account_id, UpdateField(module_id, made.field_id, label="Loud", archived=True)
+        UpdateField(module_id, made.field_id, label="Loud", archived=True, by=ws.system)
     )
     assert (archived.label, archived.archived_at is not None) == ("Loud", True)
     await ask(
-        ws.account_id,
-        UpdateRecord(module_id, deal.record_id, "Small One", {"name": "Small One"}),
+        UpdateRecord(module_id, deal.record_id, "Small One", {"name": "Small One"}, by=ws.system),
     )
     assert (await fields_of(runtime, ws, deal.record_id))["shout"] == "BIG ONE"
     with pytest.raises(Conflict) as refused:
-        await ask(ws.account_id, UpdateField(module_id, made.field_id, config=shout))
+        await ask(UpdateField(module_id, made.field_id, config=shout, by=ws.system))
     assert refused.value.message == (
         "Field 'shout' is archived; send archived false (with or before other changes) to "
         "change its config or backfill it"
     )
     assert refused.value.data == {"fieldId": made.field_id, "slug": "shout"}
-    relabelled, _ = await ask(ws.account_id, UpdateField(module_id, made.field_id, label="Shout"))
+    relabelled, _ = await ask(UpdateField(module_id, made.field_id, label="Shout", by=ws.system))
     assert relabelled.archived_at is not None
     assert (await fields_of(runtime, ws, deal.record_id))["shout"] == "BIG ONE"
-    back, count = await ask(ws.account_id, UpdateField(module_id, made.field_id, archived=False))
+    back, count = await ask(UpdateField(module_id, made.field_id, archived=False, by=ws.system))
     assert (back.label, back.archived_at, count) == ("Shout", None, 0)
     assert (await fields_of(runtime, ws, deal.record_id))["shout"] == "SMALL ONE"
     ids = {"fieldId": made.field_id, "slug": "shout"}
@@ -237,7 +243,7 @@ async def test_deleting_a_field_clears_its_values_and_references(
     module_id = schema.module.module_id
     amount = await field(runtime, ws, "amount")
     with pytest.raises(Conflict) as used:
-        await ask(ws.account_id, DeleteField(module_id, amount.field_id))
+        await ask(DeleteField(module_id, amount.field_id, by=ws.system))
     # a formula of its own module and a rollup of another one compute from it
     assert used.value.data == {
         "dependentFields": ["deals.weighted-value", "companies.total-won-deal-value"]
@@ -245,12 +251,11 @@ async def test_deleting_a_field_clears_its_values_and_references(
     assert (await deals(runtime, ws)).field("amount") == amount
     company_schema = (await runtime.store.load_schemas(ws.account_id))[1]["companies"]
     acme: RecordRow = await ask(
-        ws.account_id,
-        CreateRecord(company_schema.module.module_id, "Acme", {"name": "Acme"}),
+        CreateRecord(company_schema.module.module_id, "Acme", {"name": "Acme"}, by=ws.system),
     )
     deal = await new_deal(runtime, ws, "Big", company=acme.record_id)
     company = await field(runtime, ws, "company")
-    await ask(ws.account_id, DeleteField(module_id, company.field_id, actor_user_id=ws.owner_id))
+    await ask(DeleteField(module_id, company.field_id, by=ws.as_owner))
     after = await deals(runtime, ws)
     assert after.field("company") is None
     assert [r.slug for r in after.references] == ["contacts"]

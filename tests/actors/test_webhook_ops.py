@@ -9,7 +9,7 @@ from dataclasses import replace
 import pytest
 
 from fieldhouse.actors import webhook_ops as hooks
-from fieldhouse.actors.agent_ops import ApplyObjects, ObjectWrite
+from fieldhouse.actors.object_ops import ApplyObjects, ObjectWrite
 from fieldhouse.config import Settings
 from fieldhouse.model.errors import NotFound, ValidationFailed
 from fieldhouse.model.webhooks import DELIVERY, DeliveryStatus
@@ -82,7 +82,7 @@ async def test_a_replayed_delivery_retries_afresh_and_keeps_its_log(
         "attempts": tried,
     }
     seeded = ObjectWrite(DELIVERY, f"{hook.webhook_id}-7", data, "failed")
-    await runtime.actors.ask(ws.account_id, ApplyObjects((seeded,)))
+    await runtime.actors.ask(ApplyObjects((seeded,), by=ws.system))
     with pytest.raises(NotFound, match="Delivery"):
         await hooks.replay_delivery(runtime.actors, owner, second.webhook_id, seeded.object_id)
     again = await hooks.replay_delivery(runtime.actors, owner, hook.webhook_id, seeded.object_id)

@@ -174,7 +174,7 @@ async def last_seq(runtime: Runtime, ws: Workspace) -> int:
 
 async def test_a_batch_commits_once_in_mailbox_order(runtime: Runtime, ws: Workspace) -> None:
     before = await last_seq(runtime, ws)
-    messages = [Probe(str(i)) for i in range(5)]
+    messages = [Probe(str(i), by=ws.system) for i in range(5)]
     seen = await drain(runtime, ws, messages, batch_size=2)
     assert seen.batches == [2, 2, 1]
     assert [await outcome(m) for m in messages] == [before + 1 + i for i in range(5)]
@@ -191,7 +191,12 @@ async def test_a_failing_message_leaves_nothing_and_spares_its_neighbours(
     runtime: Runtime, ws: Workspace, caplog: pytest.LogCaptureFixture
 ) -> None:
     before = await last_seq(runtime, ws)
-    messages: list[Message[Any]] = [Probe("a"), Crash(), Refuse(), Probe("b")]
+    messages: list[Message[Any]] = [
+        Probe("a", by=ws.system),
+        Crash(by=ws.system),
+        Refuse(by=ws.system),
+        Probe("b", by=ws.system),
+    ]
     with caplog.at_level(logging.ERROR):
         seen = await drain(runtime, ws, messages)
     a, crash, refused, b = [await outcome(m) for m in messages]
@@ -208,7 +213,7 @@ async def test_a_failing_message_leaves_nothing_and_spares_its_neighbours(
 async def test_a_lone_failing_message_is_rolled_back(runtime: Runtime, ws: Workspace) -> None:
     before = await last_seq(runtime, ws)
     version = await runtime.store.schema_version(ws.account_id)
-    refused = Refuse()
+    refused = Refuse(by=ws.system)
     seen = await drain(runtime, ws, [refused])
     assert isinstance(await outcome(refused), Conflict)
     assert await last_seq(runtime, ws) == before
@@ -221,13 +226,13 @@ async def test_a_write_the_database_refuses_fails_alone(
 ) -> None:
     _, schemas = await runtime.store.load_schemas(ws.account_id)
     module_id = schemas["deals"].module.module_id
-    await drain(runtime, ws, [InsertRow(module_id, "taken")])
+    await drain(runtime, ws, [InsertRow(module_id, "taken", by=ws.system)])
     before = await last_seq(runtime, ws)
     messages = [
-        InsertRow(module_id, "free-a"),
-        InsertRow(module_id, "taken"),
-        Probe("p"),
-        InsertRow(module_id, "free-b"),
+        InsertRow(module_id, "free-a", by=ws.system),
+        InsertRow(module_id, "taken", by=ws.system),
+        Probe("p", by=ws.system),
+        InsertRow(module_id, "free-b", by=ws.system),
     ]
     with caplog.at_level(logging.WARNING):
         seen = await drain(runtime, ws, messages)
@@ -251,7 +256,7 @@ async def test_a_schema_change_is_announced_before_anyone_hears_of_the_write(
 ) -> None:
     version = await runtime.store.schema_version(ws.account_id)
     order: list[str] = []
-    edit = EditSchema()
+    edit = EditSchema(by=ws.system)
 
     async def on_change() -> None:
         # were the reply already out, its waiter would run while this waits
@@ -305,7 +310,7 @@ async def test_what_arrives_while_another_process_holds_the_lock_joins_the_batch
     runtime: Runtime, ws: Workspace
 ) -> None:
     before = await last_seq(runtime, ws)
-    messages = [Probe(str(i)) for i in range(5)]
+    messages = [Probe(str(i), by=ws.system) for i in range(5)]
     seen = await lock_held_elsewhere(runtime, ws, messages[0], messages[1:])
     # the four that came while it waited were committed with the first, in mailbox order
     assert seen.batches == [5]
@@ -317,7 +322,12 @@ async def test_a_light_batch_is_topped_up_with_light_messages_only(
     runtime: Runtime, ws: Workspace
 ) -> None:
     before = await last_seq(runtime, ws)
-    messages = [LightProbe("0"), LightProbe("1"), Probe("2"), LightProbe("3")]
+    messages = [
+        LightProbe("0", by=ws.system),
+        LightProbe("1", by=ws.system),
+        Probe("2", by=ws.system),
+        LightProbe("3", by=ws.system),
+    ]
     seen = await lock_held_elsewhere(runtime, ws, messages[0], messages[1:])
     # the heavy one starts the next batch (which takes anything), mailbox order kept
     assert seen.batches == [2, 2]
@@ -334,7 +344,7 @@ async def test_writes_the_driver_refuses_fail_alone_among_valid_ones_in_every_co
     module_id = schemas["deals"].module.module_id
     poisons = ["lone \ud800 surrogate", "nul \x00 inside"] if backend == "postgres" else ["\ud800"]
     messages = [
-        Create(module_id, poisons[i % len(poisons)] if i % 4 == 1 else f"valid {i}")
+        Create(module_id, poisons[i % len(poisons)] if i % 4 == 1 else f"valid {i}", by=ws.system)
         for i in range(64)
     ]
     with caplog.at_level(logging.ERROR):

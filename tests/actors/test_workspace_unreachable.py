@@ -47,7 +47,7 @@ async def test_writes_wait_out_the_database_going_away_and_commit_once_it_is_bac
     runtime: Runtime, ws: Workspace
 ) -> None:
     module_id = await deals_module(runtime, ws)
-    messages = [Create(module_id, f"waited {i}") for i in range(6)]
+    messages = [Create(module_id, f"waited {i}", by=ws.system) for i in range(6)]
     async with relayed(runtime) as (proxy, store):
         proxy.go_away()
         async with trio.open_nursery() as nursery:
@@ -65,7 +65,7 @@ async def test_a_database_that_stays_away_gets_the_writes_a_503_and_nothing_writ
     runtime: Runtime, ws: Workspace
 ) -> None:
     module_id = await deals_module(runtime, ws)
-    messages = [Create(module_id, f"refused {i}") for i in range(3)]
+    messages = [Create(module_id, f"refused {i}", by=ws.system) for i in range(3)]
     async with relayed(runtime) as (proxy, store):
         proxy.go_away()
         await drain(runtime, ws, messages, store=store, store_retry_seconds=0.3)
@@ -81,8 +81,8 @@ async def test_a_lost_commit_runs_again_and_a_lost_answer_is_acknowledged_once(
     runtime: Runtime, ws: Workspace
 ) -> None:
     module_id = await deals_module(runtime, ws)
-    lost_commit = [Create(module_id, f"commit lost {i}") for i in range(4)]
-    lost_answer = [Create(module_id, f"answer lost {i}") for i in range(4)]
+    lost_commit = [Create(module_id, f"commit lost {i}", by=ws.system) for i in range(4)]
+    lost_answer = [Create(module_id, f"answer lost {i}", by=ws.system) for i in range(4)]
     async with relayed(runtime) as (proxy, store):
         proxy.lose = "commit"  # the server never sees it and rolls the batch back
         await drain(runtime, ws, lost_commit, store=store)

@@ -9,7 +9,7 @@ import httpx
 import pytest
 import trio
 
-from fieldhouse.actors.run_ops import AGENT
+from fieldhouse.agents.run_writes import AGENT
 from fieldhouse.cli import main
 from fieldhouse.config import Settings
 from fieldhouse.runtime import open_runtime

@@ -54,7 +54,7 @@ async def test_nothing_runs_for_a_deleted_session_user(
     member = await add_user(runtime, ws, "member")
     admin = await principal_of(runtime, await add_user(runtime, ws, "admin"))
     approval_id = await ask_in_session(client, runtime, member)
-    await runtime.actors.ask(ws.account_id, ops.DeleteUser(member.owner_id))
+    await runtime.actors.ask(ops.DeleteUser(member.owner_id, by=ws.system))
     with pytest.raises(Conflict, match="revoked, or by a user who has been deleted"):
         await decisions.approve(runtime.services.agents, build_executor(), admin, approval_id, None)
     assert await objects(runtime, ws, "email") == []

@@ -11,14 +11,14 @@ from dataclasses import dataclass
 import httpx
 import pytest
 
-from fieldhouse.actors.agent_ops import ApplyObjects, ObjectWrite
-from fieldhouse.actors.run_ops import AGENT_RUN
+from fieldhouse.actors.object_ops import ApplyObjects, ObjectWrite
 from fieldhouse.agents.caps import argument_bytes, capped
 from fieldhouse.agents.contract import ToolCall, ToolSpec
 from fieldhouse.agents.providers.base import Step, TextSink, Turn
 from fieldhouse.agents.providers.openai import OpenAIProvider
 from fieldhouse.agents.registry import build_executor
 from fieldhouse.agents.run import AgentRun, AgentRuntime, RunRequest
+from fieldhouse.agents.run_writes import AGENT_RUN
 from fieldhouse.model.agent_policy import Policy
 from fieldhouse.model.agents import RunRecord
 from fieldhouse.model.listquery import parse_list_query
@@ -92,7 +92,7 @@ async def test_calls_per_step_and_record_writes_without_approval_are_capped(
 
 async def test_a_run_stops_at_its_limit_of_tool_calls(runtime: Runtime, ws: Workspace) -> None:
     policy = ObjectWrite("policy", "agents", {"maxToolCallsPerRun": 15}, "active", mode="upsert")
-    await runtime.actors.ask(ws.account_id, ApplyObjects((policy,)))
+    await runtime.actors.ask(ApplyObjects((policy,), by=ws.system))
     run, record = await run_with(runtime, ws, Flood(steps=3))
     assert record.status == "failed"
     assert record.error == "The run stopped at its limit of 15 tool calls"

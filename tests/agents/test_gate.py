@@ -3,9 +3,11 @@ call; an approval runs its one call once, or ends failed or expired, never reusa
 
 from __future__ import annotations
 
-from fieldhouse.actors.agent_ops import ApplyObjects, DecideApproval, ObjectWrite
+from fieldhouse.actors import admin_ops as ops
+from fieldhouse.actors.object_ops import ApplyObjects, ObjectWrite
 from fieldhouse.agents.contract import ToolCall
 from fieldhouse.agents.gate import args_hash
+from fieldhouse.agents.writes import DecideApproval
 from fieldhouse.model.agents import Approval
 from fieldhouse.model.errors import Conflict
 from fieldhouse.runtime import Runtime
@@ -18,7 +20,7 @@ from tests.agents.toolkit import (
     expire,
     objects,
 )
-from tests.conftest import Workspace
+from tests.conftest import Workspace, add_user
 
 MAIL = {"to": ["ada@example.com"], "subject": "Hello", "body": "Hi Ada"}
 #: another person than the workspace's owner, who asks for the calls here
@@ -27,7 +29,7 @@ APPROVER = "00000000-0000-4000-8000-0000000000a1"
 
 async def approve_directly(runtime: Runtime, ws: Workspace, approval_id: str) -> Approval:
     decided: Approval = await runtime.actors.ask(
-        ws.account_id, DecideApproval(approval_id, True, approver(ws.account_id, APPROVER))
+        DecideApproval(approval_id, True, by=approver(ws.account_id, APPROVER))
     )
     return decided
 
@@ -94,8 +96,7 @@ async def test_a_failed_call_leaves_its_approval_failed(runtime: Runtime, ws: Wo
     for approve in (True, False):
         try:
             await runtime.actors.ask(
-                ws.account_id,
-                DecideApproval(pending.approval_id, approve, approver(ws.account_id, APPROVER)),
+                DecideApproval(pending.approval_id, approve, by=approver(ws.account_id, APPROVER)),
             )
         except Conflict as exc:
             assert "already decided (failed)" in exc.message
@@ -161,7 +162,7 @@ async def test_made_up_or_forged_approvals_do_not_run(runtime: Runtime, ws: Work
         {"tool": "email.send", "arguments": MAIL, "argsHash": "0" * 64},
         "approved",
     )
-    await runtime.actors.ask(ws.account_id, ApplyObjects((forged,)))
+    await runtime.actors.ask(ApplyObjects((forged,), by=ws.system))
     row = await runtime.store.get_object(ws.account_id, "approval", "forged")
     assert row is not None
     assert (await run.execute_approved(Approval.from_row(row), ctx)).status == "error"
@@ -173,7 +174,7 @@ async def test_rejected_approval_never_runs(runtime: Runtime, ws: Workspace) -> 
     pending = await call(ctx, "email.send", **MAIL)
     assert pending.approval_id is not None
     await runtime.actors.ask(
-        ws.account_id, DecideApproval(pending.approval_id, False, approver(ws.account_id, APPROVER))
+        DecideApproval(pending.approval_id, False, by=approver(ws.account_id, APPROVER))
     )
     again = await call(ctx, "email.send", **MAIL)
     assert again.status == "pending_approval" and again.approval_id != pending.approval_id
@@ -199,7 +200,7 @@ async def test_auto_approve_policy(runtime: Runtime, ws: Workspace) -> None:
 
     async def policy(data: dict[str, object]) -> None:
         write = ObjectWrite("policy", "agents", data, "active", mode="upsert")
-        await runtime.actors.ask(ws.account_id, ApplyObjects((write,)))
+        await runtime.actors.ask(ApplyObjects((write,), by=ws.system))
 
     for setter in ({}, {"setBy": ws.owner_id}):
         await policy({"autoApprove": ["email.send"], **setter})
@@ -232,3 +233,30 @@ async def test_unknown_tool_and_labels(runtime: Runtime, ws: Workspace) -> None:
         assert spec.parameters["type"] == "object"
         assert spec.parameters["additionalProperties"] is False
         assert "$defs" not in str(spec.parameters)
+
+
+async def test_an_approved_call_writes_only_while_its_requester_still_may(
+    runtime: Runtime, ws: Workspace
+) -> None:
+    """An approved call runs as its requester, with their rights read before it runs and
+    checked again by the actor as it writes: a key revoked in between writes nothing, and
+    the approval ends failed."""
+    policy = ObjectWrite(
+        "policy", "agents", {"requireApproval": ["records.create"]}, "active", mode="upsert"
+    )
+    await runtime.actors.ask(ApplyObjects((policy,), by=ws.system))
+    member = await add_user(runtime, ws, "member")
+    asking = await context(runtime, member)  # the requester's rights, read now
+    deal = {"name": "Sneaky", "stage": "lead"}
+    pending = await call(
+        asking, "records.create", module="deals", displayName="Sneaky", fields=deal
+    )
+    assert pending.approval_id is not None
+    approved = await approve_directly(runtime, ws, pending.approval_id)
+    await runtime.actors.ask(ops.RevokeApiKey(member.key_id, by=ws.system))
+    outcome = await executor(runtime).execute_approved(approved, asking)
+    assert outcome.status == "error" and outcome.result["code"] == "forbidden"
+    assert "revoked" in outcome.summary
+    (approval,) = await objects(runtime, ws, "approval")
+    assert approval.status == "failed"
+    assert "record_created" not in await activity_types(runtime, ws)

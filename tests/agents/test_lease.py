@@ -9,12 +9,12 @@ from dataclasses import dataclass, field
 import trio
 import trio.testing
 
-from fieldhouse.actors.run_ops import AGENT_RUN
 from fieldhouse.agents.contract import ToolCall, ToolSpec
 from fieldhouse.agents.lease import LEASE_RENEW_SECONDS
 from fieldhouse.agents.providers.base import Step, TextSink, Turn
 from fieldhouse.agents.registry import build_executor
 from fieldhouse.agents.run import TAKEN_OVER, AgentRun, AgentRuntime, RunRequest
+from fieldhouse.agents.run_writes import AGENT_RUN
 from fieldhouse.agents.scheduler import sweep_runs
 from fieldhouse.runtime import Runtime
 from fieldhouse.storage.objects import ObjectRow

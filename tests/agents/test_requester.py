@@ -14,7 +14,7 @@ async def test_a_key_requester_has_the_key_scopes_and_the_role_now(
     runtime: Runtime, ws: Workspace, other_ws: Workspace
 ) -> None:
     await runtime.actors.ask(
-        ws.account_id, ops.CreateRole("sales", frozenset({"deals"}), frozenset())
+        ops.CreateRole("sales", frozenset({"deals"}), frozenset(), by=ws.system)
     )
     sales = await add_user(runtime, ws, "sales", ("records:read", "agents:write"))
     asked = await principal_of(runtime, sales)
@@ -33,7 +33,7 @@ async def test_a_key_requester_has_the_key_scopes_and_the_role_now(
     # a key id with another user's id is nobody either
     forged = Requester(ws.account_id, ws.owner_id, sales.key_id, "api_key")
     assert await current_rights(runtime.store, forged) is None
-    await runtime.actors.ask(ws.account_id, ops.RevokeApiKey(sales.key_id))
+    await runtime.actors.ask(ops.RevokeApiKey(sales.key_id, by=ws.system))
     assert await current_rights(runtime.store, requester) is None
 
 
@@ -53,6 +53,6 @@ async def test_a_session_requester_has_the_role_until_the_user_is_deleted(
     # what a run or an approval stored before the method was kept: a key's when it has one
     assert Requester.stored(ws.account_id, member.owner_id, None, None) == requester
     assert Requester.stored(ws.account_id, "u", "k", None).auth_method == "api_key"
-    await runtime.actors.ask(ws.account_id, ops.DeleteUser(member.owner_id))
+    await runtime.actors.ask(ops.DeleteUser(member.owner_id, by=ws.system))
     assert await current_rights(runtime.store, requester) is None
     assert await current_rights(runtime.store, Requester(ws.account_id, None, None, "jwt")) is None

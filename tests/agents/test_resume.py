@@ -11,8 +11,6 @@ import pytest
 import trio
 
 from fieldhouse.actors.admin_ops import RevokeApiKey
-from fieldhouse.actors.agent_ops import DecideApproval
-from fieldhouse.actors.run_ops import AGENT_RUN, SaveRun
 from fieldhouse.agents.approve import approve
 from fieldhouse.agents.contract import ToolCall, ToolOutcome, ToolSpec
 from fieldhouse.agents.providers import OfflineProvider
@@ -20,6 +18,8 @@ from fieldhouse.agents.providers.base import Step, TextSink, Turn
 from fieldhouse.agents.registry import build_executor
 from fieldhouse.agents.resume import decided_outcome, load_run, prepare_resume
 from fieldhouse.agents.run import AgentRun, AgentRuntime, RunRequest
+from fieldhouse.agents.run_writes import AGENT_RUN, SaveRun
+from fieldhouse.agents.writes import DecideApproval
 from fieldhouse.model.agents import Approval, ApprovalStatus, RunRecord, RunStatus, ToolCallEntry
 from fieldhouse.model.errors import Conflict, NotFound
 from fieldhouse.model.principal import Principal
@@ -116,7 +116,7 @@ async def test_a_run_is_seen_by_its_user_and_the_admins_only(
     runtime: Runtime, ws: Workspace
 ) -> None:
     member = await add_user(runtime, ws, "member")
-    await runtime.actors.ask(ws.account_id, SaveRun(run_record(member.owner_id)))
+    await runtime.actors.ask(SaveRun(run_record(member.owner_id), by=ws.system))
     rt = agents(runtime)
     mine = await load_run(rt, await principal_of(runtime, member), "run-1")
     assert mine.user_id == member.owner_id
@@ -133,10 +133,10 @@ async def test_only_a_finished_run_with_a_waiting_call_is_resumed(
     runtime: Runtime, ws: Workspace
 ) -> None:
     rt, principal = agents(runtime), await principal_of(runtime, ws)
-    await runtime.actors.ask(ws.account_id, SaveRun(run_record(ws.owner_id, RunStatus.RUNNING)))
+    await runtime.actors.ask(SaveRun(run_record(ws.owner_id, RunStatus.RUNNING), by=ws.system))
     with pytest.raises(Conflict, match="Run run-1 is still running"):
         await prepare_resume(rt, principal, "run-1")
-    await runtime.actors.ask(ws.account_id, SaveRun(run_record(ws.owner_id)))
+    await runtime.actors.ask(SaveRun(run_record(ws.owner_id), by=ws.system))
     with pytest.raises(Conflict, match=r"has ended \(succeeded\)"):
         await prepare_resume(rt, principal, "run-1")
 
@@ -150,8 +150,10 @@ async def test_a_resumed_run_reads_the_decision_and_goes_on(
     with pytest.raises(Conflict) as undecided:
         await prepare_resume(rt, principal, first.run_id)
     assert undecided.value.data == {"pendingApprovals": [approval_id]}
-    reject = DecideApproval(approval_id, False, approver(ws.account_id), reason="Wrong recipient")
-    await runtime.actors.ask(ws.account_id, reject)
+    reject = DecideApproval(
+        approval_id, False, reason="Wrong recipient", by=approver(ws.account_id)
+    )
+    await runtime.actors.ask(reject)
     resumed = await prepare_resume(rt, principal, first.run_id)
     rival = await prepare_resume(rt, principal, first.run_id)
     response = await resumed.execute()
@@ -236,7 +238,7 @@ async def test_a_resume_cut_short_is_resumed_and_the_model_then_reads_the_decisi
     run = AgentRun(rt, RunRequest(principal, "mail three people", None))
     (approval_id,) = (await run.execute())["pendingApprovals"]
     await runtime.actors.ask(
-        ws.account_id, DecideApproval(approval_id, False, approver(ws.account_id), reason="Not r0")
+        DecideApproval(approval_id, False, reason="Not r0", by=approver(ws.account_id))
     )
     model.stall = trio.Event()
     async with trio.open_nursery() as nursery:
@@ -258,9 +260,7 @@ async def test_a_revoked_requesters_run_is_not_resumed_by_anyone(
     rt = agents(runtime)
     first = AgentRun(rt, RunRequest(await principal_of(runtime, member), MAIL, None))
     (approval_id,) = (await first.execute())["pendingApprovals"]
-    await runtime.actors.ask(
-        ws.account_id, DecideApproval(approval_id, False, approver(ws.account_id))
-    )
-    await runtime.actors.ask(ws.account_id, RevokeApiKey(member.key_id))
+    await runtime.actors.ask(DecideApproval(approval_id, False, by=approver(ws.account_id)))
+    await runtime.actors.ask(RevokeApiKey(member.key_id, by=ws.system))
     with pytest.raises(Conflict, match="has since been revoked"):
         await prepare_resume(rt, await principal_of(runtime, ws), first.run_id)

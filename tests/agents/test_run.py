@@ -13,7 +13,6 @@ import trio
 import trio.testing
 
 from fieldhouse.actors import admin_ops as ops
-from fieldhouse.actors.run_ops import AGENT_RUN, CreateAgent
 from fieldhouse.agents.caps import progress_reply
 from fieldhouse.agents.contract import ToolCall, ToolContext, ToolExecutor, ToolOutcome, ToolSpec
 from fieldhouse.agents.providers import OfflineProvider
@@ -39,8 +38,10 @@ from fieldhouse.agents.run import (
     ToolStarted,
     load_agent,
 )
+from fieldhouse.agents.run_writes import AGENT_RUN, CreateAgent
 from fieldhouse.model.agents import RunRecord, ToolCallEntry
 from fieldhouse.model.errors import NotFound
+from fieldhouse.model.principal import SystemActor
 from fieldhouse.runtime import Runtime
 from tests.agents.toolkit import principal_of
 from tests.conftest import Workspace, add_user
@@ -275,7 +276,7 @@ async def test_a_message_goes_to_the_named_agent_or_the_default_one(
 ) -> None:
     principal = await principal_of(runtime, ws)
     assert (await load_agent(runtime.store, principal, None)).prompt == DEFAULT_PROMPT
-    agent_id = await runtime.actors.ask(ws.account_id, CreateAgent("Scout", "Find leads"))
+    agent_id = await runtime.actors.ask(CreateAgent("Scout", "Find leads", by=ws.system))
     named = await load_agent(runtime.store, principal, agent_id)
     assert (named.agent_id, named.prompt) == (agent_id, "Find leads")
     with pytest.raises(NotFound) as missing:
@@ -313,7 +314,9 @@ class DeletesItsUser:
     async def step(self, turns: Sequence[Turn], tools: Sequence[ToolSpec], emit: TextSink) -> Step:
         made = sum(1 for t in turns if t.role == "tool")
         if made == 1:
-            await self.runtime.actors.ask(self.account_id, ops.DeleteUser(self.user_id))
+            await self.runtime.actors.ask(
+                ops.DeleteUser(self.user_id, by=SystemActor(self.account_id, "test"))
+            )
         name = f"Contact {made}"
         args = {"module": "contacts", "displayName": name, "fields": {"first-name": name}}
         return Step((ToolCall(f"c{made}", "records.create", args),))

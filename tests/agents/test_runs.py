@@ -7,8 +7,8 @@ import uuid
 
 import pytest
 
-from fieldhouse.actors.run_ops import SaveRun
 from fieldhouse.agents import runs
+from fieldhouse.agents.run_writes import SaveRun
 from fieldhouse.model.agents import RunRecord, RunStatus
 from fieldhouse.model.errors import NotFound
 from fieldhouse.runtime import Runtime
@@ -21,7 +21,7 @@ async def save(runtime: Runtime, ws: Workspace, user_id: str, status: RunStatus,
     run_id = str(uuid.uuid4())
     made = f"2026-01-01T00:00:00.{n:06d}Z"
     run = RunRecord(run_id, None, user_id, None, "m", "x", status, 0, [], [], "", 0, None, made)
-    await runtime.actors.ask(ws.account_id, SaveRun(run))
+    await runtime.actors.ask(SaveRun(run, by=ws.system))
     return run_id
 
 

@@ -10,11 +10,11 @@ import trio
 import trio.testing
 
 from fieldhouse.actors.admin_ops import DeleteUser
-from fieldhouse.actors.agent_ops import ApplyObjects, ObjectWrite
-from fieldhouse.actors.run_ops import AGENT_RUN
+from fieldhouse.actors.object_ops import ApplyObjects, ObjectWrite
 from fieldhouse.agents.registry import build_executor
 from fieldhouse.agents.resume import prepare_resume
 from fieldhouse.agents.run import AgentRun, AgentRuntime, RunRequest
+from fieldhouse.agents.run_writes import AGENT_RUN
 from fieldhouse.agents.scheduler import run_scheduler, tick
 from fieldhouse.runtime import Runtime
 from tests.agents.smtp_sink import SmtpSink
@@ -54,7 +54,7 @@ async def test_scheduled_post_is_posted(runtime: Runtime, ws: Workspace) -> None
         "active",
         mode="upsert",
     )
-    await runtime.actors.ask(ws.account_id, ApplyObjects((policy,)))
+    await runtime.actors.ask(ApplyObjects((policy,), by=ws.system))
     ctx = await context(runtime, ws)
     post = await call(ctx, "social.draft", network="mastodon", text="Hello")
     await call(ctx, "social.schedule", postId=post.result["post"]["id"], publishAt=DUE)
@@ -71,7 +71,7 @@ async def queue_email(runtime: Runtime, ws: Workspace) -> None:
         "active",
         mode="upsert",
     )
-    await runtime.actors.ask(ws.account_id, ApplyObjects((policy,)))
+    await runtime.actors.ask(ApplyObjects((policy,), by=ws.system))
     sent = await call(
         await context(runtime, ws),
         "email.send",
@@ -125,7 +125,7 @@ async def test_a_deleted_users_queued_email_is_not_sent(runtime: Runtime, ws: Wo
     """Issue 32 item 1: an e-mail goes out only while its requester may still act."""
     member = await add_user(runtime, ws, "member")
     await queue_email(runtime, member)
-    await runtime.actors.ask(ws.account_id, DeleteUser(member.owner_id))
+    await runtime.actors.ask(DeleteUser(member.owner_id, by=ws.system))
     sink = SmtpSink()
     async with trio.open_nursery() as nursery:
         port = await nursery.start(sink.serve)
@@ -172,7 +172,7 @@ async def test_runs_of_a_dead_process_are_interrupted_at_start_and_resumable(
     dead = ObjectWrite(
         AGENT_RUN, run.run_id, model.snapshot.data, "running", mode="upsert", due_at=PAST
     )
-    await runtime.actors.ask(ws.account_id, ApplyObjects((dead,)))
+    await runtime.actors.ask(ApplyObjects((dead,), by=ws.system))
     stop = trio.Event()
     stop.set()
     async with trio.open_nursery() as nursery:

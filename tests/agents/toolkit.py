@@ -7,7 +7,7 @@ from dataclasses import replace
 from typing import Any
 
 from fieldhouse.actors.admin_ops import CreateApiKey
-from fieldhouse.actors.agent_ops import ApplyObjects, ObjectWrite
+from fieldhouse.actors.object_ops import ApplyObjects, ObjectWrite
 from fieldhouse.agents.contract import ToolCall, ToolContext, ToolOutcome
 from fieldhouse.agents.registry import GatedExecutor, build_executor
 from fieldhouse.http.auth import issue_token, jwt_secret
@@ -71,7 +71,7 @@ async def expire(runtime: Runtime, ws: Workspace, approval_id: str) -> None:
         mode="update",
         expect=("pending",),
     )
-    await runtime.actors.ask(ws.account_id, ApplyObjects((past,)))
+    await runtime.actors.ask(ApplyObjects((past,), by=ws.system))
 
 
 async def session_of(runtime: Runtime, ws: Workspace) -> dict[str, str]:
@@ -82,5 +82,5 @@ async def session_of(runtime: Runtime, ws: Workspace) -> dict[str, str]:
 
 async def another_key(runtime: Runtime, ws: Workspace) -> Workspace:
     """The same user with a second key of every scope."""
-    made = await runtime.actors.ask(ws.account_id, CreateApiKey(ws.owner_id, None))
+    made = await runtime.actors.ask(CreateApiKey(ws.owner_id, None, by=ws.system))
     return replace(ws, key=made.api_key, key_id=made.api_key_id)

@@ -50,7 +50,7 @@ async def test_revoked_key_stops_on_next_request(
     client: httpx.AsyncClient, runtime: Runtime, ws: Workspace
 ) -> None:
     assert (await client.get("/v1/me", headers=ws.headers)).status_code == 200
-    await runtime.actors.ask(ws.account_id, ops.RevokeApiKey(ws.key_id))
+    await runtime.actors.ask(ops.RevokeApiKey(ws.key_id, by=ws.system))
     assert_envelope(await client.get("/v1/me", headers=ws.headers), 401, "unauthorized")
 
 
@@ -83,7 +83,7 @@ async def test_custom_role_sees_only_its_modules(
     client: httpx.AsyncClient, runtime: Runtime, ws: Workspace
 ) -> None:
     await runtime.actors.ask(
-        ws.account_id, ops.CreateRole("sales", frozenset({"deals", "companies"}), frozenset())
+        ops.CreateRole("sales", frozenset({"deals", "companies"}), frozenset(), by=ws.system)
     )
     sales = await add_user(runtime, ws, "sales")
     resp = await client.get("/v1/modules", headers=sales.headers)

@@ -323,8 +323,9 @@ async def test_other_workspace_sees_404s(
 
 async def test_role_permissions(client: httpx.AsyncClient, runtime: Runtime, ws: Workspace) -> None:
     await runtime.actors.ask(
-        ws.account_id,
-        ops.CreateRole("sales", frozenset({"deals", "companies"}), frozenset({"deals"})),
+        ops.CreateRole(
+            "sales", frozenset({"deals", "companies"}), frozenset({"deals"}), by=ws.system
+        ),
     )
     sales = await add_user(runtime, ws, "sales")
     viewer = await add_user(runtime, ws, "viewer")

@@ -193,7 +193,7 @@ async def _round_trip(client: httpx.AsyncClient, runtime: Runtime, ws: Workspace
     assert (await client.delete(url, headers=ws.headers)).status_code == 204
     reset = await client.post(f"/api/modules/{mid}/reset-to-template", headers=ws.headers)
     assert reset.status_code == 200, reset.text
-    user = await runtime.actors.ask(ws.account_id, ops.CreateUser("x@example.com", "X", "member"))
-    key = await runtime.actors.ask(ws.account_id, ops.CreateApiKey(user, None, "x"))
-    await runtime.actors.ask(ws.account_id, ops.RevokeApiKey(key.api_key_id))
-    await runtime.actors.ask(ws.account_id, ops.DeleteUser(user))
+    user = await runtime.actors.ask(ops.CreateUser("x@example.com", "X", "member", by=ws.system))
+    key = await runtime.actors.ask(ops.CreateApiKey(user, None, "x", by=ws.system))
+    await runtime.actors.ask(ops.RevokeApiKey(key.api_key_id, by=ws.system))
+    await runtime.actors.ask(ops.DeleteUser(user, by=ws.system))

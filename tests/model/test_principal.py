@@ -2,7 +2,17 @@
 
 from __future__ import annotations
 
-from fieldhouse.model.principal import SCOPES, Principal, Role, builtin_role, key_role
+import pytest
+
+from fieldhouse.model.errors import Forbidden, NotFound
+from fieldhouse.model.principal import (
+    SCOPES,
+    Principal,
+    Role,
+    SystemActor,
+    builtin_role,
+    key_role,
+)
 
 
 def principal(role: Role, scopes: frozenset[str] | None = None) -> Principal:
@@ -59,3 +69,46 @@ def test_a_key_acts_with_its_own_role_or_its_users_whichever_is_lower() -> None:
     sales = Role("sales", frozenset({"deals"}), frozenset({"deals"}))
     assert key_role(sales, "admin") == sales
     assert key_role(sales, "viewer") == Role("viewer", frozenset({"deals"}), frozenset())
+
+
+def test_the_rights_checks_refuse_with_one_envelope_each() -> None:
+    """What a route says before it reads a body is what the actor says as it writes."""
+    sales = principal(Role("sales", frozenset({"deals", "contacts"}), frozenset({"contacts"})))
+    sales.check_edit("contacts")
+    with pytest.raises(Forbidden) as refused:
+        sales.check_edit("deals")
+    assert refused.value.to_json()["error"] == {
+        "code": "forbidden",
+        "message": "Your role may not change records of module 'deals'",
+        "statusCode": 403,
+    }
+    with pytest.raises(NotFound, match="Module 'tasks' not found"):
+        sales.check_edit("tasks")  # not even seen: as if absent
+    reader = principal(Role("member", None, None), frozenset({"records:read"}))
+    with pytest.raises(Forbidden) as lacking:
+        reader.check_edit("contacts")
+    assert lacking.value.data == {"requiredScope": "records:write"}
+    with pytest.raises(Forbidden, match="Only workspace owners and admins may do this"):
+        sales.check_admin()
+    principal(Role("admin", None, None)).check_admin()
+
+
+def test_the_server_acting_on_its_own_may_do_everything() -> None:
+    cli = SystemActor("acct", "cli", "owner-1")
+    cli.check_edit("anything")
+    cli.check_admin()
+    cli.check_scope("records:write")
+    assert cli.user_id == "owner-1"
+
+
+def test_a_key_is_granted_at_most_its_makers_rights() -> None:
+    admin = principal(Role("admin", None, None), frozenset({"records:read", "workspace:read"}))
+    admin.check_may_grant("member", ("records:read",))
+    with pytest.raises(Forbidden, match="may not create a key with role 'owner'"):
+        admin.check_may_grant("owner", ("records:read",))
+    with pytest.raises(Forbidden) as lacking:
+        admin.check_may_grant(None, ("records:read", "records:write"))
+    assert lacking.value.data["lackingScopes"] == ["records:write"]
+    with pytest.raises(Forbidden, match="may only create keys with scopes among those"):
+        admin.check_may_grant(None, None)
+    SystemActor("acct", "cli").check_may_grant("owner", None)

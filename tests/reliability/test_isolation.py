@@ -153,7 +153,7 @@ async def test_revoked_key_stops_on_the_next_request(
 ) -> None:
     member = await add_user(runtime, ws, "member")
     assert (await client.get("/v1/me", headers=member.headers)).status_code == 200
-    await runtime.actors.ask(ws.account_id, ops.RevokeApiKey(member.key_id))
+    await runtime.actors.ask(ops.RevokeApiKey(member.key_id, by=ws.system))
     resp = await client.get("/v1/me", headers=member.headers)
     assert resp.status_code == 401
     assert resp.json()["error"]["code"] == "unauthorized"
@@ -187,7 +187,7 @@ async def test_deleted_user_loses_keys_and_tokens(
     token = issue_token(secret, ws.account_id, member.owner_id, 60)
     assert (await client.get("/v1/me", headers=member.headers)).status_code == 200
     assert (await client.get("/v1/me", headers=_bearer(token))).status_code == 200
-    assert await runtime.actors.ask(ws.account_id, ops.DeleteUser(member.owner_id)) is True
+    assert await runtime.actors.ask(ops.DeleteUser(member.owner_id, by=ws.system)) is True
     for headers in (member.headers, _bearer(token)):
         resp = await client.get("/v1/me", headers=headers)
         assert resp.status_code == 401, resp.text

@@ -27,7 +27,7 @@ def backend() -> str:
 
 async def test_postgres_tables_hold_no_key(runtime: Runtime, ws: Workspace) -> None:
     member = await add_user(runtime, ws, "member", ("records:read",))
-    await runtime.actors.ask(ws.account_id, ops.RevokeApiKey(member.key_id))
+    await runtime.actors.ask(ops.RevokeApiKey(member.key_id, by=ws.system))
     url = runtime.settings.database_url
     tables = [
         r["tablename"]

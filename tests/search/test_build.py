@@ -12,6 +12,7 @@ import trio
 from fieldhouse.actors.record_ops import CreateRecord
 from fieldhouse.cli import main
 from fieldhouse.config import Settings
+from fieldhouse.model.principal import SystemActor
 from fieldhouse.runtime import Runtime, open_runtime
 from fieldhouse.search import build
 from fieldhouse.search.build import REBUILD_KEY, build_if_needed
@@ -32,8 +33,13 @@ async def add_task(rt: Runtime, account: str, title: str) -> None:
     tasks = (await rt.actors.schemas.get(account)).get("tasks")
     assert tasks is not None
     await rt.actors.ask(
-        account,
-        CreateRecord(tasks.module.module_id, title, {"title": title, "status": "todo"}, None, "T"),
+        CreateRecord(
+            tasks.module.module_id,
+            title,
+            {"title": title, "status": "todo"},
+            None,
+            by=SystemActor(account, "test"),
+        ),
     )
 
 

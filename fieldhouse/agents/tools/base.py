@@ -1,7 +1,7 @@
 """What every tool is made of: a spec, a pydantic arguments model, and a run function.
 
 Tools never decide whether they may run: the gate (``agents/gate.py``) does, and hands them a
-:class:`~fieldhouse.actors.agent_ops.Consume` when an approval is used up, which the tool passes
+:class:`~fieldhouse.agents.writes.Consume` when an approval is used up, which the tool passes
 on to the actor with its writes so both commit together.
 """
 
@@ -15,8 +15,9 @@ from typing import Annotated, Any
 
 from pydantic import AfterValidator, BaseModel, ConfigDict
 
-from fieldhouse.actors.agent_ops import ApplyObjects, Consume, ObjectWrite
+from fieldhouse.actors.object_ops import ObjectWrite
 from fieldhouse.agents.contract import ToolContext, ToolOutcome, ToolSpec
+from fieldhouse.agents.writes import Consume, ToolWrites
 from fieldhouse.model.clock import to_iso
 from fieldhouse.storage.objects import ObjectRow
 
@@ -126,12 +127,11 @@ async def apply(
     """Write the tool's objects, use up its approval and log the call, in one transaction."""
     extra = {"approvalId": consume.approval_id} if consume is not None else {}
     rows: list[ObjectRow] = await ctx.actors.ask(
-        ctx.principal.account_id,
-        ApplyObjects(
+        ToolWrites(
             writes,
             consume,
             tool_call_entry(ctx, tool, summary, **extra),
-            actor_user_id=ctx.principal.user_id,
+            by=ctx.principal,
         ),
     )
     return rows

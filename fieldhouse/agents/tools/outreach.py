@@ -11,7 +11,7 @@ from datetime import datetime, timedelta
 
 from pydantic import Field
 
-from fieldhouse.actors.agent_ops import Consume, ObjectWrite
+from fieldhouse.actors.object_ops import ObjectWrite
 from fieldhouse.agents.contract import ToolContext, ToolOutcome
 from fieldhouse.agents.tools.base import (
     Args,
@@ -27,6 +27,7 @@ from fieldhouse.agents.tools.base import (
     stored_preview,
 )
 from fieldhouse.agents.tools.email import EMAIL
+from fieldhouse.agents.writes import Consume
 from fieldhouse.model.activity import ActivityKind
 from fieldhouse.model.agents import EmailStatus, SequenceStatus
 from fieldhouse.model.clock import new_id, to_iso

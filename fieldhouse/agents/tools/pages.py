@@ -9,7 +9,7 @@ from __future__ import annotations
 import nh3
 from pydantic import Field
 
-from fieldhouse.actors.agent_ops import Consume, ObjectWrite
+from fieldhouse.actors.object_ops import ObjectWrite
 from fieldhouse.agents.contract import ToolContext, ToolOutcome
 from fieldhouse.agents.tools.base import (
     Args,
@@ -22,6 +22,7 @@ from fieldhouse.agents.tools.base import (
     short,
     stored_preview,
 )
+from fieldhouse.agents.writes import Consume
 from fieldhouse.model.activity import ActivityKind
 from fieldhouse.model.agents import PageStatus
 from fieldhouse.model.clock import now_iso

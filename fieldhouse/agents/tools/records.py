@@ -15,7 +15,6 @@ from typing import Any, Literal
 
 from pydantic import Field, model_validator
 
-from fieldhouse.actors.agent_ops import AgentRecordOp, Consume
 from fieldhouse.actors.record_ops import CreateRecord, UpdateRecord
 from fieldhouse.agents.contract import ToolContext, ToolOutcome
 from fieldhouse.agents.tools.base import (
@@ -27,8 +26,9 @@ from fieldhouse.agents.tools.base import (
     short,
     tool_call_entry,
 )
+from fieldhouse.agents.writes import AgentRecordOp, Consume
 from fieldhouse.model.clock import is_uuid
-from fieldhouse.model.errors import ApiError, Conflict, Forbidden, NotFound
+from fieldhouse.model.errors import ApiError, Conflict, NotFound
 from fieldhouse.model.fields import type_of
 from fieldhouse.model.listquery import parse_list_query
 from fieldhouse.model.records import RecordRow
@@ -92,8 +92,8 @@ async def _module(ctx: ToolContext, slug: str, *, write: bool = False) -> Module
     schema = schemas.get(slug)
     if schema is None or not principal.can_view(slug):
         raise NotFound(f"Module {slug!r} not found")
-    if write and not principal.can_edit(slug):
-        raise Forbidden(f"Your role may not change records of module {slug!r}")
+    if write:  # refused before an approval is asked for; the actor checks it as it writes
+        principal.check_edit(slug)
     return schema
 
 
@@ -169,8 +169,7 @@ async def create(args: CreateArgs, ctx: ToolContext, consume: Consume | None) ->
         args.displayName,
         with_defaults(schema, args.fields),
         None,
-        principal.display_name,
-        actor_user_id=principal.user_id,
+        by=principal,
     )
     row = await _ask(ctx, "records.create", summary, inner, consume)
     return ok(summary, record=row.to_json(args.module))
@@ -263,8 +262,7 @@ async def update(args: UpdateArgs, ctx: ToolContext, consume: Consume | None) ->
         record_id,
         args.displayName,
         args.fields,
-        principal.display_name,
-        actor_user_id=principal.user_id,
+        by=principal,
     )
     row = await _ask(ctx, "records.update", summary, inner, consume)
     return ok(f"Updated {args.module} record {row.display_name}.", record=row.to_json(args.module))
@@ -282,9 +280,9 @@ async def _ask(
         inner,
         tool_call_entry(ctx, tool, summary, **extra),
         consume,
-        actor_user_id=ctx.principal.user_id,
+        by=ctx.principal,
     )
-    row: RecordRow = await ctx.actors.ask(ctx.principal.account_id, message)
+    row: RecordRow = await ctx.actors.ask(message)
     return row
 
 

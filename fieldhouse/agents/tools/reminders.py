@@ -12,7 +12,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from fieldhouse.actors.agent_ops import Consume, ObjectWrite
+from fieldhouse.actors.object_ops import ObjectWrite
 from fieldhouse.agents.contract import ToolContext, ToolOutcome
 from fieldhouse.agents.tools.base import (
     Args,
@@ -26,6 +26,7 @@ from fieldhouse.agents.tools.base import (
     requested,
     short,
 )
+from fieldhouse.agents.writes import Consume
 from fieldhouse.model.activity import ActivityKind
 from fieldhouse.model.clock import is_uuid, new_id
 from fieldhouse.model.errors import NotFound

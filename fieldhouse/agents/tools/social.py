@@ -11,7 +11,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from fieldhouse.actors.agent_ops import Consume, ObjectWrite
+from fieldhouse.actors.object_ops import ObjectWrite
 from fieldhouse.agents.contract import ToolContext, ToolOutcome
 from fieldhouse.agents.tools.base import (
     Args,
@@ -25,6 +25,7 @@ from fieldhouse.agents.tools.base import (
     short,
     stored_preview,
 )
+from fieldhouse.agents.writes import Consume
 from fieldhouse.model.activity import ActivityKind
 from fieldhouse.model.agents import PostStatus
 from fieldhouse.model.clock import new_id, now_iso

@@ -58,7 +58,6 @@ async def batch_create(
     if query.upsertBy is not None:
         check_upsert_field(schema, query.upsertBy)
     outcome = await svc.actors.ask(
-        principal.account_id,
         BatchWrite(
             schema.module.module_id,
             tuple(
@@ -66,8 +65,7 @@ async def batch_create(
                 for r in body.records
             ),
             upsert_by=query.upsertBy,
-            actor_name=principal.display_name,
-            actor_user_id=principal.user_id,
+            by=principal,
         ),
     )
     slug = schema.module.slug

@@ -5,7 +5,7 @@ from __future__ import annotations
 from fieldhouse.actors.schemas import WorkspaceSchemas
 from fieldhouse.http.exchange import current
 from fieldhouse.model.clock import is_uuid
-from fieldhouse.model.errors import Forbidden, Issue, NotFound, ValidationFailed
+from fieldhouse.model.errors import Issue, NotFound, ValidationFailed
 from fieldhouse.model.principal import Principal
 from fieldhouse.model.schema import ModuleSchema
 from fieldhouse.services import Services
@@ -55,6 +55,6 @@ async def visible_module(
             schema = schemas.get(slug)
     if schema is None or not principal.can_view(slug):
         raise NotFound(f"Module {slug!r} not found")
-    if write and not principal.can_edit(slug):
-        raise Forbidden(f"Your role may not change records of module {slug!r}")
+    if write:  # refused before the body is read; the actor checks it again as it writes
+        principal.check_edit(slug)
     return schema, schemas

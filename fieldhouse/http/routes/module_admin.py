@@ -76,8 +76,7 @@ async def list_all_modules(svc: Services, principal: Principal) -> Any:
 )
 async def create_module(svc: Services, principal: Principal, body: ModuleCreateBody) -> Any:
     schema: ModuleSchema = await svc.actors.ask(
-        principal.account_id,
-        CreateModule(body.slug, body.name, body.specs(), actor_user_id=principal.user_id),
+        CreateModule(body.slug, body.name, body.specs(), by=principal),
     )
     alone = WorkspaceSchemas(0, pmap({schema.module.slug: schema}))
     return module_schema(schema, alone), 201
@@ -105,8 +104,7 @@ async def update_module(
 ) -> Any:
     check_uuid(moduleId, "moduleId")
     module: ModuleDef = await svc.actors.ask(
-        principal.account_id,
-        UpdateModule(moduleId.lower(), body.name, body.archived, actor_user_id=principal.user_id),
+        UpdateModule(moduleId.lower(), body.name, body.archived, by=principal),
     )
     return {"module": module_object(module)}
 
@@ -130,7 +128,6 @@ async def update_module(
 async def archive_module(svc: Services, principal: Principal, moduleId: str) -> Any:
     check_uuid(moduleId, "moduleId")
     await svc.actors.ask(
-        principal.account_id,
-        UpdateModule(moduleId.lower(), archived=True, actor_user_id=principal.user_id),
+        UpdateModule(moduleId.lower(), archived=True, by=principal),
     )
     return json_response(None, 204)

@@ -161,14 +161,12 @@ async def create_record(
 ) -> Any:
     schema, _ = await visible_module(svc, principal, moduleSlug, write=True)
     row = await svc.actors.ask(
-        principal.account_id,
         CreateRecord(
             schema.module.module_id,
             body.displayName,
             body.fields,
             str(body.ownerUserId) if body.ownerUserId else None,
-            principal.display_name,
-            actor_user_id=principal.user_id,
+            by=principal,
         ),
     )
     return {"record": row.to_json(schema.module.slug, schema.live_keys)}, 201
@@ -326,14 +324,12 @@ async def update_record(
     schema, _ = await visible_module(svc, principal, moduleSlug, write=True)
     check_uuid(recordId, "recordId")
     row = await svc.actors.ask(
-        principal.account_id,
         UpdateRecord(
             schema.module.module_id,
             recordId.lower(),
             body.displayName,
             body.fields,
-            principal.display_name,
-            actor_user_id=principal.user_id,
+            by=principal,
         ),
     )
     return {"record": row.to_json(schema.module.slug, schema.live_keys)}
@@ -351,12 +347,10 @@ async def delete_record(svc: Services, principal: Principal, moduleSlug: str, re
     schema, _ = await visible_module(svc, principal, moduleSlug, write=True)
     check_uuid(recordId, "recordId")
     deleted = await svc.actors.ask(
-        principal.account_id,
         DeleteRecords(
             schema.module.module_id,
             (recordId.lower(),),
-            principal.display_name,
-            actor_user_id=principal.user_id,
+            by=principal,
         ),
     )
     if not deleted:
@@ -378,7 +372,6 @@ async def bulk_update(
 ) -> Any:
     schema, _ = await visible_module(svc, principal, moduleSlug, write=True)
     rows = await svc.actors.ask(
-        principal.account_id,
         Categorise(
             schema.module.module_id,
             tuple(str(i) for i in body.recordIds),
@@ -386,8 +379,7 @@ async def bulk_update(
             tuple(str(i) for i in body.removeLabelIds),
             tuple(str(i) for i in body.addTypeIds),
             tuple(str(i) for i in body.removeTypeIds),
-            principal.display_name,
-            actor_user_id=principal.user_id,
+            by=principal,
         ),
     )
     return {"records": [r.to_json(schema.module.slug, schema.live_keys) for r in rows]}
@@ -407,12 +399,10 @@ async def bulk_delete(
 ) -> Any:
     schema, _ = await visible_module(svc, principal, moduleSlug, write=True)
     deleted = await svc.actors.ask(
-        principal.account_id,
         DeleteRecords(
             schema.module.module_id,
             tuple(str(i) for i in body.recordIds),
-            principal.display_name,
-            actor_user_id=principal.user_id,
+            by=principal,
         ),
     )
     return {"deletedCount": len(deleted)}

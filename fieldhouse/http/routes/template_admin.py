@@ -52,9 +52,7 @@ BASE = "/api/modules/{moduleId}"
 )
 async def reset_to_template(svc: Services, principal: Principal, moduleId: str) -> Any:
     check_uuid(moduleId, "moduleId")
-    outcome: ResetOutcome = await svc.actors.ask(
-        principal.account_id, ResetToTemplate(moduleId.lower(), actor_user_id=principal.user_id)
-    )
+    outcome: ResetOutcome = await svc.actors.ask(ResetToTemplate(moduleId.lower(), by=principal))
     return {
         "success": True,
         "fieldsRemoved": outcome.fields_removed,
@@ -84,7 +82,6 @@ async def create_field(
 ) -> Any:
     check_uuid(moduleId, "moduleId")
     made: FieldDef = await svc.actors.ask(
-        principal.account_id,
         CreateField(
             moduleId.lower(),
             body.label,
@@ -95,7 +92,7 @@ async def create_field(
             name=body.name,
             privacy_level=body.privacyLevel,
             sort_order=body.sortOrder,
-            actor_user_id=principal.user_id,
+            by=principal,
         ),
     )
     return field_item(made), 201
@@ -129,7 +126,6 @@ async def update_field(
     check_uuid(moduleId, "moduleId")
     check_uuid(fieldId, "fieldId")
     field, backfilled = await svc.actors.ask(
-        principal.account_id,
         UpdateField(
             moduleId.lower(),
             fieldId.lower(),
@@ -139,7 +135,7 @@ async def update_field(
             backfill_existing=body.backfillExisting,
             name=body.name,
             archived=body.archived,
-            actor_user_id=principal.user_id,
+            by=principal,
         ),
     )
     return {"field": field_item(field), "backfilled": backfilled}
@@ -161,7 +157,6 @@ async def delete_field(svc: Services, principal: Principal, moduleId: str, field
     check_uuid(moduleId, "moduleId")
     check_uuid(fieldId, "fieldId")
     await svc.actors.ask(
-        principal.account_id,
-        DeleteField(moduleId.lower(), fieldId.lower(), actor_user_id=principal.user_id),
+        DeleteField(moduleId.lower(), fieldId.lower(), by=principal),
     )
     return json_response(None, 204)

@@ -69,9 +69,7 @@ async def template_catalog(svc: Services, principal: Principal) -> Any:
 )
 async def install_template(svc: Services, principal: Principal, templateSlug: str) -> Any:
     check_slug(templateSlug, "templateSlug")
-    module: ModuleDef = await svc.actors.ask(
-        principal.account_id, InstallTemplate(templateSlug, actor_user_id=principal.user_id)
-    )
+    module: ModuleDef = await svc.actors.ask(InstallTemplate(templateSlug, by=principal))
     return {"moduleId": module.module_id, "moduleSlug": module.slug}, 201
 
 
@@ -102,8 +100,7 @@ async def list_labels(svc: Services, principal: Principal) -> Any:
 )
 async def create_label(svc: Services, principal: Principal, body: NamedItemBody) -> Any:
     made = await svc.actors.ask(
-        principal.account_id,
-        CreateLabel(body.name, body.color, actor_user_id=principal.user_id),
+        CreateLabel(body.name, body.color, by=principal),
     )
     return made, 201
 
@@ -140,7 +137,6 @@ async def list_types(svc: Services, principal: Principal) -> Any:
 )
 async def create_type(svc: Services, principal: Principal, body: TypeBody) -> Any:
     made = await svc.actors.ask(
-        principal.account_id,
-        CreateType(body.name, body.color, body.moduleSlug, actor_user_id=principal.user_id),
+        CreateType(body.name, body.color, body.moduleSlug, by=principal),
     )
     return made, 201

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from fieldhouse.actors.agent_ops import ApplyObjects, ObjectWrite
+from fieldhouse.actors.object_ops import ApplyObjects, ObjectWrite
 from fieldhouse.agents.contract import ToolContext
 from fieldhouse.runtime import Runtime
 from tests.agents.toolkit import call
@@ -18,7 +18,7 @@ async def allow_all(runtime: Runtime, ws: Workspace) -> None:
     write = ObjectWrite(
         "policy", "agents", {"autoApprove": names, "setBy": SETTER}, "active", mode="upsert"
     )
-    await runtime.actors.ask(ws.account_id, ApplyObjects((write,)))
+    await runtime.actors.ask(ApplyObjects((write,), by=ws.system))
 
 
 async def ok(ctx: ToolContext, name: str, /, **arguments: object) -> dict[str, object]:

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from pydantic import BaseModel, ValidationError
 
-from fieldhouse.actors.agent_ops import ApplyObjects, Consume, ObjectWrite
+from fieldhouse.actors.object_ops import ApplyObjects, ObjectWrite
 from fieldhouse.agents.contract import ToolContext, ToolOutcome
 from fieldhouse.agents.tools.base import (
     Args,
@@ -22,6 +22,7 @@ from fieldhouse.agents.tools.base import (
     short,
     stored_preview,
 )
+from fieldhouse.agents.writes import Consume
 from fieldhouse.model.agents import Approval, ApprovalStatus
 from fieldhouse.runtime import Runtime
 from tests.agents.toolkit import context, objects
@@ -114,7 +115,7 @@ async def test_a_tools_writes_and_its_entry_commit_together(
         expires_at="2100-01-01T00:00:00.000000Z",
     )
     write = ObjectWrite("approval", "ap-1", approval.data(), approval.status)
-    await runtime.actors.ask(ws.account_id, ApplyObjects((write,)))
+    await runtime.actors.ask(ApplyObjects((write,), by=ws.system))
     sent = ObjectWrite("email", "e1", {}, "queued", "update", ("draft",))
     await apply(ctx, "email.send", "Sent 'Hi'.", (sent,), Consume("ap-1", "email.send", "h"))
     entries = await runtime.store.list_activity(

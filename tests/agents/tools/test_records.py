@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 from fieldhouse.actors import admin_ops as ops
-from fieldhouse.actors.agent_ops import ApplyObjects, ObjectWrite
+from fieldhouse.actors.object_ops import ApplyObjects, ObjectWrite
 from fieldhouse.agents.providers import OfflineProvider
 from fieldhouse.agents.registry import build_executor
 from fieldhouse.agents.run import AgentRun, AgentRuntime, RunRequest
@@ -72,7 +72,7 @@ async def test_create_get_update_search(runtime: Runtime, ws: Workspace) -> None
 
 async def test_role_without_module_sees_no_module(runtime: Runtime, ws: Workspace) -> None:
     await runtime.actors.ask(
-        ws.account_id, ops.CreateRole("sales", frozenset({"deals"}), frozenset({"deals"}))
+        ops.CreateRole("sales", frozenset({"deals"}), frozenset({"deals"}), by=ws.system)
     )
     sales = await context(runtime, await add_user(runtime, ws, "sales"))
     for name, args in (
@@ -115,9 +115,9 @@ async def test_a_write_the_caller_may_not_make_is_refused_not_queued(
     policy = ObjectWrite(
         "policy", "agents", {"requireApproval": ["records.update"]}, "active", mode="upsert"
     )
-    await runtime.actors.ask(ws.account_id, ApplyObjects((policy,)))
+    await runtime.actors.ask(ApplyObjects((policy,), by=ws.system))
     await runtime.actors.ask(
-        ws.account_id, ops.CreateRole("readers", frozenset({"deals"}), frozenset({"tasks"}))
+        ops.CreateRole("readers", frozenset({"deals"}), frozenset({"tasks"}), by=ws.system)
     )
     reader = await context(runtime, await add_user(runtime, ws, "readers"))
     outcome = await call(reader, "records.update", module="deals", name="Big One", displayName="X")

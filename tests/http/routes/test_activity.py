@@ -174,7 +174,7 @@ async def test_feeds_follow_workspace_and_role(
     ids = {e["recordId"] for e in await feed(client, ws, limit=50)}
     assert mine["recordId"] in ids and theirs["recordId"] not in ids
     await runtime.actors.ask(
-        ws.account_id, ops.CreateRole("sales", frozenset({"deals"}), frozenset({"deals"}))
+        ops.CreateRole("sales", frozenset({"deals"}), frozenset({"deals"}), by=ws.system)
     )
     sales = await add_user(runtime, ws, "sales")
     deal = {"displayName": "D", "fields": BASE_FIELDS["deals"]}

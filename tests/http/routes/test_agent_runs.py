@@ -10,9 +10,10 @@ from typing import Any
 import httpx
 import orjson
 
-from fieldhouse.actors.agent_ops import ApplyObjects, ObjectWrite
-from fieldhouse.actors.run_ops import AGENT_RUN
+from fieldhouse.actors.object_ops import ApplyObjects, ObjectWrite
+from fieldhouse.agents.run_writes import AGENT_RUN
 from fieldhouse.http.routes.agent_runs import AgentRun, RunList
+from fieldhouse.model.principal import SystemActor
 from fieldhouse.runtime import Runtime
 from tests.conftest import Workspace, add_user
 from tests.http.test_auth import assert_envelope
@@ -105,14 +106,14 @@ async def test_resume_streams_when_asked(
     assert run["status"] == "succeeded"
 
 
-def stored_runs(user_id: str, count: int) -> ApplyObjects:
+def stored_runs(user_id: str, count: int, *, by: SystemActor) -> ApplyObjects:
     """``count`` finished runs of one user, written in one transaction."""
     writes = []
     for _ in range(count):
         run_id = str(uuid.uuid4())
         data = {"runId": run_id, "userId": user_id, "message": "m", "provider": "offline"}
         writes.append(ObjectWrite(AGENT_RUN, run_id, data, "succeeded"))
-    return ApplyObjects(tuple(writes))
+    return ApplyObjects(tuple(writes), by=by)
 
 
 async def test_runs_are_listed_page_by_page_past_the_newest_500(
@@ -122,7 +123,7 @@ async def test_runs_are_listed_page_by_page_past_the_newest_500(
     an older run saw none) and had no paging."""
     member = await add_user(runtime, ws, "member")
     theirs = await chat(client, member, "show my reminders")
-    await runtime.actors.ask(ws.account_id, stored_runs(ws.owner_id, 505))
+    await runtime.actors.ask(stored_runs(ws.owner_id, 505, by=ws.system))
     mine = await client.get(RUNS, headers=member.headers)
     assert [r["runId"] for r in mine.json()["runs"]] == [theirs["runId"]]
     assert mine.json()["nextCursor"] is None

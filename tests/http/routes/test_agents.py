@@ -7,10 +7,10 @@ from typing import Any
 
 import httpx
 
-from fieldhouse.actors.run_ops import AGENT_RUN, CreateAgent
 from fieldhouse.agents.contract import ToolCall, ToolSpec
 from fieldhouse.agents.providers.base import ProviderError, Step, TextSink, Turn
 from fieldhouse.agents.providers.openai import OpenAIProvider
+from fieldhouse.agents.run_writes import AGENT_RUN, CreateAgent
 from fieldhouse.runtime import Runtime
 from tests.agents.replay import Replay, recorded
 from tests.conftest import Workspace, add_user
@@ -81,7 +81,7 @@ async def test_unknown_request_gets_help(client: httpx.AsyncClient, ws: Workspac
 async def test_named_agent_and_unknown_agent(
     runtime: Runtime, client: httpx.AsyncClient, ws: Workspace
 ) -> None:
-    agent_id = await runtime.actors.ask(ws.account_id, CreateAgent("Sales", "Be terse."))
+    agent_id = await runtime.actors.ask(CreateAgent("Sales", "Be terse.", by=ws.system))
     body = await chat(client, ws, "list my reminders", agentId=agent_id)
     assert body["agentId"] == agent_id and body["toolCalls"] == 1
     run = await runtime.store.get_object(ws.account_id, AGENT_RUN, body["runId"])

@@ -7,8 +7,8 @@ from __future__ import annotations
 import orjson
 import trio
 
-from fieldhouse.actors.run_ops import AGENT_RUN
 from fieldhouse.agents.providers import OfflineProvider
+from fieldhouse.agents.run_writes import AGENT_RUN
 from fieldhouse.runtime import Runtime
 from tests.conftest import Workspace, add_user
 from tests.http.agents_support import install_runtime

@@ -15,12 +15,12 @@ import orjson
 import trio
 import trio.testing
 
-from fieldhouse.actors.run_ops import AGENT_RUN
 from fieldhouse.agents.contract import ToolCall, ToolSpec
 from fieldhouse.agents.providers.base import Step, TextSink, Turn
 from fieldhouse.agents.providers.openai import OpenAIProvider
 from fieldhouse.agents.registry import build_executor
 from fieldhouse.agents.run import AgentRuntime
+from fieldhouse.agents.run_writes import AGENT_RUN
 from fieldhouse.runtime import Runtime
 from tests.conftest import Workspace, add_user, make_workspace
 from tests.http.agents_support import install_runtime

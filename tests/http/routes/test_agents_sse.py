@@ -12,10 +12,10 @@ import httpx
 import orjson
 import trio
 
-from fieldhouse.actors.run_ops import AGENT_RUN
 from fieldhouse.agents.contract import ToolCall, ToolContext, ToolExecutor, ToolOutcome, ToolSpec
 from fieldhouse.agents.providers.base import ProviderError, Step, TextSink, Turn
 from fieldhouse.agents.registry import build_executor
+from fieldhouse.agents.run_writes import AGENT_RUN
 from fieldhouse.http.wire.server import serve_app
 from fieldhouse.runtime import Runtime
 from tests.conftest import Workspace, make_workspace

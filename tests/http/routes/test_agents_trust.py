@@ -296,8 +296,9 @@ async def test_a_resumed_run_acts_with_its_requesters_rights_not_the_resumers(
     it and resumes the run: the e-mail goes out as the sales user, the model's next call (mark
     the deal lost) runs with the sales user's rights and is refused, and the run stays theirs."""
     await runtime.actors.ask(
-        ws.account_id,
-        CreateRole("sales", frozenset({"deals", "contacts"}), frozenset({"contacts"})),
+        CreateRole(
+            "sales", frozenset({"deals", "contacts"}), frozenset({"contacts"}), by=ws.system
+        ),
     )
     sales = await add_user(runtime, ws, "sales")
     admin = await add_user(runtime, ws, "admin")

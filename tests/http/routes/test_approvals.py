@@ -314,7 +314,7 @@ async def test_a_call_asked_for_by_a_revoked_key_cannot_run(
     member = await add_user(runtime, ws, "member")
     admin = await add_user(runtime, ws, "admin")
     approval_id = await request_send(runtime, member)
-    await runtime.actors.ask(ws.account_id, RevokeApiKey(member.key_id))
+    await runtime.actors.ask(RevokeApiKey(member.key_id, by=ws.system))
     resp = await client.post(f"/api/approvals/{approval_id}/approve", headers=admin.headers)
     assert resp.status_code == 409 and "revoked" in resp.json()["error"]["message"]
     assert await objects(runtime, ws, "email") == []

@@ -40,6 +40,7 @@ from fieldhouse.http.auth import issue_token
 from fieldhouse.http.routes.console import CSP
 from fieldhouse.http.wire.server import serve_app
 from fieldhouse.model.fields import FIELD_TYPES
+from fieldhouse.model.principal import SystemActor
 from fieldhouse.runtime import open_runtime
 from tests.conftest import Workspace
 
@@ -165,9 +166,13 @@ async def _serve(data_dir: Path, handoff: queue.Queue[Any]) -> None:
         keys = {}
         for role in ("member", "viewer"):
             user = await runtime.actors.ask(
-                account, ops.CreateUser(f"{role}@example.com", role.title(), role)
+                ops.CreateUser(
+                    f"{role}@example.com", role.title(), role, by=SystemActor(account, "test")
+                )
             )
-            keys[role] = await runtime.actors.ask(account, ops.CreateApiKey(user, None, role))
+            keys[role] = await runtime.actors.ask(
+                ops.CreateApiKey(user, None, role, by=SystemActor(account, "test"))
+            )
         owner_id = await runtime.store.owner_user_id(account)
         assert owner_id is not None
         stop = trio.Event()

@@ -154,7 +154,7 @@ async def test_events_carry_values_and_resume(runtime: Runtime, ws: Workspace) -
 
 async def test_filters_and_role(runtime: Runtime, ws: Workspace, other_ws: Workspace) -> None:
     await runtime.actors.ask(
-        ws.account_id, ops.CreateRole("sales", frozenset({"deals"}), frozenset({"deals"}))
+        ops.CreateRole("sales", frozenset({"deals"}), frozenset({"deals"}), by=ws.system)
     )
     sales = await add_user(runtime, ws, "sales")
     async with served(runtime) as client:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import httpx
 
 from fieldhouse.model.fields import DATA_TYPES
+from fieldhouse.model.principal import SystemActor
 from fieldhouse.model.templates import BUILTIN_TEMPLATES
 from fieldhouse.runtime import Runtime
 from tests.conftest import Workspace, add_user
@@ -100,7 +101,9 @@ async def test_install_into_empty_workspace(client: httpx.AsyncClient, runtime: 
     from fieldhouse.actors.bootstrap import create_workspace
 
     made = await create_workspace(runtime.actors, "Empty")
-    key = await runtime.actors.ask(made.account_id, ops.CreateApiKey(made.user_id, None))
+    key = await runtime.actors.ask(
+        ops.CreateApiKey(made.user_id, None, by=SystemActor(made.account_id, "test"))
+    )
     headers = {"Authorization": f"Bearer {key.api_key}"}
     assert (await client.get("/v1/modules", headers=headers)).json() == {"modules": []}
     resp = await client.post("/api/templates/tasks/install", headers=headers)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import httpx
 
-from fieldhouse.actors.agent_ops import ApplyObjects, ObjectWrite
+from fieldhouse.actors.object_ops import ApplyObjects, ObjectWrite
 from fieldhouse.runtime import Runtime
 from tests.agents.toolkit import call, context
 from tests.conftest import Workspace, add_user
@@ -58,7 +58,7 @@ async def test_stored_html_is_cleaned_again_when_served(
         {"slug": "raw", "title": "Raw", "html": "<p>ok</p><script>bad()</script>"},
         "published",
     )
-    await runtime.actors.ask(ws.account_id, ApplyObjects((raw,)))
+    await runtime.actors.ask(ApplyObjects((raw,), by=ws.system))
     resp = await client.get(f"/pages/{await workspace_slug(runtime, ws)}/raw")
     assert resp.status_code == 200
     assert "<p>ok</p>" in resp.text and "<script" not in resp.text

@@ -64,8 +64,9 @@ async def test_expansion_keeps_to_view_rights(
 ) -> None:
     made = await seed(client, ws)
     await runtime.actors.ask(
-        ws.account_id,
-        ops.CreateRole("sales", frozenset({"deals", "companies"}), frozenset({"deals"})),
+        ops.CreateRole(
+            "sales", frozenset({"deals", "companies"}), frozenset({"deals"}), by=ws.system
+        ),
     )
     sales = await add_user(runtime, ws, "sales")
     url = records_url("deals", made["linked"]["recordId"])

@@ -17,7 +17,7 @@ from tests.http.test_records_crud import create
 
 async def role_seeing(runtime: Runtime, ws: Workspace, slug: str, *modules: str) -> Workspace:
     await runtime.actors.ask(
-        ws.account_id, ops.CreateRole(slug, frozenset(modules), frozenset(modules))
+        ops.CreateRole(slug, frozenset(modules), frozenset(modules), by=ws.system)
     )
     return await add_user(runtime, ws, slug)
 

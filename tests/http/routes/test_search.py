@@ -120,7 +120,7 @@ async def test_labels_are_searchable(
     client: httpx.AsyncClient, runtime: Runtime, ws: Workspace
 ) -> None:
     rid = await create(client, ws, "tasks", "Quarterly review")
-    label = await runtime.actors.ask(ws.account_id, ops.CreateLabel("Escalated"))
+    label = await runtime.actors.ask(ops.CreateLabel("Escalated", by=ws.system))
     resp = await client.post(
         "/v1/modules/tasks/records/bulk",
         json={"recordIds": [rid], "addLabelIds": [label["id"]]},
@@ -137,7 +137,7 @@ async def test_results_follow_role_and_workspace(
     await create(client, ws, "companies", "Zephyr Turbines", description="wind turbines")
     await create(client, ws, "tasks", "Inspect the Zephyr turbines")
     await runtime.actors.ask(
-        ws.account_id, ops.CreateRole("task-only", frozenset({"tasks"}), frozenset())
+        ops.CreateRole("task-only", frozenset({"tasks"}), frozenset(), by=ws.system)
     )
     limited = await add_user(runtime, ws, "task-only")
     other = await make_workspace(runtime, "Globex")

@@ -7,6 +7,7 @@ import httpx
 
 from fieldhouse.actors import admin_ops as ops
 from fieldhouse.actors.bootstrap import create_workspace
+from fieldhouse.model.principal import SystemActor
 from fieldhouse.model.templates import BUILTIN_TEMPLATES
 from fieldhouse.runtime import Runtime
 from tests.conftest import Workspace, add_user
@@ -34,7 +35,9 @@ async def test_install_then_the_catalog_follows(
     runtime: Runtime, client: httpx.AsyncClient
 ) -> None:
     made = await create_workspace(runtime.actors, "Empty")
-    key = await runtime.actors.ask(made.account_id, ops.CreateApiKey(made.user_id, None))
+    key = await runtime.actors.ask(
+        ops.CreateApiKey(made.user_id, None, by=SystemActor(made.account_id, "test"))
+    )
     headers = {"Authorization": f"Bearer {key.api_key}"}
     before = (await client.get("/api/templates/catalog", headers=headers)).json()["templates"]
     assert all(e["installedModuleId"] is None and not e["installed"] for e in before)

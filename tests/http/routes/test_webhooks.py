@@ -12,7 +12,7 @@ import pytest
 import trio
 from trio.testing import MockClock
 
-from fieldhouse.actors.agent_ops import ApplyObjects, ObjectWrite
+from fieldhouse.actors.object_ops import ApplyObjects, ObjectWrite
 from fieldhouse.config import Settings
 from fieldhouse.model.activity import ActivityKind
 from fieldhouse.runtime import Runtime, open_runtime
@@ -180,7 +180,7 @@ async def test_deliveries_survive_a_restart(
             mode="update",
             expect=("active",),
         )
-        await rt.actors.ask(ws.account_id, ApplyObjects((write,)))
+        await rt.actors.ask(ApplyObjects((write,), by=ws.system))
         await receiver.wait_for(1)
     event = orjson.loads(receiver.got[0][2])
     assert event["activityType"] == "record_created"

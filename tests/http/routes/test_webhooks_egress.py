@@ -9,7 +9,7 @@ import httpx
 import pytest
 import trio
 
-from fieldhouse.actors.agent_ops import ApplyObjects, ObjectWrite
+from fieldhouse.actors.object_ops import ApplyObjects, ObjectWrite
 from fieldhouse.config import Settings
 from fieldhouse.runtime import Runtime
 from fieldhouse.webhooks import WEBHOOK
@@ -123,7 +123,7 @@ async def test_a_target_refused_at_delivery_is_not_contacted(
         write = ObjectWrite(
             WEBHOOK, hook["id"], {"url": target}, "active", mode="update", expect=("active",)
         )
-        await runtime.actors.ask(ws.account_id, ApplyObjects((write,)))
+        await runtime.actors.ask(ApplyObjects((write,), by=ws.system))
         hooks[name] = hook["id"]
     await client.post(RECORDS, headers=ws.headers, json=BODY)
     logs = {name: await settled(client, ws, hook_id) for name, hook_id in hooks.items()}

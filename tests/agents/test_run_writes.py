@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from fieldhouse.actors.run_ops import AGENT, AGENT_RUN, CreateAgent, SaveRun
+from fieldhouse.agents.run_writes import AGENT, AGENT_RUN, CreateAgent, SaveRun
 from fieldhouse.model.agents import RunRecord, RunStatus
 from fieldhouse.model.errors import BadRequest, Conflict
 from fieldhouse.runtime import Runtime
@@ -33,7 +33,7 @@ def run(status: RunStatus, response: str = "") -> RunRecord:
 async def test_an_agent_is_stored_with_its_trimmed_name_and_prompt(
     runtime: Runtime, ws: Workspace
 ) -> None:
-    agent_id = await runtime.actors.ask(ws.account_id, CreateAgent("  Scout ", " Find leads "))
+    agent_id = await runtime.actors.ask(CreateAgent("  Scout ", " Find leads ", by=ws.system))
     stored = await runtime.store.get_object(ws.account_id, AGENT, agent_id)
     assert stored is not None
     assert (stored.data["name"], stored.data["prompt"]) == ("Scout", "Find leads")
@@ -51,21 +51,21 @@ async def test_an_agent_needs_a_name_and_a_prompt(
     runtime: Runtime, ws: Workspace, name: str, prompt: str, message: str
 ) -> None:
     with pytest.raises(BadRequest) as caught:
-        await runtime.actors.ask(ws.account_id, CreateAgent(name, prompt))
+        await runtime.actors.ask(CreateAgent(name, prompt, by=ws.system))
     assert caught.value.message == message
 
 
 async def test_a_resumed_run_claims_the_version_it_read(runtime: Runtime, ws: Workspace) -> None:
     first = run(RunStatus.RUNNING)
-    await runtime.actors.ask(ws.account_id, SaveRun(first))
+    await runtime.actors.ask(SaveRun(first, by=ws.system))
     stored = await runtime.store.get_object(ws.account_id, AGENT_RUN, first.run_id)
     assert stored is not None and stored.status == RunStatus.RUNNING
     read = stored.updated_at
     # the first resume claims the version it read ...
-    await runtime.actors.ask(ws.account_id, SaveRun(run(RunStatus.SUCCEEDED, "Done."), read))
+    await runtime.actors.ask(SaveRun(run(RunStatus.SUCCEEDED, "Done."), read, by=ws.system))
     # ... and a second one that read the same version is refused
     with pytest.raises(Conflict, match="it was resumed meanwhile"):
-        await runtime.actors.ask(ws.account_id, SaveRun(run(RunStatus.FAILED), read))
+        await runtime.actors.ask(SaveRun(run(RunStatus.FAILED), read, by=ws.system))
     final = await runtime.store.get_object(ws.account_id, AGENT_RUN, first.run_id)
     assert final is not None
     assert RunRecord.from_row(final).response == "Done."

@@ -1,61 +1,26 @@
-"""Agent writes through the workspace actor: tool objects, approvals and their activity.
+"""The agents' writes through the workspace actor: tool objects, approvals and their activity.
 
 Every agent tool that changes the workspace sends one of these messages, so its objects, the
-consumption of its approval and its activity entries commit together or not at all.
+consumption of its approval and its activity entries commit together or not at all. Each
+message handles itself (``Message.apply``): the actors know nothing of agents.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
-from typing import Any, Literal
+from typing import Any
 
 from fieldhouse.actors.context import WriteContext
 from fieldhouse.actors.messages import Message, R
+from fieldhouse.actors.object_ops import ObjectWrite, write_object
 from fieldhouse.model.activity import ActivityKind
-from fieldhouse.model.agents import NOT_YOURS, Approval, ApprovalStatus, Kind, StoredObject
+from fieldhouse.model.agents import NOT_YOURS, Approval, ApprovalStatus, Kind
 from fieldhouse.model.errors import Conflict, Forbidden, InternalError, NotFound
 from fieldhouse.model.principal import Principal
 from fieldhouse.storage.objects import ObjectRow
 
 APPROVAL = Kind.APPROVAL
-
-
-@dataclass(frozen=True)
-class ObjectWrite:
-    """One workspace object to write.
-
-    ``create`` inserts a new object (409 if the id is taken); ``update`` merges ``data`` into an
-    existing object whose status is one of ``expect`` (409 otherwise: someone got there first);
-    ``upsert`` replaces or inserts.
-    """
-
-    kind: str
-    object_id: str
-    data: Mapping[str, Any]
-    status: str
-    mode: Literal["create", "update", "upsert"] = "create"
-    expect: tuple[str, ...] = ()
-    due_at: str | None = None
-    #: the activity entry written with it (None: none)
-    activity: ActivityKind | None = None
-    activity_data: Mapping[str, Any] | None = None
-    module_id: str | None = None
-    record_id: str | None = None
-
-    @classmethod
-    def of(
-        cls,
-        obj: StoredObject,
-        mode: Literal["create", "update", "upsert"] = "create",
-        expect: tuple[str, ...] = (),
-        **options: Any,
-    ) -> ObjectWrite:
-        """The write of a typed object, whole: its data, status and due time as they are (an
-        update clears a due time the object no longer has). The one place a typed object
-        becomes a row; ``options`` are the activity and its record."""
-        due = obj.due_at if obj.due_at is not None or mode != "update" else ""
-        return cls(obj.kind, obj.object_id, obj.data(), obj.status, mode, expect, due, **options)
 
 
 @dataclass(frozen=True)
@@ -68,25 +33,26 @@ class Consume:
 
 
 @dataclass(frozen=True)
-class ApplyObjects(Message[list[ObjectRow]]):
+class ToolWrites(Message[list[ObjectRow]]):
+    """A tool's objects, the approval it uses up and its ``agent_tool_call`` entry, together."""
+
     writes: tuple[ObjectWrite, ...]
     consume: Consume | None = None
     #: data of an ``agent_tool_call`` activity entry (None: no entry)
     tool_call: Mapping[str, Any] | None = None
 
     async def apply(self, ctx: WriteContext) -> list[ObjectRow]:
-        return await apply_objects(ctx, self)
+        return await tool_writes(ctx, self)
 
 
 @dataclass(frozen=True)
 class DecideApproval(Message[Approval]):
     """An approver's decision on a pending approval: approve (with the arguments to run, when
-    edited) or reject (with a reason the model reads)."""
+    edited) or reject (with a reason the model reads). Who decides is ``by``, with the
+    credential they use: a person, never the one who asked for the call."""
 
     approval_id: str
     approve: bool
-    #: who decides (with the credential they use): never the person who asked for the call
-    decider: Principal
     reason: str | None = None
     #: edited arguments (validated and hashed by the caller) and their hash
     arguments: Mapping[str, Any] | None = None
@@ -152,11 +118,11 @@ class AgentRecordOp(Message[R]):
         if isinstance(self.inner, AgentRecordOp):
             raise InternalError("an agent record operation cannot wrap another one")
         if self.consume is not None:
-            await _consume(ctx, self.consume, self.actor_user_id)
+            await _consume(ctx, self.consume)
         result = await self.inner.apply(ctx)
         await ctx.activity(
             ActivityKind.AGENT_TOOL_CALL,
-            user_id=self.actor_user_id,
+            user_id=self.by.user_id,
             module_id=getattr(result, "module_id", None),
             record_id=getattr(result, "record_id", None),
             data=self.tool_call,
@@ -164,14 +130,12 @@ class AgentRecordOp(Message[R]):
         return result
 
 
-async def apply_objects(ctx: WriteContext, msg: ApplyObjects) -> list[ObjectRow]:
+async def tool_writes(ctx: WriteContext, msg: ToolWrites) -> list[ObjectRow]:
     if msg.consume is not None:
-        await _consume(ctx, msg.consume, msg.actor_user_id)
-    rows = [await _write(ctx, w, msg.actor_user_id) for w in msg.writes]
+        await _consume(ctx, msg.consume)
+    rows = [await write_object(ctx, w, msg.by.user_id) for w in msg.writes]
     if msg.tool_call is not None:
-        await ctx.activity(
-            ActivityKind.AGENT_TOOL_CALL, user_id=msg.actor_user_id, data=msg.tool_call
-        )
+        await ctx.activity(ActivityKind.AGENT_TOOL_CALL, user_id=msg.by.user_id, data=msg.tool_call)
     return rows
 
 
@@ -205,7 +169,7 @@ async def _store(ctx: WriteContext, old: Approval, new: Approval) -> Approval:
     return replace(new, updated_at=ctx.now)
 
 
-async def _consume(ctx: WriteContext, consume: Consume, user_id: str | None) -> None:
+async def _consume(ctx: WriteContext, consume: Consume) -> None:
     approval = await _load(ctx, consume.approval_id)
     usable = (
         approval.status == ApprovalStatus.APPROVED
@@ -218,41 +182,6 @@ async def _consume(ctx: WriteContext, consume: Consume, user_id: str | None) -> 
     await _store(ctx, approval, approval.but(status=ApprovalStatus.EXECUTED, executed_at=ctx.now))
 
 
-async def _write(ctx: WriteContext, w: ObjectWrite, user_id: str | None) -> ObjectRow:
-    old = await ctx.txn.get_object(w.kind, w.object_id)
-    if w.mode == "create" and old is not None:
-        raise Conflict(f"A {w.kind.replace('_', ' ')} {w.object_id!r} already exists")
-    if w.mode == "update":
-        if old is None:
-            raise NotFound(f"No {w.kind.replace('_', ' ')} {w.object_id!r}")
-        if old.status not in w.expect:
-            raise Conflict(
-                f"The {w.kind.replace('_', ' ')} {w.object_id!r} is {old.status}, "
-                f"not {' or '.join(w.expect)}"
-            )
-    merged = {**old.data, **w.data} if (old is not None and w.mode == "update") else dict(w.data)
-    row = ObjectRow(
-        account_id=ctx.account_id,
-        kind=w.kind,
-        object_id=w.object_id,
-        data=merged,
-        status=w.status,
-        due_at=w.due_at if w.due_at is not None else (old.due_at if old else None),
-        created_at=old.created_at if old is not None else ctx.now,
-        updated_at=ctx.now,
-    )
-    await ctx.txn.put_object(row)
-    if w.activity is not None:
-        await ctx.activity(
-            w.activity,
-            user_id=user_id,
-            module_id=w.module_id,
-            record_id=w.record_id,
-            data={"kind": w.kind, "objectId": w.object_id, **(w.activity_data or {})},
-        )
-    return row
-
-
 async def decide_approval(ctx: WriteContext, msg: DecideApproval) -> Approval:
     approval = await _load(ctx, msg.approval_id)
     if approval.status == ApprovalStatus.PENDING and approval.expired(ctx.now):
@@ -262,12 +191,13 @@ async def decide_approval(ctx: WriteContext, msg: DecideApproval) -> Approval:
             f"Approval {msg.approval_id} was already decided ({approval.status})",
             data={"status": str(approval.status)},
         )
-    if not approval.decidable_by(msg.decider):
+    decider = msg.by
+    if not isinstance(decider, Principal) or not approval.decidable_by(decider):
         raise Forbidden(NOT_YOURS)
     status = ApprovalStatus.APPROVED if msg.approve else ApprovalStatus.REJECTED
     changes: dict[str, Any] = {
         "status": status,
-        "decided_by": msg.decider.user_id,
+        "decided_by": decider.user_id,
         "decided_at": ctx.now,
         "reason": msg.reason,
     }
@@ -283,7 +213,7 @@ async def decide_approval(ctx: WriteContext, msg: DecideApproval) -> Approval:
     decided = await _store(ctx, approval, approval.but(**changes))
     await ctx.activity(
         ActivityKind.APPROVAL_DECIDED,
-        user_id=msg.decider.user_id,
+        user_id=decider.user_id,
         data={
             "approvalId": approval.approval_id,
             "tool": approval.tool,

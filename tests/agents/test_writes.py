@@ -1,27 +1,25 @@
-"""Agent writes through the workspace actor (no HTTP, no tools), on both backends: objects
-written by mode, an approval decided once and used up once, and a tool's writes, approval and
-activity entry committing together or not at all."""
+"""Agent writes through the workspace actor (no HTTP, no tools), on both backends: an approval
+decided once and used up once, and a tool's writes, approval and activity entry committing
+together or not at all."""
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Any
 
 import pytest
 
-from fieldhouse.actors.agent_ops import (
+from fieldhouse.actors.object_ops import ApplyObjects, ObjectWrite
+from fieldhouse.actors.record_ops import CreateRecord
+from fieldhouse.agents.writes import (
     APPROVAL,
     AgentRecordOp,
-    ApplyObjects,
     Consume,
     DecideApproval,
     ExpireApproval,
     FailApproval,
     NoteOutcome,
-    ObjectWrite,
+    ToolWrites,
 )
-from fieldhouse.actors.record_ops import CreateRecord
-from fieldhouse.model.activity import ActivityKind
 from fieldhouse.model.agents import Approval, ApprovalStatus
 from fieldhouse.model.errors import (
     Conflict,
@@ -60,7 +58,7 @@ def approval(status: ApprovalStatus, expires_at: str = FUTURE) -> Approval:
 
 async def put_approval(runtime: Runtime, ws: Workspace, made: Approval) -> None:
     write = ObjectWrite(APPROVAL, made.approval_id, made.data(), made.status)
-    await runtime.actors.ask(ws.account_id, ApplyObjects((write,)))
+    await runtime.actors.ask(ApplyObjects((write,), by=ws.system))
 
 
 async def stored(runtime: Runtime, ws: Workspace, kind: str = APPROVAL, oid: str = "ap-1") -> Any:
@@ -73,64 +71,28 @@ async def activity(runtime: Runtime, ws: Workspace, kind: str) -> list[dict[str,
     )
 
 
-async def test_objects_are_created_updated_and_upserted_by_mode(
-    runtime: Runtime, ws: Workspace
-) -> None:
-    ask = runtime.actors.ask
-    draft = ObjectWrite(
-        "email",
-        "e1",
-        {"subject": "Hi", "body": "Hello"},
-        "draft",
-        due_at=FUTURE,
-        activity=ActivityKind.EMAIL_DRAFTED,
-    )
-    (created,) = await ask(ws.account_id, ApplyObjects((draft,), actor_user_id=ws.owner_id))
-    with pytest.raises(Conflict, match="A email 'e1' already exists"):
-        await ask(ws.account_id, ApplyObjects((draft,)))
-    send = ObjectWrite("email", "e1", {"body": "Hello!"}, "queued", "update", ("draft",))
-    (updated,) = await ask(ws.account_id, ApplyObjects((send,)))
-    # an update merges into the stored data and keeps when it was made and when it is due
-    assert updated.data == {"subject": "Hi", "body": "Hello!"}
-    assert (updated.status, updated.due_at, updated.created_at) == (
-        "queued",
-        FUTURE,
-        created.created_at,
-    )
-    with pytest.raises(Conflict, match="The email 'e1' is queued, not draft"):
-        await ask(ws.account_id, ApplyObjects((send,)))
-    with pytest.raises(NotFound, match="No email 'e2'"):
-        await ask(ws.account_id, ApplyObjects((ObjectWrite("email", "e2", {}, "x", "update"),)))
-    replace = ObjectWrite("email", "e1", {"subject": "New"}, "draft", "upsert")
-    await ask(ws.account_id, ApplyObjects((replace,)))
-    row = await stored(runtime, ws, "email", "e1")
-    assert (row.data, row.status) == ({"subject": "New"}, "draft")
-    (entry,) = await activity(runtime, ws, "email_drafted")
-    assert entry["userId"] == ws.owner_id and entry["data"] == {"kind": "email", "objectId": "e1"}
-
-
 async def test_a_tools_writes_and_its_approval_commit_together_or_not_at_all(
     runtime: Runtime, ws: Workspace
 ) -> None:
     await put_approval(runtime, ws, approval(ApprovalStatus.APPROVED))
-    await runtime.actors.ask(ws.account_id, ApplyObjects((ObjectWrite("email", "taken", {}, "x"),)))
+    await runtime.actors.ask(ApplyObjects((ObjectWrite("email", "taken", {}, "x"),), by=ws.system))
     writes = (ObjectWrite("email", "new", {}, "queued"), ObjectWrite("email", "taken", {}, "x"))
-    failing = ApplyObjects(writes, CONSUME, {"tool": "email.send"})
+    failing = ToolWrites(writes, CONSUME, {"tool": "email.send"}, by=ws.system)
     with pytest.raises(Conflict, match="already exists"):
-        await runtime.actors.ask(ws.account_id, failing)
+        await runtime.actors.ask(failing)
     assert await stored(runtime, ws, "email", "new") is None
     assert (await stored(runtime, ws)).status == ApprovalStatus.APPROVED
     assert await activity(runtime, ws, "agent_tool_call") == []
     # the same call without the clash: all of it lands, the approval used up with it
-    call = ApplyObjects(writes[:1], CONSUME, {"tool": "email.send"}, actor_user_id=ws.owner_id)
-    await runtime.actors.ask(ws.account_id, call)
+    call = ToolWrites(writes[:1], CONSUME, {"tool": "email.send"}, by=ws.as_owner)
+    await runtime.actors.ask(call)
     assert (await stored(runtime, ws, "email", "new")).status == "queued"
     used = Approval.from_row(await stored(runtime, ws))
     assert used.status == ApprovalStatus.EXECUTED and used.executed_at is not None
     (entry,) = await activity(runtime, ws, "agent_tool_call")
     assert entry["data"] == {"tool": "email.send"} and entry["userId"] == ws.owner_id
     with pytest.raises(Conflict, match="Approval ap-1 is not approved for this call"):
-        await runtime.actors.ask(ws.account_id, ApplyObjects((), CONSUME))
+        await runtime.actors.ask(ToolWrites((), CONSUME, by=ws.system))
 
 
 @pytest.mark.parametrize(
@@ -146,10 +108,10 @@ async def test_an_approval_covers_only_its_own_call_in_time(
 ) -> None:
     await put_approval(runtime, ws, approval(ApprovalStatus.APPROVED, expires_at))
     with pytest.raises(Conflict, match="is not approved for this call"):
-        await runtime.actors.ask(ws.account_id, ApplyObjects((), consume))
+        await runtime.actors.ask(ToolWrites((), consume, by=ws.system))
     assert (await stored(runtime, ws)).status == ApprovalStatus.APPROVED
     with pytest.raises(NotFound, match="Approval ap-9 not found"):
-        await runtime.actors.ask(ws.account_id, ApplyObjects((), Consume("ap-9", "t", "h")))
+        await runtime.actors.ask(ToolWrites((), Consume("ap-9", "t", "h"), by=ws.system))
 
 
 async def test_an_approval_is_decided_once_with_the_edited_arguments(
@@ -158,9 +120,13 @@ async def test_an_approval_is_decided_once_with_the_edited_arguments(
     await put_approval(runtime, ws, approval(ApprovalStatus.PENDING))
     edited = {"to": ["bob@example.com"]}
     decide = DecideApproval(
-        "ap-1", True, approver(ws.account_id, ws.owner_id), arguments=edited, args_hash="hash-2"
+        "ap-1",
+        True,
+        arguments=edited,
+        args_hash="hash-2",
+        by=approver(ws.account_id, ws.owner_id),
     )
-    decided = await runtime.actors.ask(ws.account_id, decide)
+    decided = await runtime.actors.ask(decide)
     assert decided == Approval.from_row(await stored(runtime, ws))
     assert (decided.status, decided.decided_by) == (ApprovalStatus.APPROVED, ws.owner_id)
     assert (decided.arguments, decided.args_hash) == (edited, "hash-2")
@@ -169,7 +135,7 @@ async def test_an_approval_is_decided_once_with_the_edited_arguments(
     assert entry["data"]["decision"] == "approved" and entry["data"]["edited"] is True
     with pytest.raises(Conflict) as again:
         await runtime.actors.ask(
-            ws.account_id, DecideApproval("ap-1", False, approver(ws.account_id), reason="no")
+            DecideApproval("ap-1", False, reason="no", by=approver(ws.account_id))
         )
     assert again.value.data == {"status": "approved"}
     assert (await stored(runtime, ws)).status == ApprovalStatus.APPROVED
@@ -182,35 +148,36 @@ async def test_only_another_person_decides_and_not_after_expiry(
     another key or session of the same user (issue 32 item 3)."""
     await put_approval(runtime, ws, approval(ApprovalStatus.PENDING).but(requested_by="asker"))
     for decide in (
-        DecideApproval("ap-1", True, approver(ws.account_id, key="key-asking")),
-        DecideApproval("ap-1", True, approver(ws.account_id, "asker", key="key-other")),
-        DecideApproval("ap-1", False, approver(ws.account_id, "asker")),
+        DecideApproval("ap-1", True, by=approver(ws.account_id, key="key-asking")),
+        DecideApproval("ap-1", True, by=approver(ws.account_id, "asker", key="key-other")),
+        DecideApproval("ap-1", False, by=approver(ws.account_id, "asker")),
     ):
         with pytest.raises(Forbidden, match="The person who asked for this call may not decide"):
-            await runtime.actors.ask(ws.account_id, decide)
+            await runtime.actors.ask(decide)
     reject = DecideApproval(
-        "ap-1", False, approver(ws.account_id, key="key-other"), reason="Wrong recipient"
+        "ap-1",
+        False,
+        reason="Wrong recipient",
+        by=approver(ws.account_id, key="key-other"),
     )
-    rejected = await runtime.actors.ask(ws.account_id, reject)
+    rejected = await runtime.actors.ask(reject)
     assert (rejected.status, rejected.reason) == (ApprovalStatus.REJECTED, "Wrong recipient")
     assert rejected.arguments == {"to": ["ada@example.com"]}  # nothing edited
     await put_approval(runtime, ws, approval(ApprovalStatus.PENDING, PAST).but(approval_id="ap-2"))
     with pytest.raises(Conflict, match=r"Approval ap-2 was already decided \(expired\)"):
-        await runtime.actors.ask(
-            ws.account_id, DecideApproval("ap-2", True, approver(ws.account_id))
-        )
+        await runtime.actors.ask(DecideApproval("ap-2", True, by=approver(ws.account_id)))
 
 
 async def test_only_an_approved_call_can_fail(runtime: Runtime, ws: Workspace) -> None:
     await put_approval(runtime, ws, approval(ApprovalStatus.PENDING))
-    assert await runtime.actors.ask(ws.account_id, FailApproval("ap-1", "smtp down")) is None
+    assert await runtime.actors.ask(FailApproval("ap-1", "smtp down", by=ws.system)) is None
     assert (await stored(runtime, ws)).status == ApprovalStatus.PENDING
-    await runtime.actors.ask(ws.account_id, DecideApproval("ap-1", True, approver(ws.account_id)))
-    failed = await runtime.actors.ask(ws.account_id, FailApproval("ap-1", "x" * 600))
+    await runtime.actors.ask(DecideApproval("ap-1", True, by=approver(ws.account_id)))
+    failed = await runtime.actors.ask(FailApproval("ap-1", "x" * 600, by=ws.system))
     assert failed is not None and failed.status == ApprovalStatus.FAILED
     assert failed.error == "x" * 500
     with pytest.raises(Conflict, match="not approved for this call"):
-        await runtime.actors.ask(ws.account_id, ApplyObjects((), CONSUME))
+        await runtime.actors.ask(ToolWrites((), CONSUME, by=ws.system))
 
 
 async def test_an_agent_record_write_is_logged_with_its_record(
@@ -220,13 +187,13 @@ async def test_an_agent_record_write_is_logged_with_its_record(
     assert schema is not None
     module_id = schema.module.module_id
     await put_approval(runtime, ws, approval(ApprovalStatus.APPROVED))
-    invalid = CreateRecord(module_id, "Big", {"name": "Big", "stage": "nope"})
+    invalid = CreateRecord(module_id, "Big", {"name": "Big", "stage": "nope"}, by=ws.system)
     with pytest.raises(ValidationFailed):
-        await runtime.actors.ask(ws.account_id, AgentRecordOp(invalid, {"tool": "x"}, CONSUME))
+        await runtime.actors.ask(AgentRecordOp(invalid, {"tool": "x"}, CONSUME, by=ws.system))
     assert (await stored(runtime, ws)).status == ApprovalStatus.APPROVED  # not used up
-    create = CreateRecord(module_id, "Big", {"name": "Big", "stage": "lead"})
-    op = AgentRecordOp(create, {"tool": "records.create"}, CONSUME, actor_user_id=ws.owner_id)
-    row = await runtime.actors.ask(ws.account_id, op)
+    create = CreateRecord(module_id, "Big", {"name": "Big", "stage": "lead"}, by=ws.system)
+    op = AgentRecordOp(create, {"tool": "records.create"}, CONSUME, by=ws.as_owner)
+    row = await runtime.actors.ask(op)
     (entry,) = await activity(runtime, ws, "agent_tool_call")
     assert (entry["recordId"], entry["moduleId"], entry["userId"]) == (
         row.record_id,
@@ -235,36 +202,18 @@ async def test_an_agent_record_write_is_logged_with_its_record(
     )
     assert (await stored(runtime, ws)).status == ApprovalStatus.EXECUTED
     with pytest.raises(InternalError):
-        await runtime.actors.ask(ws.account_id, AgentRecordOp(op, {"tool": "records.create"}))
+        await runtime.actors.ask(AgentRecordOp(op, {"tool": "records.create"}, by=ws.system))
 
 
 async def test_an_outcome_is_kept_on_an_executed_approval_and_an_expiry_written_down(
     runtime: Runtime, ws: Workspace
 ) -> None:
     await put_approval(runtime, ws, approval(ApprovalStatus.EXECUTED))
-    await runtime.actors.ask(ws.account_id, NoteOutcome("ap-1", {"status": "ok", "summary": "S"}))
+    await runtime.actors.ask(NoteOutcome("ap-1", {"status": "ok", "summary": "S"}, by=ws.system))
     assert Approval.from_row(await stored(runtime, ws)).outcome == {"status": "ok", "summary": "S"}
     await put_approval(runtime, ws, approval(ApprovalStatus.PENDING, PAST).but(approval_id="ap-2"))
     await put_approval(runtime, ws, approval(ApprovalStatus.PENDING).but(approval_id="ap-3"))
-    assert await runtime.actors.ask(ws.account_id, ExpireApproval("ap-2", FUTURE)) is True
-    assert await runtime.actors.ask(ws.account_id, ExpireApproval("ap-3", PAST)) is False
+    assert await runtime.actors.ask(ExpireApproval("ap-2", FUTURE, by=ws.system)) is True
+    assert await runtime.actors.ask(ExpireApproval("ap-3", PAST, by=ws.system)) is False
     assert (await stored(runtime, ws, oid="ap-2")).status == ApprovalStatus.EXPIRED
     assert (await stored(runtime, ws, oid="ap-3")).status == ApprovalStatus.PENDING
-
-
-async def test_a_typed_object_is_written_whole_with_its_due_time(
-    runtime: Runtime, ws: Workspace
-) -> None:
-    pending = approval(ApprovalStatus.PENDING)
-    await runtime.actors.ask(ws.account_id, ApplyObjects((ObjectWrite.of(pending),)))
-    row = await stored(runtime, ws)
-    assert Approval.from_row(row) == replace(pending, updated_at=row.updated_at)
-    assert row.due_at == FUTURE  # a pending approval is due at its expiry
-    decided = replace(pending, status=ApprovalStatus.REJECTED, reason="no")
-    write = ObjectWrite.of(decided, "update", (ApprovalStatus.PENDING,))
-    await runtime.actors.ask(ws.account_id, ApplyObjects((write,)))
-    row = await stored(runtime, ws)
-    assert row.status == "rejected" and row.data["reason"] == "no"
-    assert not row.due_at  # no longer due: the scheduler will not expire it
-    with pytest.raises(Conflict):  # the update expected it pending
-        await runtime.actors.ask(ws.account_id, ApplyObjects((write,)))

@@ -103,13 +103,13 @@ async def create_agent(ctx: WriteContext, msg: CreateAgent) -> str:
     if not prompt or len(prompt) > 20_000:
         raise BadRequest("An agent's prompt must have 1 to 20000 characters")
     agent_id = new_id()
-    data = {"agentId": agent_id, "name": name, "prompt": prompt, "createdBy": msg.actor_user_id}
+    data = {"agentId": agent_id, "name": name, "prompt": prompt, "createdBy": msg.by.user_id}
     await ctx.txn.put_object(
         ObjectRow(ctx.account_id, AGENT, agent_id, data, "active", None, ctx.now, ctx.now)
     )
     await ctx.activity(
         ActivityKind.AGENT_CREATED,
-        user_id=msg.actor_user_id,
+        user_id=msg.by.user_id,
         data={"agentId": agent_id, "name": name},
     )
     return agent_id

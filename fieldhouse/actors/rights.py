@@ -1,0 +1,85 @@
+"""Who may act, decided in one place: the workspace actor, as it writes.
+
+A message's ``by`` is a principal as its credential was checked when it asked (by the HTTP
+layer, or, for an agent run's requester, just before the tool call, however long ago an
+approver approved it). A handler that needs a right asks here what that principal may do at
+the moment of the write: their user still there, their key not revoked, the role and scopes
+they have now, read once per batch. Then it applies the rule of
+:class:`~fieldhouse.model.principal.Principal` (``check_edit``, ``check_admin``): the same
+refusal, with the same envelope, that a route gives before it reads a body. The server acting
+on its own (:class:`~fieldhouse.model.principal.SystemActor`) may do everything.
+"""
+
+from __future__ import annotations
+
+from fieldhouse.actors.context import WriteContext
+from fieldhouse.model.errors import Forbidden
+from fieldhouse.model.principal import Acting, Principal, Role, SystemActor, builtin_role, key_role
+from fieldhouse.storage.base import UserRow
+from fieldhouse.storage.store import Store
+
+API_KEY = "api_key"
+SESSION = "jwt"
+GONE = (
+    "The API key this was asked with has been revoked, or its user deleted: nothing is "
+    "written on their behalf"
+)
+
+
+async def rights_now(
+    store: Store, account_id: str, user_id: str | None, api_key_id: str | None, auth: str
+) -> Principal | None:
+    """What a user (with their key, or in a session) may do now: the key's scopes and role,
+    the user's role; None once the key is revoked, the user deleted, or either belongs to
+    another workspace."""
+    if user_id is None:
+        return None
+    user = await store.get_user(account_id, user_id)
+    if user is None or user.deleted:
+        return None
+    role = await role_of(store, user)
+    if auth != API_KEY and api_key_id is None:
+        return Principal(
+            account_id, user.user_id, user.display_name, role, None, SESSION, None,
+            f"user:{user.user_id}",
+        )  # fmt: skip
+    key = None if api_key_id is None else await store.find_key(api_key_id)
+    if key is None or key.revoked or key.account_id != account_id or key.user_id != user_id:
+        return None
+    scopes = None if key.scopes is None else frozenset(key.scopes)
+    return Principal(
+        account_id, user.user_id, user.display_name, key_role(role, key.role_slug), scopes,
+        API_KEY, key.key_id, f"key:{key.key_id}",
+    )  # fmt: skip
+
+
+async def role_of(store: Store, user: UserRow) -> Role:
+    """The user's role as the authenticator reads it; a role that vanished allows nothing."""
+    role = builtin_role(user.role_slug)
+    if role is not None:
+        return role
+    custom = await store.get_role(user.account_id, user.role_slug)
+    return custom if custom is not None else Role(user.role_slug, frozenset(), frozenset())
+
+
+async def acting_now(ctx: WriteContext, by: Acting) -> Acting:
+    """``by`` with its rights as they are now (403 when its key was revoked or its user
+    deleted meanwhile); ``by`` itself when the context reads no rights (the server acts)."""
+    if isinstance(by, SystemActor) or ctx.rights is None:
+        return by
+    now = await ctx.rights(by)
+    if now is None:
+        raise Forbidden(GONE)
+    return now
+
+
+async def may_edit(ctx: WriteContext, by: Acting, module_slug: str) -> None:
+    """403/404 unless ``by`` may now change records of the module (``Principal.check_edit``)."""
+    (await acting_now(ctx, by)).check_edit(module_slug)
+
+
+async def may_administer(ctx: WriteContext, by: Acting) -> Acting:
+    """403 unless ``by`` is now an owner or admin of the workspace; their rights now."""
+    now = await acting_now(ctx, by)
+    now.check_admin()
+    return now
