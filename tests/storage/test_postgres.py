@@ -11,6 +11,7 @@ import trio.testing
 
 from fieldhouse.model.errors import StoreUnavailable
 from fieldhouse.storage import Store, open_database, postgres
+from fieldhouse.storage.base import QueuedWriteFailed
 from fieldhouse.storage.postgres import LoopNotOpen, PostgresDriver, aio
 from tests.pgproxy import PgProxy, open_pg_proxy
 from tests.storage.conftest import AT, A, B, record
@@ -220,3 +221,67 @@ async def test_a_commit_whose_outcome_cannot_be_asked_is_in_doubt(
     proxy.come_back()
     # in doubt indeed: it had committed, so neither answer would have been right
     assert [r.display_name for r in await db.get_records(A, ["r01"])] == ["committed, unheard"]
+
+
+async def _watch_record_inserts(pg: Store) -> None:
+    """Note the rows of each INSERT statement on records (as the aggregates' statement
+    triggers see them) in ``insert_statements``."""
+    pool = pg._db._pool  # type: ignore[attr-defined]
+    await aio(
+        pool.execute,
+        "CREATE TABLE insert_statements (at serial, n integer);"
+        " CREATE FUNCTION note_inserts() RETURNS trigger LANGUAGE plpgsql AS"
+        " $$ BEGIN INSERT INTO insert_statements (n) SELECT count(*) FROM new_rows;"
+        " RETURN NULL; END $$;"
+        " CREATE TRIGGER noted AFTER INSERT ON records REFERENCING NEW TABLE AS new_rows"
+        " FOR EACH STATEMENT EXECUTE FUNCTION note_inserts()",
+    )
+
+
+async def _insert_statements(pg: Store) -> list[int]:
+    pool = pg._db._pool  # type: ignore[attr-defined]
+    got = await aio(pool.fetch, "SELECT n FROM insert_statements ORDER BY at")
+    return [int(r[0]) for r in got]
+
+
+async def test_the_new_records_of_a_transaction_are_one_statement(pg: Store) -> None:
+    # a batch of creates runs the records' statement triggers (the kept aggregates) once,
+    # not once a record (that was most of a batch's time holding the workspace's lock)
+    await _watch_record_inserts(pg)
+    async with pg.write(A) as txn:
+        for i in range(20):
+            await txn.insert_record(record(A, f"r{i:02}", f"n{i}"))
+    assert await _insert_statements(pg) == [20]
+    assert len(await pg.get_records(A, [f"r{i:02}" for i in range(20)])) == 20
+
+
+async def test_more_rows_than_one_statement_binds_all_land(pg: Store) -> None:
+    # 17 parameters a record: 2,000 records are more than one statement's 32,767 parameters
+    await _watch_record_inserts(pg)
+    ids = [f"r{i:04}" for i in range(2000)]
+    async with pg.write(A) as txn:
+        for rid in ids:
+            await txn.insert_record(record(A, rid, rid))
+    assert await _insert_statements(pg) == [1927, 73]
+    assert len(await pg.get_records(A, ids)) == 2000
+
+
+async def test_a_duplicate_among_new_records_writes_none_of_them(pg: Store) -> None:
+    async with pg.write(A) as txn:
+        await txn.insert_record(record(A, "r01", "first"))
+    with pytest.raises(QueuedWriteFailed):
+        async with pg.write(A) as txn:
+            for rid in ("r02", "r01", "r03"):
+                await txn.insert_record(record(A, rid, "again"))
+    found = await pg.get_records(A, ["r01", "r02", "r03"])
+    assert [(r.record_id, r.display_name) for r in found] == [("r01", "first")]
+
+
+def test_an_upsert_whose_rows_share_a_key_runs_row_by_row() -> None:
+    # in one statement two rows of one key would meet (PostgreSQL refuses that); one by one
+    # the last wins, as the write transaction means
+    sql = "INSERT INTO t (a, b, c) VALUES (?, ?, 0) ON CONFLICT (a) DO UPDATE SET b = excluded.b"
+    assert postgres.as_one_insert(sql, [("k", 1), ("k", 2)]) is None
+    assert postgres.as_one_insert(sql, [("k", 1), ("j", 2)]) == [
+        (sql.replace("(?, ?, 0)", "($1, $2, 0), ($3, $4, 0)"), ["k", 1, "j", 2])
+    ]
