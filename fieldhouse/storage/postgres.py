@@ -25,7 +25,6 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import logging
-import re
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import AbstractAsyncContextManager, asynccontextmanager, nullcontext, suppress
 from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
@@ -39,6 +38,7 @@ from fieldhouse.model.errors import StoreUnavailable
 from fieldhouse.storage import writebehind as wb
 from fieldhouse.storage.base import ConflictError, Op, StatementFailed, Stmt, StorageError, value
 from fieldhouse.storage.migrations import migrate_postgres
+from fieldhouse.storage.multirow import as_one_insert
 from fieldhouse.storage.sqldialect import POSTGRES
 
 log = logging.getLogger("fieldhouse.storage")
@@ -113,70 +113,13 @@ async def aio(fn: Callable[P, Awaitable[T]], *args: P.args, **kwargs: P.kwargs) 
     return result
 
 
-#: parameters of one statement at most (the protocol counts them in 16 bits)
-MAX_PARAMS = 32_767
-#: what may follow the row of an INSERT run as one: nothing, or an ON CONFLICT clause on
-#: columns named in it (with no parameters of its own)
-_INSERT = re.compile(
-    r"INSERT INTO \w+ \((?P<cols>[\w, ]+)\) VALUES (?P<row>\([^()]*\))"
-    r"(?P<tail> ON CONFLICT \((?P<keys>[\w, ]+)\) DO [^?]*)?"
-)
-
-
-def _key_places(cols: str, row: str, keys: str) -> list[int] | None:
-    """The parameter positions of the conflict key's columns in a row; None when a key
-    column is not a plain parameter there."""
-    names = [c.strip() for c in cols.split(",")]
-    items = [i.strip() for i in row[1:-1].split(",")]
-    if len(names) != len(items):
-        return None
-    place: dict[str, int] = {}
-    for name, item in zip(names, items, strict=True):
-        if item.startswith("?"):
-            place[name] = len(place)
-    try:
-        return [place[k.strip()] for k in keys.split(",")]
-    except KeyError:
-        return None
-
-
-def _distinct_keys(m: re.Match[str], rows: Sequence[Sequence[Any]]) -> bool:
-    """Whether no two rows of an upsert share its conflict key (in one statement they would
-    meet each other, which PostgreSQL refuses)."""
-    if m["tail"] is None:
-        return True
-    places = _key_places(m["cols"], m["row"], m["keys"])
-    if places is None:
-        return False
-    keys = {tuple(r[i] for i in places) for r in rows}
-    return len(keys) == len(rows)
-
-
-def as_one_insert(sql: str, rows: Sequence[Sequence[Any]]) -> list[tuple[str, list[Any]]] | None:
-    """Many rows of an INSERT as multi-row INSERTs: one statement for many rows (one round
-    of its statement triggers, one plan) where ``executemany`` runs it once a row; as many
-    rows in each as its parameters allow. None when ``sql`` is not a plain INSERT ... VALUES
-    (or an upsert whose rows do not all have keys of their own): it runs row by row."""
-    m = _INSERT.fullmatch(sql)
-    if m is None or len(rows) < 2 or not _distinct_keys(m, rows):
-        return None
-    head, row, tail = sql[: m.start("row")], m["row"], m["tail"] or ""
-    step = max(MAX_PARAMS // max(len(rows[0]), 1), 1)
-    out = []
-    for at in range(0, len(rows), step):
-        chunk = rows[at : at + step]
-        text = f"{head}{', '.join([row] * len(chunk))}{tail}"
-        out.append((POSTGRES.native(text), [p for r in chunk for p in r]))
-    return out
-
-
 async def _execute_many(c: Conn, s: Stmt) -> None:
     statements = as_one_insert(s.sql, s.params)
     if statements is None:
         await c.executemany(POSTGRES.native(s.sql), s.params)
         return
     for sql, params in statements:
-        await c.execute(sql, *params)
+        await c.execute(POSTGRES.native(sql), *params)
 
 
 async def _execute(c: Conn, s: Stmt) -> Any:

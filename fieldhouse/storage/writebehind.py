@@ -25,6 +25,7 @@ from typing import Any, TypeVar
 from fieldhouse.model.search_doc import Doc
 from fieldhouse.storage import accounts, records, schemas, search_index, vectors
 from fieldhouse.storage.base import Op, QueuedWriteFailed, Stmt, StorageError, Txn, execute
+from fieldhouse.storage.multirow import combine
 from fieldhouse.storage.rows import advance_autonumber
 from fieldhouse.storage.sqldialect import Dialect
 
@@ -223,14 +224,20 @@ class WriteBehind:
         queued, self._queue = self._queue, []
         if not write_back:
             queued.extend(tail)
-            return Batch(coalesce(queued))
+            return Batch(self._grouped(queued))
         if self._seq != self._stored_seq and self._seq is not None:
             queued.extend(accounts.set_activity_seq(self.account_id, self._seq))
             self._stored_seq = self._seq
         queued.extend(self._config_writes())
         queued.extend(self._search_statements())
         queued.extend(tail)
-        return Batch(coalesce(queued))
+        return Batch(self._grouped(queued))
+
+    def _grouped(self, stmts: list[Stmt]) -> list[Stmt]:
+        """The statements as few: inserts joined (:func:`coalesce`), and on PostgreSQL writes
+        into different tables as one statement (:func:`~fieldhouse.storage.multirow.combine`)."""
+        joined = coalesce(stmts)
+        return combine(joined) if self._dialect.name == "postgres" else joined
 
     def _config_writes(self) -> list[Stmt]:
         """The write-back of the auto-number counters the database lags behind."""
