@@ -11,7 +11,8 @@ import trio.testing
 
 from fieldhouse.model.errors import StoreUnavailable
 from fieldhouse.storage import Store, open_database, postgres
-from fieldhouse.storage.base import QueuedWriteFailed
+from fieldhouse.storage.base import QueuedWriteFailed, execute
+from fieldhouse.storage.multirow import combine
 from fieldhouse.storage.postgres import LoopNotOpen, PostgresDriver, aio
 from tests.pgproxy import PgProxy, open_pg_proxy
 from tests.storage.conftest import AT, A, B, record
@@ -285,3 +286,48 @@ def test_an_upsert_whose_rows_share_a_key_runs_row_by_row() -> None:
     assert postgres.as_one_insert(sql, [("k", 1), ("j", 2)]) == [
         (sql.replace("(?, ?, 0)", "(?, ?, 0), (?, ?, 0)"), ["k", 1, "j", 2])
     ]
+
+
+async def test_a_transactions_writes_into_several_tables_are_one_statement(pg: Store) -> None:
+    # records, their activity and the activity sequence reach the database in one statement
+    # (one round trip while the workspace's lock is held), seen by the statement's start time
+    pool = pg._db._pool  # type: ignore[attr-defined]
+    await aio(
+        pool.execute,
+        "CREATE TABLE statement_starts (tbl text, at timestamptz);"
+        " CREATE FUNCTION note_start() RETURNS trigger LANGUAGE plpgsql AS"
+        " $$ BEGIN INSERT INTO statement_starts VALUES (TG_TABLE_NAME, statement_timestamp());"
+        " RETURN NULL; END $$;"
+        " CREATE TRIGGER started AFTER INSERT ON records"
+        " FOR EACH STATEMENT EXECUTE FUNCTION note_start();"
+        " CREATE TRIGGER started AFTER INSERT ON activity"
+        " FOR EACH STATEMENT EXECUTE FUNCTION note_start();"
+        " CREATE TRIGGER started AFTER UPDATE ON accounts"
+        " FOR EACH STATEMENT EXECUTE FUNCTION note_start()",
+    )
+    async with pg.write(A) as txn:
+        await txn.schema_version()
+        for i in range(3):
+            await txn.insert_record(record(A, f"r{i:02}", f"n{i}"))
+            await txn.append_activity({"id": f"e{i}", "activityType": "t", "createdDateTime": AT})
+    got = await aio(pool.fetch, "SELECT tbl, at FROM statement_starts")
+    assert sorted(r[0] for r in got) == ["accounts", "activity", "records"]
+    assert len({r[1] for r in got}) == 1
+    assert [e["id"] for e in await pg.activity_since(A, 0, 10)] == ["e0", "e1", "e2"]
+
+
+def test_writes_into_one_table_or_across_a_savepoint_stay_apart() -> None:
+    # a write must see the one before it into the same table (an insert, then an update of
+    # the row), and a savepoint must lie between what it guards and what came before
+    ins = execute("INSERT INTO records (id, fields) VALUES (?, ?)", ("r1", "{}"))
+    upd = execute("UPDATE records SET fields = ? WHERE id = ?", ("{}", "r1"))
+    act = execute("INSERT INTO activity (seq) VALUES (?)", (1,))
+    sp = execute("SAVEPOINT sp1")
+    got = combine([ins, act, upd, sp, act])
+    assert [s.sql.split(" AS (")[0] if s.sql.startswith("WITH") else s.sql for s in got] == [
+        "WITH w0",
+        upd.sql,
+        sp.sql,
+        act.sql,
+    ]
+    assert got[0].params == ["r1", "{}", 1]
