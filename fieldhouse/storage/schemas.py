@@ -132,6 +132,26 @@ def autonumber_configs(account_id: str) -> Op[dict[str, dict[str, Any]]]:
     return {r[0]: loads(r[1]) or {} for r in found}
 
 
+def counters_and_autonumbers(
+    account_id: str,
+) -> Op[tuple[int, int, dict[str, dict[str, Any]]]]:
+    """:func:`~fieldhouse.storage.accounts.counters` and :func:`autonumber_configs` in one
+    statement (one round trip at the start of every write transaction): the account's schema
+    version and last activity sequence number ((-1, 0) when there is no such account), and its
+    auto-number configs, locked."""
+    found = yield rows(
+        "WITH f AS (SELECT id, config FROM fields WHERE account_id = ?"
+        " AND data_type = 'autonumber' FOR UPDATE)"
+        " SELECT a.schema_version, a.activity_seq, f.id, f.config"
+        " FROM accounts a LEFT JOIN f ON 1 = 1 WHERE a.id = ?",
+        (account_id, account_id),
+    )
+    if not found:
+        return -1, 0, {}
+    configs = {r[2]: loads(r[3]) or {} for r in found if r[2] is not None}
+    return int(found[0][0]), int(found[0][1]), configs
+
+
 def set_field_config(account_id: str, field_id: str, config: Mapping[str, Any]) -> Op[None]:
     yield execute(
         "UPDATE fields SET config = ? WHERE account_id = ? AND id = ?",

@@ -169,12 +169,6 @@ def _delete_docs(
     return out
 
 
-def _counters(account_id: str) -> Op[tuple[int, int, dict[str, dict[str, Any]]]]:
-    version, seq = yield from accounts.counters(account_id)
-    configs = yield from schemas.autonumber_configs(account_id)
-    return version, seq, configs
-
-
 class WriteBehind:
     """The write-behind state of one workspace's write transaction.
 
@@ -365,7 +359,8 @@ class WriteBehind:
     async def schema_version(self) -> int:
         if self._seq is None:
             # the first read of a transaction also takes the counters it may advance
-            version, seq, configs = await self._run(_counters(self.account_id))
+            op = schemas.counters_and_autonumbers(self.account_id)
+            version, seq, configs = await self._run(op)
             self._seq = self._stored_seq = seq
             self._configs = {**configs, **self._configs}
             return version
