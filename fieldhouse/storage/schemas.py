@@ -122,23 +122,12 @@ def field_config(account_id: str, field_id: str) -> Op[dict[str, Any]]:
     return config
 
 
-def autonumber_configs(account_id: str) -> Op[dict[str, dict[str, Any]]]:
-    """Every auto-number field's config by field id, locked like :func:`field_config`."""
-    found = yield rows(
-        "SELECT id, config FROM fields WHERE account_id = ? AND data_type = 'autonumber'"
-        " FOR UPDATE",
-        (account_id,),
-    )
-    return {r[0]: loads(r[1]) or {} for r in found}
-
-
 def counters_and_autonumbers(
     account_id: str,
 ) -> Op[tuple[int, int, dict[str, dict[str, Any]]]]:
-    """:func:`~fieldhouse.storage.accounts.counters` and :func:`autonumber_configs` in one
-    statement (one round trip at the start of every write transaction): the account's schema
-    version and last activity sequence number ((-1, 0) when there is no such account), and its
-    auto-number configs, locked."""
+    """:func:`~fieldhouse.storage.accounts.counters` and every auto-number field's config by
+    field id, locked like :func:`field_config`, in one statement (one round trip at the start
+    of every write transaction); (-1, 0, {}) when there is no such account."""
     found = yield rows(
         "WITH f AS (SELECT id, config FROM fields WHERE account_id = ?"
         " AND data_type = 'autonumber' FOR UPDATE)"
