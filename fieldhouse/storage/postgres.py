@@ -38,6 +38,7 @@ from fieldhouse.model.errors import StoreUnavailable
 from fieldhouse.storage import writebehind as wb
 from fieldhouse.storage.base import ConflictError, Op, StatementFailed, Stmt, StorageError, value
 from fieldhouse.storage.migrations import migrate_postgres
+from fieldhouse.storage.multirow import as_one_insert
 from fieldhouse.storage.sqldialect import POSTGRES
 
 log = logging.getLogger("fieldhouse.storage")
@@ -112,7 +113,18 @@ async def aio(fn: Callable[P, Awaitable[T]], *args: P.args, **kwargs: P.kwargs) 
     return result
 
 
+async def _execute_many(c: Conn, s: Stmt) -> None:
+    statements = as_one_insert(s.sql, s.params)
+    if statements is None:
+        await c.executemany(POSTGRES.native(s.sql), s.params)
+        return
+    for sql, params in statements:
+        await c.execute(POSTGRES.native(sql), *params)
+
+
 async def _execute(c: Conn, s: Stmt) -> Any:
+    if s.result == "many":
+        return await _execute_many(c, s)
     sql = POSTGRES.native(s.sql)
     if s.result == "rows":
         return await c.fetch(sql, *s.params)
@@ -120,8 +132,6 @@ async def _execute(c: Conn, s: Stmt) -> Any:
         return await c.fetchrow(sql, *s.params)
     if s.result == "value":
         return await c.fetchval(sql, *s.params)
-    if s.result == "many":
-        return await c.executemany(sql, s.params)
     status = await c.execute(sql, *s.params)
     return int(status.rsplit(" ", 1)[1]) if s.result == "count" else None
 

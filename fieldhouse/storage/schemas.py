@@ -111,17 +111,24 @@ def field_config(account_id: str, field_id: str) -> Op[dict[str, Any]]:
     return config
 
 
-def counter_configs(account_id: str) -> Op[dict[str, dict[str, Any]]]:
-    """The config of every field whose type keeps a counter in it (``FieldType.counts``), by
-    field id, locked like :func:`field_config`."""
-    if not COUNTING_TYPES:
-        return {}
+def counters_and_configs(
+    account_id: str,
+) -> Op[tuple[int, int, dict[str, dict[str, Any]]]]:
+    """:func:`~fieldhouse.storage.accounts.counters` and the config of every field whose type
+    keeps a counter in it (``FieldType.counts``) by field id, locked like :func:`field_config`,
+    in one statement (one round trip at the start of every write transaction); (-1, 0, {})
+    when there is no such account."""
     found = yield rows(
-        "SELECT id, config FROM fields WHERE account_id = ? AND data_type IN "
-        f"({', '.join('?' for _ in COUNTING_TYPES)}) FOR UPDATE",
-        (account_id, *COUNTING_TYPES),
+        "WITH f AS (SELECT id, config FROM fields WHERE account_id = ? AND data_type IN "
+        f"({', '.join('?' for _ in COUNTING_TYPES)}) FOR UPDATE)"
+        " SELECT a.schema_version, a.activity_seq, f.id, f.config"
+        " FROM accounts a LEFT JOIN f ON 1 = 1 WHERE a.id = ?",
+        (account_id, *COUNTING_TYPES, account_id),
     )
-    return {r[0]: loads(r[1]) or {} for r in found}
+    if not found:
+        return -1, 0, {}
+    configs = {r[2]: loads(r[3]) or {} for r in found if r[2] is not None}
+    return int(found[0][0]), int(found[0][1]), configs
 
 
 def set_field_config(account_id: str, field_id: str, config: Mapping[str, Any]) -> Op[None]:

@@ -27,6 +27,7 @@ from fieldhouse.model.schema import FieldDef
 from fieldhouse.model.search_doc import Doc
 from fieldhouse.storage import accounts, records, schemas, search_index, vectors
 from fieldhouse.storage.base import Op, QueuedWriteFailed, Stmt, StorageError, Txn, execute
+from fieldhouse.storage.multirow import combine
 from fieldhouse.storage.sqldialect import Dialect
 
 T = TypeVar("T")
@@ -169,12 +170,6 @@ def _delete_docs(
     return out
 
 
-def _counters(account_id: str) -> Op[tuple[int, int, dict[str, dict[str, Any]]]]:
-    version, seq = yield from accounts.counters(account_id)
-    configs = yield from schemas.counter_configs(account_id)
-    return version, seq, configs
-
-
 class WriteBehind:
     """The write-behind state of one workspace's write transaction.
 
@@ -224,14 +219,20 @@ class WriteBehind:
         queued, self._queue = self._queue, []
         if not write_back:
             queued.extend(tail)
-            return Batch(coalesce(queued))
+            return Batch(self._grouped(queued))
         if self._seq != self._stored_seq and self._seq is not None:
             queued.extend(accounts.set_activity_seq(self.account_id, self._seq))
             self._stored_seq = self._seq
         queued.extend(self._config_writes())
         queued.extend(self._search_statements())
         queued.extend(tail)
-        return Batch(coalesce(queued))
+        return Batch(self._grouped(queued))
+
+    def _grouped(self, stmts: list[Stmt]) -> list[Stmt]:
+        """The statements as few: inserts joined (:func:`coalesce`), and on PostgreSQL writes
+        into different tables as one statement (:func:`~fieldhouse.storage.multirow.combine`)."""
+        joined = coalesce(stmts)
+        return combine(joined) if self._dialect.name == "postgres" else joined
 
     def _config_writes(self) -> list[Stmt]:
         """The write-back of the auto-number counters the database lags behind."""
@@ -359,7 +360,8 @@ class WriteBehind:
     async def schema_version(self) -> int:
         if self._seq is None:
             # the first read of a transaction also takes the counters it may advance
-            version, seq, configs = await self._run(_counters(self.account_id))
+            op = schemas.counters_and_configs(self.account_id)
+            version, seq, configs = await self._run(op)
             self._seq = self._stored_seq = seq
             self._configs = {**configs, **self._configs}
             return version

@@ -11,6 +11,8 @@ import trio.testing
 
 from fieldhouse.model.errors import StoreUnavailable
 from fieldhouse.storage import Store, open_database, postgres
+from fieldhouse.storage.base import QueuedWriteFailed, execute
+from fieldhouse.storage.multirow import combine
 from fieldhouse.storage.postgres import LoopNotOpen, PostgresDriver, aio
 from tests.pgproxy import PgProxy, open_pg_proxy
 from tests.storage.conftest import AT, A, B, record
@@ -220,3 +222,112 @@ async def test_a_commit_whose_outcome_cannot_be_asked_is_in_doubt(
     proxy.come_back()
     # in doubt indeed: it had committed, so neither answer would have been right
     assert [r.display_name for r in await db.get_records(A, ["r01"])] == ["committed, unheard"]
+
+
+async def _watch_record_inserts(pg: Store) -> None:
+    """Note the rows of each INSERT statement on records (as the aggregates' statement
+    triggers see them) in ``insert_statements``."""
+    pool = pg._db._pool  # type: ignore[attr-defined]
+    await aio(
+        pool.execute,
+        "CREATE TABLE insert_statements (at serial, n integer);"
+        " CREATE FUNCTION note_inserts() RETURNS trigger LANGUAGE plpgsql AS"
+        " $$ BEGIN INSERT INTO insert_statements (n) SELECT count(*) FROM new_rows;"
+        " RETURN NULL; END $$;"
+        " CREATE TRIGGER noted AFTER INSERT ON records REFERENCING NEW TABLE AS new_rows"
+        " FOR EACH STATEMENT EXECUTE FUNCTION note_inserts()",
+    )
+
+
+async def _insert_statements(pg: Store) -> list[int]:
+    pool = pg._db._pool  # type: ignore[attr-defined]
+    got = await aio(pool.fetch, "SELECT n FROM insert_statements ORDER BY at")
+    return [int(r[0]) for r in got]
+
+
+async def test_the_new_records_of_a_transaction_are_one_statement(pg: Store) -> None:
+    # a batch of creates runs the records' statement triggers (the kept aggregates) once,
+    # not once a record (that was most of a batch's time holding the workspace's lock)
+    await _watch_record_inserts(pg)
+    async with pg.write(A) as txn:
+        for i in range(20):
+            await txn.insert_record(record(A, f"r{i:02}", f"n{i}"))
+    assert await _insert_statements(pg) == [20]
+    assert len(await pg.get_records(A, [f"r{i:02}" for i in range(20)])) == 20
+
+
+async def test_more_rows_than_one_statement_binds_all_land(pg: Store) -> None:
+    # 17 parameters a record: 2,000 records are more than one statement's 32,767 parameters
+    await _watch_record_inserts(pg)
+    ids = [f"r{i:04}" for i in range(2000)]
+    async with pg.write(A) as txn:
+        for rid in ids:
+            await txn.insert_record(record(A, rid, rid))
+    assert await _insert_statements(pg) == [1927, 73]
+    assert len(await pg.get_records(A, ids)) == 2000
+
+
+async def test_a_duplicate_among_new_records_writes_none_of_them(pg: Store) -> None:
+    async with pg.write(A) as txn:
+        await txn.insert_record(record(A, "r01", "first"))
+    with pytest.raises(QueuedWriteFailed):
+        async with pg.write(A) as txn:
+            for rid in ("r02", "r01", "r03"):
+                await txn.insert_record(record(A, rid, "again"))
+    found = await pg.get_records(A, ["r01", "r02", "r03"])
+    assert [(r.record_id, r.display_name) for r in found] == [("r01", "first")]
+
+
+def test_an_upsert_whose_rows_share_a_key_runs_row_by_row() -> None:
+    # in one statement two rows of one key would meet (PostgreSQL refuses that); one by one
+    # the last wins, as the write transaction means
+    sql = "INSERT INTO t (a, b, c) VALUES (?, ?, 0) ON CONFLICT (a) DO UPDATE SET b = excluded.b"
+    assert postgres.as_one_insert(sql, [("k", 1), ("k", 2)]) is None
+    assert postgres.as_one_insert(sql, [("k", 1), ("j", 2)]) == [
+        (sql.replace("(?, ?, 0)", "(?, ?, 0), (?, ?, 0)"), ["k", 1, "j", 2])
+    ]
+
+
+async def test_a_transactions_writes_into_several_tables_are_one_statement(pg: Store) -> None:
+    # records, their activity and the activity sequence reach the database in one statement
+    # (one round trip while the workspace's lock is held), seen by the statement's start time
+    pool = pg._db._pool  # type: ignore[attr-defined]
+    await aio(
+        pool.execute,
+        "CREATE TABLE statement_starts (tbl text, at timestamptz);"
+        " CREATE FUNCTION note_start() RETURNS trigger LANGUAGE plpgsql AS"
+        " $$ BEGIN INSERT INTO statement_starts VALUES (TG_TABLE_NAME, statement_timestamp());"
+        " RETURN NULL; END $$;"
+        " CREATE TRIGGER started AFTER INSERT ON records"
+        " FOR EACH STATEMENT EXECUTE FUNCTION note_start();"
+        " CREATE TRIGGER started AFTER INSERT ON activity"
+        " FOR EACH STATEMENT EXECUTE FUNCTION note_start();"
+        " CREATE TRIGGER started AFTER UPDATE ON accounts"
+        " FOR EACH STATEMENT EXECUTE FUNCTION note_start()",
+    )
+    async with pg.write(A) as txn:
+        await txn.schema_version()
+        for i in range(3):
+            await txn.insert_record(record(A, f"r{i:02}", f"n{i}"))
+            await txn.append_activity({"id": f"e{i}", "activityType": "t", "createdDateTime": AT})
+    got = await aio(pool.fetch, "SELECT tbl, at FROM statement_starts")
+    assert sorted(r[0] for r in got) == ["accounts", "activity", "records"]
+    assert len({r[1] for r in got}) == 1
+    assert [e["id"] for e in await pg.activity_since(A, 0, 10)] == ["e0", "e1", "e2"]
+
+
+def test_writes_into_one_table_or_across_a_savepoint_stay_apart() -> None:
+    # a write must see the one before it into the same table (an insert, then an update of
+    # the row), and a savepoint must lie between what it guards and what came before
+    ins = execute("INSERT INTO records (id, fields) VALUES (?, ?)", ("r1", "{}"))
+    upd = execute("UPDATE records SET fields = ? WHERE id = ?", ("{}", "r1"))
+    act = execute("INSERT INTO activity (seq) VALUES (?)", (1,))
+    sp = execute("SAVEPOINT sp1")
+    got = combine([ins, act, upd, sp, act])
+    assert [s.sql.split(" AS (")[0] if s.sql.startswith("WITH") else s.sql for s in got] == [
+        "WITH w0",
+        upd.sql,
+        sp.sql,
+        act.sql,
+    ]
+    assert got[0].params == ["r1", "{}", 1]
