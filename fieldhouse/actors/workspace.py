@@ -257,12 +257,18 @@ class WorkspaceActor:
         """Apply the attempt's messages in one transaction and commit it."""
         batch = attempt.messages
         light = all(message.light() for message in batch)
+        rights = self._rights()
+        for message in batch:
+            # read before the workspace's lock is taken: on PostgreSQL these are round trips
+            # that would otherwise hold it (messages topped up below are read when applied)
+            if isinstance(message.by, Principal):
+                await rights(message.by)
         async with self.store.write(self.account_id, light=light) as txn:
             version = await txn.schema_version()  # holds the workspace's write lock now
             if not attempt.strict:
                 self._top_up(batch, light=light)
                 attempt.strict = len(batch) == 1
-            ctx = await self._context(txn, version)
+            ctx = await self._context(txn, version, rights)
             outcomes = await self._apply_all(ctx, attempt)
             if ctx.schema_changed:
                 version = await txn.schema_version()
@@ -270,12 +276,12 @@ class WorkspaceActor:
         # committed
         return _Committed(ctx, outcomes, version, time.perf_counter() - commit_from)
 
-    async def _context(self, txn: WriteTxn, version: int) -> WriteContext:
+    async def _context(self, txn: WriteTxn, version: int, rights: RightsNow) -> WriteContext:
         """The messages' view of the transaction, with the module schemas of ``version``."""
         if self._schemas is None or version != self._schema_version:
             self._schemas = await txn.module_schemas()
         return WriteContext(
-            txn, self.account_id, self._schemas, find_user=self._find_user, rights=self._rights()
+            txn, self.account_id, self._schemas, find_user=self._find_user, rights=rights
         )
 
     async def _apply_all(self, ctx: WriteContext, attempt: _Attempt) -> list[tuple[bool, Any]]:
