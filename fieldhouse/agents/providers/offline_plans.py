@@ -191,6 +191,8 @@ def _remind_any(text: str, now: datetime) -> Plan | None:
     said = re.sub(r"^(?:to|that|about)\s+|\s+(?:to|at|on|by)$", "", said.strip(" :,.-"), flags=re.I)
     if not said:
         return Plan((), "What should I remind you about?")
+    if re.match(r"(?:at|on|by)\b", said, re.I) or re.search(r"\d:\d\d|\b(?:am|pm)\b", said, re.I):
+        return Plan((), 'When should I remind you? Say a day and a time, e.g. "tomorrow at 9".')
     stamp = due.replace(second=0, microsecond=0).isoformat()
     return Plan((_stage(("reminders.create", {"text": said, "dueAt": stamp})),))
 

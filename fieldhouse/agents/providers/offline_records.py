@@ -29,6 +29,7 @@ from fieldhouse.agents.providers.offline_schema import (
     singular,
     words,
 )
+from fieldhouse.agents.providers.offline_slots import Said, read_value
 from fieldhouse.agents.providers.offline_values import (
     find_amounts,
     find_date,
@@ -36,6 +37,7 @@ from fieldhouse.agents.providers.offline_values import (
     find_phone,
     find_range,
     find_time,
+    find_url,
 )
 
 Call = tuple[str, dict[str, Any]]
@@ -135,7 +137,7 @@ def _mentions(text: str, ws: Workspace) -> list[Mention]:
             for s, e in _spans(text, phrase):
                 found.append((e - s, Mention(s, e, module)))
         for f in module.fields:
-            if f.type in ("formula", "rollup", "autonumber"):
+            if f.computed:
                 continue
             for phrase in f.phrases():
                 for s, e in _spans(text, phrase):
@@ -294,7 +296,7 @@ def _create(text: str, today: date, ws: Workspace) -> Planned:
         modules = _modules_named(mentions)
     if not modules:
         return "What kind of record should I create (a contact, company, deal or task)?"
-    first = min((m for m in mentions if m.field is None), key=lambda m: m.start)
+    first = _module_word(mentions)
     module = first.module
     rest = text[first.end :]
     name, name_span = _new_name(rest, module, today)
@@ -355,6 +357,15 @@ def _create(text: str, today: date, ws: Workspace) -> Planned:
     return (lambda _: list(lookups), then)
 
 
+def _module_word(mentions: Sequence[Mention]) -> Mention:
+    """The word that names the new record's module: the first, unless it is also a choice value
+    of the module and another of its words follows ("a to-do task": a task of type to-do)."""
+    named = sorted((m for m in mentions if m.field is None), key=lambda m: m.start)
+    same = [m for m in named if m.module is named[0].module]
+    valued = any(m.option and (m.start, m.end) == (named[0].start, named[0].end) for m in mentions)
+    return same[1] if valued and len(same) > 1 else named[0]
+
+
 _CLAUSES: dict[int, re.Pattern[str]] = {}
 #: "a deal for <company>": the modules a "for ..." names a record of
 _FOR_TARGETS = {"companies", "contacts"}
@@ -367,10 +378,19 @@ def _clause(module: Module) -> re.Pattern[str]:
     if made is None:
         said = sorted({p for f in module.fields for p in f.phrases()}, key=len, reverse=True)
         fields = "(?:" + "|".join(re.escape(p) for p in said) + r")\b"
+        typed = module.fields_of("url", "email", "phone", "choice", "number", "money")
+        labels = sorted({p for f in typed for p in f.phrases()}, key=len, reverse=True)
         pattern = _CLAUSE.pattern.replace("FIELD", fields)
+        if labels:  # "Woodgrove Bank website woodgrovebank.com": a field and its value follow
+            label = "(?:" + "|".join(re.escape(p) for p in labels) + ")"
+            pattern = pattern[:-1] + r"|\s+(?=" + label + r"\s*[:=]?\s*\S))"
+        values = sorted({p for f in typed for o in f.options for p in o.phrases()}, key=len)
+        if values:  # "Proseware Inc in the financial services industry": a choice value
+            value = "(?:" + "|".join(re.escape(p) for p in reversed(values)) + r")\b"
+            pattern = pattern[:-1] + r"|\s+in\s+(?:the\s+)?(?=" + value + "))"
         if _person_like(module):  # "Jane Doe at Contoso": where she works
             pattern = pattern[:-1] + r"|\s+(?:at|from)\s+)"
-        elif _FOR_TARGETS.intersection(f.target or "" for f in module.fields_of("reference")):
+        elif _FOR_TARGETS.intersection(f.target or "" for f in module.fields_of("record")):
             pattern = pattern[:-1] + r"|\s+for\s+(?!(?:the|a|an|my|our|this|that|next)\b))"
         made = re.compile(pattern, re.I)
         _CLAUSES[id(module)] = made
@@ -452,9 +472,9 @@ def _typed_spans(text: str, today: date) -> list[tuple[int, int]]:
     time = find_time(text)
     if time:
         spans.append((time.start, time.end))
-    email = find_email(text)
-    if email:
-        spans.append((email.start, email.end))
+    for typed in (find_email(text), find_url(text)):
+        if typed:
+            spans.append((typed.start, typed.end))
     return sorted(spans, reverse=True)
 
 
@@ -488,21 +508,27 @@ def _details(
         if slot:
             fields[slot.slug] = [email.value]
         text = text[: email.start] + " " + text[email.end :]
+    url = find_url(text)
+    if url:
+        slot = next(iter(module.fields_of("url")), None)
+        if slot:
+            fields[slot.slug] = url.value
+        text = text[: url.start] + " " + text[url.end :]
     phone = find_phone(text)
     if phone:
         slot = next(iter(module.fields_of("phone")), None)
         if slot:
-            fields[slot.slug] = [phone.value] if slot.slug.endswith("s") else phone.value
+            fields[slot.slug] = [phone.value] if slot.many else phone.value
         text = text[: phone.start] + " " + text[phone.end :]
     mentions = [m for m in _mentions(text, ws) if m.module is module and m.field is not None]
     for m in mentions:
         if m.option is not None and m.field is not None:
-            if m.field.type == "multi_select":
+            if m.field.reads == "choices":
                 fields.setdefault(m.field.slug, []).append(m.option)
             else:
                 fields.setdefault(m.field.slug, m.option)
     # an amount said with its field ("put 30000 as amount", "amount 30000") beats a bare one
-    money = module.fields_of("currency")
+    money = module.fields_of("money")
     if money:
         labelled = _labelled_number(text, money[0])
         amounts = find_amounts(text, money_only=True)
@@ -510,7 +536,7 @@ def _details(
         if value is not None:
             number, currency = value if isinstance(value, tuple) else (value, None)
             fields[money[0].slug] = {"amount": number, "currency": currency or "USD"}
-    for f in module.fields_of("number", "progress", "percent"):
+    for f in module.fields_of("number"):
         labelled = _labelled_number(text, f)
         if labelled is not None:
             fields[f.slug] = labelled[0] if isinstance(labelled, tuple) else labelled
@@ -520,8 +546,8 @@ def _details(
         fields[_date_field(text, dates).slug] = when.value.isoformat()
     # "VP Sales at Northwind Traders": a role at a record of a referenced module
     at = _ROLE_AT.search(text) if _person_like(module) else None
-    reference = next((f for f in module.fields_of("reference") if f.target), None)
-    title = next((f for f in module.fields if f.type == "text" and "title" in f.slug), None)
+    reference = next((f for f in module.fields_of("record") if f.target), None)
+    title = next((f for f in module.fields if f.reads == "text" and "title" in f.slug), None)
     owner = _FOR.search(text)
     if not at and owner and reference and reference.target in _FOR_TARGETS:
         at = owner  # "a deal ... for Contoso Health": the company it is for
@@ -532,9 +558,10 @@ def _details(
         role = re.sub(_PRONOUN_LEAD, "", (at["role"] or "").strip(), flags=re.I)
         if title and role and not _mentions(role, ws):
             fields[title.slug] = role.strip()
-    elif title and creating and title.slug not in fields and not title.display:
+    if title and creating and title.slug not in fields and not title.display:
         # a bare trailing phrase beside a person's name and e-mail: their job title
-        leftovers = [s.strip(" .()") for s in re.split(r"[,;]", text)[1:]]
+        parts = [s.strip(" .()") for s in re.split(r"[,;]", text)[1:]]
+        leftovers = [re.sub(_PRONOUN_LEAD, "", s, flags=re.I) for s in parts]
         plain = [s for s in leftovers if s and re.fullmatch(r"[A-Za-z][A-Za-z &/-]{2,60}", s)]
         plain = [s for s in plain if not _mentions(s, ws) and len(s.split()) <= 5]
         if len(plain) == 1 and module.field("emails") is not None:
@@ -551,7 +578,9 @@ _FOR = re.compile(
     r"(?=\s*(?:[,;?.!]|\s+(?:worth|valued|due|with|in\s+stage)\b|$))",
     re.I,
 )
-_PRONOUN_LEAD = r"^(?:he'?s|she'?s|they'?re|the|a|an)\s+"
+_PRONOUN_LEAD = (
+    r"^(?:(?:he'?s|she'?s|they'?re|he\s+is|she\s+is|they\s+are|the|a|an|their|his|her|our|new)\s+)+"
+)
 
 
 #: words beside a new record's details that carry nothing of their own
@@ -571,12 +600,13 @@ def _unread(
     """What a create's details say that no field took (3+ words): asked about, not dropped."""
     spans: list[tuple[int, int]] = [(m.start, m.end) for m in _mentions(text, ws)]
     spans += [(f.start, f.end) for f in find_amounts(text)]
-    for found in (find_date(text, today), find_time(text), find_email(text), find_phone(text)):
+    found_all = (find_date(text, today), find_time(text), find_email(text), find_phone(text))
+    for found in (*found_all, find_url(text)):
         if found is not None:
             spans.append((found.start, found.end))
     at = _ROLE_AT.search(text)
     if at and any(
-        (f.type == "reference" and f.slug in fields) or "title" in f.slug for f in module.fields
+        (f.reads == "record" and f.slug in fields) or "title" in f.slug for f in module.fields
     ):
         spans.append((at.start(), at.end()))
     role = [s for s in re.split(r"[,;]", text)[1:] if s.strip(" .()") in fields.values()]
@@ -655,7 +685,8 @@ _UPDATE_RES = [re.compile("^" + s + "$", re.I) for s in _UPDATE_SHAPES]
 
 #: where a change's value ends and more changes (or the reason) begin
 _MORE = re.compile(
-    r"\s*(?:,(?!\d)|;|\band\s+also\b)\s*|\s+(?=because\s)|\s+and\s+(?=" + _UPDATE_VERB + r"\b)",
+    r"\s*(?:,(?!\d)|;|\band\s+also\b)\s*|\s+(?=because\s)|\s+and\s+(?=" + _UPDATE_VERB + r"\b)"
+    r"|\s+and\s+(?=(?:its|his|her|their|the)\s)",
     re.I,
 )
 
@@ -785,10 +816,8 @@ def _matching(
 
 def _holds(have: list[str], want: list[str]) -> bool:
     """Every word said is a word of the name (a surname alone, "northwind design system")."""
-    plain = [re.sub(r"[^\w]", "", w) for w in have]
-    return all(
-        re.sub(r"[^\w]", "", w) in plain or _accentless(w) in map(_accentless, plain) for w in want
-    )
+    plain = {singular(_accentless(re.sub(r"[^\w]", "", w))) for w in have}
+    return all(singular(_accentless(re.sub(r"[^\w]", "", w))) in plain for w in want)
 
 
 def _accentless(word: str) -> str:
@@ -804,9 +833,9 @@ def _reads_value(module: Module, value: str, today: date, ws: Workspace) -> bool
         return True
     if find_date(value, today) and module.fields_of("date"):
         return True
-    if find_amounts(value, money_only=True) and len(module.fields_of("currency")) == 1:
+    if find_amounts(value, money_only=True) and len(module.fields_of("money")) == 1:
         return True
-    return any(words(f.label) == words(value) for f in module.fields_of("boolean"))
+    return any(words(f.label) == words(value) for f in module.fields_of("flag"))
 
 
 def _change_fields(
@@ -831,10 +860,10 @@ def _change_fields(
             value = (value[: named[0].start] + " " + value[named[0].end :]).strip()
         elif find_date(value, today) and module.fields_of("date"):
             slot = _date_field(change.target + " " + value, module.fields_of("date"))
-        elif find_amounts(value, money_only=True) and len(module.fields_of("currency")) == 1:
-            slot = module.fields_of("currency")[0]
+        elif find_amounts(value, money_only=True) and len(module.fields_of("money")) == 1:
+            slot = module.fields_of("money")[0]
         else:
-            flags = [f for f in module.fields_of("boolean") if words(f.label) == words(value)]
+            flags = [f for f in module.fields_of("flag") if words(f.label) == words(value)]
             if flags:
                 return {flags[0].slug: True}
     if slot is None:
@@ -862,7 +891,7 @@ def _change_fields(
             continue
         reason = next((f for f in module.fields if "reason" in f.slug), None)
         because = re.match(r"because\s+(?:of\s+)?(?:the\s+)?", part, re.I)
-        if because and reason and slot.type == "select":
+        if because and reason and slot.reads == "choice":
             fields[reason.slug] = part[because.end() :]  # "was lost because of budget cuts"
             continue
         said = [w for w in re.findall(r"[\w'-]+", part.lower()) if w not in _STOP | _FILLER]
@@ -878,7 +907,7 @@ def _field_named(module: Module, said: str) -> Field | None:
     want = words(said)
     want = re.sub(r"^(?:the|its|his|her|their)\s+", "", want)
     for f in module.fields:
-        if f.type in ("formula", "rollup", "autonumber"):
+        if f.computed:
             continue
         if want in f.phrases() or singular(want) in f.phrases():
             return f
@@ -886,47 +915,9 @@ def _field_named(module: Module, said: str) -> Field | None:
 
 
 def _read_value(f: Field, value: str, record: Mapping[str, Any], today: date, ws: Workspace) -> Any:
-    """A field's value from what was said, by the field's type (None: not understood)."""
-    value = value.strip(" '\".")
-    kind = f.type
-    if kind in ("select", "multi_select"):
-        options = [o for o in f.options if words(value) in o.phrases()]
-        if not options:
-            options = [o for o in f.options if any(_spans(value, p) for p in o.phrases())]
-        if len(options) != 1:
-            return None
-        if kind == "select":
-            return options[0].value
-        current = (record.get("fields") or {}).get(f.slug) or []
-        kept = [v for v in current if isinstance(v, str)] if isinstance(current, list) else []
-        return [*kept, options[0].value] if options[0].value not in kept else kept
-    if kind == "email":
-        email = find_email(value)
-        return [email.value] if email else None
-    if kind == "phone":
-        phone = find_phone(value)
-        if phone is None:
-            return None
-        return [phone.value] if f.slug.endswith("s") else phone.value
-    if kind == "currency":
-        amounts = find_amounts(value)
-        if len(amounts) != 1:
-            return None
-        number, currency = amounts[0].value  # type: ignore[misc]
-        return {"amount": number, "currency": currency or "USD"}
-    if kind in ("number", "progress", "percent", "rating"):
-        amounts = find_amounts(value.replace("%", ""))
-        if not amounts:
-            return None
-        return amounts[0].value[0]  # type: ignore[index]
-    if kind in ("date", "datetime"):
-        when = find_date(value, today)
-        return when.value.isoformat() if when and isinstance(when.value, date) else None
-    if kind == "boolean":
-        return not re.search(r"\b(?:no|not|false|off|unset)\b", value.lower())
-    if kind in ("text", "textarea", "rich_text", "url"):
-        return value if value and value.lower() not in _PRONOUNS else None
-    return None
+    """A field's value from what was said, as the field's type is spoken (None: not understood)."""
+    current = record.get("fields")
+    return read_value(f, value, Said(today, current if isinstance(current, Mapping) else {}))
 
 
 # --- find and list ---------------------------------------------------------------------------
@@ -1001,7 +992,7 @@ def _find(text: str, today: date, ws: Workspace) -> Planned | None:
         else:
             conditions.append(_cond(len(conditions), f.slug, "in", values=values))
     # comparisons ("over 50k", "probability above 50%")
-    numeric = module.fields_of("currency", "number", "progress", "percent", "rating")
+    numeric = module.fields_of("money", "number")
     for pattern, op in _COMPARE:
         compared = pattern + r"\s+(?P<n>[$€£]?\s?\d[\d,.]*\s?(?:k|m|bn)?\b%?)"
         for c in re.finditer(compared, lower):
@@ -1050,7 +1041,7 @@ def _find(text: str, today: date, ws: Workspace) -> Planned | None:
                 conditions.append(_cond(len(conditions), f.slug, "lt", value=today.isoformat()))
     for pattern, direction in _SORT:
         if re.search(pattern, lower):
-            money = module.fields_of("currency") or numeric
+            money = module.fields_of("money") or numeric
             if money:
                 args["sortField"], args["sortDirection"] = money[0].slug, direction
     by = re.search(r"\b(?:(?:sort(?:ed)?|order(?:ed)?)\s+)?by\s+(?:the\s+)?(?P<f>[\w -]+?)"
@@ -1127,7 +1118,7 @@ def _numeric_field(before: str, module: Module, numeric: list[Field], after: str
                     best = (m.end(), f)
     if best:
         return best[1]
-    return (module.fields_of("currency") or numeric)[0]
+    return (module.fields_of("money") or numeric)[0]
 
 
 def _date_said(lower: str, dates: list[Field]) -> bool:
@@ -1142,7 +1133,7 @@ _WHEN_WORDS = re.compile(r"\d|\b(?:next|last|this|today|tomorrow|week|month|day|
 def _related(text: str, module: Module, ws: Workspace) -> tuple[Field, Module, str] | None:
     """A record of another module the list is about ("the people at Fabrikam Software"): the
     reference field, its module and the name said, read from the last "at/for/on ..." part."""
-    refs = [f for f in module.fields_of("reference") if f.target]
+    refs = [f for f in module.fields_of("record") if f.target]
     if not refs:
         return None
     for m in reversed(list(_PREPOSITION.finditer(text))):

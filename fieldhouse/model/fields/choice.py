@@ -17,7 +17,7 @@ from fieldhouse.model.fields._base import (
     too_big_array,
     too_big_string,
 )
-from fieldhouse.model.fields.base import CellKind, ConfigContext, FieldType, Grouping
+from fieldhouse.model.fields.base import CellKind, ConfigContext, FieldType, Grouping, Spoken
 from fieldhouse.model.fields.kind import FilterKind
 from fieldhouse.model.schema import FieldDef
 
@@ -112,6 +112,7 @@ def check_options(options: Any) -> list[Issue]:
 
 class SelectType(FieldType):
     data_type = "select"
+    spoken: ClassVar[Spoken | None] = "choice"
     example: ClassVar[Any] = "won"
     example_config: ClassVar[Mapping[str, Any]] = {"options": ["lead", "won"]}
     searchable = True
@@ -139,6 +140,7 @@ class SelectType(FieldType):
 
 class MultiSelectType(SelectType):
     data_type = "multi_select"
+    spoken = "choices"
     example = ["won"]
     example_config: ClassVar[Mapping[str, Any]] = {"options": ["lead", "won"]}
     grouping = None
@@ -160,6 +162,7 @@ class MultiSelectType(SelectType):
 
 class BooleanType(FieldType):
     data_type = "boolean"
+    spoken = "flag"
     example = True
     grouping = "boolean"
     csv_cell = "boolean"

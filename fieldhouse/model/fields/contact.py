@@ -302,6 +302,7 @@ class _ContactType(FieldType):
 
 class EmailType(_ContactType):
     data_type = "email"
+    spoken = "email"
     example = "jo@example.com"
 
     def normalise(self, field: FieldDef, value: Any) -> Result:
@@ -313,6 +314,7 @@ class EmailType(_ContactType):
 
 class UrlType(_ContactType):
     data_type = "url"
+    spoken = "url"
     example = "https://example.com/about"
 
     def normalise(self, field: FieldDef, value: Any) -> Result:
@@ -324,6 +326,7 @@ class UrlType(_ContactType):
 
 class PhoneType(_ContactType):
     data_type = "phone"
+    spoken = "phone"
     example = "+442071838750"
 
     def normalise(self, field: FieldDef, value: Any) -> Result:

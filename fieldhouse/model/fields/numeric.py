@@ -31,7 +31,7 @@ from fieldhouse.model.fields._base import (
     too_small_number,
     unknown_keys,
 )
-from fieldhouse.model.fields.base import CellKind, FieldType
+from fieldhouse.model.fields.base import CellKind, FieldType, Spoken
 from fieldhouse.model.fields.kind import FilterKind
 from fieldhouse.model.schema import FieldDef
 
@@ -264,6 +264,7 @@ _NUMBER: dict[str, Any] = {
 
 class NumberType(FieldType):
     data_type = "number"
+    spoken: ClassVar[Spoken | None] = "number"
     example: ClassVar[Any] = 12.5
     csv_cell: ClassVar[CellKind] = "number"
     write_form: ClassVar[str | None] = (
@@ -285,6 +286,7 @@ class CurrencyType(NumberType):
     """``{amount, currency}``: filters and sorts read the amount."""
 
     data_type = "currency"
+    spoken = "money"
     example = {"amount": 9.99, "currency": "EUR"}
     csv_cell = "json"
     write_form = (
@@ -337,6 +339,7 @@ class DurationType(NumberType):
     """Stored as seconds; written as seconds or a duration string."""
 
     data_type = "duration"
+    spoken = None  # a length of time: not read from a message
     example = 8100
     write_form = (
         "Written as seconds, or as a string: H:MM, H:MM:SS, 1h 30m 15s, 1.5h or ISO 8601 "

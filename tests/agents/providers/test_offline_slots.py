@@ -1,0 +1,135 @@
+"""How the offline planner reads values: each field type says how a value of it is spoken
+(``FieldType.spoken``), and the planner reads a web address, an amount, a choice or a date by
+that, asking instead of writing when words are left that it did not read."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any, get_args
+
+import pytest
+
+from fieldhouse.agents.providers.offline_plans import plan_for
+from fieldhouse.agents.providers.offline_schema import Workspace, builtin
+from fieldhouse.model.fields import FIELD_TYPES
+from fieldhouse.model.fields.base import Spoken
+from tests.agents.providers.planner_walk import record, walk, writes
+
+#: a Saturday
+NOW = datetime(2026, 11, 28, 10, 0, tzinfo=UTC)
+VENUES = {
+    "slug": "venues",
+    "name": "Venues",
+    "fields": [
+        {"slug": "title", "label": "Venue", "dataType": "text", "config": {"isDisplayField": True}},
+        {"slug": "homepage", "label": "Homepage", "dataType": "url", "config": {}},
+        {"slug": "size", "label": "Size", "dataType": "select", "config": {"options": [
+            {"value": "small", "label": "Small"}, {"value": "large", "label": "Large"},
+        ]}},
+        {"slug": "fee", "label": "Fee", "dataType": "currency", "config": {}},
+        {"slug": "setup", "label": "Setup time", "dataType": "duration", "config": {}},
+    ],
+}  # fmt: skip
+WS = Workspace((*builtin().modules, *Workspace.from_modules([VENUES]).modules))
+HALL = record("venues", "Harbour Hall")
+
+
+def calls(message: str, records: list[dict[str, Any]] | None = None) -> tuple[list[Any], str]:
+    made = plan_for(message, NOW, WS)
+    assert made is not None, message
+    return walk(made, records or [])
+
+
+def test_every_field_type_says_how_the_planner_reads_it() -> None:
+    spoken = {t.data_type: t.spoken for t in FIELD_TYPES.values()}
+    assert set(spoken.values()) <= {*get_args(Spoken), None}
+    venues = WS.module("venues")
+    assert venues is not None
+    assert [f.reads for f in venues.fields] == ["text", "url", "choice", "money", None]
+
+
+def test_a_web_address_goes_to_the_url_field_and_ends_the_name() -> None:
+    made = plan_for("add a venue Harbour Hall homepage harbourhall.example, large", NOW, WS)
+    assert made is not None
+    ((tool, args),) = writes(made)
+    assert (tool, args["displayName"]) == ("records.create", "Harbour Hall")
+    assert args["fields"] == {
+        "title": "Harbour Hall",
+        "homepage": "harbourhall.example",
+        "size": "large",
+    }
+    made = plan_for(
+        "create company Woodgrove Bank website woodgrovebank.com industry financial services",
+        NOW,
+        WS,
+    )
+    assert made is not None
+    ((_, args),) = writes(made)
+    assert args["displayName"] == "Woodgrove Bank"
+    assert args["fields"]["website"] == "woodgrovebank.com"
+    assert args["fields"]["industry"] == "financial-services"
+
+
+def test_a_choice_said_with_more_changes_sets_each_of_them() -> None:
+    made, _ = calls("set Harbour Hall's size to large and its fee to 8000", [HALL])
+    assert made[-1] == (
+        "records.update",
+        {"module": "venues", "recordId": HALL["recordId"],
+         "fields": {"size": "large", "fee": {"amount": 8000, "currency": "USD"}}},
+    )  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("message", "question"),
+    [
+        # a choice with words beside it the planner did not read
+        ("move harbour hall to large for the winter gala", "What should size"),
+        # a type the planner does not read from text (a duration)
+        ("set harbour hall's setup time to two hours", "What should setup time"),
+    ],
+)
+def test_words_it_cannot_read_for_a_field_are_asked_about(message: str, question: str) -> None:
+    made, reply = calls(message, [HALL])
+    assert [tool for tool, _ in made if tool != "records.search"] == []
+    assert question in reply
+
+
+def test_a_word_said_matches_its_plural_in_names_so_two_records_are_asked_about() -> None:
+    tasks = [record("tasks", "Price the extra sensors"), record("tasks", "Sensor site visit")]
+    made = plan_for("Update the sensor task: status=done", NOW, WS)
+    assert made is not None
+    found, reply = walk(made, tasks)
+    assert [tool for tool, _ in found] == ["records.search"]
+    assert reply.startswith("Which one do you mean")
+
+
+def test_a_module_word_that_is_also_a_choice_value_sets_the_value() -> None:
+    made = plan_for("Create a to-do task called 'Reconcile won deals' with low priority", NOW, WS)
+    assert made is not None
+    ((_, args),) = writes(made)
+    assert args["fields"]["task-type"] == "to-do" and args["fields"]["priority"] == "low"
+
+
+def test_a_role_said_after_a_pronoun_is_the_job_title_without_it() -> None:
+    made = plan_for("new contact jamie rivera she's the cfo at litware labs", NOW, WS)
+    assert made is not None
+    found, _ = walk(made, [record("companies", "Litware Labs")])
+    assert found[-1][1]["fields"]["job-title"] == "cfo"
+
+
+@pytest.mark.parametrize(
+    ("message", "text", "due"),
+    [
+        ("remind me tomorrow at eight am to call grace", "call grace", "2026-11-29T08:00:00+00:00"),
+        ("remind me in two days at three pm to chase the contract", "chase the contract",
+         "2026-11-30T15:00:00+00:00"),
+        ("set a reminder for tomorrow 8:30 - prep for the contoso call",
+         "prep for the contoso call", "2026-11-29T08:30:00+00:00"),
+    ],
+)  # fmt: skip
+def test_a_reminder_time_in_words_or_digits_is_read_and_left_out_of_the_text(
+    message: str, text: str, due: str
+) -> None:
+    made = plan_for(message, NOW, WS)
+    assert made is not None
+    assert writes(made) == [("reminders.create", {"text": text, "dueAt": due})]
