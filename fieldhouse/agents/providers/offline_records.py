@@ -946,146 +946,203 @@ _SEARCH_VERB = re.compile(
 )
 
 
+@dataclass
+class _Query:
+    """A records.search being read from a list request: its arguments, the conditions of its
+    filter and the spans of the text they were read from."""
+
+    text: str
+    today: date
+    ws: Workspace
+    module: Module
+    mentions: list[Mention]
+    args: dict[str, Any]
+    conditions: list[dict[str, Any]]
+    used: list[tuple[int, int]]
+
+    @property
+    def lower(self) -> str:
+        return self.text.lower()
+
+    def add(self, slug: str, op: str, span: tuple[int, int] | None = None, **value: Any) -> None:
+        self.conditions.append(_cond(len(self.conditions), slug, op, **value))
+        if span is not None:
+            self.used.append(span)
+
+
 def _find(text: str, today: date, ws: Workspace) -> Planned | None:
     mentions = _mentions(text, ws)
-    modules = _modules_named(mentions)
-    lower = text.lower()
-    if re.match(r"^who\b", lower) and not modules:
-        modules = [m for m in ws.modules if m.field("emails") is not None][:1]
+    modules = _list_modules(text, mentions, ws)
     if not modules:
-        # the module of a choice value said ("urgent tasks"), when only one module has it
-        owners = {m.module.slug: m.module for m in mentions if m.option}
-        modules = list(owners.values()) if len(owners) == 1 else []
-    if not modules and _ASKS_FIELD.match(lower) and any(m.field for m in mentions):
-        query = _leftover(text, mentions, ws, every=True)  # "what's the stage of X?"
-        return _search_everywhere(query, ws) if query else None
-    if not modules:
-        if not _SEARCH_VERB.match(lower):
-            return None  # "what can you do?": not about records
-        query = _leftover(text, mentions, ws)
-        return _search_everywhere(query, ws) if query else "What should I look for?"
+        return _find_anywhere(text, mentions, ws)
     module = modules[0]
-    args: dict[str, Any] = {"module": module.slug, "limit": 20}
-    conditions: list[dict[str, Any]] = []
-    used: list[tuple[int, int]] = []
-    # choice values ("won deals", "tasks that aren't done", "in proposal or negotiation")
-    by_field: dict[str, tuple[Field, list[str], bool]] = {}
+    q = _Query(text, today, ws, module, mentions, {"module": module.slug, "limit": 20}, [], [])
     who = _WHO.match(text)
     if who and _leftover(who["role"], _mentions(who["role"], ws), ws, every=True):
-        args["query"] = who["role"]
-    else:
-        who = None  # "who are our champions": a choice value, not a role to search for
-    for m in mentions:
-        if m.module is not module or m.option is None or m.field is None or who:
+        q.args["query"] = who["role"]
+    else:  # "who are our champions": a choice value, not a role to search for
+        _choice_conditions(q)
+    _compare_conditions(q)
+    _date_conditions(q)
+    _sort(q)
+    _empty_conditions(q)
+    if q.conditions:
+        q.args["advancedFilter"] = {
+            "root": {"id": "root", "conjunction": "AND", "conditions": q.conditions}
+        }
+    # a related record ("the people at Fabrikam Software", "tasks on the X deal")
+    related = _related(text, module, ws)
+    if related is not None:
+        return _related_search(q.args, related)
+    said = [m for m in mentions if m.module is module or m.field is None]
+    query = _leftover(text, said, ws, q.used, every=True)
+    asked = re.match(r"^(?:who|find|search|look|pull|bring)", q.lower)
+    if query and (asked or (not q.conditions and "sortField" not in q.args)):
+        q.args["query"] = query
+    args = q.args
+    return (lambda _: [("records.search", args)],)
+
+
+def _list_modules(text: str, mentions: Sequence[Mention], ws: Workspace) -> list[Module]:
+    """The modules a list request names; "who ..." means people; else the module of a choice
+    value said ("urgent tasks") when only one module has it."""
+    modules = _modules_named(mentions)
+    if re.match(r"^who\b", text.lower()) and not modules:
+        modules = [m for m in ws.modules if m.field("emails") is not None][:1]
+    if not modules:
+        owners = {m.module.slug: m.module for m in mentions if m.option}
+        modules = list(owners.values()) if len(owners) == 1 else []
+    return modules
+
+
+def _find_anywhere(text: str, mentions: Sequence[Mention], ws: Workspace) -> Planned | None:
+    """A look-up that names no module: in every module, or not a records request at all."""
+    lower = text.lower()
+    if _ASKS_FIELD.match(lower) and any(m.field for m in mentions):
+        query = _leftover(text, mentions, ws, every=True)  # "what's the stage of X?"
+        return _search_everywhere(query, ws) if query else None
+    if not _SEARCH_VERB.match(lower):
+        return None  # "what can you do?": not about records
+    query = _leftover(text, mentions, ws)
+    return _search_everywhere(query, ws) if query else "What should I look for?"
+
+
+def _choice_conditions(q: _Query) -> None:
+    """Choice values ("won deals", "tasks that aren't done", "in proposal or negotiation")."""
+    by_field: dict[str, tuple[Field, list[str], bool]] = {}
+    for m in q.mentions:
+        if m.module is not q.module or m.option is None or m.field is None:
             continue
-        negated = bool(_NEGATION.search(lower[: m.start]))
+        negated = bool(_NEGATION.search(q.lower[: m.start]))
         f, values, neg = by_field.get(m.field.slug, (m.field, [], negated))
         if m.option not in values:
             values.append(m.option)
         by_field[m.field.slug] = (f, values, neg or negated)
-        used.append((m.start, m.end))
+        q.used.append((m.start, m.end))
     for f, values, negated in by_field.values():
         if negated:
-            conditions.append(_cond(len(conditions), f.slug, "notIn", values=values))
+            q.add(f.slug, "notIn", values=values)
         elif len(values) == 1:
-            conditions.append(_cond(len(conditions), f.slug, "eq", value=values[0]))
+            q.add(f.slug, "eq", value=values[0])
         else:
-            conditions.append(_cond(len(conditions), f.slug, "in", values=values))
-    # comparisons ("over 50k", "probability above 50%")
-    numeric = module.fields_of("money", "number")
+            q.add(f.slug, "in", values=values)
+
+
+def _compare_conditions(q: _Query) -> None:
+    """Comparisons ("over 50k", "probability above 50%", "between 10k and 20k")."""
+    numeric = q.module.fields_of("money", "number")
+    if not numeric:
+        return
+    lower = q.lower
     for pattern, op in _COMPARE:
         compared = pattern + r"\s+(?P<n>[$€£]?\s?\d[\d,.]*\s?(?:k|m|bn)?\b%?)"
         for c in re.finditer(compared, lower):
             amounts = find_amounts(c["n"].rstrip("%"))
-            if not amounts or not numeric:
-                continue
-            f = _numeric_field(lower[: c.start()], module, numeric, lower[c.end() :])
-            conditions.append(_cond(len(conditions), f.slug, op, value=amounts[0].value[0]))
-            used.append((c.start(), c.end()))
+            if amounts:
+                f = _numeric_field(lower[: c.start()], q.module, numeric, lower[c.end() :])
+                q.add(f.slug, op, (c.start(), c.end()), value=amounts[0].value[0])
     for c in _BETWEEN.finditer(lower):
         low, high = find_amounts(c["a"]), find_amounts(c["b"])
-        if low and high and numeric:
-            f = _numeric_field(lower[: c.start()], module, numeric, lower[c.end() :])
-            conditions.append(_cond(len(conditions), f.slug, "gte", value=low[0].value[0]))
-            conditions.append(_cond(len(conditions), f.slug, "lte", value=high[0].value[0]))
-            used.append((c.start(), c.end()))
-    # dates ("due today", "closing in the next 30 days", "closed last month")
-    dates = module.fields_of("date")
-    if dates:
-        period = find_range(lower, today)
-        if period:
-            span, where = period
-            f = _date_field(lower, dates)
-            conditions.append(_cond(len(conditions), f.slug, "gte", value=span.first.isoformat()))
-            conditions.append(_cond(len(conditions), f.slug, "lte", value=span.last.isoformat()))
-            used.append((where.start, where.end))
-        else:
-            when = find_date(lower, today)
-            lone = len(dates) == 1 and when is not None and _DATE_LEAD.match(lower, when.start)
-            if when and isinstance(when.value, date) and (_date_said(lower, dates) or lone):
-                f = _date_field(lower, dates)
-                word = _SIDE.search(lower[: when.end])
-                said = word["w"] if word else ""
-                sides = {"before": "lt", "until": "lte", "till": "lte", "after": "gt"}
-                conditions.append(
-                    _cond(
-                        len(conditions),
-                        f.slug,
-                        {**sides, "since": "gte"}.get(said, "eq"),
-                        value=when.value.isoformat(),
-                    )
-                )
-                used.append((when.start, when.end))
-            elif re.search(r"\b(?:overdue|past\s+due)\b", lower):
-                f = _date_field(lower, dates)
-                conditions.append(_cond(len(conditions), f.slug, "lt", value=today.isoformat()))
+        if low and high:
+            f = _numeric_field(lower[: c.start()], q.module, numeric, lower[c.end() :])
+            q.add(f.slug, "gte", value=low[0].value[0])
+            q.add(f.slug, "lte", (c.start(), c.end()), value=high[0].value[0])
+
+
+_SIDES = {"before": "lt", "until": "lte", "till": "lte", "after": "gt", "since": "gte"}
+
+
+def _date_conditions(q: _Query) -> None:
+    """Dates ("due today", "closing in the next 30 days", "closed last month", "overdue")."""
+    dates = q.module.fields_of("date")
+    if not dates:
+        return
+    lower = q.lower
+    period = find_range(lower, q.today)
+    if period:
+        span, where = period
+        f = _date_field(lower, dates)
+        q.add(f.slug, "gte", value=span.first.isoformat())
+        q.add(f.slug, "lte", (where.start, where.end), value=span.last.isoformat())
+        return
+    when = find_date(lower, q.today)
+    lone = len(dates) == 1 and when is not None and _DATE_LEAD.match(lower, when.start)
+    if when and isinstance(when.value, date) and (_date_said(lower, dates) or lone):
+        word = _SIDE.search(lower[: when.end])
+        op = _SIDES.get(word["w"], "eq") if word else "eq"
+        q.add(
+            _date_field(lower, dates).slug, op, (when.start, when.end), value=when.value.isoformat()
+        )
+    elif re.search(r"\b(?:overdue|past\s+due)\b", lower):
+        q.add(_date_field(lower, dates).slug, "lt", value=q.today.isoformat())
+
+
+_SORT_BY = re.compile(
+    r"\b(?:(?:sort(?:ed)?|order(?:ed)?)\s+)?by\s+(?:the\s+)?(?P<f>[\w -]+?)"
+    r"(?:\s+(?P<d>asc|desc|ascending|descending|highest\s+first|lowest\s+first|"
+    r"newest\s+first|oldest\s+first))?$"
+)
+
+
+def _sort(q: _Query) -> None:
+    """ "biggest deals" (by money), "sorted by close date descending"."""
     for pattern, direction in _SORT:
-        if re.search(pattern, lower):
-            money = module.fields_of("money") or numeric
-            if money:
-                args["sortField"], args["sortDirection"] = money[0].slug, direction
-    by = re.search(r"\b(?:(?:sort(?:ed)?|order(?:ed)?)\s+)?by\s+(?:the\s+)?(?P<f>[\w -]+?)"
-                   r"(?:\s+(?P<d>asc|desc|ascending|descending|highest\s+first|lowest\s+first|"
-                   r"newest\s+first|oldest\s+first))?$", lower)  # fmt: skip
-    sorted_by = _field_named(module, by["f"]) if by else None
+        money = q.module.fields_of("money") or q.module.fields_of("money", "number")
+        if re.search(pattern, q.lower) and money:
+            q.args["sortField"], q.args["sortDirection"] = money[0].slug, direction
+    by = _SORT_BY.search(q.lower)
+    sorted_by = _field_named(q.module, by["f"]) if by else None
     if by and sorted_by:
-        args["sortField"] = sorted_by.slug
+        q.args["sortField"] = sorted_by.slug
         down = by["d"] and by["d"].startswith(("desc", "highest", "newest"))
-        args["sortDirection"] = "desc" if down else "asc"
-        used.append((by.start(), by.end()))
-    for m in mentions:  # "tasks without a due date"
-        empty = _EMPTY.search(lower[: m.start])
-        if empty and m.module is module and m.field is not None and m.option is None:
-            conditions.append(_cond(len(conditions), m.field.slug, "isNull"))
-            used.append((m.start, m.end))
-    if conditions:
-        args["advancedFilter"] = {
-            "root": {"id": "root", "conjunction": "AND", "conditions": conditions}
-        }
-    # a related record ("the people at Fabrikam Software", "tasks on the X deal")
-    related = _related(text, module, ws)
-    query = _leftover(
-        text, [m for m in mentions if m.module is module or m.field is None], ws, used, every=True
-    )
-    if related is not None:
-        ref, target, name = related
-        look = ("records.search", {"module": target.slug, "query": name, "limit": 10})
+        q.args["sortDirection"] = "desc" if down else "asc"
+        q.used.append((by.start(), by.end()))
 
-        def then(outcomes: Sequence[ToolOutcome]) -> list[Call] | str:
-            hits = _matching(name, [target], outcomes[-1:])
-            if any(o.status != "ok" for o in outcomes):
-                return []
-            if len(hits) != 1:
-                return _fallback(args, name)
-            filters = dict(args.get("filters") or {})
-            filters[ref.slug] = str(hits[0][1].get("recordId"))
-            return [("records.search", {**args, "filters": filters})]
 
-        return (lambda _: [look], then)
-    asked = re.match(r"^(?:who|find|search|look|pull|bring)", lower)
-    if query and (asked or (not conditions and "sortField" not in args)):
-        args["query"] = query
-    return (lambda _: [("records.search", args)],)
+def _empty_conditions(q: _Query) -> None:
+    """ "tasks without a due date": the field is empty."""
+    for m in q.mentions:
+        empty = _EMPTY.search(q.lower[: m.start])
+        if empty and m.module is q.module and m.field is not None and m.option is None:
+            q.add(m.field.slug, "isNull", (m.start, m.end))
+
+
+def _related_search(args: dict[str, Any], related: tuple[Field, Module, str]) -> Planned:
+    """Look the related record up by name, then list the records that refer to it."""
+    ref, target, name = related
+    look = ("records.search", {"module": target.slug, "query": name, "limit": 10})
+
+    def then(outcomes: Sequence[ToolOutcome]) -> list[Call] | str:
+        hits = _matching(name, [target], outcomes[-1:])
+        if any(o.status != "ok" for o in outcomes):
+            return []
+        if len(hits) != 1:
+            return _fallback(args, name)
+        filters = dict(args.get("filters") or {})
+        filters[ref.slug] = str(hits[0][1].get("recordId"))
+        return [("records.search", {**args, "filters": filters})]
+
+    return (lambda _: [look], then)
 
 
 _WHO = re.compile(
