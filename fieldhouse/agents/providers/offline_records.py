@@ -31,6 +31,7 @@ from fieldhouse.agents.providers.offline_schema import (
 )
 from fieldhouse.agents.providers.offline_slots import Said, read_value
 from fieldhouse.agents.providers.offline_values import (
+    Found,
     find_amounts,
     find_date,
     find_email,
@@ -39,6 +40,7 @@ from fieldhouse.agents.providers.offline_values import (
     find_time,
     find_url,
 )
+from fieldhouse.model.fields.base import Spoken
 
 Call = tuple[str, dict[str, Any]]
 #: a later stage: the calls to make, or (a string) the reply that ends the run
@@ -501,72 +503,97 @@ def _details(
 ) -> tuple[dict[str, Any], list[tuple[str, Call]]]:
     """Field values said beside a new record's name; references to look up by name."""
     fields: dict[str, Any] = {}
-    pending: list[tuple[str, Call]] = []
-    email = find_email(text)
-    if email:
-        slot = next(iter(module.fields_of("email")), None)
+    text = _typed_values(text, module, fields)
+    _choice_values(text, module, ws, fields)
+    _amounts(text, module, fields)
+    dates = module.fields_of("date")
+    when = find_date(text, today)
+    if when and dates and isinstance(when.value, date):
+        fields[_date_field(text, dates).slug] = when.value.isoformat()
+    title = next((f for f in module.fields if f.reads == "text" and "title" in f.slug), None)
+    pending = _reference(text, module, ws, title, fields)
+    if title and creating and title.slug not in fields and not title.display:
+        role = _bare_title(text, ws)
+        if role and module.field("emails") is not None:
+            fields[title.slug] = role
+    return fields, pending
+
+
+#: values found by their shape wherever they are said, by how their field is spoken
+_SHAPED: tuple[tuple[Spoken, Callable[[str], Found[str] | None]], ...] = (
+    ("email", find_email),
+    ("url", find_url),
+    ("phone", find_phone),
+)
+
+
+def _typed_values(text: str, module: Module, fields: dict[str, Any]) -> str:
+    """E-mails, web addresses and phones into the module's first field of their kind; the text
+    without them."""
+    for spoken, finder in _SHAPED:
+        found = finder(text)
+        if found is None:
+            continue
+        slot = next(iter(module.fields_of(spoken)), None)
         if slot:
-            fields[slot.slug] = [email.value]
-        text = text[: email.start] + " " + text[email.end :]
-    url = find_url(text)
-    if url:
-        slot = next(iter(module.fields_of("url")), None)
-        if slot:
-            fields[slot.slug] = url.value
-        text = text[: url.start] + " " + text[url.end :]
-    phone = find_phone(text)
-    if phone:
-        slot = next(iter(module.fields_of("phone")), None)
-        if slot:
-            fields[slot.slug] = [phone.value] if slot.many else phone.value
-        text = text[: phone.start] + " " + text[phone.end :]
-    mentions = [m for m in _mentions(text, ws) if m.module is module and m.field is not None]
-    for m in mentions:
-        if m.option is not None and m.field is not None:
-            if m.field.reads == "choices":
-                fields.setdefault(m.field.slug, []).append(m.option)
-            else:
-                fields.setdefault(m.field.slug, m.option)
-    # an amount said with its field ("put 30000 as amount", "amount 30000") beats a bare one
+            fields[slot.slug] = read_value(slot, found.value, Said(date.min, {}))
+        text = text[: found.start] + " " + text[found.end :]
+    return text
+
+
+def _choice_values(text: str, module: Module, ws: Workspace, fields: dict[str, Any]) -> None:
+    for m in _mentions(text, ws):
+        if m.module is not module or m.field is None or m.option is None:
+            continue
+        if m.field.reads == "choices":
+            fields.setdefault(m.field.slug, []).append(m.option)
+        else:
+            fields.setdefault(m.field.slug, m.option)
+
+
+def _amounts(text: str, module: Module, fields: dict[str, Any]) -> None:
+    """Money (an amount said with its field, "amount 30000", beats a bare "30k") and numbers
+    said with their field ("85 employees")."""
     money = module.fields_of("money")
     if money:
         labelled = _labelled_number(text, money[0])
         amounts = find_amounts(text, money_only=True)
         value = labelled if labelled is not None else (amounts[0].value if amounts else None)
         if value is not None:
-            number, currency = value if isinstance(value, tuple) else (value, None)
+            number, currency = value
             fields[money[0].slug] = {"amount": number, "currency": currency or "USD"}
     for f in module.fields_of("number"):
         labelled = _labelled_number(text, f)
         if labelled is not None:
-            fields[f.slug] = labelled[0] if isinstance(labelled, tuple) else labelled
-    dates = module.fields_of("date")
-    when = find_date(text, today)
-    if when and dates and isinstance(when.value, date):
-        fields[_date_field(text, dates).slug] = when.value.isoformat()
-    # "VP Sales at Northwind Traders": a role at a record of a referenced module
+            fields[f.slug] = labelled[0]
+
+
+def _reference(
+    text: str, module: Module, ws: Workspace, title: Field | None, fields: dict[str, Any]
+) -> list[tuple[str, Call]]:
+    """ "VP Sales at Northwind Traders" (a role at a record of a referenced module), "a deal
+    for Contoso Health": the look-up of the record by name, and the role as the title."""
     at = _ROLE_AT.search(text) if _person_like(module) else None
     reference = next((f for f in module.fields_of("record") if f.target), None)
-    title = next((f for f in module.fields if f.reads == "text" and "title" in f.slug), None)
     owner = _FOR.search(text)
     if not at and owner and reference and reference.target in _FOR_TARGETS:
-        at = owner  # "a deal ... for Contoso Health": the company it is for
-    if at and reference and reference.target:
-        org = at["org"].strip()
-        look = {"module": reference.target, "query": org, "limit": 10}
-        pending.append((reference.slug, ("records.search", look)))
-        role = re.sub(_PRONOUN_LEAD, "", (at["role"] or "").strip(), flags=re.I)
-        if title and role and not _mentions(role, ws):
-            fields[title.slug] = role.strip()
-    if title and creating and title.slug not in fields and not title.display:
-        # a bare trailing phrase beside a person's name and e-mail: their job title
-        parts = [s.strip(" .()") for s in re.split(r"[,;]", text)[1:]]
-        leftovers = [re.sub(_PRONOUN_LEAD, "", s, flags=re.I) for s in parts]
-        plain = [s for s in leftovers if s and re.fullmatch(r"[A-Za-z][A-Za-z &/-]{2,60}", s)]
-        plain = [s for s in plain if not _mentions(s, ws) and len(s.split()) <= 5]
-        if len(plain) == 1 and module.field("emails") is not None:
-            fields[title.slug] = plain[0]
-    return fields, pending
+        at = owner
+    if not (at and reference and reference.target):
+        return []
+    look = {"module": reference.target, "query": at["org"].strip(), "limit": 10}
+    role = re.sub(_PRONOUN_LEAD, "", (at["role"] or "").strip(), flags=re.I)
+    if title and role and not _mentions(role, ws):
+        fields[title.slug] = role.strip()
+    return [(reference.slug, ("records.search", look))]
+
+
+def _bare_title(text: str, ws: Workspace) -> str | None:
+    """A bare trailing phrase beside a person's name and e-mail: their job title."""
+    parts = [s.strip(" .()") for s in re.split(r"[,;]", text)[1:]]
+    leftovers = [re.sub(_PRONOUN_LEAD, "", s, flags=re.I) for s in parts]
+    plain = [s for s in leftovers if s and re.fullmatch(r"[A-Za-z][A-Za-z &/-]{2,60}", s)]
+    plain = [s for s in plain if not _mentions(s, ws) and len(s.split()) <= 5]
+    return plain[0] if len(plain) == 1 else None
 
 
 _ROLE_AT = re.compile(
