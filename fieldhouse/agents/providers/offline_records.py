@@ -868,66 +868,89 @@ def _reads_value(module: Module, value: str, today: date, ws: Workspace) -> bool
 def _change_fields(
     change: Change, module: Module, record: Mapping[str, Any], today: date, ws: Workspace
 ) -> dict[str, Any] | str:
-    fields: dict[str, Any] = {}
-    value = change.value
-    said = [m for m in _mentions(value, ws) if m.module is module]
-    slot = _field_named(module, change.field) if change.field else None
-    if change.field and slot is None:
-        if words(change.field) in ("name", "title") and module.display_fields:
-            return {"__rename__": value}
-        return f"I don't know a {change.field!r} field on {module.slug}; which field do you mean?"
-    if slot is None:
-        # the value says which field: a choice option, a field named in it, a date, a yes/no
-        named = [m for m in said if m.field is not None and m.option is None]
-        options = [m for m in said if m.option is not None]
-        if options:
-            slot = options[0].field
-        elif named:
-            slot = named[0].field
-            value = (value[: named[0].start] + " " + value[named[0].end :]).strip()
-        elif find_date(value, today) and module.fields_of("date"):
-            slot = _date_field(change.target + " " + value, module.fields_of("date"))
-        elif find_amounts(value, money_only=True) and len(module.fields_of("money")) == 1:
-            slot = module.fields_of("money")[0]
-        else:
-            flags = [f for f in module.fields_of("flag") if words(f.label) == words(value)]
-            if flags:
-                return {flags[0].slug: True}
-    if slot is None:
-        return f"Which field of {record.get('displayName')} should be {value!r}?"
+    """The fields a change sets (``__rename__`` for a new name), or the question to ask."""
+    name = record.get("displayName")
+    found = _change_slot(change, module, today, ws)
+    if not isinstance(found, tuple):
+        return found if found is not None else f"Which field of {name} should be {change.value!r}?"
+    slot, value = found
     shown = module.display_fields
     if len(shown) == 1 and slot is shown[0] and not _name_fields(module, "a b").get("last-name"):
         return {"__rename__": value}  # the field that is the record's name: a rename
     read = _read_value(slot, value, record, today, ws)
     if read is None:
-        return f"What should {slot.label.lower()} of {record.get('displayName')} be?"
-    fields[slot.slug] = read
+        return f"What should {slot.label.lower()} of {name} be?"
+    fields: dict[str, Any] = {slot.slug: read}
     for part in re.split(r"\s*[,;]\s*|\s+and\s+", change.extra):
-        if not part:
-            continue
-        more = _mentions(part, ws)
-        named = [m for m in more if m.module is module and m.field is not None]
-        if named:
-            extra_slot = named[0].field
-            assert extra_slot is not None
-            rest = (part[: named[0].start] + " " + part[named[0].end :]).strip()
-            extra = _read_value(extra_slot, part if named[0].option else rest, record, today, ws)
-            if extra is None:
-                return f"What should {extra_slot.label.lower()} of {record.get('displayName')} be?"
-            fields[extra_slot.slug] = extra
-            continue
-        reason = next((f for f in module.fields if "reason" in f.slug), None)
-        because = re.match(r"because\s+(?:of\s+)?(?:the\s+)?", part, re.I)
-        if because and reason and slot.reads == "choice":
-            fields[reason.slug] = part[because.end() :]  # "was lost because of budget cuts"
-            continue
-        said = [w for w in re.findall(r"[\w'-]+", part.lower()) if w not in _STOP | _FILLER]
-        if len(said) >= 2:
-            return (
-                f"I would set {', '.join(fields)} of {record.get('displayName')}, but I did not "
-                f"understand {part!r}; I changed nothing yet."
-            )
+        asked = _more_change(part, slot, module, record, today, ws, fields) if part else None
+        if asked:
+            return asked
     return {k: v for k, v in fields.items() if v is not None}
+
+
+def _change_slot(
+    change: Change, module: Module, today: date, ws: Workspace
+) -> tuple[Field, str] | dict[str, Any] | str | None:
+    """The field a change is for and the words of its value: the field named, else the one the
+    value says (a choice option, a field named in it, a date, an amount); a flag set or a
+    rename as the fields; a question; None when nothing says which."""
+    value = change.value
+    if change.field:
+        slot = _field_named(module, change.field)
+        if slot is not None:
+            return slot, value
+        if words(change.field) in ("name", "title") and module.display_fields:
+            return {"__rename__": value}
+        return f"I don't know a {change.field!r} field on {module.slug}; which field do you mean?"
+    said = [m for m in _mentions(value, ws) if m.module is module and m.field is not None]
+    options = [m for m in said if m.option is not None]
+    named = [m for m in said if m.option is None]
+    dates = module.fields_of("date")
+    money = module.fields_of("money")
+    if options and options[0].field:
+        return options[0].field, value
+    if named and named[0].field:
+        return named[0].field, (value[: named[0].start] + " " + value[named[0].end :]).strip()
+    if find_date(value, today) and dates:
+        return _date_field(change.target + " " + value, dates), value
+    if find_amounts(value, money_only=True) and len(money) == 1:
+        return money[0], value
+    flags = [f for f in module.fields_of("flag") if words(f.label) == words(value)]
+    return {flags[0].slug: True} if flags else None
+
+
+def _more_change(
+    part: str,
+    slot: Field,
+    module: Module,
+    record: Mapping[str, Any],
+    today: date,
+    ws: Workspace,
+    fields: dict[str, Any],
+) -> str | None:
+    """One more part of a change ("and its amount to 8000", "because of budget cuts") into
+    ``fields``; the question to ask when it is not understood."""
+    named = [m for m in _mentions(part, ws) if m.module is module and m.field is not None]
+    if named and named[0].field:
+        extra_slot = named[0].field
+        rest = (part[: named[0].start] + " " + part[named[0].end :]).strip()
+        extra = _read_value(extra_slot, part if named[0].option else rest, record, today, ws)
+        if extra is None:
+            return f"What should {extra_slot.label.lower()} of {record.get('displayName')} be?"
+        fields[extra_slot.slug] = extra
+        return None
+    reason = next((f for f in module.fields if "reason" in f.slug), None)
+    because = re.match(r"because\s+(?:of\s+)?(?:the\s+)?", part, re.I)
+    if because and reason and slot.reads == "choice":
+        fields[reason.slug] = part[because.end() :]  # "was lost because of budget cuts"
+        return None
+    said = [w for w in re.findall(r"[\w'-]+", part.lower()) if w not in _STOP | _FILLER]
+    if len(said) >= 2:
+        return (
+            f"I would set {', '.join(fields)} of {record.get('displayName')}, but I did not "
+            f"understand {part!r}; I changed nothing yet."
+        )
+    return None
 
 
 def _field_named(module: Module, said: str) -> Field | None:
