@@ -279,27 +279,12 @@ _NAME_BEFORE = re.compile(
 
 
 def _create(text: str, today: date, ws: Workspace) -> Planned:
-    mentions = _mentions(text, ws)
-    modules = _modules_named(mentions)
-    people = [m for m in ws.modules if _person_like(m)]
-    person = _PERSON_AT.match(text)
-    if not modules and person and people:  # "add Jane Doe at Contoso": a person at a company
-        word = singular(words(people[0].name))
-        text = f"{person['verb']} {word} {person['name']} at {person['org']}"
-        mentions = _mentions(text, ws)
-        modules = _modules_named(mentions)
-    kind = _KIND_FIRST.match(text)
-    first_said = [m for m in mentions if m.option and kind and m.start == kind.end()]
-    if kind and not modules and len({m.module.slug for m in first_said}) == 1:
-        # "add a meeting with Barbara on thursday": a choice value only one module has
-        word = singular(words(first_said[0].module.name))
-        text = f"{kind['verb']} {word} {text[kind.end() :]}"
-        mentions = _mentions(text, ws)
-        modules = _modules_named(mentions)
-    if not modules:
+    text, mentions = _create_kind(text, ws)
+    if not _modules_named(mentions):
         return "What kind of record should I create (a contact, company, deal or task)?"
     first = _module_word(mentions)
     module = first.module
+    kind = singular(words(module.name))
     rest = text[first.end :]
     name, name_span = _new_name(rest, module, today)
     before = _NAME_BEFORE.match(text[: first.start])
@@ -307,14 +292,8 @@ def _create(text: str, today: date, ws: Workspace) -> Planned:
         name, name_span = before["name"].strip(" '\""), (0, 0)  # "add Linus Torvalds as a contact"
         text = text[: before.start("name")] + text[before.end("name") :]
         first = next(m for m in _mentions(text, ws) if m.field is None and m.module is module)
-    covered = _leftover(name, _mentions(name, ws), ws, every=True)
-    if (
-        not name
-        or not covered  # "add urgent": a value, not a name
-        or name.lower().split()[0] in _PRONOUNS | {"for", "to", "about", "on", "with"}
-        or (not _QUOTED.search(rest) and _reads_like_a_sentence(name))
-    ):
-        return f"What should the new {singular(words(module.name))} be called?"
+    if not _names_a_record(name, rest, ws):
+        return f"What should the new {kind} be called?"
     # the name's own words out: a date or amount said inside it ("call hedy tmrw") stays
     said = rest[name_span[0] : name_span[1]]
     at = said.lower().find(name.lower())
@@ -325,12 +304,57 @@ def _create(text: str, today: date, ws: Workspace) -> Planned:
     unread = _unread(details, module, today, ws, fields)
     if unread:
         return (
-            f"I would create the {singular(words(module.name))} {name!r}, but I did not "
-            f"understand {unread!r}; say it again with the field it is for, and I will add it."
+            f"I would create the {kind} {name!r}, but I did not understand {unread!r}; say it "
+            "again with the field it is for, and I will add it."
         )
     if name == name.lower() and _person_like(module):  # "add jane doe": Jane Doe
         name = name.title()
     fields |= _name_fields(module, name)
+    return _create_plan(module, name, fields, pending, ws)
+
+
+def _create_kind(text: str, ws: Workspace) -> tuple[str, list[Mention]]:
+    """The text with its module said: "add Jane Doe at Contoso" is a person at a company; "add a
+    meeting with Barbara" a record of the one module with that choice value."""
+    mentions = _mentions(text, ws)
+    if _modules_named(mentions):
+        return text, mentions
+    people = [m for m in ws.modules if _person_like(m)]
+    person = _PERSON_AT.match(text)
+    if person and people:
+        word = singular(words(people[0].name))
+        text = f"{person['verb']} {word} {person['name']} at {person['org']}"
+        mentions = _mentions(text, ws)
+        if _modules_named(mentions):
+            return text, mentions
+    kind = _KIND_FIRST.match(text)
+    first_said = [m for m in mentions if m.option and kind and m.start == kind.end()]
+    if kind and len({m.module.slug for m in first_said}) == 1:
+        word = singular(words(first_said[0].module.name))
+        text = f"{kind['verb']} {word} {text[kind.end() :]}"
+        mentions = _mentions(text, ws)
+    return text, mentions
+
+
+def _names_a_record(name: str, rest: str, ws: Workspace) -> bool:
+    """Whether a new record's name was read: not empty, not only a value ("add urgent"), not a
+    pronoun or a preposition first, not the rest of a sentence (unless quoted)."""
+    if not name or not _leftover(name, _mentions(name, ws), ws, every=True):
+        return False
+    if name.lower().split()[0] in _PRONOUNS | {"for", "to", "about", "on", "with"}:
+        return False
+    return bool(_QUOTED.search(rest)) or not _reads_like_a_sentence(name)
+
+
+def _create_plan(
+    module: Module,
+    name: str,
+    fields: dict[str, Any],
+    pending: list[tuple[str, Call]],
+    ws: Workspace,
+) -> Planned:
+    """Look for a record of the same name and each referenced record; then create, or ask."""
+    kind = singular(words(module.name))
     create_args = {"module": module.slug, "displayName": name, "fields": fields}
     look = ("records.search", {"module": module.slug, "query": name, "limit": 10})
     lookups = [look] + [call for _, call in pending]
@@ -340,8 +364,8 @@ def _create(text: str, today: date, ws: Workspace) -> Planned:
             _same(str(r.get("displayName", "")), name) for r in _records(outcomes[0])
         ):
             return (
-                f"There is already a {singular(words(module.name))} named {name}; I did not "
-                "add another. Say so if you want a second one, or what to change on it."
+                f"There is already a {kind} named {name}; I did not add another. Say so if you "
+                "want a second one, or what to change on it."
             )
         for (slug, (_, look)), outcome in zip(pending, outcomes[1:], strict=False):
             hits = _matching(
@@ -351,7 +375,7 @@ def _create(text: str, today: date, ws: Workspace) -> Planned:
                 said = "several" if hits else "no"
                 return (
                     f"I found {said} {look['module']} matching {look['query']!r}; which one is "
-                    f"the new {singular(words(module.name))} {name!r} for? I created nothing yet."
+                    f"the new {kind} {name!r} for? I created nothing yet."
                 )
             fields[slug] = str(hits[0][1].get("recordId"))
         return [("records.create", create_args)]
