@@ -649,12 +649,7 @@ def _unread(
     text: str, module: Module, today: date, ws: Workspace, fields: Mapping[str, Any]
 ) -> str:
     """What a create's details say that no field took (3+ words): asked about, not dropped."""
-    spans: list[tuple[int, int]] = [(m.start, m.end) for m in _mentions(text, ws)]
-    spans += [(f.start, f.end) for f in find_amounts(text)]
-    found_all = (find_date(text, today), find_time(text), find_email(text), find_phone(text))
-    for found in (*found_all, find_url(text)):
-        if found is not None:
-            spans.append((found.start, found.end))
+    spans = _read_spans(text, today, ws)
     at = _ROLE_AT.search(text)
     if at and any(
         (f.reads == "record" and f.slug in fields) or "title" in f.slug for f in module.fields
@@ -667,6 +662,22 @@ def _unread(
     rest = "".join(keep)
     for said in role:
         rest = rest.replace(said.strip(" .()"), " ")
+    return _weighty(rest)
+
+
+def _read_spans(text: str, today: date, ws: Workspace) -> list[tuple[int, int]]:
+    """Where the text names a module, field or choice, or says a typed value."""
+    spans: list[tuple[int, int]] = [(m.start, m.end) for m in _mentions(text, ws)]
+    spans += [(f.start, f.end) for f in find_amounts(text)]
+    found_all = (find_date(text, today), find_time(text), find_email(text), find_phone(text))
+    for found in (*found_all, find_url(text)):
+        if found is not None:
+            spans.append((found.start, found.end))
+    return spans
+
+
+def _weighty(rest: str) -> str:
+    """The words of weight left (two or more), or "" when there are fewer."""
     said = [w.strip(".'-") for w in re.findall(r"[\w'@.-]+", rest.lower())]
     left = [w for w in said if re.search(r"[a-z]", w) and w not in _FILLER]
     left = [w for w in left if w not in _STOP and w not in _VERBS and not w.isdigit()]
@@ -926,6 +937,15 @@ def _change_slot(
         if words(change.field) in ("name", "title") and module.display_fields:
             return {"__rename__": value}
         return f"I don't know a {change.field!r} field on {module.slug}; which field do you mean?"
+    return _slot_from_value(change, module, today, ws)
+
+
+def _slot_from_value(
+    change: Change, module: Module, today: date, ws: Workspace
+) -> tuple[Field, str] | dict[str, Any] | None:
+    """The field a value said alone is for: a choice option, a field named in it, a date, an
+    amount of money, a yes/no field's label."""
+    value = change.value
     said = [m for m in _mentions(value, ws) if m.module is module and m.field is not None]
     options = [m for m in said if m.option is not None]
     named = [m for m in said if m.option is None]
@@ -1270,24 +1290,30 @@ def _related(text: str, module: Module, ws: Workspace) -> tuple[Field, Module, s
     for m in reversed(list(_PREPOSITION.finditer(text))):
         if m.group().lower().startswith("for") and _SEARCH_VERB.match(text):
             continue  # "search contacts for lamport": the name searched for
-        name = text[m.end() :].strip(" ?.!")
-        kind = _KIND_TAIL.search(name)
-        kinds = [x for x in ws.modules if kind and words(kind["kind"]) in x.phrases()]
-        if kind and kinds:
-            name = name[: kind.start()].strip()
-        said = _mentions(name, ws)
-        dated = find_date(name, date.today()) is not None
-        if not name or dated or _WHEN_WORDS.search(name) or any(x.option is None for x in said):
+        said = _related_name(text[m.end() :].strip(" ?.!"), ws)
+        if said is None:
             continue
-        rest = _leftover(name, said, ws)
-        if not rest:
-            continue
+        name, kinds = said
         for f in refs:
             target = ws.module(f.target or "")
             if target is not None and (not kinds or target in kinds):
                 return f, target, name
         return None
     return None
+
+
+def _related_name(name: str, ws: Workspace) -> tuple[str, list[Module]] | None:
+    """The record's name said after a preposition and the modules a kind word after it names
+    ("Contoso deal"); None when it is a date, a time or names a module or field."""
+    kind = _KIND_TAIL.search(name)
+    kinds = [x for x in ws.modules if kind and words(kind["kind"]) in x.phrases()]
+    if kind and kinds:
+        name = name[: kind.start()].strip()
+    said = _mentions(name, ws)
+    dated = find_date(name, date.today()) is not None
+    if not name or dated or _WHEN_WORDS.search(name) or any(x.option is None for x in said):
+        return None
+    return (name, kinds) if _leftover(name, said, ws) else None
 
 
 def _leftover(
@@ -1303,35 +1329,32 @@ def _leftover(
     if quoted:
         return quoted["q"].strip()
     keep = list(text)
-    for m in mentions:
-        if every or m.field is None or m.option is not None:
-            for i in range(m.start, m.end):
-                keep[i] = " "
-    for s, e in used:
-        for i in range(s, min(e, len(keep))):
-            keep[i] = " "
+    spans = [(m.start, m.end) for m in mentions if every or m.field is None or m.option]
+    for s, e in (*spans, *used):
+        keep[s:e] = " " * len(keep[s:e])
     rest = "".join(keep)
     rest = re.sub(r"^\s*(?:who\s+is|who'?s|who\s+are)\s+", " ", rest, flags=re.I)
     if every:  # a name keeps its inner small words ("contoso records migration")
-        chunks = []
-        for chunk in re.split(r"\s{2,}|[,;:?!]", rest):
-            said = re.findall(r"[\w'@.&-]+", chunk)
-            while said and (said[0].lower() in _STOP or said[0].lower() in _VERBS):
-                said.pop(0)
-            while said and (said[-1].lower() in _STOP or said[-1].lower() in _VERBS):
-                said.pop()
-            if said:
-                chunks.append(" ".join(said))
-        return " ".join(chunks).strip(" .")
-    rest = (
-        re.sub(r"\s+\bat\b\s+.*$", " ", rest, flags=re.I) if re.match(r"(?i)\s*who", text) else rest
-    )
-    kept = [
-        w
-        for w in re.findall(r"[\w'@.-]+", rest)
-        if w.lower() not in _STOP and w.lower() not in _VERBS
-    ]
+        chunks = [_trimmed(chunk) for chunk in re.split(r"\s{2,}|[,;:?!]", rest)]
+        return " ".join(c for c in chunks if c).strip(" .")
+    if re.match(r"(?i)\s*who", text):
+        rest = re.sub(r"\s+\bat\b\s+.*$", " ", rest, flags=re.I)
+    kept = [w for w in re.findall(r"[\w'@.-]+", rest) if not _filler(w)]
     return " ".join(kept).strip(" .")
+
+
+def _filler(word: str) -> bool:
+    return word.lower() in _STOP or word.lower() in _VERBS
+
+
+def _trimmed(chunk: str) -> str:
+    """A chunk's words without the small words and verbs at either end."""
+    said = re.findall(r"[\w'@.&-]+", chunk)
+    while said and _filler(said[0]):
+        said.pop(0)
+    while said and _filler(said[-1]):
+        said.pop()
+    return " ".join(said)
 
 
 _VERBS = {
