@@ -18,7 +18,13 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from fieldhouse.agents.contract import ToolOutcome
-from fieldhouse.agents.providers.offline_phrasings import closed_deals, group_mail, rewrite
+from fieldhouse.agents.providers.offline_mail import ToPerson, read_mail
+from fieldhouse.agents.providers.offline_phrasings import (
+    closed_deals,
+    group_mail,
+    mail_found,
+    rewrite,
+)
 from fieldhouse.agents.providers.offline_records import clean, plan_records
 from fieldhouse.agents.providers.offline_schema import Workspace, builtin
 from fieldhouse.agents.providers.offline_values import find_date, find_time
@@ -90,7 +96,7 @@ def plan_for(message: str, now: datetime, workspace: Workspace | None = None) ->
         workspace = _BUILTIN[0]
     said = rewrite(" ".join(message.split()).strip())
     text = rewrite(clean(message))  # without "please", "could you" and the like
-    parsers = (_remind, _remind_any, _reminders, _mail, _outreach, _social, _page)
+    parsers = (_remind, _remind_any, _reminders, _mail, _mail_slots, _outreach, _social, _page)
     for parse in parsers:
         plan = parse(said, now) or parse(text, now)
         if plan is not None:
@@ -219,6 +225,17 @@ def _mail(text: str, now: datetime) -> Plan | None:
     body = (m["body"] or subject).strip(" '\"")
     tool = "email.send" if m["verb"].lower() == "send" else "email.draft"
     return Plan((_stage((tool, {"to": [m["to"]], "subject": subject, "body": body})),))
+
+
+def _mail_slots(text: str, now: datetime) -> Plan | None:
+    """An e-mail to an address said in any order ("send x@y a note saying ..., subject ...")."""
+    mail = read_mail(text)
+    if mail is None:
+        return None
+    if isinstance(mail, ToPerson):
+        search, then = mail_found(mail.name, mail.tool, mail.subject, mail.body, person=True)
+        return Plan((_stage(search), then))
+    return Plan((), mail) if isinstance(mail, str) else Plan((_stage(mail),))
 
 
 def _outreach(text: str, now: datetime) -> Plan | None:
