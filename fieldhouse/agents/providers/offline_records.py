@@ -179,8 +179,11 @@ def plan_records(message: str, now: datetime, ws: Workspace) -> Planned | None:
         return NO_DELETE
     if _CREATE.search(lower):
         return _create(text, today, ws)
-    if re.match(_UPDATE_VERB + r"\b", lower) or _statement(lower):
+    if re.match(_UPDATE_VERB + r"\b", lower):
         return _update(text, today, ws)
+    terse = None if _FIND.search(lower) else _terse_change(text, today, ws)
+    if terse is not None or _statement(lower):
+        return _update(text, today, ws, terse)
     if _FIND.search(lower) or _mentions_module(text, ws):
         return _find(text, today, ws)
     said = re.findall(r"[\w'&-]+", lower)
@@ -782,8 +785,60 @@ def _parse_change(text: str) -> Change | None:
     return None
 
 
-def _update(text: str, today: date, ws: Workspace) -> Planned:
-    change = _parse_change(text)
+_VERB_SAID = re.compile(r"\b(?:should|be|is|are|was|were|has|have|will|got|gets)\b", re.I)
+_YES_NO = r"yes|no|true|false|on|off|y|n|checked|unchecked"
+_TERSE_VALUE = re.compile(r"\s*(?:->|=>|=|:|\u2192|\bto\b|\bis\b)?\s*(?P<v>\S.*)$", re.I)
+
+
+def _terse_change(text: str, today: date, ws: Workspace) -> Change | None:
+    """ "tailspin finance health 3", "Wide World Importers employees = 780": a record's name,
+    then a field, then a value that reads as the field's (no verb said)."""
+    fields = [m for m in _mentions(text, ws) if m.field is not None and m.option is None]
+    if not fields:
+        return None
+    first = fields[0]
+    head = text[: first.start].strip(" ,:")
+    said = _TERSE_VALUE.match(text, first.end)
+    if said is None or not _names_only(head, ws):
+        return None
+    value, extra = _split_more(said["v"])
+    readable = [
+        m.field
+        for m in fields
+        if (m.start, m.end) == (first.start, first.end)
+        and m.field is not None
+        and _reads_tersely(m.field, value, today, ws)
+    ]
+    if not readable:  # several fields of that name: the record found says whose it is
+        return None
+    return Change(head, text[first.start : first.end], value.strip(" '\"."), extra)
+
+
+def _names_only(head: str, ws: Workspace) -> bool:
+    """Whether the words before a field can be a record's name alone: some words, no verb, no
+    field or choice, not a module word first ("tasks that aren't done" is a list)."""
+    target, _ = _strip_target(head, ws)
+    plain = [w for w in target.lower().split() if w not in _STOP | _PRONOUNS]
+    if not plain or re.search(r"[,;:?]", head) or len(head.split()) > 6 or _VERB_SAID.search(head):
+        return False
+    return not any(x.option or x.field or x.start == 0 for x in _mentions(head, ws))
+
+
+def _reads_tersely(f: Field, value: str, today: date, ws: Workspace) -> bool:
+    if f.reads == "flag" and not re.fullmatch(_YES_NO, value.strip(" .!"), re.I):
+        return False
+    return _read_value(f, value, {}, today, ws) is not None
+
+
+def _split_more(value: str) -> tuple[str, str]:
+    split = re.split(_MORE, value, maxsplit=1)
+    if len(split) > 1:
+        return split[0], value[len(split[0]) :].strip(" ,;")
+    return value, ""
+
+
+def _update(text: str, today: date, ws: Workspace, change: Change | None = None) -> Planned:
+    change = change or _parse_change(text)
     if change is None:
         return "What should I change, on which record, and to what?"
     if change.field is None and not re.search(r"->|=>|\u2192", text):  # "X -> Y": all of X

@@ -133,3 +133,27 @@ def test_a_reminder_time_in_words_or_digits_is_read_and_left_out_of_the_text(
     made = plan_for(message, NOW, WS)
     assert made is not None
     assert writes(made) == [("reminders.create", {"text": text, "dueAt": due})]
+
+
+@pytest.mark.parametrize(
+    ("message", "fields"),
+    [
+        ("harbour hall fee 1.2k", {"fee": {"amount": 1200, "currency": "USD"}}),
+        ("Harbour Hall size -> large", {"size": "large"}),
+        ("harbour hall homepage = harbourhall.example", {"homepage": "harbourhall.example"}),
+    ],
+)
+def test_a_name_a_field_and_a_value_said_tersely_change_the_record(
+    message: str, fields: dict[str, Any]
+) -> None:
+    made, _ = calls(message, [HALL])
+    assert made[-1] == (
+        "records.update",
+        {"module": "venues", "recordId": HALL["recordId"], "fields": fields},
+    )
+
+
+def test_a_list_that_names_a_field_is_not_read_as_a_terse_change() -> None:
+    made, _ = calls("tasks that aren't done yet", [record("tasks", "Sensor site visit")])
+    assert [tool for tool, _ in made] == ["records.search"]
+    assert made[0][1]["module"] == "tasks" and "advancedFilter" in made[0][1]
