@@ -175,7 +175,8 @@ def plan_records(message: str, now: datetime, ws: Workspace) -> Planned | None:
         return None
     today = now.date()
     lower = text.lower()
-    if _DELETE.search(lower) and not re.match(r"^(?:remind|e-?mail|send|draft)\b", lower):
+    unquoted = _QUOTED.sub(" ", lower)  # a record named 'Contoso imaging archive'
+    if _DELETE.search(unquoted) and not re.match(r"^(?:remind|e-?mail|send|draft)\b", lower):
         return NO_DELETE
     if _CREATE.search(lower):
         return _create(text, today, ws)
@@ -295,7 +296,7 @@ def _create(text: str, today: date, ws: Workspace) -> Planned:
         name, name_span = before["name"].strip(" '\""), (0, 0)  # "add Linus Torvalds as a contact"
         text = text[: before.start("name")] + text[before.end("name") :]
         first = next(m for m in _mentions(text, ws) if m.field is None and m.module is module)
-    if not _names_a_record(name, rest, ws):
+    if not _names_a_record(name, rest, ws) or _field_part(name, module):
         return f"What should the new {kind} be called?"
     # the name's own words out: a date or amount said inside it ("call hedy tmrw") stays
     said = rest[name_span[0] : name_span[1]]
@@ -303,7 +304,10 @@ def _create(text: str, today: date, ws: Workspace) -> Planned:
     inside = said[:at] + " " + said[at + len(name) :] if at >= 0 else ""
     head = re.sub(r"^\W*[\w']+\s*", "", text[: first.start])  # without the verb
     details = " ".join((head, rest[: name_span[0]], inside, rest[name_span[1] :]))
+    labelled, asked, details = _labelled_parts(details, module, today, ws)
     fields, pending = _details(details, module, today, ws, creating=True)
+    fields |= labelled
+    pending += asked
     unread = _unread(details, module, today, ws, fields)
     if unread:
         return (
@@ -314,6 +318,58 @@ def _create(text: str, today: date, ws: Workspace) -> Planned:
         name = name.title()
     fields |= _name_fields(module, name)
     return _create_plan(module, name, fields, pending, ws)
+
+
+def _labelled_parts(
+    text: str, module: Module, today: date, ws: Workspace
+) -> tuple[dict[str, Any], list[tuple[str, Call]], str]:
+    """Details said as "field value" or "field=value" parts ("company=Contoso Health, amount
+    $1.2M, close-date 2027-03-31"): each value read as its field's type (a record by name is
+    looked up); the fields, the look-ups and the text without the parts read."""
+    fields: dict[str, Any] = {}
+    pending: list[tuple[str, Call]] = []
+    kept: list[str] = []
+    for part in re.split(r"(?<=[,;])", text):
+        m = _field_part(part, module)
+        if m is None:
+            kept.append(part)
+            continue
+        slot, value = m
+        if slot.reads == "record" and slot.target:
+            look = {"module": slot.target, "query": value, "limit": 10}
+            pending.append((slot.slug, ("records.search", look)))
+        else:
+            read = read_value(slot, value, Said(today, {}))
+            if read is None:
+                kept.append(part)
+                continue
+            fields[slot.slug] = read
+        kept.append(" " * len(part))
+    return fields, pending, "".join(kept)
+
+
+_PART_VALUE = r"(?![\w-])\s*(?:=|:|\bis\b)?\s*(?P<v>\S.*)"
+
+
+def _field_part(part: str, module: Module) -> tuple[Field, str] | None:
+    """A part that is a field of the module (its label or slug) then its value."""
+    said = re.sub(r"^[\W_]+", "", part).strip(" ,;.:")
+    for f in sorted(module.fields, key=lambda f: -max(len(p) for p in f.phrases())):
+        if f.computed or f.reads is None:
+            continue
+        for phrase in sorted(f.phrases(), key=len, reverse=True):
+            p = re.escape(phrase).replace(r"\ ", r"[\s-]+")
+            m = re.fullmatch(r"(?:and\s+|with\s+)?" + p + _PART_VALUE, said, re.I)
+            if m and not _mentions_any_field(m["v"], module):
+                return f, m["v"].strip(" '\"")
+    return None
+
+
+def _mentions_any_field(value: str, module: Module) -> bool:
+    """Whether a value holds another field's label ("amount 5k stage lead"): not one part."""
+    lower = words(value)
+    labels = {words(f.label) for f in module.fields} | {words(f.slug) for f in module.fields}
+    return any(re.search(r"(?<!\S)" + re.escape(label) + r"(?!\S)", lower) for label in labels)
 
 
 def _create_kind(text: str, ws: Workspace) -> tuple[str, list[Mention]]:
@@ -466,7 +522,7 @@ def _reads_like_a_sentence(name: str) -> bool:
 def _new_name(rest: str, module: Module, today: date) -> tuple[str, tuple[int, int]]:
     """The new record's name in what follows the module word, and its span there."""
     quoted = _QUOTED.search(rest)
-    if quoted:
+    if quoted and not _field_part(rest[: quoted.start()].rsplit(",", 1)[-1] + " x", module):
         return quoted["q"].strip(), (quoted.start(), quoted.end())
     lead = re.match(r"\s*(?:for\s+(?:myself|me|us)\b)?\s*[:,-]?\s*", rest)
     start = lead.end() if lead else 0

@@ -157,3 +157,28 @@ def test_a_list_that_names_a_field_is_not_read_as_a_terse_change() -> None:
     made, _ = calls("tasks that aren't done yet", [record("tasks", "Sensor site visit")])
     assert [tool for tool, _ in made] == ["records.search"]
     assert made[0][1]["module"] == "tasks" and "advancedFilter" in made[0][1]
+
+
+def test_details_said_as_field_and_value_parts_are_read_by_each_fields_type() -> None:
+    made, _ = calls(
+        "Create deal 'Contoso imaging archive': company=Contoso Health, amount $1.2M, "
+        "stage=lead, close-date 2027-03-31.",
+        [record("companies", "Contoso Health")],
+    )
+    assert made[-1][0] == "records.create"
+    assert made[-1][1]["displayName"] == "Contoso imaging archive"
+    assert made[-1][1]["fields"] == {
+        "name": "Contoso imaging archive",
+        "company": record("companies", "Contoso Health")["recordId"],
+        "amount": {"amount": 1200000, "currency": "USD"},
+        "stage": "lead",
+        "close-date": "2027-03-31",
+    }
+
+
+def test_a_quoted_value_of_a_field_is_not_taken_for_the_new_records_name() -> None:
+    made, reply = calls(
+        "New contact: first-name Oren, last-name Castillo, job-title 'Logistics Coordinator'"
+    )
+    assert [tool for tool, _ in made if tool != "records.search"] == []
+    assert "be called?" in reply
