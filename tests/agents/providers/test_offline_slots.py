@@ -125,6 +125,11 @@ def test_a_role_said_after_a_pronoun_is_the_job_title_without_it() -> None:
          "2026-11-30T15:00:00+00:00"),
         ("set a reminder for tomorrow 8:30 - prep for the contoso call",
          "prep for the contoso call", "2026-11-29T08:30:00+00:00"),
+        ("Reminder in 3 days, 08:30 UTC: renew the budget", "renew the budget",
+         "2026-12-01T08:30:00+00:00"),
+        ("remember me tomorrow at 10 to call Grace", "call Grace", "2026-11-29T10:00:00+00:00"),
+        ("They asked us to call back in 3 days at 14:00; set a reminder 'Call back Ken'",
+         "Call back Ken", "2026-12-01T14:00:00+00:00"),
     ],
 )  # fmt: skip
 def test_a_reminder_time_in_words_or_digits_is_read_and_left_out_of_the_text(
