@@ -115,6 +115,45 @@ def clean(message: str) -> str:
     return " ".join(_GERUND.get(w.lower(), w) for w in text.split(" "))
 
 
+#: an aside that only makes sure ("not Software, a third one", "yes, a different Ada", "that
+#: exact task", "nothing else"): it says no value
+_SURE = re.compile(
+    r"\b(?:not|n't|yes|yeah|different|another|second|third|exact|only|else|really|parent|"
+    r"brand\s+new|new\s+one|same|don'?t\s+touch|keep\s+it)\b",
+    re.I,
+)
+_ASIDES = (
+    re.compile(r"\s*\((?P<a>[^()]{2,120})\)"),
+    re.compile(r"\s+--?\s+(?P<a>[^-]{2,120}?)\s+--?(?=\s)"),
+    re.compile(r"\s*(?:--|\s-)\s*(?P<a>[^-]{2,120})$"),
+    re.compile(r"(?<=[.!])\s+(?P<a>[^.!?]{2,160})[.!]?\s*$"),
+    re.compile(r"[.,;]\s+(?P<a>nothing\s+else)\s*[.!]?\s*$", re.I),
+)
+
+
+def without_asides(text: str, ws: Workspace) -> str:
+    """The text without asides that only make sure (in brackets, between dashes, a last
+    sentence): they name no field or choice value, no number, address or date."""
+    for aside in _ASIDES:
+        m = aside.search(text)
+        said = m["a"] if m else ""
+        if (
+            m
+            and _SURE.search(said)
+            and not re.search(r"\d|@|\$|€|£", said)
+            and not any(_says_value(said, x) for x in _mentions(said, ws))
+        ):
+            text = (text[: m.start()] + text[m.end() :]).strip()
+    return text
+
+
+def _says_value(text: str, m: Mention) -> bool:
+    """Whether a mention gives a value: a choice not said with "not"."""
+    if m.field is None or m.option is None:
+        return False  # a field's word alone ("the name of our module") gives no value
+    return not re.search(r"(?:\bnot|n't)\s+$", text[: m.start], re.I)
+
+
 @dataclass
 class Mention:
     """A phrase of the message that names a module, a field or a choice option."""
@@ -170,7 +209,7 @@ def _modules_named(mentions: Iterable[Mention]) -> list[Module]:
 
 def plan_records(message: str, now: datetime, ws: Workspace) -> Planned | None:
     """Stages (or a reply) for a record request, or None when the message is not one."""
-    text = clean(message)
+    text = without_asides(clean(message), ws)
     if not text:
         return None
     today = now.date()
@@ -308,7 +347,11 @@ def _create(text: str, today: date, ws: Workspace) -> Planned:
     fields, pending = _details(details, module, today, ws, creating=True)
     fields |= labelled
     pending += asked
-    unread = _unread(details, module, today, ws, fields)
+    loose = _loose_numbers(details, fields, today)
+    money = module.fields_of("money")
+    if len(loose) == 1 and len(money) == 1 and money[0].slug not in fields:
+        fields[money[0].slug] = {"amount": loose.pop(), "currency": "USD"}  # "..., 24000"
+    unread = " ".join(str(n) for n in loose) or _unread(details, module, today, ws, fields)
     if unread:
         return (
             f"I would create the {kind} {name!r}, but I did not understand {unread!r}; say it "
@@ -318,6 +361,24 @@ def _create(text: str, today: date, ws: Workspace) -> Planned:
         name = name.title()
     fields |= _name_fields(module, name)
     return _create_plan(module, name, fields, pending, ws)
+
+
+def _loose_numbers(text: str, fields: Mapping[str, Any], today: date) -> list[int | float]:
+    """Numbers said that no field took (not in a date, time, phone, address): asked about.
+    Once an amount of money was taken, other sums of money were what it replaces ("2.5k a
+    month -> put 30000 as amount")."""
+    taken: set[Any] = {v for v in fields.values() if isinstance(v, int | float)}
+    sums = {v.get("amount") for v in fields.values() if isinstance(v, Mapping)}
+    found = (find_date(text, today), find_time(text), find_phone(text), find_email(text))
+    spans = [f for f in (*found, find_url(text)) if f is not None]
+    money = {(a.start, a.end) for a in find_amounts(text, money_only=True)} if sums else set()
+    return [
+        a.value[0]
+        for a in find_amounts(text)
+        if a.value[0] not in taken | sums
+        and (a.start, a.end) not in money
+        and not any(f.start <= a.start < f.end for f in spans)
+    ]
 
 
 def _labelled_parts(

@@ -187,3 +187,26 @@ def test_a_quoted_value_of_a_field_is_not_taken_for_the_new_records_name() -> No
     )
     assert [tool for tool, _ in made if tool != "records.search"] == []
     assert "be called?" in reply
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        "new company Fabrikam Robotics (not Software, not Cloud, a third one), industry retail",
+        "new company Fabrikam Robotics -- yes, a different one -- industry retail",
+        "new company Fabrikam Robotics, industry retail. yes it is a new one, keep it",
+    ],
+)
+def test_an_aside_that_only_makes_sure_is_left_out(message: str) -> None:
+    made, _ = calls(message)
+    ((tool, args),) = [call for call in made if call[0] != "records.search"]
+    assert (tool, args["displayName"]) == ("records.create", "Fabrikam Robotics")
+    assert args["fields"]["industry"] == "retail"
+
+
+def test_a_number_no_field_took_is_the_money_or_asked_about() -> None:
+    made, _ = calls("add a venue 'Pier Room', 900")
+    assert made[-1][1]["fields"]["fee"] == {"amount": 900, "currency": "USD"}
+    made, reply = calls("add a venue 'Pier Room', large, fee 900, 40")
+    assert [tool for tool, _ in made if tool != "records.search"] == []
+    assert "did not understand '40'" in reply
