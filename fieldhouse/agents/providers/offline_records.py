@@ -53,8 +53,9 @@ NO_DELETE = (
 )
 _POLITE = re.compile(
     r"^(?:(?:hi|hello|hey)\b(?:\s+there)?\s*[,!.]?\s*|please\s+|pls\s+|plz\s+|kindly\s+|"
-    r"(?:could|can|would|will)\s+you\s+(?:please\s+|kindly\s+|be\s+so\s+kind\s+as\s+to\s+)?"
-    r"(?:mind\s+)?|i(?:'d|\s+would)\s+be\s+grateful\s+if\s+you\s+(?:could|would)\s+|"
+    r"(?:could|can|would|will)\s+you\s+(?:please\s+|kindly\s+|be\s+so\s+kind\s+as\s+to\s+|"
+    r"be\s+(?:kind|good)\s+enough\s+to\s+|be\s+so\s+good\s+as\s+to\s+)?(?:mind\s+)?"
+    r"|when\s+you\s+have\s+a\s+moment\s*,?\s+|might\s+i\s+ask\s+you\s+to\s+|i(?:'d|\s+would)\s+be\s+grateful\s+if\s+you\s+(?:could|would)\s+|"
     r"i(?:'d|\s+would)\s+(?:like|love)\s+(?:you\s+)?to\s+|i\s+want\s+you\s+to\s+|"
     r"i(?:'d|\s+would)\s+appreciate\s+it\s+if\s+you(?:'d|\s+would|\s+could)?\s+|"
     r"i\s+need\s+you\s+to\s+|i'?m\s+trying\s+to\s+|help\s+me\s+|go\s+ahead\s+and\s+|"
@@ -107,8 +108,32 @@ _PRONOUNS |= {"everyone", "everybody", "he", "she", "they", "one", "same"}
 _NEGATION = re.compile(r"(?:\bnot|n't|\bno\b|\bexcept|\bexcluding|\bother\s+than)\s+(?:\w+\s+)?$")
 
 
+#: a sentence that only greets, thanks or signs off ("Hi, I trust all is well.", "Many
+#: thanks.", "Kind regards."): no request in it
+_PLEASANTRY = re.compile(
+    r"^(?:(?:hi|hello|hey|good\s+(?:morning|afternoon|evening|day)|dear\s+[\w ]{1,30}?)"
+    r"(?:\s+again|\s+there)?\s*[,!.]?\s*)?"
+    r"(?:(?:i\s+(?:hope|trust)|hope)\b[^.!?]*|(?:many\s+|a\s+lot\s+of\s+)?thanks?\b[^.!?]*|"
+    r"thank\s+you\b[^.!?]*|much\s+appreciated|(?:best|kind|warm|warmest|kindest)\s+"
+    r"(?:wishes|regards)|with\s+thanks|cheers|(?:sorry|apologies)\b[^.!?]*)?\s*[.!]*$",
+    re.I,
+)
+_ASKS = re.compile(
+    r"\b(?:add|create|new|log|record|put|set|update|change|mark|move|make|remind|send|email|"
+    r"e-mail|draft|find|show|list|delete|remove)\b",
+    re.I,
+)
+
+
+def without_pleasantries(text: str) -> str:
+    """The message without sentences that only greet, thank or sign off."""
+    sentences = re.split(r"(?<=[.!?])\s+", text)
+    kept = [s for s in sentences if not (_PLEASANTRY.match(s.strip()) and not _ASKS.search(s))]
+    return " ".join(kept) if kept else text
+
+
 def clean(message: str) -> str:
-    text = " ".join(message.replace("\u2019", "'").split())
+    text = without_pleasantries(" ".join(message.replace("\u2019", "'").split()))
     for _ in range(3):
         text = _POLITE.sub("", text).strip()
         text = _TAIL.sub("", text).strip()

@@ -210,3 +210,11 @@ def test_a_number_no_field_took_is_the_money_or_asked_about() -> None:
     made, reply = calls("add a venue 'Pier Room', large, fee 900, 40")
     assert [tool for tool, _ in made if tool != "records.search"] == []
     assert "did not understand '40'" in reply
+
+
+def test_sentences_that_only_greet_or_thank_are_left_out() -> None:
+    made, _ = calls(
+        "Good afternoon. I hope all is well. Would you be kind enough to add a venue called "
+        "Pier Room? Many thanks. Kind regards."
+    )
+    assert made[-1][0] == "records.create" and made[-1][1]["displayName"] == "Pier Room"
