@@ -77,7 +77,7 @@ _DELETE = re.compile(
     r"\b(?:delete|del|remove|erase|wipe|purge|destroy|trash|get\s+rid\s+of|drop|archive)\b", re.I
 )
 _CREATE = re.compile(
-    r"^(?:create|creat|add|new|log|make\s+(?=a\b|an\b|new\b)|register|set\s+up|enter|insert|save|"
+    r"^(?:\+\s*|create|creat|crate|add|new|log|make\s+(?=a\b|an\b|new\b)|register|set\s+up|enter|insert|save|"
     r"schedule)\b"
     r"|^(?:i|we)\s+(?:need|want)\s+(?:a|an)\s+(?:new\s+)?"
     r"|^(?:i'?d\s+like|let'?s\s+have|let'?s\s+add|give\s+me)\s+(?:a|an)\s+(?:new\s+)?"
@@ -242,7 +242,7 @@ def plan_records(message: str, now: datetime, ws: Workspace) -> Planned | None:
     unquoted = _QUOTED.sub(" ", lower)  # a record named 'Contoso imaging archive'
     if _DELETE.search(unquoted) and not re.match(r"^(?:remind|e-?mail|send|draft)\b", lower):
         return NO_DELETE
-    if _CREATE.search(lower):
+    if _CREATE.search(lower) or _module_first(text, ws):
         return _create(text, today, ws)
     if re.match(_UPDATE_VERB + r"\b", lower):
         return _update(text, today, ws)
@@ -256,6 +256,15 @@ def plan_records(message: str, now: datetime, ws: Workspace) -> Planned | None:
     if len(said) <= 4 and plain and re.fullmatch(r"[\w .,'&-]+", text) and not _chat(lower):
         return _search_everywhere(text.strip(" .,"), ws)  # a bare name
     return None
+
+
+def _module_first(text: str, ws: Workspace) -> bool:
+    """ "Deal: 'X', 45k", "task 'Y' due friday", "deal new: Z": a module word first, then a
+    colon or a quoted name, is a new record of it."""
+    first = next(iter(_mentions(text, ws)), None)
+    if first is None or first.start != 0 or first.field is not None:
+        return False
+    return bool(re.match(r"\s*(?:new\s*)?(?::|-+\s*['\"]|['\"])", text[first.end :]))
 
 
 def _chat(lower: str) -> bool:
@@ -325,7 +334,7 @@ _QUOTED = re.compile(
 )
 _NAME_INTRO = re.compile(r"(?:named|called|titled|for|to)\s+", re.I)
 _CLAUSE = re.compile(
-    r"\s*(?:[,;(]|\s->|\s-\s|\.\s|\?\s|!\s|\s+with\s+(?:an?\s+|the\s+)?(?=FIELD)|"
+    r"\s*(?:[,;(]|\s->|\s-\s|\s/\s|\.\s|\?\s|!\s|\s+with\s+(?:an?\s+|the\s+)?(?=FIELD)|"
     r"\s+(?:worth|valued\s+at|due|by|in\s+stage|"
     r"whose|who|which|that|he'?s|she'?s|they'?re|his|her|their|its|at\s+a|amount|priority|"
     r"stage)\b)",
@@ -481,6 +490,14 @@ def _create_kind(text: str, ws: Workspace) -> tuple[str, list[Mention]]:
     return text, mentions
 
 
+#: a moment left in a name ("review w barbara next month"): part of a date not read
+_WHEN_SAID = re.compile(
+    r"\b(?:next|last|this|coming)\s+(?:week|month|year|quarter)\b|\b(?:today|tomorrow|tmrw|"
+    r"yesterday)\b|\b\d{1,2}(?:st|nd|rd|th)\b",
+    re.I,
+)
+
+
 def _names_a_record(name: str, rest: str, ws: Workspace) -> bool:
     """Whether a new record's name was read: not empty, not only a value ("add urgent"), not a
     pronoun or a preposition first, not the rest of a sentence (unless quoted)."""
@@ -488,7 +505,9 @@ def _names_a_record(name: str, rest: str, ws: Workspace) -> bool:
         return False
     if name.lower().split()[0] in _PRONOUNS | {"for", "to", "about", "on", "with"}:
         return False
-    return bool(_QUOTED.search(rest)) or not _reads_like_a_sentence(name)
+    if _QUOTED.search(rest):
+        return True
+    return not _reads_like_a_sentence(name) and not _WHEN_SAID.search(name)
 
 
 def _create_plan(
@@ -610,7 +629,7 @@ def _new_name(rest: str, module: Module, today: date) -> tuple[str, tuple[int, i
     quoted = _QUOTED.search(rest)
     if quoted and not _field_part(rest[: quoted.start()].rsplit(",", 1)[-1] + " x", module):
         return quoted["q"].strip(), (quoted.start(), quoted.end())
-    lead = re.match(r"\s*(?:for\s+(?:myself|me|us)\b)?\s*[:,-]?\s*", rest)
+    lead = re.match(r"\s*(?:new\b)?\s*(?:for\s+(?:myself|me|us)\b)?\s*[:,-]?\s*", rest)
     start = lead.end() if lead else 0
     told = re.match(r"\s*(?:for|due|by|on)\s+[^:]{1,30}:\s*", rest)
     if told and find_date(told.group(), today):

@@ -21,13 +21,13 @@ from fieldhouse.model.schema import FieldDef
 #: plural, always counts)
 MODULE_WORDS: Mapping[str, tuple[str, ...]] = {
     "contacts": ("person", "people", "persons", "contact", "anyone", "someone", "anybody"),
-    "companies": ("organisation", "organization", "org", "account", "firm", "business"),
+    "companies": ("organisation", "organization", "org", "account", "firm", "business", "co"),
     "deals": ("opportunity", "opportunities", "opp", "opps", "pipeline", "deal"),
     "tasks": ("to-do", "to-dos", "todo", "todos", "to do", "task"),
 }
 #: everyday words for fields, by field slug
 FIELD_WORDS: Mapping[str, tuple[str, ...]] = {
-    "employees": ("headcount", "staff count", "employee count", "number of employees"),
+    "employees": ("headcount", "staff count", "employee count", "number of employees", "emp"),
     "emails": ("email", "e-mail", "mail", "email address"),
     "phones": ("phone", "phone number", "mobile", "cell", "number"),
     "phone": ("phone", "phone number"),

@@ -218,3 +218,22 @@ def test_sentences_that_only_greet_or_thank_are_left_out() -> None:
         "Pier Room? Many thanks. Kind regards."
     )
     assert made[-1][0] == "records.create" and made[-1][1]["displayName"] == "Pier Room"
+
+
+@pytest.mark.parametrize(
+    "message",
+    ["Venue: 'Pier Room', large", "venue new: Pier Room / large", "+venue Pier Room, large"],
+)
+def test_a_module_word_first_then_a_name_is_a_new_record(message: str) -> None:
+    made, _ = calls(message)
+    assert made[-1] == (
+        "records.create",
+        {"module": "venues", "displayName": "Pier Room",
+         "fields": {"title": "Pier Room", "size": "large"}},
+    )  # fmt: skip
+
+
+def test_a_moment_left_in_an_unquoted_name_is_asked_about() -> None:
+    made, reply = calls("crate a meeting task quarterly review w barbara for the 15th next month")
+    assert [tool for tool, _ in made if tool != "records.search"] == []
+    assert "be called?" in reply
