@@ -1408,23 +1408,30 @@ def _date_conditions(q: _Query) -> None:
 
 
 _SORT_BY = re.compile(
-    r"\b(?:(?:sort(?:ed)?|order(?:ed)?)\s+)?by\s+(?:the\s+)?(?P<f>[\w -]+?)"
+    r"\b(?:(?:sort(?:ed)?|order(?:ed)?)\s+(?:by\s+)?|by\s+)(?:the\s+)?(?P<f>[\w -]+?)"
     r"(?:\s+(?P<d>asc|desc|ascending|descending|highest\s+first|lowest\s+first|"
-    r"newest\s+first|oldest\s+first))?$"
+    r"newest\s+first|oldest\s+first|first|last))?\s*$"
+)
+#: "soonest close date first", "the earliest close date", "latest due date"
+_SORT_WORD = re.compile(
+    r"\b(?P<d>soonest|earliest|oldest|latest|newest|furthest)\s+(?P<f>[\w -]+?)"
+    r"(?:\s+first)?\s*\??$"
 )
 
 
 def _sort(q: _Query) -> None:
-    """ "biggest deals" (by money), "sorted by close date descending"."""
+    """ "biggest deals" (by money), "sorted by close date descending", "sort employees desc",
+    "soonest close date first"."""
     for pattern, direction in _SORT:
         money = q.module.fields_of("money") or q.module.fields_of("money", "number")
         if re.search(pattern, q.lower) and money:
             q.args["sortField"], q.args["sortDirection"] = money[0].slug, direction
-    by = _SORT_BY.search(q.lower)
+    by = _SORT_BY.search(q.lower) or _SORT_WORD.search(q.lower)
     sorted_by = _field_named(q.module, by["f"]) if by else None
     if by and sorted_by:
         q.args["sortField"] = sorted_by.slug
-        down = by["d"] and by["d"].startswith(("desc", "highest", "newest"))
+        said = by["d"] or ""
+        down = said.startswith(("desc", "highest", "newest", "latest", "furthest"))
         q.args["sortDirection"] = "desc" if down else "asc"
         q.used.append((by.start(), by.end()))
 

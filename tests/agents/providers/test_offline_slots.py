@@ -237,3 +237,17 @@ def test_a_moment_left_in_an_unquoted_name_is_asked_about() -> None:
     made, reply = calls("crate a meeting task quarterly review w barbara for the 15th next month")
     assert [tool for tool, _ in made if tool != "records.search"] == []
     assert "be called?" in reply
+
+
+@pytest.mark.parametrize(
+    ("message", "field", "direction"),
+    [
+        ("venues, size = large, sort fee desc", "fee", "desc"),
+        ("large venues sorted fee asc", "fee", "asc"),
+        ("deals not yet won, soonest close date first", "close-date", "asc"),
+    ],
+)
+def test_a_list_is_sorted_by_the_field_said(message: str, field: str, direction: str) -> None:
+    ((tool, args),) = calls(message)[0]
+    assert tool == "records.search"
+    assert (args["sortField"], args["sortDirection"]) == (field, direction)
