@@ -39,6 +39,7 @@ from fieldhouse.agents.providers.offline_values import (
     find_range,
     find_time,
     find_url,
+    spelled_numbers,
 )
 from fieldhouse.model.fields.base import Spoken
 
@@ -137,7 +138,7 @@ def clean(message: str) -> str:
     for _ in range(3):
         text = _POLITE.sub("", text).strip()
         text = _TAIL.sub("", text).strip()
-    return " ".join(_GERUND.get(w.lower(), w) for w in text.split(" "))
+    return spelled_numbers(" ".join(_GERUND.get(w.lower(), w) for w in text.split(" ")))
 
 
 #: an aside that only makes sure ("not Software, a third one", "yes, a different Ada", "that
@@ -335,7 +336,7 @@ _QUOTED = re.compile(
 _NAME_INTRO = re.compile(r"(?:named|called|titled|for|to)\s+", re.I)
 _CLAUSE = re.compile(
     r"\s*(?:[,;(]|\s->|\s-\s|\s/\s|\.\s|\?\s|!\s|\s+with\s+(?:an?\s+|the\s+)?(?=FIELD)|"
-    r"\s+(?:worth|valued\s+at|due|by|in\s+stage|"
+    r"\s+(?:worth|valued\s+at|due|by|in\s+stage|closing|closes|"
     r"whose|who|which|that|he'?s|she'?s|they'?re|his|her|their|its|at\s+a|amount|priority|"
     r"stage)\b)",
     re.I,
@@ -374,7 +375,8 @@ def _create(text: str, today: date, ws: Workspace) -> Planned:
     # the name's own words out: a date or amount said inside it ("call hedy tmrw") stays
     said = rest[name_span[0] : name_span[1]]
     at = said.lower().find(name.lower())
-    inside = said[:at] + " " + said[at + len(name) :] if at >= 0 else ""
+    # a name read around a value said inside it: all of it stays to be read (and asked about)
+    inside = said[:at] + " " + said[at + len(name) :] if at >= 0 else said
     head = re.sub(r"^\W*[\w']+\s*", "", text[: first.start])  # without the verb
     details = " ".join((head, rest[: name_span[0]], inside, rest[name_span[1] :]))
     labelled, asked, details = _labelled_parts(details, module, today, ws)

@@ -313,6 +313,51 @@ _URL = re.compile(
 )
 
 
+_UNITS = {
+    "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
+    "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14,
+    "fifteen": 15, "sixteen": 16, "seventeen": 17, "eighteen": 18, "nineteen": 19,
+}  # fmt: skip
+_TENS = {
+    "twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70,
+    "eighty": 80, "ninety": 90,
+}  # fmt: skip
+_WORD = r"(?:" + "|".join(sorted([*_UNITS, *_TENS], key=len, reverse=True)) + r")"
+_SPELLED = re.compile(
+    r"(?<![\w-])(?:(?P<a>a|an)\s+(?=hundred\b))?(?P<n>(?:" + _WORD + r"|hundred)"
+    r"(?:[\s-]+(?:and\s+)?(?:" + _WORD + r"|hundred))*)(?![\w-])",
+    re.I,
+)
+#: what makes a spelled number worth reading as digits when it is one small word alone
+_COUNTED = re.compile(
+    r"\s*(?:k\b|thousand|million|billion|percent|per\s+cent|%|dollars|euros|pounds|"
+    r"employees|people|staff|stars?)",
+    re.I,
+)
+
+
+def spelled_numbers(text: str) -> str:
+    """The text with numbers said in words written in digits ("thirty five k" -> "35 k", "a
+    hundred k" -> "100 k", "ninety percent" -> "90 percent"); a lone small word ("one", "a
+    third one") only before a unit or a multiplier."""
+
+    def digits(m: re.Match[str]) -> str:
+        said = re.split(r"[\s-]+(?:and\s+)?", m["n"].lower())
+        total, current = 0, 1 if m["a"] else 0
+        for word in said:
+            if word == "hundred":
+                current = max(current, 1) * 100
+            else:
+                current += _UNITS.get(word) or _TENS.get(word, 0)
+        total += current
+        lone = len(said) == 1 and said[0] in _UNITS and not m["a"]
+        if lone and not _COUNTED.match(text, m.end()):
+            return m.group()
+        return str(total)
+
+    return _SPELLED.sub(digits, text)
+
+
 def find_url(text: str) -> Found[str] | None:
     """A web address ("acme.example", "https://acme.com/about"), not an e-mail's domain."""
     for m in _URL.finditer(text):

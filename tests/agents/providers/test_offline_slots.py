@@ -251,3 +251,24 @@ def test_a_list_is_sorted_by_the_field_said(message: str, field: str, direction:
     ((tool, args),) = calls(message)[0]
     assert tool == "records.search"
     assert (args["sortField"], args["sortDirection"]) == (field, direction)
+
+
+@pytest.mark.parametrize(
+    ("message", "fields"),
+    [
+        ("set harbour hall's fee to thirty five k", {"fee": {"amount": 35000, "currency": "USD"}}),
+        ("harbour hall fee a hundred k", {"fee": {"amount": 100000, "currency": "USD"}}),
+    ],
+)
+def test_numbers_said_in_words_are_read(message: str, fields: dict[str, Any]) -> None:
+    made, _ = calls(message, [HALL])
+    assert made[-1] == (
+        "records.update",
+        {"module": "venues", "recordId": HALL["recordId"], "fields": fields},
+    )
+
+
+def test_a_value_said_inside_a_new_records_name_is_not_dropped() -> None:
+    made, reply = calls("add a venue harbour view two hundred thousand dollars rooftop bar")
+    assert [tool for tool, _ in made if tool != "records.search"] == []
+    assert "did not understand" in reply
