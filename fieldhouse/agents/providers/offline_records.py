@@ -286,6 +286,7 @@ def _statement(lower: str) -> bool:
     """A change said as a fact: "X is now Y", "X should be tagged Y", "we won X"."""
     return bool(
         re.search(
+            r"^[\w' .-]+?\s+(?:has|have)\s+(?:now\s+)?\d[\d,.]*\s*k?\s+[a-z]|"
             r"\b(?:is|are)\s+now\b|\bshould\s+be\b|\bhas\s+moved\s+to\b|^we\s+(?:won|lost)\b|"
             r"\bnow\s+(?:works|is)\b|^(?!(?:which|what|who|how|show|list|find|any|all)\b)"
             r"[\w' .-]+?\s+is\s+(?:now\s+)?in\s+|"
@@ -900,6 +901,9 @@ _UPDATE_SHAPES = [
     r"(?P<target>.+?)\s+is\s+(?:now\s+)?(?P<value>.+?)(?:\s+now)?",
     r"(?P<target>.+?)\s*(?:->|=>|\u2192)\s*(?P<value>.+)",
     r"(?P<target>.+?)\s+(?:is\s+)?(?P<field>closes|(?<=is\s)due)\s+(?:on\s+|by\s+)?(?P<value>.+)",
+    # Wide World Importers has 800 employees now / Northwind have now 500 employees
+    r"(?P<target>.+?)\s+(?:has|have)\s+(?:now\s+)?(?:grown\s+to\s+)?(?P<value>\d[\d,.]*\s*k?)\s+"
+    r"(?P<field>[a-z][\w -]*?)(?:\s+now)?(?:\s*,?\s*update(?:\s+that|\s+it)?)?",
     # we won the X deal / record that X was lost because ...
     r"we\s+(?P<value>won|lost)\s+(?:the\s+)?(?P<target>.+)",
     r"(?:record|note|log)\s+that\s+(?:the\s+)?(?P<target>.+?)\s+(?:was|is|has\s+been|got)\s+(?P<value>.+)",

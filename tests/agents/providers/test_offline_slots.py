@@ -272,3 +272,12 @@ def test_a_value_said_inside_a_new_records_name_is_not_dropped() -> None:
     made, reply = calls("add a venue harbour view two hundred thousand dollars rooftop bar")
     assert [tool for tool, _ in made if tool != "records.search"] == []
     assert "did not understand" in reply
+
+
+def test_a_record_said_to_have_a_number_of_a_field_is_changed() -> None:
+    litware = record("companies", "Litware Labs")
+    made, _ = calls("Litware Labs has 55 employees now, update that", [litware])
+    assert made[-1] == (
+        "records.update",
+        {"module": "companies", "recordId": litware["recordId"], "fields": {"employees": 55}},
+    )
