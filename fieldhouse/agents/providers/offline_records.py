@@ -371,6 +371,8 @@ def _create(text: str, today: date, ws: Workspace) -> Planned:
         name, name_span = before["name"].strip(" '\""), (0, 0)  # "add Linus Torvalds as a contact"
         text = text[: before.start("name")] + text[before.end("name") :]
         first = next(m for m in _mentions(text, ws) if m.field is None and m.module is module)
+    if not name or _field_part(name, module):  # "first name Ivan, last name Petrov"
+        name, name_span = _name_from_parts(rest, module, today, ws), (0, 0)
     if not _names_a_record(name, rest, ws) or _field_part(name, module):
         return f"What should the new {kind} be called?"
     # the name's own words out: a date or amount said inside it ("call hedy tmrw") stays
@@ -398,6 +400,19 @@ def _create(text: str, today: date, ws: Workspace) -> Planned:
         name = name.title()
     fields |= _name_fields(module, name)
     return _create_plan(module, name, fields, pending, ws)
+
+
+def _name_from_parts(rest: str, module: Module, today: date, ws: Workspace) -> str:
+    """A new record's name said as its name fields ("first name Ivan, last name Petrov"), or
+    ""."""
+    fields = _labelled_parts(rest, module, today, ws)[0]
+    first = next((f for f in module.fields if words(f.label) == "first name"), None)
+    last = next((f for f in module.fields if words(f.label) == "last name"), None)
+    if first and last and isinstance(fields.get(first.slug), str):
+        return f"{fields[first.slug]} {fields.get(last.slug) or ''}".strip()
+    shown = module.display_fields
+    said = fields.get(shown[0].slug) if len(shown) == 1 else None
+    return said if isinstance(said, str) else ""
 
 
 def _loose_numbers(text: str, fields: Mapping[str, Any], today: date) -> list[int | float]:

@@ -182,11 +182,16 @@ def test_details_said_as_field_and_value_parts_are_read_by_each_fields_type() ->
 
 
 def test_a_quoted_value_of_a_field_is_not_taken_for_the_new_records_name() -> None:
-    made, reply = calls(
+    made, _ = calls(
         "New contact: first-name Oren, last-name Castillo, job-title 'Logistics Coordinator'"
     )
-    assert [tool for tool, _ in made if tool != "records.search"] == []
-    assert "be called?" in reply
+    ((tool, args),) = [call for call in made if call[0] != "records.search"]
+    assert (tool, args["displayName"]) == ("records.create", "Oren Castillo")
+    assert args["fields"] == {
+        "first-name": "Oren",
+        "last-name": "Castillo",
+        "job-title": "Logistics Coordinator",
+    }
 
 
 @pytest.mark.parametrize(
