@@ -365,14 +365,7 @@ def _create(text: str, today: date, ws: Workspace) -> Planned:
     module = first.module
     kind = singular(words(module.name))
     rest = text[first.end :]
-    name, name_span = _new_name(rest, module, today)
-    before = _NAME_BEFORE.match(text[: first.start])
-    if not name and before and (not rest.strip(" .!?") or rest.lstrip().startswith(",")):
-        name, name_span = before["name"].strip(" '\""), (0, 0)  # "add Linus Torvalds as a contact"
-        text = text[: before.start("name")] + text[before.end("name") :]
-        first = next(m for m in _mentions(text, ws) if m.field is None and m.module is module)
-    if not name or _field_part(name, module):  # "first name Ivan, last name Petrov"
-        name, name_span = _name_from_parts(rest, module, today, ws), (0, 0)
+    name, name_span, text, first = _create_name(text, first, today, ws)
     if not _names_a_record(name, rest, ws) or _field_part(name, module):
         return f"What should the new {kind} be called?"
     # the name's own words out: a date or amount said inside it ("call hedy tmrw") stays
@@ -483,6 +476,25 @@ def _mentions_any_field(value: str, module: Module) -> bool:
     lower = words(value)
     labels = {words(f.label) for f in module.fields} | {words(f.slug) for f in module.fields}
     return any(re.search(r"(?<!\S)" + re.escape(label) + r"(?!\S)", lower) for label in labels)
+
+
+def _create_name(
+    text: str, first: Mention, today: date, ws: Workspace
+) -> tuple[str, tuple[int, int], str, Mention]:
+    """The new record's name and its span after the module word; said before it ("add Linus
+    Torvalds as a contact": the text without it and the module word again); or said as its
+    name fields ("first name Ivan, last name Petrov")."""
+    module = first.module
+    rest = text[first.end :]
+    name, name_span = _new_name(rest, module, today)
+    before = _NAME_BEFORE.match(text[: first.start])
+    if not name and before and (not rest.strip(" .!?") or rest.lstrip().startswith(",")):
+        name, name_span = before["name"].strip(" '\""), (0, 0)
+        text = text[: before.start("name")] + text[before.end("name") :]
+        first = next(m for m in _mentions(text, ws) if m.field is None and m.module is module)
+    if not name or _field_part(name, module):
+        name, name_span = _name_from_parts(rest, module, today, ws), (0, 0)
+    return name, name_span, text, first
 
 
 def _create_kind(text: str, ws: Workspace) -> tuple[str, list[Mention]]:
