@@ -23,15 +23,6 @@ ROOT = Path(__file__).resolve().parent.parent.parent
 PACKAGE = ROOT / "fieldhouse"
 CONSOLE = PACKAGE / "http" / "static" / "console"
 
-# ---- the one list of exemptions: the offline planner still names types (the "planner" helper
-# ---- removes those decisions; drop this list when it is merged)
-PLANNER_EXEMPT = frozenset(
-    {
-        "fieldhouse/agents/providers/offline_records.py",
-        "fieldhouse/agents/providers/offline_schema.py",
-    }
-)
-
 NAMES = frozenset(DATA_TYPES)
 #: what holds a data type's name: ``f.data_type``, ``body.dataType``, ``spec["dataType"]``,
 #: and the offline planner's ``f.type``
@@ -42,12 +33,12 @@ _SQL = re.compile(r"data_type\s*(?:=|<>|!=|\bin\b)\s*\(?\s*'(\w+)'", re.IGNORECA
 
 def type_switches(package: Path, console: Path) -> list[str]:
     """``path:line`` of every decision on a type's name outside model/fields/ (and the
-    console's scripts), the exempt planner modules aside."""
+    console's scripts)."""
     found: list[str] = []
     for path in sorted(package.rglob("*.py")):
         where = path.relative_to(package.parent).as_posix()
         inside = path.relative_to(package).parts[:2] == ("model", "fields")
-        if inside or where in PLANNER_EXEMPT:
+        if inside:
             continue
         found += [f"{where}:{line}" for line in sorted(set(_python_lines(path.read_text())))]
     for path in sorted(console.glob("*.js")):
@@ -197,11 +188,6 @@ def test_no_code_outside_model_fields_decides_by_a_type_name() -> None:
         "ask the field type (fieldhouse/model/fields/) instead of comparing its name; the "
         "console reads its facts from /console/assets/field-types.js"
     )
-
-
-def test_the_exemptions_are_current() -> None:
-    gone = sorted(p for p in PLANNER_EXEMPT if not (ROOT / p).is_file())
-    assert gone == [], f"remove from PLANNER_EXEMPT (module gone): {gone}"
 
 
 def test_the_check_sees_each_kind_of_switch(tmp_path: Path) -> None:

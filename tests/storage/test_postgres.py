@@ -11,8 +11,7 @@ import trio.testing
 
 from fieldhouse.model.errors import StoreUnavailable
 from fieldhouse.storage import Store, open_database, postgres
-from fieldhouse.storage.base import QueuedWriteFailed, execute
-from fieldhouse.storage.multirow import combine
+from fieldhouse.storage.base import QueuedWriteFailed
 from fieldhouse.storage.postgres import LoopNotOpen, PostgresDriver, aio
 from tests.pgproxy import PgProxy, open_pg_proxy
 from tests.storage.conftest import AT, A, B, record
@@ -278,16 +277,6 @@ async def test_a_duplicate_among_new_records_writes_none_of_them(pg: Store) -> N
     assert [(r.record_id, r.display_name) for r in found] == [("r01", "first")]
 
 
-def test_an_upsert_whose_rows_share_a_key_runs_row_by_row() -> None:
-    # in one statement two rows of one key would meet (PostgreSQL refuses that); one by one
-    # the last wins, as the write transaction means
-    sql = "INSERT INTO t (a, b, c) VALUES (?, ?, 0) ON CONFLICT (a) DO UPDATE SET b = excluded.b"
-    assert postgres.as_one_insert(sql, [("k", 1), ("k", 2)]) is None
-    assert postgres.as_one_insert(sql, [("k", 1), ("j", 2)]) == [
-        (sql.replace("(?, ?, 0)", "(?, ?, 0), (?, ?, 0)"), ["k", 1, "j", 2])
-    ]
-
-
 async def test_a_transactions_writes_into_several_tables_are_one_statement(pg: Store) -> None:
     # records, their activity and the activity sequence reach the database in one statement
     # (one round trip while the workspace's lock is held), seen by the statement's start time
@@ -314,20 +303,3 @@ async def test_a_transactions_writes_into_several_tables_are_one_statement(pg: S
     assert sorted(r[0] for r in got) == ["accounts", "activity", "records"]
     assert len({r[1] for r in got}) == 1
     assert [e["id"] for e in await pg.activity_since(A, 0, 10)] == ["e0", "e1", "e2"]
-
-
-def test_writes_into_one_table_or_across_a_savepoint_stay_apart() -> None:
-    # a write must see the one before it into the same table (an insert, then an update of
-    # the row), and a savepoint must lie between what it guards and what came before
-    ins = execute("INSERT INTO records (id, fields) VALUES (?, ?)", ("r1", "{}"))
-    upd = execute("UPDATE records SET fields = ? WHERE id = ?", ("{}", "r1"))
-    act = execute("INSERT INTO activity (seq) VALUES (?)", (1,))
-    sp = execute("SAVEPOINT sp1")
-    got = combine([ins, act, upd, sp, act])
-    assert [s.sql.split(" AS (")[0] if s.sql.startswith("WITH") else s.sql for s in got] == [
-        "WITH w0",
-        upd.sql,
-        sp.sql,
-        act.sql,
-    ]
-    assert got[0].params == ["r1", "{}", 1]

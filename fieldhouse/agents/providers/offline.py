@@ -16,7 +16,7 @@ from typing import Any
 
 from fieldhouse.agents.contract import ToolCall, ToolOutcome, ToolSpec
 from fieldhouse.agents.providers.base import Step, TextSink, Turn
-from fieldhouse.agents.providers.offline_plans import plan_for
+from fieldhouse.agents.providers.offline_plans import Call, Plan, plan_for
 from fieldhouse.agents.providers.offline_schema import Workspace
 
 HELP = (
@@ -49,32 +49,41 @@ class OfflineProvider:
 
     async def step(self, turns: Sequence[Turn], tools: Sequence[ToolSpec], emit: TextSink) -> Step:
         message = next((t.text for t in reversed(turns) if t.role == "user"), "")
-        stage = sum(1 for t in turns if t.role == "assistant")
         plan = plan_for(message, self._clock(), self._workspace)
         if plan is None:
             return await _say(HELP, emit)
         if not plan.stages:
             return await _say(plan.reply, emit)
+        wanted = _next_stage(plan, turns)
+        if isinstance(wanted, str):
+            return await _say(wanted, emit)
         known = {spec.name for spec in tools}
-        if stage < len(plan.stages):
-            previous = [t.outcome for t in _last_stage(turns) if t.outcome is not None]
-            # a failed call goes on to the next stage, which decides (a create goes ahead when
-            # its look-up for a duplicate was refused); one that waits for a person stops it
-            if stage == 0 or all(o.status in ("ok", "error") for o in previous):
-                wanted = plan.stages[stage](previous)
-                if isinstance(wanted, str):
-                    return await _say(wanted, emit)
-                calls = tuple(
-                    ToolCall(f"offline-{stage}-{i}", name, args)
-                    for i, (name, args) in enumerate(wanted)
-                    if name in known
-                )
-                if calls:
-                    return Step(calls)
+        stage = sum(1 for t in turns if t.role == "assistant")
+        calls = tuple(
+            ToolCall(f"offline-{stage}-{i}", name, args)
+            for i, (name, args) in enumerate(wanted)
+            if name in known
+        )
+        if calls:
+            return Step(calls)
         done = [(t.call, t.outcome) for t in turns if t.role == "tool" and t.call and t.outcome]
         if not done:
             return await _say(HELP, emit)
         return await _say(" ".join(describe(call, outcome) for call, outcome in done), emit)
+
+
+def _next_stage(plan: Plan, turns: Sequence[Turn]) -> list[Call] | str:
+    """The calls of the plan's next stage (or the reply it ends with); none once the plan is
+    done or a call waits for a person."""
+    stage = sum(1 for t in turns if t.role == "assistant")
+    if stage >= len(plan.stages):
+        return []
+    previous = [t.outcome for t in _last_stage(turns) if t.outcome is not None]
+    # a failed call goes on to the next stage, which decides (a create goes ahead when its
+    # look-up for a duplicate was refused); one that waits for a person stops it
+    if stage and not all(o.status in ("ok", "error") for o in previous):
+        return []
+    return plan.stages[stage](previous)
 
 
 def _last_stage(turns: Sequence[Turn]) -> list[Turn]:

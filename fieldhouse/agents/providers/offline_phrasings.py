@@ -111,30 +111,39 @@ def group_mail(text: str) -> tuple[Call, Any] | None:
     subject = m["subject"].strip(" '\"")
     body = (m["body"] or subject).strip(" '\"")
     draft = (m["verb"] or "").lower() in ("write", "draft")
+    tool = "email.draft" if draft else "email.send"
+    return mail_found(who, tool, subject, body, person=bool(m["person"]))
+
+
+def mail_found(who: str, tool: str, subject: str, body: str, *, person: bool) -> tuple[Call, Any]:
+    """Search the contacts for ``who``, then one e-mail to the addresses found (a person must
+    be exactly one contact whose name is the name said); nothing when none is found."""
     search: Call = ("records.search", {"module": "contacts", "query": who, "limit": 50})
 
     def then(outcomes: Sequence[ToolOutcome]) -> list[Call]:
         records = outcomes[0].result.get("records") if outcomes else None
         if not isinstance(records, list) or not records:
             return []
-        if m["person"]:
+        if person:
             records = [
                 r for r in records if str(r.get("displayName", "")).casefold() == who.casefold()
             ]
             if len(records) != 1:
                 return []
-        to: list[str] = []
-        for record in records:
-            fields = record.get("fields") or {}
-            if fields.get("do-not-contact"):
-                continue
-            for email in fields.get("emails") or []:
-                address = email.get("value") if isinstance(email, dict) else email
-                if isinstance(address, str) and address not in to:
-                    to.append(address)
-        if not to:
-            return []
-        tool = "email.draft" if draft else "email.send"
-        return [(tool, {"to": to[:50], "subject": subject, "body": body})]
+        to = _addresses_of(records)
+        return [(tool, {"to": to[:50], "subject": subject, "body": body})] if to else []
 
     return search, then
+
+
+def _addresses_of(records: Sequence[Any]) -> list[str]:
+    to: list[str] = []
+    for record in records:
+        fields = record.get("fields") or {}
+        if fields.get("do-not-contact"):
+            continue
+        for email in fields.get("emails") or []:
+            address = email.get("value") if isinstance(email, dict) else email
+            if isinstance(address, str) and address not in to:
+                to.append(address)
+    return to

@@ -18,7 +18,13 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from fieldhouse.agents.contract import ToolOutcome
-from fieldhouse.agents.providers.offline_phrasings import closed_deals, group_mail, rewrite
+from fieldhouse.agents.providers.offline_mail import ToPerson, read_mail
+from fieldhouse.agents.providers.offline_phrasings import (
+    closed_deals,
+    group_mail,
+    mail_found,
+    rewrite,
+)
 from fieldhouse.agents.providers.offline_records import clean, plan_records
 from fieldhouse.agents.providers.offline_schema import Workspace, builtin
 from fieldhouse.agents.providers.offline_values import find_date, find_time
@@ -90,7 +96,7 @@ def plan_for(message: str, now: datetime, workspace: Workspace | None = None) ->
         workspace = _BUILTIN[0]
     said = rewrite(" ".join(message.split()).strip())
     text = rewrite(clean(message))  # without "please", "could you" and the like
-    parsers = (_remind, _remind_any, _reminders, _mail, _outreach, _social, _page)
+    parsers = (_remind, _remind_any, _reminders, _mail, _mail_slots, _outreach, _social, _page)
     for parse in parsers:
         plan = parse(said, now) or parse(text, now)
         if plan is not None:
@@ -158,8 +164,15 @@ def _remind(text: str, now: datetime) -> Plan | None:
 
 
 _REMIND_ANY = re.compile(
-    r"^\W*(?:(?:please|pls|can\s+you|could\s+you)\s+)?(?:remind\s+me|set\s+(?:a\s+|up\s+a\s+)?"
-    r"reminder|reminder\s*:|(?:don'?t|do\s+not)\s+let\s+me\s+forget)\s*(?P<rest>.*)$",
+    r"^\W*(?:(?:please|pls|can\s+you|could\s+you)\s+)?(?:remind\s+me|remember\s+me|"
+    r"(?:set|put|add)\s+(?:a\s+|up\s+a\s+)?(?:reminder|remider)|(?:reminder|remider)\b\s*:?|"
+    r"(?:don'?t|do\s+not)\s+let\s+me\s+forget|ping\s+me|nudge\s+me)\s*(?P<rest>.*)$",
+    re.I,
+)
+#: a reminder asked for after the moment was said ("call back in 3 days at 14:00; set a
+#: reminder 'Call back Ken'"): its text quoted
+_REMIND_LATE = re.compile(
+    r"[;.]\s*(?:please\s+)?(?:set|put|add)\s+(?:a\s+)?reminder\s*:?\s*(?P<q>['\"].+['\"])\s*[.!]?$",
     re.I,
 )
 
@@ -168,9 +181,25 @@ def _remind_any(text: str, now: datetime) -> Plan | None:
     """ "remind me friday at 3pm to X", "set a reminder for tmrw: X": the moment read from
     anywhere in the sentence, the rest is the reminder's text."""
     m = _REMIND_ANY.match(text)
-    if m is None:
+    late = None if m else _REMIND_LATE.search(text)
+    if m is None and late is None:
         return None
-    rest = m["rest"]
+    rest = m["rest"] if m else text[: late.start()] if late else ""
+    moment = _reminder_moment(rest, now)
+    if isinstance(moment, str):
+        return Plan((), moment)
+    due, cut = moment
+    said = _reminder_text(late["q"] if late else cut)
+    if not said:
+        return Plan((), "What should I remind you about?")
+    if re.match(r"(?:at|on|by)\b", said, re.I) or re.search(r"\d:\d\d|\b(?:am|pm)\b", said, re.I):
+        return Plan((), 'When should I remind you? Say a day and a time, e.g. "tomorrow at 9".')
+    stamp = due.replace(second=0, microsecond=0).isoformat()
+    return Plan((_stage(("reminders.create", {"text": said, "dueAt": stamp})),))
+
+
+def _reminder_moment(rest: str, now: datetime) -> tuple[datetime, str] | str:
+    """When the reminder is due and the words without the moment; or the question."""
     when = find_date(rest, now.date())
     time = find_time(rest)
     relative = re.search(r"\bin\s+(?P<n>\d+)\s+(?P<unit>minute|hour)s?\b", rest, re.I)
@@ -179,7 +208,7 @@ def _remind_any(text: str, now: datetime) -> Plan | None:
         due = now + timedelta(**{f"{relative['unit'].lower()}s": int(relative["n"])})
         spans = [(relative.start(), relative.end())]
     elif when is None and time is None:
-        return Plan((), 'When should I remind you? Say a day or a time, e.g. "tomorrow at 9".')
+        return 'When should I remind you? Say a day or a time, e.g. "tomorrow at 9".'
     else:
         day = when.value if when is not None else now.date()
         hour, minute = time.value if time is not None else (9, 0)
@@ -187,12 +216,17 @@ def _remind_any(text: str, now: datetime) -> Plan | None:
     cut = rest
     for start, end in sorted(spans, reverse=True):
         cut = cut[:start] + " " + cut[end:]
-    said = re.sub(r"^\s*(?:for\s+)?(?:to\s+|that\s+|about\s+|:\s*)", "", " ".join(cut.split()))
+    return due, cut
+
+
+def _reminder_text(cut: str) -> str:
+    said = " ".join(cut.split())
+    said = re.sub(
+        r"^\s*(?:for\s+)?(?:utc\b\s*)?(?:to\s+|that\s+|about\s+|:\s*)", "", said, flags=re.I
+    )
+    said = re.sub(r"^[\s:,.-]*(?:utc\b)?[\s:,.-]*", "", said, flags=re.I)
     said = re.sub(r"^(?:to|that|about)\s+|\s+(?:to|at|on|by)$", "", said.strip(" :,.-"), flags=re.I)
-    if not said:
-        return Plan((), "What should I remind you about?")
-    stamp = due.replace(second=0, microsecond=0).isoformat()
-    return Plan((_stage(("reminders.create", {"text": said, "dueAt": stamp})),))
+    return said.strip(" '\"")
 
 
 def _reminders(text: str, now: datetime) -> Plan | None:
@@ -217,6 +251,17 @@ def _mail(text: str, now: datetime) -> Plan | None:
     body = (m["body"] or subject).strip(" '\"")
     tool = "email.send" if m["verb"].lower() == "send" else "email.draft"
     return Plan((_stage((tool, {"to": [m["to"]], "subject": subject, "body": body})),))
+
+
+def _mail_slots(text: str, now: datetime) -> Plan | None:
+    """An e-mail to an address said in any order ("send x@y a note saying ..., subject ...")."""
+    mail = read_mail(text)
+    if mail is None:
+        return None
+    if isinstance(mail, ToPerson):
+        search, then = mail_found(mail.name, mail.tool, mail.subject, mail.body, person=True)
+        return Plan((_stage(search), then))
+    return Plan((), mail) if isinstance(mail, str) else Plan((_stage(mail),))
 
 
 def _outreach(text: str, now: datetime) -> Plan | None:

@@ -29,14 +29,19 @@ from fieldhouse.agents.providers.offline_schema import (
     singular,
     words,
 )
+from fieldhouse.agents.providers.offline_slots import Said, read_value
 from fieldhouse.agents.providers.offline_values import (
+    Found,
     find_amounts,
     find_date,
     find_email,
     find_phone,
     find_range,
     find_time,
+    find_url,
+    spelled_numbers,
 )
+from fieldhouse.model.fields.base import Spoken
 
 Call = tuple[str, dict[str, Any]]
 #: a later stage: the calls to make, or (a string) the reply that ends the run
@@ -49,8 +54,9 @@ NO_DELETE = (
 )
 _POLITE = re.compile(
     r"^(?:(?:hi|hello|hey)\b(?:\s+there)?\s*[,!.]?\s*|please\s+|pls\s+|plz\s+|kindly\s+|"
-    r"(?:could|can|would|will)\s+you\s+(?:please\s+|kindly\s+|be\s+so\s+kind\s+as\s+to\s+)?"
-    r"(?:mind\s+)?|i(?:'d|\s+would)\s+be\s+grateful\s+if\s+you\s+(?:could|would)\s+|"
+    r"(?:could|can|would|will)\s+you\s+(?:please\s+|kindly\s+|be\s+so\s+kind\s+as\s+to\s+|"
+    r"be\s+(?:kind|good)\s+enough\s+to\s+|be\s+so\s+good\s+as\s+to\s+)?(?:mind\s+)?"
+    r"|when\s+you\s+have\s+a\s+moment\s*,?\s+|might\s+i\s+ask\s+you\s+to\s+|i(?:'d|\s+would)\s+be\s+grateful\s+if\s+you\s+(?:could|would)\s+|"
     r"i(?:'d|\s+would)\s+(?:like|love)\s+(?:you\s+)?to\s+|i\s+want\s+you\s+to\s+|"
     r"i(?:'d|\s+would)\s+appreciate\s+it\s+if\s+you(?:'d|\s+would|\s+could)?\s+|"
     r"i\s+need\s+you\s+to\s+|i'?m\s+trying\s+to\s+|help\s+me\s+|go\s+ahead\s+and\s+|"
@@ -72,7 +78,7 @@ _DELETE = re.compile(
     r"\b(?:delete|del|remove|erase|wipe|purge|destroy|trash|get\s+rid\s+of|drop|archive)\b", re.I
 )
 _CREATE = re.compile(
-    r"^(?:create|creat|add|new|log|make\s+(?=a\b|an\b|new\b)|register|set\s+up|enter|insert|save|"
+    r"^(?:\+\s*|create|creat|crate|add|new|log|make\s+(?=a\b|an\b|new\b)|register|set\s+up|enter|insert|save|"
     r"schedule)\b"
     r"|^(?:i|we)\s+(?:need|want)\s+(?:a|an)\s+(?:new\s+)?"
     r"|^(?:i'?d\s+like|let'?s\s+have|let'?s\s+add|give\s+me)\s+(?:a|an)\s+(?:new\s+)?"
@@ -103,12 +109,75 @@ _PRONOUNS |= {"everyone", "everybody", "he", "she", "they", "one", "same"}
 _NEGATION = re.compile(r"(?:\bnot|n't|\bno\b|\bexcept|\bexcluding|\bother\s+than)\s+(?:\w+\s+)?$")
 
 
+#: a sentence that only greets, thanks or signs off ("Hi, I trust all is well.", "Many
+#: thanks.", "Kind regards."): no request in it
+_PLEASANTRY = re.compile(
+    r"^(?:(?:hi|hello|hey|good\s+(?:morning|afternoon|evening|day)|dear\s+[\w ]{1,30}?)"
+    r"(?:\s+again|\s+there)?\s*[,!.]?\s*)?"
+    r"(?:(?:i\s+(?:hope|trust)|hope)\b[^.!?]*|(?:many\s+|a\s+lot\s+of\s+)?thanks?\b[^.!?]*|"
+    r"thank\s+you\b[^.!?]*|much\s+appreciated|(?:best|kind|warm|warmest|kindest)\s+"
+    r"(?:wishes|regards)|with\s+thanks|cheers|(?:sorry|apologies)\b[^.!?]*)?\s*[.!]*$",
+    re.I,
+)
+_ASKS = re.compile(
+    r"\b(?:add|create|new|log|record|put|set|update|change|mark|move|make|remind|send|email|"
+    r"e-mail|draft|find|show|list|delete|remove)\b",
+    re.I,
+)
+
+
+def without_pleasantries(text: str) -> str:
+    """The message without sentences that only greet, thank or sign off."""
+    sentences = re.split(r"(?<=[.!?])\s+", text)
+    kept = [s for s in sentences if not (_PLEASANTRY.match(s.strip()) and not _ASKS.search(s))]
+    return " ".join(kept) if kept else text
+
+
 def clean(message: str) -> str:
-    text = " ".join(message.replace("\u2019", "'").split())
+    text = without_pleasantries(" ".join(message.replace("\u2019", "'").split()))
     for _ in range(3):
         text = _POLITE.sub("", text).strip()
         text = _TAIL.sub("", text).strip()
-    return " ".join(_GERUND.get(w.lower(), w) for w in text.split(" "))
+    return spelled_numbers(" ".join(_GERUND.get(w.lower(), w) for w in text.split(" ")))
+
+
+#: an aside that only makes sure ("not Software, a third one", "yes, a different Ada", "that
+#: exact task", "nothing else"): it says no value
+_SURE = re.compile(
+    r"\b(?:not|n't|yes|yeah|different|another|second|third|exact|only|else|really|parent|"
+    r"brand\s+new|new\s+one|same|don'?t\s+touch|keep\s+it)\b",
+    re.I,
+)
+_ASIDES = (
+    re.compile(r"\s*\((?P<a>[^()]{2,120})\)"),
+    re.compile(r"\s+--?\s+(?P<a>[^-]{2,120}?)\s+--?(?=\s)"),
+    re.compile(r"\s*(?:--|\s-)\s*(?P<a>[^-]{2,120})$"),
+    re.compile(r"(?<=[.!])\s+(?P<a>[^.!?]{2,160})[.!]?\s*$"),
+    re.compile(r"[.,;]\s+(?P<a>nothing\s+else)\s*[.!]?\s*$", re.I),
+)
+
+
+def without_asides(text: str, ws: Workspace) -> str:
+    """The text without asides that only make sure (in brackets, between dashes, a last
+    sentence): they name no field or choice value, no number, address or date."""
+    for aside in _ASIDES:
+        m = aside.search(text)
+        said = m["a"] if m else ""
+        if (
+            m
+            and _SURE.search(said)
+            and not re.search(r"\d|@|\$|€|£", said)
+            and not any(_says_value(said, x) for x in _mentions(said, ws))
+        ):
+            text = (text[: m.start()] + text[m.end() :]).strip()
+    return text
+
+
+def _says_value(text: str, m: Mention) -> bool:
+    """Whether a mention gives a value: a choice not said with "not"."""
+    if m.field is None or m.option is None:
+        return False  # a field's word alone ("the name of our module") gives no value
+    return not re.search(r"(?:\bnot|n't)\s+$", text[: m.start], re.I)
 
 
 @dataclass
@@ -135,7 +204,7 @@ def _mentions(text: str, ws: Workspace) -> list[Mention]:
             for s, e in _spans(text, phrase):
                 found.append((e - s, Mention(s, e, module)))
         for f in module.fields:
-            if f.type in ("formula", "rollup", "autonumber"):
+            if f.computed:
                 continue
             for phrase in f.phrases():
                 for s, e in _spans(text, phrase):
@@ -166,17 +235,21 @@ def _modules_named(mentions: Iterable[Mention]) -> list[Module]:
 
 def plan_records(message: str, now: datetime, ws: Workspace) -> Planned | None:
     """Stages (or a reply) for a record request, or None when the message is not one."""
-    text = clean(message)
+    text = without_asides(clean(message), ws)
     if not text:
         return None
     today = now.date()
     lower = text.lower()
-    if _DELETE.search(lower) and not re.match(r"^(?:remind|e-?mail|send|draft)\b", lower):
+    unquoted = _QUOTED.sub(" ", lower)  # a record named 'Contoso imaging archive'
+    if _DELETE.search(unquoted) and not re.match(r"^(?:remind|e-?mail|send|draft)\b", lower):
         return NO_DELETE
-    if _CREATE.search(lower):
+    if _CREATE.search(lower) or _module_first(text, ws):
         return _create(text, today, ws)
-    if re.match(_UPDATE_VERB + r"\b", lower) or _statement(lower):
+    if re.match(_UPDATE_VERB + r"\b", lower):
         return _update(text, today, ws)
+    terse = None if _FIND.search(lower) else _terse_change(text, today, ws)
+    if terse is not None or _statement(lower):
+        return _update(text, today, ws, terse)
     if _FIND.search(lower) or _mentions_module(text, ws):
         return _find(text, today, ws)
     said = re.findall(r"[\w'&-]+", lower)
@@ -184,6 +257,15 @@ def plan_records(message: str, now: datetime, ws: Workspace) -> Planned | None:
     if len(said) <= 4 and plain and re.fullmatch(r"[\w .,'&-]+", text) and not _chat(lower):
         return _search_everywhere(text.strip(" .,"), ws)  # a bare name
     return None
+
+
+def _module_first(text: str, ws: Workspace) -> bool:
+    """ "Deal: 'X', 45k", "task 'Y' due friday", "deal new: Z": a module word first, then a
+    colon or a quoted name, is a new record of it."""
+    first = next(iter(_mentions(text, ws)), None)
+    if first is None or first.start != 0 or first.field is not None:
+        return False
+    return bool(re.match(r"\s*(?:new\s*)?(?::|-+\s*['\"]|['\"])", text[first.end :]))
 
 
 def _chat(lower: str) -> bool:
@@ -204,6 +286,7 @@ def _statement(lower: str) -> bool:
     """A change said as a fact: "X is now Y", "X should be tagged Y", "we won X"."""
     return bool(
         re.search(
+            r"^[\w' .-]+?\s+(?:has|have)\s+(?:now\s+)?\d[\d,.]*\s*k?\s+[a-z]|"
             r"\b(?:is|are)\s+now\b|\bshould\s+be\b|\bhas\s+moved\s+to\b|^we\s+(?:won|lost)\b|"
             r"\bnow\s+(?:works|is)\b|^(?!(?:which|what|who|how|show|list|find|any|all)\b)"
             r"[\w' .-]+?\s+is\s+(?:now\s+)?in\s+|"
@@ -253,8 +336,8 @@ _QUOTED = re.compile(
 )
 _NAME_INTRO = re.compile(r"(?:named|called|titled|for|to)\s+", re.I)
 _CLAUSE = re.compile(
-    r"\s*(?:[,;(]|\s->|\s-\s|\.\s|\?\s|!\s|\s+with\s+(?:an?\s+|the\s+)?(?=FIELD)|"
-    r"\s+(?:worth|valued\s+at|due|by|in\s+stage|"
+    r"\s*(?:[,;(]|\s->|\s-\s|\s/\s|\.\s|\?\s|!\s|\s+with\s+(?:an?\s+|the\s+)?(?=FIELD)|"
+    r"\s+(?:worth|valued\s+at|due|by|in\s+stage|closing|closes|"
     r"whose|who|which|that|he'?s|she'?s|they'?re|his|her|their|its|at\s+a|amount|priority|"
     r"stage)\b)",
     re.I,
@@ -275,58 +358,197 @@ _NAME_BEFORE = re.compile(
 
 
 def _create(text: str, today: date, ws: Workspace) -> Planned:
-    mentions = _mentions(text, ws)
-    modules = _modules_named(mentions)
-    people = [m for m in ws.modules if _person_like(m)]
-    person = _PERSON_AT.match(text)
-    if not modules and person and people:  # "add Jane Doe at Contoso": a person at a company
-        word = singular(words(people[0].name))
-        text = f"{person['verb']} {word} {person['name']} at {person['org']}"
-        mentions = _mentions(text, ws)
-        modules = _modules_named(mentions)
-    kind = _KIND_FIRST.match(text)
-    first_said = [m for m in mentions if m.option and kind and m.start == kind.end()]
-    if kind and not modules and len({m.module.slug for m in first_said}) == 1:
-        # "add a meeting with Barbara on thursday": a choice value only one module has
-        word = singular(words(first_said[0].module.name))
-        text = f"{kind['verb']} {word} {text[kind.end() :]}"
-        mentions = _mentions(text, ws)
-        modules = _modules_named(mentions)
-    if not modules:
+    text, mentions = _create_kind(text, ws)
+    if not _modules_named(mentions):
         return "What kind of record should I create (a contact, company, deal or task)?"
-    first = min((m for m in mentions if m.field is None), key=lambda m: m.start)
+    first = _module_word(mentions)
+    module = first.module
+    kind = singular(words(module.name))
+    rest = text[first.end :]
+    name, name_span, text, first = _create_name(text, first, today, ws)
+    if not _names_a_record(name, rest, ws) or _field_part(name, module):
+        return f"What should the new {kind} be called?"
+    # the name's own words out: a date or amount said inside it ("call hedy tmrw") stays
+    said = rest[name_span[0] : name_span[1]]
+    at = said.lower().find(name.lower())
+    # a name read around a value said inside it: all of it stays to be read (and asked about)
+    inside = said[:at] + " " + said[at + len(name) :] if at >= 0 else said
+    head = re.sub(r"^\W*[\w']+\s*", "", text[: first.start])  # without the verb
+    details = " ".join((head, rest[: name_span[0]], inside, rest[name_span[1] :]))
+    labelled, asked, details = _labelled_parts(details, module, today, ws)
+    fields, pending = _details(details, module, today, ws, creating=True)
+    fields |= labelled
+    pending += asked
+    loose = _loose_numbers(details, fields, today)
+    money = module.fields_of("money")
+    if len(loose) == 1 and len(money) == 1 and money[0].slug not in fields:
+        fields[money[0].slug] = {"amount": loose.pop(), "currency": "USD"}  # "..., 24000"
+    unread = " ".join(str(n) for n in loose) or _unread(details, module, today, ws, fields)
+    if unread:
+        return (
+            f"I would create the {kind} {name!r}, but I did not understand {unread!r}; say it "
+            "again with the field it is for, and I will add it."
+        )
+    if name == name.lower() and _person_like(module):  # "add jane doe": Jane Doe
+        name = name.title()
+    fields |= _name_fields(module, name)
+    return _create_plan(module, name, fields, pending, ws)
+
+
+def _name_from_parts(rest: str, module: Module, today: date, ws: Workspace) -> str:
+    """A new record's name said as its name fields ("first name Ivan, last name Petrov"), or
+    ""."""
+    fields = _labelled_parts(rest, module, today, ws)[0]
+    first = next((f for f in module.fields if words(f.label) == "first name"), None)
+    last = next((f for f in module.fields if words(f.label) == "last name"), None)
+    if first and last and isinstance(fields.get(first.slug), str):
+        return f"{fields[first.slug]} {fields.get(last.slug) or ''}".strip()
+    shown = module.display_fields
+    said = fields.get(shown[0].slug) if len(shown) == 1 else None
+    return said if isinstance(said, str) else ""
+
+
+def _loose_numbers(text: str, fields: Mapping[str, Any], today: date) -> list[int | float]:
+    """Numbers said that no field took (not in a date, time, phone, address): asked about.
+    Once an amount of money was taken, other sums of money were what it replaces ("2.5k a
+    month -> put 30000 as amount")."""
+    taken: set[Any] = {v for v in fields.values() if isinstance(v, int | float)}
+    sums = {v.get("amount") for v in fields.values() if isinstance(v, Mapping)}
+    found = (find_date(text, today), find_time(text), find_phone(text), find_email(text))
+    spans = [f for f in (*found, find_url(text)) if f is not None]
+    money = {(a.start, a.end) for a in find_amounts(text, money_only=True)} if sums else set()
+    return [
+        a.value[0]
+        for a in find_amounts(text)
+        if a.value[0] not in taken | sums
+        and (a.start, a.end) not in money
+        and not any(f.start <= a.start < f.end for f in spans)
+    ]
+
+
+def _labelled_parts(
+    text: str, module: Module, today: date, ws: Workspace
+) -> tuple[dict[str, Any], list[tuple[str, Call]], str]:
+    """Details said as "field value" or "field=value" parts ("company=Contoso Health, amount
+    $1.2M, close-date 2027-03-31"): each value read as its field's type (a record by name is
+    looked up); the fields, the look-ups and the text without the parts read."""
+    fields: dict[str, Any] = {}
+    pending: list[tuple[str, Call]] = []
+    kept: list[str] = []
+    for part in re.split(r"(?<=[,;])", text):
+        m = _field_part(part, module)
+        if m is None:
+            kept.append(part)
+            continue
+        slot, value = m
+        if slot.reads == "record" and slot.target:
+            look = {"module": slot.target, "query": value, "limit": 10}
+            pending.append((slot.slug, ("records.search", look)))
+        else:
+            read = read_value(slot, value, Said(today, {}))
+            if read is None:
+                kept.append(part)
+                continue
+            fields[slot.slug] = read
+        kept.append(" " * len(part))
+    return fields, pending, "".join(kept)
+
+
+_PART_VALUE = r"(?![\w-])\s*(?:=|:|\bis\b)?\s*(?P<v>\S.*)"
+
+
+def _field_part(part: str, module: Module) -> tuple[Field, str] | None:
+    """A part that is a field of the module (its label or slug) then its value."""
+    said = re.sub(r"^[\W_]+", "", part).strip(" ,;.:")
+    for f in sorted(module.fields, key=lambda f: -max(len(p) for p in f.phrases())):
+        if f.computed or f.reads is None:
+            continue
+        for phrase in sorted(f.phrases(), key=len, reverse=True):
+            p = re.escape(phrase).replace(r"\ ", r"[\s-]+")
+            m = re.fullmatch(r"(?:and\s+|with\s+)?" + p + _PART_VALUE, said, re.I)
+            if m and not _mentions_any_field(m["v"], module):
+                return f, m["v"].strip(" '\"")
+    return None
+
+
+def _mentions_any_field(value: str, module: Module) -> bool:
+    """Whether a value holds another field's label ("amount 5k stage lead"): not one part."""
+    lower = words(value)
+    labels = {words(f.label) for f in module.fields} | {words(f.slug) for f in module.fields}
+    return any(re.search(r"(?<!\S)" + re.escape(label) + r"(?!\S)", lower) for label in labels)
+
+
+def _create_name(
+    text: str, first: Mention, today: date, ws: Workspace
+) -> tuple[str, tuple[int, int], str, Mention]:
+    """The new record's name and its span after the module word; said before it ("add Linus
+    Torvalds as a contact": the text without it and the module word again); or said as its
+    name fields ("first name Ivan, last name Petrov")."""
     module = first.module
     rest = text[first.end :]
     name, name_span = _new_name(rest, module, today)
     before = _NAME_BEFORE.match(text[: first.start])
     if not name and before and (not rest.strip(" .!?") or rest.lstrip().startswith(",")):
-        name, name_span = before["name"].strip(" '\""), (0, 0)  # "add Linus Torvalds as a contact"
+        name, name_span = before["name"].strip(" '\""), (0, 0)
         text = text[: before.start("name")] + text[before.end("name") :]
         first = next(m for m in _mentions(text, ws) if m.field is None and m.module is module)
-    covered = _leftover(name, _mentions(name, ws), ws, every=True)
-    if (
-        not name
-        or not covered  # "add urgent": a value, not a name
-        or name.lower().split()[0] in _PRONOUNS | {"for", "to", "about", "on", "with"}
-        or (not _QUOTED.search(rest) and _reads_like_a_sentence(name))
-    ):
-        return f"What should the new {singular(words(module.name))} be called?"
-    # the name's own words out: a date or amount said inside it ("call hedy tmrw") stays
-    said = rest[name_span[0] : name_span[1]]
-    at = said.lower().find(name.lower())
-    inside = said[:at] + " " + said[at + len(name) :] if at >= 0 else ""
-    head = re.sub(r"^\W*[\w']+\s*", "", text[: first.start])  # without the verb
-    details = " ".join((head, rest[: name_span[0]], inside, rest[name_span[1] :]))
-    fields, pending = _details(details, module, today, ws, creating=True)
-    unread = _unread(details, module, today, ws, fields)
-    if unread:
-        return (
-            f"I would create the {singular(words(module.name))} {name!r}, but I did not "
-            f"understand {unread!r}; say it again with the field it is for, and I will add it."
-        )
-    if name == name.lower() and _person_like(module):  # "add jane doe": Jane Doe
-        name = name.title()
-    fields |= _name_fields(module, name)
+    if not name or _field_part(name, module):
+        name, name_span = _name_from_parts(rest, module, today, ws), (0, 0)
+    return name, name_span, text, first
+
+
+def _create_kind(text: str, ws: Workspace) -> tuple[str, list[Mention]]:
+    """The text with its module said: "add Jane Doe at Contoso" is a person at a company; "add a
+    meeting with Barbara" a record of the one module with that choice value."""
+    mentions = _mentions(text, ws)
+    if _modules_named(mentions):
+        return text, mentions
+    people = [m for m in ws.modules if _person_like(m)]
+    person = _PERSON_AT.match(text)
+    if person and people:
+        word = singular(words(people[0].name))
+        text = f"{person['verb']} {word} {person['name']} at {person['org']}"
+        mentions = _mentions(text, ws)
+        if _modules_named(mentions):
+            return text, mentions
+    kind = _KIND_FIRST.match(text)
+    first_said = [m for m in mentions if m.option and kind and m.start == kind.end()]
+    if kind and len({m.module.slug for m in first_said}) == 1:
+        word = singular(words(first_said[0].module.name))
+        text = f"{kind['verb']} {word} {text[kind.end() :]}"
+        mentions = _mentions(text, ws)
+    return text, mentions
+
+
+#: a moment left in a name ("review w barbara next month"): part of a date not read
+_WHEN_SAID = re.compile(
+    r"\b(?:next|last|this|coming)\s+(?:week|month|year|quarter)\b|\b(?:today|tomorrow|tmrw|"
+    r"yesterday)\b|\b\d{1,2}(?:st|nd|rd|th)\b",
+    re.I,
+)
+
+
+def _names_a_record(name: str, rest: str, ws: Workspace) -> bool:
+    """Whether a new record's name was read: not empty, not only a value ("add urgent"), not a
+    pronoun or a preposition first, not the rest of a sentence (unless quoted)."""
+    if not name or not _leftover(name, _mentions(name, ws), ws, every=True):
+        return False
+    if name.lower().split()[0] in _PRONOUNS | {"for", "to", "about", "on", "with"}:
+        return False
+    if _QUOTED.search(rest):
+        return True
+    return not _reads_like_a_sentence(name) and not _WHEN_SAID.search(name)
+
+
+def _create_plan(
+    module: Module,
+    name: str,
+    fields: dict[str, Any],
+    pending: list[tuple[str, Call]],
+    ws: Workspace,
+) -> Planned:
+    """Look for a record of the same name and each referenced record; then create, or ask."""
+    kind = singular(words(module.name))
     create_args = {"module": module.slug, "displayName": name, "fields": fields}
     look = ("records.search", {"module": module.slug, "query": name, "limit": 10})
     lookups = [look] + [call for _, call in pending]
@@ -336,8 +558,8 @@ def _create(text: str, today: date, ws: Workspace) -> Planned:
             _same(str(r.get("displayName", "")), name) for r in _records(outcomes[0])
         ):
             return (
-                f"There is already a {singular(words(module.name))} named {name}; I did not "
-                "add another. Say so if you want a second one, or what to change on it."
+                f"There is already a {kind} named {name}; I did not add another. Say so if you "
+                "want a second one, or what to change on it."
             )
         for (slug, (_, look)), outcome in zip(pending, outcomes[1:], strict=False):
             hits = _matching(
@@ -347,12 +569,21 @@ def _create(text: str, today: date, ws: Workspace) -> Planned:
                 said = "several" if hits else "no"
                 return (
                     f"I found {said} {look['module']} matching {look['query']!r}; which one is "
-                    f"the new {singular(words(module.name))} {name!r} for? I created nothing yet."
+                    f"the new {kind} {name!r} for? I created nothing yet."
                 )
             fields[slug] = str(hits[0][1].get("recordId"))
         return [("records.create", create_args)]
 
     return (lambda _: list(lookups), then)
+
+
+def _module_word(mentions: Sequence[Mention]) -> Mention:
+    """The word that names the new record's module: the first, unless it is also a choice value
+    of the module and another of its words follows ("a to-do task": a task of type to-do)."""
+    named = sorted((m for m in mentions if m.field is None), key=lambda m: m.start)
+    same = [m for m in named if m.module is named[0].module]
+    valued = any(m.option and (m.start, m.end) == (named[0].start, named[0].end) for m in mentions)
+    return same[1] if valued and len(same) > 1 else named[0]
 
 
 _CLAUSES: dict[int, re.Pattern[str]] = {}
@@ -367,10 +598,19 @@ def _clause(module: Module) -> re.Pattern[str]:
     if made is None:
         said = sorted({p for f in module.fields for p in f.phrases()}, key=len, reverse=True)
         fields = "(?:" + "|".join(re.escape(p) for p in said) + r")\b"
+        typed = module.fields_of("url", "email", "phone", "choice", "number", "money")
+        labels = sorted({p for f in typed for p in f.phrases()}, key=len, reverse=True)
         pattern = _CLAUSE.pattern.replace("FIELD", fields)
+        if labels:  # "Woodgrove Bank website woodgrovebank.com": a field and its value follow
+            label = "(?:" + "|".join(re.escape(p) for p in labels) + ")"
+            pattern = pattern[:-1] + r"|\s+(?=" + label + r"\s*[:=]?\s*\S))"
+        values = sorted({p for f in typed for o in f.options for p in o.phrases()}, key=len)
+        if values:  # "Proseware Inc in the financial services industry": a choice value
+            value = "(?:" + "|".join(re.escape(p) for p in reversed(values)) + r")\b"
+            pattern = pattern[:-1] + r"|\s+in\s+(?:the\s+)?(?=" + value + "))"
         if _person_like(module):  # "Jane Doe at Contoso": where she works
             pattern = pattern[:-1] + r"|\s+(?:at|from)\s+)"
-        elif _FOR_TARGETS.intersection(f.target or "" for f in module.fields_of("reference")):
+        elif _FOR_TARGETS.intersection(f.target or "" for f in module.fields_of("record")):
             pattern = pattern[:-1] + r"|\s+for\s+(?!(?:the|a|an|my|our|this|that|next)\b))"
         made = re.compile(pattern, re.I)
         _CLAUSES[id(module)] = made
@@ -417,9 +657,9 @@ def _reads_like_a_sentence(name: str) -> bool:
 def _new_name(rest: str, module: Module, today: date) -> tuple[str, tuple[int, int]]:
     """The new record's name in what follows the module word, and its span there."""
     quoted = _QUOTED.search(rest)
-    if quoted:
+    if quoted and not _field_part(rest[: quoted.start()].rsplit(",", 1)[-1] + " x", module):
         return quoted["q"].strip(), (quoted.start(), quoted.end())
-    lead = re.match(r"\s*(?:for\s+(?:myself|me|us)\b)?\s*[:,-]?\s*", rest)
+    lead = re.match(r"\s*(?:new\b)?\s*(?:for\s+(?:myself|me|us)\b)?\s*[:,-]?\s*", rest)
     start = lead.end() if lead else 0
     told = re.match(r"\s*(?:for|due|by|on)\s+[^:]{1,30}:\s*", rest)
     if told and find_date(told.group(), today):
@@ -452,9 +692,9 @@ def _typed_spans(text: str, today: date) -> list[tuple[int, int]]:
     time = find_time(text)
     if time:
         spans.append((time.start, time.end))
-    email = find_email(text)
-    if email:
-        spans.append((email.start, email.end))
+    for typed in (find_email(text), find_url(text)):
+        if typed:
+            spans.append((typed.start, typed.end))
     return sorted(spans, reverse=True)
 
 
@@ -481,65 +721,97 @@ def _details(
 ) -> tuple[dict[str, Any], list[tuple[str, Call]]]:
     """Field values said beside a new record's name; references to look up by name."""
     fields: dict[str, Any] = {}
-    pending: list[tuple[str, Call]] = []
-    email = find_email(text)
-    if email:
-        slot = next(iter(module.fields_of("email")), None)
+    text = _typed_values(text, module, fields)
+    _choice_values(text, module, ws, fields)
+    _amounts(text, module, fields)
+    dates = module.fields_of("date")
+    when = find_date(text, today)
+    if when and dates and isinstance(when.value, date):
+        fields[_date_field(text, dates).slug] = when.value.isoformat()
+    title = next((f for f in module.fields if f.reads == "text" and "title" in f.slug), None)
+    pending = _reference(text, module, ws, title, fields)
+    if title and creating and title.slug not in fields and not title.display:
+        role = _bare_title(text, ws)
+        if role and module.field("emails") is not None:
+            fields[title.slug] = role
+    return fields, pending
+
+
+#: values found by their shape wherever they are said, by how their field is spoken
+_SHAPED: tuple[tuple[Spoken, Callable[[str], Found[str] | None]], ...] = (
+    ("email", find_email),
+    ("url", find_url),
+    ("phone", find_phone),
+)
+
+
+def _typed_values(text: str, module: Module, fields: dict[str, Any]) -> str:
+    """E-mails, web addresses and phones into the module's first field of their kind; the text
+    without them."""
+    for spoken, finder in _SHAPED:
+        found = finder(text)
+        if found is None:
+            continue
+        slot = next(iter(module.fields_of(spoken)), None)
         if slot:
-            fields[slot.slug] = [email.value]
-        text = text[: email.start] + " " + text[email.end :]
-    phone = find_phone(text)
-    if phone:
-        slot = next(iter(module.fields_of("phone")), None)
-        if slot:
-            fields[slot.slug] = [phone.value] if slot.slug.endswith("s") else phone.value
-        text = text[: phone.start] + " " + text[phone.end :]
-    mentions = [m for m in _mentions(text, ws) if m.module is module and m.field is not None]
-    for m in mentions:
-        if m.option is not None and m.field is not None:
-            if m.field.type == "multi_select":
-                fields.setdefault(m.field.slug, []).append(m.option)
-            else:
-                fields.setdefault(m.field.slug, m.option)
-    # an amount said with its field ("put 30000 as amount", "amount 30000") beats a bare one
-    money = module.fields_of("currency")
+            fields[slot.slug] = read_value(slot, found.value, Said(date.min, {}))
+        text = text[: found.start] + " " + text[found.end :]
+    return text
+
+
+def _choice_values(text: str, module: Module, ws: Workspace, fields: dict[str, Any]) -> None:
+    for m in _mentions(text, ws):
+        if m.module is not module or m.field is None or m.option is None:
+            continue
+        if m.field.reads == "choices":
+            fields.setdefault(m.field.slug, []).append(m.option)
+        else:
+            fields.setdefault(m.field.slug, m.option)
+
+
+def _amounts(text: str, module: Module, fields: dict[str, Any]) -> None:
+    """Money (an amount said with its field, "amount 30000", beats a bare "30k") and numbers
+    said with their field ("85 employees")."""
+    money = module.fields_of("money")
     if money:
         labelled = _labelled_number(text, money[0])
         amounts = find_amounts(text, money_only=True)
         value = labelled if labelled is not None else (amounts[0].value if amounts else None)
         if value is not None:
-            number, currency = value if isinstance(value, tuple) else (value, None)
+            number, currency = value
             fields[money[0].slug] = {"amount": number, "currency": currency or "USD"}
-    for f in module.fields_of("number", "progress", "percent"):
+    for f in module.fields_of("number"):
         labelled = _labelled_number(text, f)
         if labelled is not None:
-            fields[f.slug] = labelled[0] if isinstance(labelled, tuple) else labelled
-    dates = module.fields_of("date")
-    when = find_date(text, today)
-    if when and dates and isinstance(when.value, date):
-        fields[_date_field(text, dates).slug] = when.value.isoformat()
-    # "VP Sales at Northwind Traders": a role at a record of a referenced module
+            fields[f.slug] = labelled[0]
+
+
+def _reference(
+    text: str, module: Module, ws: Workspace, title: Field | None, fields: dict[str, Any]
+) -> list[tuple[str, Call]]:
+    """ "VP Sales at Northwind Traders" (a role at a record of a referenced module), "a deal
+    for Contoso Health": the look-up of the record by name, and the role as the title."""
     at = _ROLE_AT.search(text) if _person_like(module) else None
-    reference = next((f for f in module.fields_of("reference") if f.target), None)
-    title = next((f for f in module.fields if f.type == "text" and "title" in f.slug), None)
+    reference = next((f for f in module.fields_of("record") if f.target), None)
     owner = _FOR.search(text)
     if not at and owner and reference and reference.target in _FOR_TARGETS:
-        at = owner  # "a deal ... for Contoso Health": the company it is for
-    if at and reference and reference.target:
-        org = at["org"].strip()
-        look = {"module": reference.target, "query": org, "limit": 10}
-        pending.append((reference.slug, ("records.search", look)))
-        role = re.sub(_PRONOUN_LEAD, "", (at["role"] or "").strip(), flags=re.I)
-        if title and role and not _mentions(role, ws):
-            fields[title.slug] = role.strip()
-    elif title and creating and title.slug not in fields and not title.display:
-        # a bare trailing phrase beside a person's name and e-mail: their job title
-        leftovers = [s.strip(" .()") for s in re.split(r"[,;]", text)[1:]]
-        plain = [s for s in leftovers if s and re.fullmatch(r"[A-Za-z][A-Za-z &/-]{2,60}", s)]
-        plain = [s for s in plain if not _mentions(s, ws) and len(s.split()) <= 5]
-        if len(plain) == 1 and module.field("emails") is not None:
-            fields[title.slug] = plain[0]
-    return fields, pending
+        at = owner
+    if not (at and reference and reference.target):
+        return []
+    look = {"module": reference.target, "query": at["org"].strip(), "limit": 10}
+    role = re.sub(_PRONOUN_LEAD, "", (at["role"] or "").strip(), flags=re.I)
+    if title and role and not _mentions(role, ws):
+        fields[title.slug] = role.strip()
+    return [(reference.slug, ("records.search", look))]
+
+
+def _bare_title(text: str, ws: Workspace) -> str | None:
+    """A bare trailing phrase beside a person's name and e-mail: their job title."""
+    parts = [s.strip(" .()") for s in re.split(r"[,;]", text)[1:]]
+    leftovers = [re.sub(_PRONOUN_LEAD, "", s, flags=re.I) for s in parts]
+    plain = [s for s in leftovers if s and re.fullmatch(r"[A-Za-z][A-Za-z &/-]{2,60}", s)]
+    plain = [s for s in plain if not _mentions(s, ws) and len(s.split()) <= 5]
+    return plain[0] if len(plain) == 1 else None
 
 
 _ROLE_AT = re.compile(
@@ -551,7 +823,9 @@ _FOR = re.compile(
     r"(?=\s*(?:[,;?.!]|\s+(?:worth|valued|due|with|in\s+stage)\b|$))",
     re.I,
 )
-_PRONOUN_LEAD = r"^(?:he'?s|she'?s|they'?re|the|a|an)\s+"
+_PRONOUN_LEAD = (
+    r"^(?:(?:he'?s|she'?s|they'?re|he\s+is|she\s+is|they\s+are|the|a|an|their|his|her|our|new)\s+)+"
+)
 
 
 #: words beside a new record's details that carry nothing of their own
@@ -569,14 +843,10 @@ def _unread(
     text: str, module: Module, today: date, ws: Workspace, fields: Mapping[str, Any]
 ) -> str:
     """What a create's details say that no field took (3+ words): asked about, not dropped."""
-    spans: list[tuple[int, int]] = [(m.start, m.end) for m in _mentions(text, ws)]
-    spans += [(f.start, f.end) for f in find_amounts(text)]
-    for found in (find_date(text, today), find_time(text), find_email(text), find_phone(text)):
-        if found is not None:
-            spans.append((found.start, found.end))
+    spans = _read_spans(text, today, ws)
     at = _ROLE_AT.search(text)
     if at and any(
-        (f.type == "reference" and f.slug in fields) or "title" in f.slug for f in module.fields
+        (f.reads == "record" and f.slug in fields) or "title" in f.slug for f in module.fields
     ):
         spans.append((at.start(), at.end()))
     role = [s for s in re.split(r"[,;]", text)[1:] if s.strip(" .()") in fields.values()]
@@ -586,6 +856,22 @@ def _unread(
     rest = "".join(keep)
     for said in role:
         rest = rest.replace(said.strip(" .()"), " ")
+    return _weighty(rest)
+
+
+def _read_spans(text: str, today: date, ws: Workspace) -> list[tuple[int, int]]:
+    """Where the text names a module, field or choice, or says a typed value."""
+    spans: list[tuple[int, int]] = [(m.start, m.end) for m in _mentions(text, ws)]
+    spans += [(f.start, f.end) for f in find_amounts(text)]
+    found_all = (find_date(text, today), find_time(text), find_email(text), find_phone(text))
+    for found in (*found_all, find_url(text)):
+        if found is not None:
+            spans.append((found.start, found.end))
+    return spans
+
+
+def _weighty(rest: str) -> str:
+    """The words of weight left (two or more), or "" when there are fewer."""
     said = [w.strip(".'-") for w in re.findall(r"[\w'@.-]+", rest.lower())]
     left = [w for w in said if re.search(r"[a-z]", w) and w not in _FILLER]
     left = [w for w in left if w not in _STOP and w not in _VERBS and not w.isdigit()]
@@ -642,6 +928,9 @@ _UPDATE_SHAPES = [
     r"(?P<target>.+?)\s+is\s+(?:now\s+)?(?P<value>.+?)(?:\s+now)?",
     r"(?P<target>.+?)\s*(?:->|=>|\u2192)\s*(?P<value>.+)",
     r"(?P<target>.+?)\s+(?:is\s+)?(?P<field>closes|(?<=is\s)due)\s+(?:on\s+|by\s+)?(?P<value>.+)",
+    # Wide World Importers has 800 employees now / Northwind have now 500 employees
+    r"(?P<target>.+?)\s+(?:has|have)\s+(?:now\s+)?(?:grown\s+to\s+)?(?P<value>\d[\d,.]*\s*k?)\s+"
+    r"(?P<field>[a-z][\w -]*?)(?:\s+now)?(?:\s*,?\s*update(?:\s+that|\s+it)?)?",
     # we won the X deal / record that X was lost because ...
     r"we\s+(?P<value>won|lost)\s+(?:the\s+)?(?P<target>.+)",
     r"(?:record|note|log)\s+that\s+(?:the\s+)?(?P<target>.+?)\s+(?:was|is|has\s+been|got)\s+(?P<value>.+)",
@@ -655,7 +944,8 @@ _UPDATE_RES = [re.compile("^" + s + "$", re.I) for s in _UPDATE_SHAPES]
 
 #: where a change's value ends and more changes (or the reason) begin
 _MORE = re.compile(
-    r"\s*(?:,(?!\d)|;|\band\s+also\b)\s*|\s+(?=because\s)|\s+and\s+(?=" + _UPDATE_VERB + r"\b)",
+    r"\s*(?:,(?!\d)|;|\band\s+also\b)\s*|\s+(?=because\s)|\s+and\s+(?=" + _UPDATE_VERB + r"\b)"
+    r"|\s+and\s+(?=(?:its|his|her|their|the)\s)",
     re.I,
 )
 
@@ -689,8 +979,60 @@ def _parse_change(text: str) -> Change | None:
     return None
 
 
-def _update(text: str, today: date, ws: Workspace) -> Planned:
-    change = _parse_change(text)
+_VERB_SAID = re.compile(r"\b(?:should|be|is|are|was|were|has|have|will|got|gets)\b", re.I)
+_YES_NO = r"yes|no|true|false|on|off|y|n|checked|unchecked"
+_TERSE_VALUE = re.compile(r"\s*(?:->|=>|=|:|\u2192|\bto\b|\bis\b)?\s*(?P<v>\S.*)$", re.I)
+
+
+def _terse_change(text: str, today: date, ws: Workspace) -> Change | None:
+    """ "tailspin finance health 3", "Wide World Importers employees = 780": a record's name,
+    then a field, then a value that reads as the field's (no verb said)."""
+    fields = [m for m in _mentions(text, ws) if m.field is not None and m.option is None]
+    if not fields:
+        return None
+    first = fields[0]
+    head = text[: first.start].strip(" ,:")
+    said = _TERSE_VALUE.match(text, first.end)
+    if said is None or not _names_only(head, ws):
+        return None
+    value, extra = _split_more(said["v"])
+    readable = [
+        m.field
+        for m in fields
+        if (m.start, m.end) == (first.start, first.end)
+        and m.field is not None
+        and _reads_tersely(m.field, value, today, ws)
+    ]
+    if not readable:  # several fields of that name: the record found says whose it is
+        return None
+    return Change(head, text[first.start : first.end], value.strip(" '\"."), extra)
+
+
+def _names_only(head: str, ws: Workspace) -> bool:
+    """Whether the words before a field can be a record's name alone: some words, no verb, no
+    field or choice, not a module word first ("tasks that aren't done" is a list)."""
+    target, _ = _strip_target(head, ws)
+    plain = [w for w in target.lower().split() if w not in _STOP | _PRONOUNS]
+    if not plain or re.search(r"[,;:?]", head) or len(head.split()) > 6 or _VERB_SAID.search(head):
+        return False
+    return not any(x.option or x.field or x.start == 0 for x in _mentions(head, ws))
+
+
+def _reads_tersely(f: Field, value: str, today: date, ws: Workspace) -> bool:
+    if f.reads == "flag" and not re.fullmatch(_YES_NO, value.strip(" .!"), re.I):
+        return False
+    return _read_value(f, value, {}, today, ws) is not None
+
+
+def _split_more(value: str) -> tuple[str, str]:
+    split = re.split(_MORE, value, maxsplit=1)
+    if len(split) > 1:
+        return split[0], value[len(split[0]) :].strip(" ,;")
+    return value, ""
+
+
+def _update(text: str, today: date, ws: Workspace, change: Change | None = None) -> Planned:
+    change = change or _parse_change(text)
     if change is None:
         return "What should I change, on which record, and to what?"
     if change.field is None and not re.search(r"->|=>|\u2192", text):  # "X -> Y": all of X
@@ -785,10 +1127,8 @@ def _matching(
 
 def _holds(have: list[str], want: list[str]) -> bool:
     """Every word said is a word of the name (a surname alone, "northwind design system")."""
-    plain = [re.sub(r"[^\w]", "", w) for w in have]
-    return all(
-        re.sub(r"[^\w]", "", w) in plain or _accentless(w) in map(_accentless, plain) for w in want
-    )
+    plain = {singular(_accentless(re.sub(r"[^\w]", "", w))) for w in have}
+    return all(singular(_accentless(re.sub(r"[^\w]", "", w))) in plain for w in want)
 
 
 def _accentless(word: str) -> str:
@@ -804,81 +1144,113 @@ def _reads_value(module: Module, value: str, today: date, ws: Workspace) -> bool
         return True
     if find_date(value, today) and module.fields_of("date"):
         return True
-    if find_amounts(value, money_only=True) and len(module.fields_of("currency")) == 1:
+    if find_amounts(value, money_only=True) and len(module.fields_of("money")) == 1:
         return True
-    return any(words(f.label) == words(value) for f in module.fields_of("boolean"))
+    return any(words(f.label) == words(value) for f in module.fields_of("flag"))
 
 
 def _change_fields(
     change: Change, module: Module, record: Mapping[str, Any], today: date, ws: Workspace
 ) -> dict[str, Any] | str:
-    fields: dict[str, Any] = {}
-    value = change.value
-    said = [m for m in _mentions(value, ws) if m.module is module]
-    slot = _field_named(module, change.field) if change.field else None
-    if change.field and slot is None:
-        if words(change.field) in ("name", "title") and module.display_fields:
-            return {"__rename__": value}
-        return f"I don't know a {change.field!r} field on {module.slug}; which field do you mean?"
-    if slot is None:
-        # the value says which field: a choice option, a field named in it, a date, a yes/no
-        named = [m for m in said if m.field is not None and m.option is None]
-        options = [m for m in said if m.option is not None]
-        if options:
-            slot = options[0].field
-        elif named:
-            slot = named[0].field
-            value = (value[: named[0].start] + " " + value[named[0].end :]).strip()
-        elif find_date(value, today) and module.fields_of("date"):
-            slot = _date_field(change.target + " " + value, module.fields_of("date"))
-        elif find_amounts(value, money_only=True) and len(module.fields_of("currency")) == 1:
-            slot = module.fields_of("currency")[0]
-        else:
-            flags = [f for f in module.fields_of("boolean") if words(f.label) == words(value)]
-            if flags:
-                return {flags[0].slug: True}
-    if slot is None:
-        return f"Which field of {record.get('displayName')} should be {value!r}?"
+    """The fields a change sets (``__rename__`` for a new name), or the question to ask."""
+    name = record.get("displayName")
+    found = _change_slot(change, module, today, ws)
+    if not isinstance(found, tuple):
+        return found if found is not None else f"Which field of {name} should be {change.value!r}?"
+    slot, value = found
     shown = module.display_fields
     if len(shown) == 1 and slot is shown[0] and not _name_fields(module, "a b").get("last-name"):
         return {"__rename__": value}  # the field that is the record's name: a rename
     read = _read_value(slot, value, record, today, ws)
     if read is None:
-        return f"What should {slot.label.lower()} of {record.get('displayName')} be?"
-    fields[slot.slug] = read
+        return f"What should {slot.label.lower()} of {name} be?"
+    fields: dict[str, Any] = {slot.slug: read}
     for part in re.split(r"\s*[,;]\s*|\s+and\s+", change.extra):
-        if not part:
-            continue
-        more = _mentions(part, ws)
-        named = [m for m in more if m.module is module and m.field is not None]
-        if named:
-            extra_slot = named[0].field
-            assert extra_slot is not None
-            rest = (part[: named[0].start] + " " + part[named[0].end :]).strip()
-            extra = _read_value(extra_slot, part if named[0].option else rest, record, today, ws)
-            if extra is None:
-                return f"What should {extra_slot.label.lower()} of {record.get('displayName')} be?"
-            fields[extra_slot.slug] = extra
-            continue
-        reason = next((f for f in module.fields if "reason" in f.slug), None)
-        because = re.match(r"because\s+(?:of\s+)?(?:the\s+)?", part, re.I)
-        if because and reason and slot.type == "select":
-            fields[reason.slug] = part[because.end() :]  # "was lost because of budget cuts"
-            continue
-        said = [w for w in re.findall(r"[\w'-]+", part.lower()) if w not in _STOP | _FILLER]
-        if len(said) >= 2:
-            return (
-                f"I would set {', '.join(fields)} of {record.get('displayName')}, but I did not "
-                f"understand {part!r}; I changed nothing yet."
-            )
+        asked = _more_change(part, slot, module, record, today, ws, fields) if part else None
+        if asked:
+            return asked
     return {k: v for k, v in fields.items() if v is not None}
+
+
+def _change_slot(
+    change: Change, module: Module, today: date, ws: Workspace
+) -> tuple[Field, str] | dict[str, Any] | str | None:
+    """The field a change is for and the words of its value: the field named, else the one the
+    value says (a choice option, a field named in it, a date, an amount); a flag set or a
+    rename as the fields; a question; None when nothing says which."""
+    value = change.value
+    if change.field:
+        slot = _field_named(module, change.field)
+        if slot is not None:
+            return slot, value
+        if words(change.field) in ("name", "title") and module.display_fields:
+            return {"__rename__": value}
+        return f"I don't know a {change.field!r} field on {module.slug}; which field do you mean?"
+    return _slot_from_value(change, module, today, ws)
+
+
+def _slot_from_value(
+    change: Change, module: Module, today: date, ws: Workspace
+) -> tuple[Field, str] | dict[str, Any] | None:
+    """The field a value said alone is for: a choice option, a field named in it, a date, an
+    amount of money, a yes/no field's label."""
+    value = change.value
+    said = [m for m in _mentions(value, ws) if m.module is module and m.field is not None]
+    options = [m for m in said if m.option is not None]
+    named = [m for m in said if m.option is None]
+    dates = module.fields_of("date")
+    money = module.fields_of("money")
+    if options and options[0].field:
+        return options[0].field, value
+    if named and named[0].field:
+        return named[0].field, (value[: named[0].start] + " " + value[named[0].end :]).strip()
+    if find_date(value, today) and dates:
+        return _date_field(change.target + " " + value, dates), value
+    if find_amounts(value, money_only=True) and len(money) == 1:
+        return money[0], value
+    flags = [f for f in module.fields_of("flag") if words(f.label) == words(value)]
+    return {flags[0].slug: True} if flags else None
+
+
+def _more_change(
+    part: str,
+    slot: Field,
+    module: Module,
+    record: Mapping[str, Any],
+    today: date,
+    ws: Workspace,
+    fields: dict[str, Any],
+) -> str | None:
+    """One more part of a change ("and its amount to 8000", "because of budget cuts") into
+    ``fields``; the question to ask when it is not understood."""
+    named = [m for m in _mentions(part, ws) if m.module is module and m.field is not None]
+    if named and named[0].field:
+        extra_slot = named[0].field
+        rest = (part[: named[0].start] + " " + part[named[0].end :]).strip()
+        extra = _read_value(extra_slot, part if named[0].option else rest, record, today, ws)
+        if extra is None:
+            return f"What should {extra_slot.label.lower()} of {record.get('displayName')} be?"
+        fields[extra_slot.slug] = extra
+        return None
+    reason = next((f for f in module.fields if "reason" in f.slug), None)
+    because = re.match(r"because\s+(?:of\s+)?(?:the\s+)?", part, re.I)
+    if because and reason and slot.reads == "choice":
+        fields[reason.slug] = part[because.end() :]  # "was lost because of budget cuts"
+        return None
+    said = [w for w in re.findall(r"[\w'-]+", part.lower()) if w not in _STOP | _FILLER]
+    if len(said) >= 2:
+        return (
+            f"I would set {', '.join(fields)} of {record.get('displayName')}, but I did not "
+            f"understand {part!r}; I changed nothing yet."
+        )
+    return None
 
 
 def _field_named(module: Module, said: str) -> Field | None:
     want = words(said)
     want = re.sub(r"^(?:the|its|his|her|their)\s+", "", want)
     for f in module.fields:
-        if f.type in ("formula", "rollup", "autonumber"):
+        if f.computed:
             continue
         if want in f.phrases() or singular(want) in f.phrases():
             return f
@@ -886,47 +1258,9 @@ def _field_named(module: Module, said: str) -> Field | None:
 
 
 def _read_value(f: Field, value: str, record: Mapping[str, Any], today: date, ws: Workspace) -> Any:
-    """A field's value from what was said, by the field's type (None: not understood)."""
-    value = value.strip(" '\".")
-    kind = f.type
-    if kind in ("select", "multi_select"):
-        options = [o for o in f.options if words(value) in o.phrases()]
-        if not options:
-            options = [o for o in f.options if any(_spans(value, p) for p in o.phrases())]
-        if len(options) != 1:
-            return None
-        if kind == "select":
-            return options[0].value
-        current = (record.get("fields") or {}).get(f.slug) or []
-        kept = [v for v in current if isinstance(v, str)] if isinstance(current, list) else []
-        return [*kept, options[0].value] if options[0].value not in kept else kept
-    if kind == "email":
-        email = find_email(value)
-        return [email.value] if email else None
-    if kind == "phone":
-        phone = find_phone(value)
-        if phone is None:
-            return None
-        return [phone.value] if f.slug.endswith("s") else phone.value
-    if kind == "currency":
-        amounts = find_amounts(value)
-        if len(amounts) != 1:
-            return None
-        number, currency = amounts[0].value  # type: ignore[misc]
-        return {"amount": number, "currency": currency or "USD"}
-    if kind in ("number", "progress", "percent", "rating"):
-        amounts = find_amounts(value.replace("%", ""))
-        if not amounts:
-            return None
-        return amounts[0].value[0]  # type: ignore[index]
-    if kind in ("date", "datetime"):
-        when = find_date(value, today)
-        return when.value.isoformat() if when and isinstance(when.value, date) else None
-    if kind == "boolean":
-        return not re.search(r"\b(?:no|not|false|off|unset)\b", value.lower())
-    if kind in ("text", "textarea", "rich_text", "url"):
-        return value if value and value.lower() not in _PRONOUNS else None
-    return None
+    """A field's value from what was said, as the field's type is spoken (None: not understood)."""
+    current = record.get("fields")
+    return read_value(f, value, Said(today, current if isinstance(current, Mapping) else {}))
 
 
 # --- find and list ---------------------------------------------------------------------------
@@ -955,146 +1289,210 @@ _SEARCH_VERB = re.compile(
 )
 
 
+@dataclass
+class _Query:
+    """A records.search being read from a list request: its arguments, the conditions of its
+    filter and the spans of the text they were read from."""
+
+    text: str
+    today: date
+    ws: Workspace
+    module: Module
+    mentions: list[Mention]
+    args: dict[str, Any]
+    conditions: list[dict[str, Any]]
+    used: list[tuple[int, int]]
+
+    @property
+    def lower(self) -> str:
+        return self.text.lower()
+
+    def add(self, slug: str, op: str, span: tuple[int, int] | None = None, **value: Any) -> None:
+        self.conditions.append(_cond(len(self.conditions), slug, op, **value))
+        if span is not None:
+            self.used.append(span)
+
+
 def _find(text: str, today: date, ws: Workspace) -> Planned | None:
     mentions = _mentions(text, ws)
-    modules = _modules_named(mentions)
-    lower = text.lower()
-    if re.match(r"^who\b", lower) and not modules:
-        modules = [m for m in ws.modules if m.field("emails") is not None][:1]
+    modules = _list_modules(text, mentions, ws)
     if not modules:
-        # the module of a choice value said ("urgent tasks"), when only one module has it
-        owners = {m.module.slug: m.module for m in mentions if m.option}
-        modules = list(owners.values()) if len(owners) == 1 else []
-    if not modules and _ASKS_FIELD.match(lower) and any(m.field for m in mentions):
-        query = _leftover(text, mentions, ws, every=True)  # "what's the stage of X?"
-        return _search_everywhere(query, ws) if query else None
-    if not modules:
-        if not _SEARCH_VERB.match(lower):
-            return None  # "what can you do?": not about records
-        query = _leftover(text, mentions, ws)
-        return _search_everywhere(query, ws) if query else "What should I look for?"
+        return _find_anywhere(text, mentions, ws)
     module = modules[0]
-    args: dict[str, Any] = {"module": module.slug, "limit": 20}
-    conditions: list[dict[str, Any]] = []
-    used: list[tuple[int, int]] = []
-    # choice values ("won deals", "tasks that aren't done", "in proposal or negotiation")
-    by_field: dict[str, tuple[Field, list[str], bool]] = {}
+    q = _Query(text, today, ws, module, mentions, {"module": module.slug, "limit": 20}, [], [])
     who = _WHO.match(text)
     if who and _leftover(who["role"], _mentions(who["role"], ws), ws, every=True):
-        args["query"] = who["role"]
-    else:
-        who = None  # "who are our champions": a choice value, not a role to search for
-    for m in mentions:
-        if m.module is not module or m.option is None or m.field is None or who:
+        q.args["query"] = who["role"]
+    else:  # "who are our champions": a choice value, not a role to search for
+        _choice_conditions(q)
+    _compare_conditions(q)
+    _date_conditions(q)
+    _sort(q)
+    _empty_conditions(q)
+    if q.conditions:
+        q.args["advancedFilter"] = {
+            "root": {"id": "root", "conjunction": "AND", "conditions": q.conditions}
+        }
+    # a related record ("the people at Fabrikam Software", "tasks on the X deal")
+    related = _related(text, module, ws)
+    if related is not None:
+        return _related_search(q.args, related)
+    said = [m for m in mentions if m.module is module or m.field is None]
+    query = _leftover(text, said, ws, q.used, every=True)
+    asked = re.match(r"^(?:who|find|search|look|pull|bring)", q.lower)
+    if query and (asked or (not q.conditions and "sortField" not in q.args)):
+        q.args["query"] = query
+    args = q.args
+    return (lambda _: [("records.search", args)],)
+
+
+def _list_modules(text: str, mentions: Sequence[Mention], ws: Workspace) -> list[Module]:
+    """The modules a list request names; "who ..." means people; else the module of a choice
+    value said ("urgent tasks") when only one module has it."""
+    modules = _modules_named(mentions)
+    if re.match(r"^who\b", text.lower()) and not modules:
+        modules = [m for m in ws.modules if m.field("emails") is not None][:1]
+    if not modules:
+        owners = {m.module.slug: m.module for m in mentions if m.option}
+        modules = list(owners.values()) if len(owners) == 1 else []
+    return modules
+
+
+def _find_anywhere(text: str, mentions: Sequence[Mention], ws: Workspace) -> Planned | None:
+    """A look-up that names no module: in every module, or not a records request at all."""
+    lower = text.lower()
+    if _ASKS_FIELD.match(lower) and any(m.field for m in mentions):
+        query = _leftover(text, mentions, ws, every=True)  # "what's the stage of X?"
+        return _search_everywhere(query, ws) if query else None
+    if not _SEARCH_VERB.match(lower):
+        return None  # "what can you do?": not about records
+    query = _leftover(text, mentions, ws)
+    return _search_everywhere(query, ws) if query else "What should I look for?"
+
+
+def _choice_conditions(q: _Query) -> None:
+    """Choice values ("won deals", "tasks that aren't done", "in proposal or negotiation")."""
+    by_field: dict[str, tuple[Field, list[str], bool]] = {}
+    for m in q.mentions:
+        if m.module is not q.module or m.option is None or m.field is None:
             continue
-        negated = bool(_NEGATION.search(lower[: m.start]))
+        negated = bool(_NEGATION.search(q.lower[: m.start]))
         f, values, neg = by_field.get(m.field.slug, (m.field, [], negated))
         if m.option not in values:
             values.append(m.option)
         by_field[m.field.slug] = (f, values, neg or negated)
-        used.append((m.start, m.end))
+        q.used.append((m.start, m.end))
     for f, values, negated in by_field.values():
         if negated:
-            conditions.append(_cond(len(conditions), f.slug, "notIn", values=values))
+            q.add(f.slug, "notIn", values=values)
         elif len(values) == 1:
-            conditions.append(_cond(len(conditions), f.slug, "eq", value=values[0]))
+            q.add(f.slug, "eq", value=values[0])
         else:
-            conditions.append(_cond(len(conditions), f.slug, "in", values=values))
-    # comparisons ("over 50k", "probability above 50%")
-    numeric = module.fields_of("currency", "number", "progress", "percent", "rating")
+            q.add(f.slug, "in", values=values)
+
+
+def _compare_conditions(q: _Query) -> None:
+    """Comparisons ("over 50k", "probability above 50%", "between 10k and 20k")."""
+    numeric = q.module.fields_of("money", "number")
+    if not numeric:
+        return
+    lower = q.lower
     for pattern, op in _COMPARE:
         compared = pattern + r"\s+(?P<n>[$€£]?\s?\d[\d,.]*\s?(?:k|m|bn)?\b%?)"
         for c in re.finditer(compared, lower):
             amounts = find_amounts(c["n"].rstrip("%"))
-            if not amounts or not numeric:
-                continue
-            f = _numeric_field(lower[: c.start()], module, numeric, lower[c.end() :])
-            conditions.append(_cond(len(conditions), f.slug, op, value=amounts[0].value[0]))
-            used.append((c.start(), c.end()))
+            if amounts:
+                f = _numeric_field(lower[: c.start()], q.module, numeric, lower[c.end() :])
+                q.add(f.slug, op, (c.start(), c.end()), value=amounts[0].value[0])
     for c in _BETWEEN.finditer(lower):
         low, high = find_amounts(c["a"]), find_amounts(c["b"])
-        if low and high and numeric:
-            f = _numeric_field(lower[: c.start()], module, numeric, lower[c.end() :])
-            conditions.append(_cond(len(conditions), f.slug, "gte", value=low[0].value[0]))
-            conditions.append(_cond(len(conditions), f.slug, "lte", value=high[0].value[0]))
-            used.append((c.start(), c.end()))
-    # dates ("due today", "closing in the next 30 days", "closed last month")
-    dates = module.fields_of("date")
-    if dates:
-        period = find_range(lower, today)
-        if period:
-            span, where = period
-            f = _date_field(lower, dates)
-            conditions.append(_cond(len(conditions), f.slug, "gte", value=span.first.isoformat()))
-            conditions.append(_cond(len(conditions), f.slug, "lte", value=span.last.isoformat()))
-            used.append((where.start, where.end))
-        else:
-            when = find_date(lower, today)
-            lone = len(dates) == 1 and when is not None and _DATE_LEAD.match(lower, when.start)
-            if when and isinstance(when.value, date) and (_date_said(lower, dates) or lone):
-                f = _date_field(lower, dates)
-                word = _SIDE.search(lower[: when.end])
-                said = word["w"] if word else ""
-                sides = {"before": "lt", "until": "lte", "till": "lte", "after": "gt"}
-                conditions.append(
-                    _cond(
-                        len(conditions),
-                        f.slug,
-                        {**sides, "since": "gte"}.get(said, "eq"),
-                        value=when.value.isoformat(),
-                    )
-                )
-                used.append((when.start, when.end))
-            elif re.search(r"\b(?:overdue|past\s+due)\b", lower):
-                f = _date_field(lower, dates)
-                conditions.append(_cond(len(conditions), f.slug, "lt", value=today.isoformat()))
+        if low and high:
+            f = _numeric_field(lower[: c.start()], q.module, numeric, lower[c.end() :])
+            q.add(f.slug, "gte", value=low[0].value[0])
+            q.add(f.slug, "lte", (c.start(), c.end()), value=high[0].value[0])
+
+
+_SIDES = {"before": "lt", "until": "lte", "till": "lte", "after": "gt", "since": "gte"}
+
+
+def _date_conditions(q: _Query) -> None:
+    """Dates ("due today", "closing in the next 30 days", "closed last month", "overdue")."""
+    dates = q.module.fields_of("date")
+    if not dates:
+        return
+    lower = q.lower
+    period = find_range(lower, q.today)
+    if period:
+        span, where = period
+        f = _date_field(lower, dates)
+        q.add(f.slug, "gte", value=span.first.isoformat())
+        q.add(f.slug, "lte", (where.start, where.end), value=span.last.isoformat())
+        return
+    when = find_date(lower, q.today)
+    lone = len(dates) == 1 and when is not None and _DATE_LEAD.match(lower, when.start)
+    if when and isinstance(when.value, date) and (_date_said(lower, dates) or lone):
+        word = _SIDE.search(lower[: when.end])
+        op = _SIDES.get(word["w"], "eq") if word else "eq"
+        q.add(
+            _date_field(lower, dates).slug, op, (when.start, when.end), value=when.value.isoformat()
+        )
+    elif re.search(r"\b(?:overdue|past\s+due)\b", lower):
+        q.add(_date_field(lower, dates).slug, "lt", value=q.today.isoformat())
+
+
+_SORT_BY = re.compile(
+    r"\b(?:(?:sort(?:ed)?|order(?:ed)?)\s+(?:by\s+)?|by\s+)(?:the\s+)?(?P<f>[\w -]+?)"
+    r"(?:\s+(?P<d>asc|desc|ascending|descending|highest\s+first|lowest\s+first|"
+    r"newest\s+first|oldest\s+first|first|last))?\s*$"
+)
+#: "soonest close date first", "the earliest close date", "latest due date"
+_SORT_WORD = re.compile(
+    r"\b(?P<d>soonest|earliest|oldest|latest|newest|furthest)\s+(?P<f>[\w -]+?)"
+    r"(?:\s+first)?\s*\??$"
+)
+
+
+def _sort(q: _Query) -> None:
+    """ "biggest deals" (by money), "sorted by close date descending", "sort employees desc",
+    "soonest close date first"."""
     for pattern, direction in _SORT:
-        if re.search(pattern, lower):
-            money = module.fields_of("currency") or numeric
-            if money:
-                args["sortField"], args["sortDirection"] = money[0].slug, direction
-    by = re.search(r"\b(?:(?:sort(?:ed)?|order(?:ed)?)\s+)?by\s+(?:the\s+)?(?P<f>[\w -]+?)"
-                   r"(?:\s+(?P<d>asc|desc|ascending|descending|highest\s+first|lowest\s+first|"
-                   r"newest\s+first|oldest\s+first))?$", lower)  # fmt: skip
-    sorted_by = _field_named(module, by["f"]) if by else None
+        money = q.module.fields_of("money") or q.module.fields_of("money", "number")
+        if re.search(pattern, q.lower) and money:
+            q.args["sortField"], q.args["sortDirection"] = money[0].slug, direction
+    by = _SORT_BY.search(q.lower) or _SORT_WORD.search(q.lower)
+    sorted_by = _field_named(q.module, by["f"]) if by else None
     if by and sorted_by:
-        args["sortField"] = sorted_by.slug
-        down = by["d"] and by["d"].startswith(("desc", "highest", "newest"))
-        args["sortDirection"] = "desc" if down else "asc"
-        used.append((by.start(), by.end()))
-    for m in mentions:  # "tasks without a due date"
-        empty = _EMPTY.search(lower[: m.start])
-        if empty and m.module is module and m.field is not None and m.option is None:
-            conditions.append(_cond(len(conditions), m.field.slug, "isNull"))
-            used.append((m.start, m.end))
-    if conditions:
-        args["advancedFilter"] = {
-            "root": {"id": "root", "conjunction": "AND", "conditions": conditions}
-        }
-    # a related record ("the people at Fabrikam Software", "tasks on the X deal")
-    related = _related(text, module, ws)
-    query = _leftover(
-        text, [m for m in mentions if m.module is module or m.field is None], ws, used, every=True
-    )
-    if related is not None:
-        ref, target, name = related
-        look = ("records.search", {"module": target.slug, "query": name, "limit": 10})
+        q.args["sortField"] = sorted_by.slug
+        said = by["d"] or ""
+        down = said.startswith(("desc", "highest", "newest", "latest", "furthest"))
+        q.args["sortDirection"] = "desc" if down else "asc"
+        q.used.append((by.start(), by.end()))
 
-        def then(outcomes: Sequence[ToolOutcome]) -> list[Call] | str:
-            hits = _matching(name, [target], outcomes[-1:])
-            if any(o.status != "ok" for o in outcomes):
-                return []
-            if len(hits) != 1:
-                return _fallback(args, name)
-            filters = dict(args.get("filters") or {})
-            filters[ref.slug] = str(hits[0][1].get("recordId"))
-            return [("records.search", {**args, "filters": filters})]
 
-        return (lambda _: [look], then)
-    asked = re.match(r"^(?:who|find|search|look|pull|bring)", lower)
-    if query and (asked or (not conditions and "sortField" not in args)):
-        args["query"] = query
-    return (lambda _: [("records.search", args)],)
+def _empty_conditions(q: _Query) -> None:
+    """ "tasks without a due date": the field is empty."""
+    for m in q.mentions:
+        empty = _EMPTY.search(q.lower[: m.start])
+        if empty and m.module is q.module and m.field is not None and m.option is None:
+            q.add(m.field.slug, "isNull", (m.start, m.end))
+
+
+def _related_search(args: dict[str, Any], related: tuple[Field, Module, str]) -> Planned:
+    """Look the related record up by name, then list the records that refer to it."""
+    ref, target, name = related
+    look = ("records.search", {"module": target.slug, "query": name, "limit": 10})
+
+    def then(outcomes: Sequence[ToolOutcome]) -> list[Call] | str:
+        hits = _matching(name, [target], outcomes[-1:])
+        if any(o.status != "ok" for o in outcomes):
+            return []
+        if len(hits) != 1:
+            return _fallback(args, name)
+        filters = dict(args.get("filters") or {})
+        filters[ref.slug] = str(hits[0][1].get("recordId"))
+        return [("records.search", {**args, "filters": filters})]
+
+    return (lambda _: [look], then)
 
 
 _WHO = re.compile(
@@ -1127,7 +1525,7 @@ def _numeric_field(before: str, module: Module, numeric: list[Field], after: str
                     best = (m.end(), f)
     if best:
         return best[1]
-    return (module.fields_of("currency") or numeric)[0]
+    return (module.fields_of("money") or numeric)[0]
 
 
 def _date_said(lower: str, dates: list[Field]) -> bool:
@@ -1142,30 +1540,36 @@ _WHEN_WORDS = re.compile(r"\d|\b(?:next|last|this|today|tomorrow|week|month|day|
 def _related(text: str, module: Module, ws: Workspace) -> tuple[Field, Module, str] | None:
     """A record of another module the list is about ("the people at Fabrikam Software"): the
     reference field, its module and the name said, read from the last "at/for/on ..." part."""
-    refs = [f for f in module.fields_of("reference") if f.target]
+    refs = [f for f in module.fields_of("record") if f.target]
     if not refs:
         return None
     for m in reversed(list(_PREPOSITION.finditer(text))):
         if m.group().lower().startswith("for") and _SEARCH_VERB.match(text):
             continue  # "search contacts for lamport": the name searched for
-        name = text[m.end() :].strip(" ?.!")
-        kind = _KIND_TAIL.search(name)
-        kinds = [x for x in ws.modules if kind and words(kind["kind"]) in x.phrases()]
-        if kind and kinds:
-            name = name[: kind.start()].strip()
-        said = _mentions(name, ws)
-        dated = find_date(name, date.today()) is not None
-        if not name or dated or _WHEN_WORDS.search(name) or any(x.option is None for x in said):
+        said = _related_name(text[m.end() :].strip(" ?.!"), ws)
+        if said is None:
             continue
-        rest = _leftover(name, said, ws)
-        if not rest:
-            continue
+        name, kinds = said
         for f in refs:
             target = ws.module(f.target or "")
             if target is not None and (not kinds or target in kinds):
                 return f, target, name
         return None
     return None
+
+
+def _related_name(name: str, ws: Workspace) -> tuple[str, list[Module]] | None:
+    """The record's name said after a preposition and the modules a kind word after it names
+    ("Contoso deal"); None when it is a date, a time or names a module or field."""
+    kind = _KIND_TAIL.search(name)
+    kinds = [x for x in ws.modules if kind and words(kind["kind"]) in x.phrases()]
+    if kind and kinds:
+        name = name[: kind.start()].strip()
+    said = _mentions(name, ws)
+    dated = find_date(name, date.today()) is not None
+    if not name or dated or _WHEN_WORDS.search(name) or any(x.option is None for x in said):
+        return None
+    return (name, kinds) if _leftover(name, said, ws) else None
 
 
 def _leftover(
@@ -1181,35 +1585,32 @@ def _leftover(
     if quoted:
         return quoted["q"].strip()
     keep = list(text)
-    for m in mentions:
-        if every or m.field is None or m.option is not None:
-            for i in range(m.start, m.end):
-                keep[i] = " "
-    for s, e in used:
-        for i in range(s, min(e, len(keep))):
-            keep[i] = " "
+    spans = [(m.start, m.end) for m in mentions if every or m.field is None or m.option]
+    for s, e in (*spans, *used):
+        keep[s:e] = " " * len(keep[s:e])
     rest = "".join(keep)
     rest = re.sub(r"^\s*(?:who\s+is|who'?s|who\s+are)\s+", " ", rest, flags=re.I)
     if every:  # a name keeps its inner small words ("contoso records migration")
-        chunks = []
-        for chunk in re.split(r"\s{2,}|[,;:?!]", rest):
-            said = re.findall(r"[\w'@.&-]+", chunk)
-            while said and (said[0].lower() in _STOP or said[0].lower() in _VERBS):
-                said.pop(0)
-            while said and (said[-1].lower() in _STOP or said[-1].lower() in _VERBS):
-                said.pop()
-            if said:
-                chunks.append(" ".join(said))
-        return " ".join(chunks).strip(" .")
-    rest = (
-        re.sub(r"\s+\bat\b\s+.*$", " ", rest, flags=re.I) if re.match(r"(?i)\s*who", text) else rest
-    )
-    kept = [
-        w
-        for w in re.findall(r"[\w'@.-]+", rest)
-        if w.lower() not in _STOP and w.lower() not in _VERBS
-    ]
+        chunks = [_trimmed(chunk) for chunk in re.split(r"\s{2,}|[,;:?!]", rest)]
+        return " ".join(c for c in chunks if c).strip(" .")
+    if re.match(r"(?i)\s*who", text):
+        rest = re.sub(r"\s+\bat\b\s+.*$", " ", rest, flags=re.I)
+    kept = [w for w in re.findall(r"[\w'@.-]+", rest) if not _filler(w)]
     return " ".join(kept).strip(" .")
+
+
+def _filler(word: str) -> bool:
+    return word.lower() in _STOP or word.lower() in _VERBS
+
+
+def _trimmed(chunk: str) -> str:
+    """A chunk's words without the small words and verbs at either end."""
+    said = re.findall(r"[\w'@.&-]+", chunk)
+    while said and _filler(said[0]):
+        said.pop(0)
+    while said and _filler(said[-1]):
+        said.pop()
+    return " ".join(said)
 
 
 _VERBS = {

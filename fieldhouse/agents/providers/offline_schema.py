@@ -13,17 +13,21 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from fieldhouse.model.fields import field_type
+from fieldhouse.model.fields.base import Spoken
+from fieldhouse.model.schema import FieldDef
+
 #: everyday words for the standard modules, by module slug (a module's own name, singular and
 #: plural, always counts)
 MODULE_WORDS: Mapping[str, tuple[str, ...]] = {
     "contacts": ("person", "people", "persons", "contact", "anyone", "someone", "anybody"),
-    "companies": ("organisation", "organization", "org", "account", "firm", "business"),
+    "companies": ("organisation", "organization", "org", "account", "firm", "business", "co"),
     "deals": ("opportunity", "opportunities", "opp", "opps", "pipeline", "deal"),
     "tasks": ("to-do", "to-dos", "todo", "todos", "to do", "task"),
 }
 #: everyday words for fields, by field slug
 FIELD_WORDS: Mapping[str, tuple[str, ...]] = {
-    "employees": ("headcount", "staff count", "employee count", "number of employees"),
+    "employees": ("headcount", "staff count", "employee count", "number of employees", "emp"),
     "emails": ("email", "e-mail", "mail", "email address"),
     "phones": ("phone", "phone number", "mobile", "cell", "number"),
     "phone": ("phone", "phone number"),
@@ -52,12 +56,6 @@ OPTION_WORDS: Mapping[str, tuple[str, ...]] = {
 }
 #: generic one-word suffixes of labels that name no field on their own
 _GENERIC = {"name", "number", "date", "type", "value", "count", "time", "stage", "period"}
-#: field types whose value the planner can read from text
-WRITABLE = {
-    "text", "textarea", "rich_text", "email", "phone", "url", "number", "currency", "progress",
-    "percent", "rating", "date", "datetime", "select", "multi_select", "boolean", "reference",
-    "person",
-}  # fmt: skip
 
 
 def words(text: str) -> str:
@@ -104,6 +102,12 @@ class Field:
     target: str | None = None
     required: bool = False
     display: bool = False
+    #: how a value said in a message is read (the field type's ``spoken``), None: not at all
+    reads: Spoken | None = None
+    #: the server computes the value (the field type is read-only)
+    computed: bool = False
+    #: the value is a list of entries (several e-mails or phones)
+    many: bool = False
 
     def phrases(self) -> set[str]:
         label = words(self.label)
@@ -131,13 +135,14 @@ class Module:
     @property
     def display_fields(self) -> list[Field]:
         shown = [f for f in self.fields if f.display]
-        return shown or [f for f in self.fields if f.type == "text"][:1]
+        return shown or [f for f in self.fields if f.reads == "text"][:1]
 
     def field(self, slug: str) -> Field | None:
         return next((f for f in self.fields if f.slug == slug), None)
 
-    def fields_of(self, *types: str) -> list[Field]:
-        return [f for f in self.fields if f.type in types]
+    def fields_of(self, *reads: Spoken) -> list[Field]:
+        """The fields whose values are read as one of ``reads`` (the field types' ``spoken``)."""
+        return [f for f in self.fields if f.reads in reads]
 
 
 @dataclass(frozen=True)
@@ -170,14 +175,21 @@ def _field(raw: Mapping[str, Any]) -> Field:
             options.append(Option(str(option), str(option)))
     reference = config.get("reference") or {}
     allowed: Sequence[str] = reference.get("allowedModuleSlugs") or []
+    slug = str(raw.get("slug") or "")
+    data_type = str(raw.get("dataType") or raw.get("data_type") or "text")
+    kind = field_type(data_type)
+    definition = FieldDef("", "", slug, slug, slug, data_type, config)
     return Field(
-        slug=str(raw.get("slug") or ""),
-        label=str(raw.get("label") or raw.get("name") or raw.get("slug") or ""),
-        type=str(raw.get("dataType") or raw.get("data_type") or "text"),
+        slug=slug,
+        label=str(raw.get("label") or raw.get("name") or slug),
+        type=data_type,
         options=tuple(options),
         target=allowed[0] if allowed else None,
         required=bool(raw.get("isRequired") or raw.get("is_required")),
         display=bool(config.get("isDisplayField")),
+        reads=kind.spoken if kind else None,
+        computed=kind.read_only if kind else False,
+        many=kind.holds_list(definition) if kind else False,
     )
 
 

@@ -238,9 +238,14 @@ def find_range(text: str, today: date) -> tuple[Span, Found[None]] | None:
     return None
 
 
+#: hours said as words ("at eight am", "three o'clock")
+HOURS = {w: n for w, n in NUMBERS.items() if " " not in w and w not in ("a", "an", "few", "couple")}
+_HOUR = r"(?:\d{1,2}|" + "|".join(sorted(HOURS, key=len, reverse=True)) + r")"
 _TIME = re.compile(
-    r"\b(?:at\s+)?(?P<h>\d{1,2})(?::(?P<min>\d{2}))?\s*(?P<ampm>am|pm|a\.m\.|p\.m\.)"
+    r"\b(?:at\s+)?(?P<h>" + _HOUR + r")(?::(?P<min>\d{2}))?\s*(?P<ampm>am|pm|a\.m\.|p\.m\.|"
+    r"o'?clock)(?!\w)"
     r"|\bat\s+(?P<h2>\d{1,2})(?::(?P<min2>\d{2}))?\b(?!\s*(?:%|k\b|days?|weeks?))"
+    r"|(?<![\d:])(?:at\s+)?(?P<h3>[01]?\d|2[0-3]):(?P<min3>[0-5]\d)\b"
     r"|\b(?P<noon>noon|midday|midnight)\b"
 )
 
@@ -252,8 +257,9 @@ def find_time(text: str) -> Found[tuple[int, int]] | None:
         return None
     if m["noon"]:
         return Found((0 if m["noon"] == "midnight" else 12, 0), m.start(), m.end())
-    hour = int(m["h"] or m["h2"])
-    minute = int(m["min"] or m["min2"] or 0)
+    said = m["h"] or m["h2"] or m["h3"]
+    hour = int(said) if said.isdigit() else HOURS[said]
+    minute = int(m["min"] or m["min2"] or m["min3"] or 0)
     ampm = (m["ampm"] or "").replace(".", "")
     if ampm == "pm" and hour < 12:
         hour += 12
@@ -298,6 +304,66 @@ def find_amounts(text: str, *, money_only: bool = False) -> list[Found[Amount]]:
 def find_email(text: str) -> Found[str] | None:
     m = re.search(EMAIL, text)
     return Found(m[0].rstrip("."), m.start(), m.end()) if m else None
+
+
+_URL = re.compile(
+    r"(?<![\w@.-])(?:https?://)?(?:www\.)?[a-z0-9][a-z0-9-]*(?:\.[a-z0-9-]+)*\.[a-z]{2,}"
+    r"(?:/[^\s,;]*)?(?![\w@-])",
+    re.I,
+)
+
+
+_UNITS = {
+    "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
+    "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14,
+    "fifteen": 15, "sixteen": 16, "seventeen": 17, "eighteen": 18, "nineteen": 19,
+}  # fmt: skip
+_TENS = {
+    "twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70,
+    "eighty": 80, "ninety": 90,
+}  # fmt: skip
+_WORD = r"(?:" + "|".join(sorted([*_UNITS, *_TENS], key=len, reverse=True)) + r")"
+_SPELLED = re.compile(
+    r"(?<![\w-])(?:(?P<a>a|an)\s+(?=hundred\b))?(?P<n>(?:" + _WORD + r"|hundred)"
+    r"(?:[\s-]+(?:and\s+)?(?:" + _WORD + r"|hundred))*)(?![\w-])",
+    re.I,
+)
+#: what makes a spelled number worth reading as digits when it is one small word alone
+_COUNTED = re.compile(
+    r"\s*(?:k\b|thousand|million|billion|percent|per\s+cent|%|dollars|euros|pounds|"
+    r"employees|people|staff|stars?)",
+    re.I,
+)
+
+
+def spelled_numbers(text: str) -> str:
+    """The text with numbers said in words written in digits ("thirty five k" -> "35 k", "a
+    hundred k" -> "100 k", "ninety percent" -> "90 percent"); a lone small word ("one", "a
+    third one") only before a unit or a multiplier."""
+
+    def digits(m: re.Match[str]) -> str:
+        said = re.split(r"[\s-]+(?:and\s+)?", m["n"].lower())
+        total, current = 0, 1 if m["a"] else 0
+        for word in said:
+            if word == "hundred":
+                current = max(current, 1) * 100
+            else:
+                current += _UNITS.get(word) or _TENS.get(word, 0)
+        total += current
+        lone = len(said) == 1 and said[0] in _UNITS and not m["a"]
+        if lone and not _COUNTED.match(text, m.end()):
+            return m.group()
+        return str(total)
+
+    return _SPELLED.sub(digits, text)
+
+
+def find_url(text: str) -> Found[str] | None:
+    """A web address ("acme.example", "https://acme.com/about"), not an e-mail's domain."""
+    for m in _URL.finditer(text):
+        if not re.match(r"[a-z]\.[a-z]\.?$", m[0], re.I):  # "e.g", "i.e"
+            return Found(m[0].rstrip("."), m.start(), m.end())
+    return None
 
 
 def find_phone(text: str) -> Found[str] | None:

@@ -113,6 +113,15 @@ class ListSwitch:
         return type(found) is type(self.value) and found == self.value
 
 
+#: How the offline agent planner reads a value of a type said in a chat message: words as they
+#: are, a web address, an e-mail, a phone number, a number, an amount of money, a date, one or
+#: more choice options, yes/no, a record named, or a user.
+Spoken = Literal[
+    "text", "url", "email", "phone", "number", "money", "date", "choice", "choices", "flag",
+    "record", "user",
+]  # fmt: skip
+
+
 @dataclass(frozen=True)
 class ModuleLink:
     """The module a field's values link records of: ``target`` None means any module."""
@@ -199,6 +208,9 @@ class FieldType:
     csv_cell: ClassVar[CellKind] = "json"
     #: How aggregates group by the type (:data:`Grouping`), None when they cannot.
     grouping: ClassVar[Grouping | None] = None
+    #: How the offline planner reads a value said in a message (:data:`Spoken`), None when it
+    #: does not read the type from text.
+    spoken: ClassVar[Spoken | None] = None
     #: What a write may give in another shape than a read returns (OpenAPI's
     #: ``FieldValue_<dataType>`` description), None when writes and reads agree.
     write_form: ClassVar[str | None] = None

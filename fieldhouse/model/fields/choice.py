@@ -25,6 +25,7 @@ from fieldhouse.model.fields.base import (
     FilteredAs,
     Grouping,
     ShownAs,
+    Spoken,
 )
 from fieldhouse.model.fields.kind import FilterKind
 from fieldhouse.model.schema import FieldDef
@@ -120,6 +121,7 @@ def check_options(options: Any) -> list[Issue]:
 
 class SelectType(FieldType):
     data_type = "select"
+    spoken: ClassVar[Spoken | None] = "choice"
     example: ClassVar[Any] = "won"
     example_config: ClassVar[Mapping[str, Any]] = {"options": ["lead", "won"]}
     searchable = True
@@ -150,6 +152,7 @@ class SelectType(FieldType):
 
 class MultiSelectType(SelectType):
     data_type = "multi_select"
+    spoken = "choices"
     example = ["won"]
     example_config: ClassVar[Mapping[str, Any]] = {"options": ["lead", "won"]}
     grouping = None
@@ -173,6 +176,7 @@ class MultiSelectType(SelectType):
 
 class BooleanType(FieldType):
     data_type = "boolean"
+    spoken = "flag"
     example = True
     grouping = "boolean"
     csv_cell = "boolean"

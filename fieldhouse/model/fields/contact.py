@@ -300,6 +300,7 @@ class _ContactType(FieldType):
 
 class EmailType(_ContactType):
     data_type = "email"
+    spoken = "email"
     example = "jo@example.com"
     list_switch = ListSwitch("email", "allowMultiple", True)
     shown_as = "mail_links"
@@ -314,6 +315,7 @@ class EmailType(_ContactType):
 
 class UrlType(_ContactType):
     data_type = "url"
+    spoken = "url"
     example = "https://example.com/about"
     list_switch = ListSwitch("url", "allowMultiple", True)
     shown_as = "web_links"
@@ -328,6 +330,7 @@ class UrlType(_ContactType):
 
 class PhoneType(_ContactType):
     data_type = "phone"
+    spoken = "phone"
     example = "+442071838750"
     list_switch = ListSwitch("phone", "allowMultiple", True)
     shown_as = "lines"

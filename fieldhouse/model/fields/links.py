@@ -196,6 +196,7 @@ class ReferenceType(FieldType):
     """Links to records (or users): filters compare the id, substrings and sorts the name."""
 
     data_type = "reference"
+    spoken = "record"
     example = {"recordId": "123e4567-e89b-12d3-a456-426614174000", "displayName": ""}
     write_form = (
         "An item may be written as a bare record id (uuid string) and is read as {recordId, "
@@ -274,6 +275,7 @@ class PersonType(FieldType):
     """Users of the workspace: filters compare the user id, substrings and sorts the name."""
 
     data_type = "person"
+    spoken = "user"
     example = {"userId": "user-1", "displayName": "", "email": None, "avatar": None}
     write_form = (
         "An item may be written as a bare user id string and is read as {userId, displayName, "

@@ -31,7 +31,7 @@ from fieldhouse.model.fields._base import (
     too_small_number,
     unknown_keys,
 )
-from fieldhouse.model.fields.base import CellKind, EditedAs, FieldType, FilteredAs, ShownAs
+from fieldhouse.model.fields.base import CellKind, EditedAs, FieldType, FilteredAs, ShownAs, Spoken
 from fieldhouse.model.fields.kind import FilterKind
 from fieldhouse.model.schema import FieldDef
 
@@ -264,6 +264,7 @@ _NUMBER: dict[str, Any] = {
 
 class NumberType(FieldType):
     data_type = "number"
+    spoken: ClassVar[Spoken | None] = "number"
     example: ClassVar[Any] = 12.5
     csv_cell: ClassVar[CellKind] = "number"
     shown_as: ClassVar[ShownAs] = "amount"
@@ -288,6 +289,7 @@ class CurrencyType(NumberType):
     """``{amount, currency}``: filters and sorts read the amount."""
 
     data_type = "currency"
+    spoken = "money"
     example = {"amount": 9.99, "currency": "EUR"}
     csv_cell = "json"
     shown_as = "money"
@@ -343,6 +345,7 @@ class DurationType(NumberType):
     """Stored as seconds; written as seconds or a duration string."""
 
     data_type = "duration"
+    spoken = None  # a length of time: not read from a message
     example = 8100
     shown_as = "hours"
     write_form = (

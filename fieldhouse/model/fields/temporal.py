@@ -172,6 +172,7 @@ def normalise_date_range(field: FieldDef, value: Any) -> Result:
 
 class DateType(FieldType):
     data_type = "date"
+    spoken = "date"
     example = "2024-05-01"
     grouping = "date"
     csv_cell = "string"

@@ -99,6 +99,7 @@ def strip_html(text: str) -> str:
 
 class TextType(FieldType):
     data_type = "text"
+    spoken = "text"
     searchable = True
     keeps_unique = True
     csv_cell = "string"

@@ -39,7 +39,7 @@ def test_a_custom_module_is_known_by_its_name_and_its_fields_by_their_labels() -
     client = projects.field("client")
     assert client is not None and client.target == "companies"
     assert [f.slug for f in projects.display_fields] == ["title"]
-    assert projects.field("title") is not None and projects.fields_of("select") == [phase]
+    assert projects.field("title") is not None and projects.fields_of("choice") == [phase]
 
 
 def test_the_built_in_modules_carry_their_choices_and_everyday_words() -> None:

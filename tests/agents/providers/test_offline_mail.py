@@ -1,0 +1,81 @@
+"""The offline planner reads an e-mail by its slots, in any order: the verb (send, or draft and
+its kin), the addresses (copied ones apart, addresses said aloud too), the subject and the body;
+a contact said by name is looked up for their address. Without a subject, or without a word for
+send or draft, it asks: an e-mail that goes out cannot be taken back."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+import pytest
+
+from fieldhouse.agents.providers.offline_plans import plan_for
+from tests.agents.providers.planner_walk import record, walk, writes
+
+NOW = datetime(2026, 11, 28, 10, 0, tzinfo=UTC)
+
+
+def mail(message: str) -> list[Any]:
+    made = plan_for(message, NOW)
+    assert made is not None, message
+    return writes(made)
+
+
+@pytest.mark.parametrize(
+    ("message", "tool", "args"),
+    [
+        ("send tim@wide.example a quick note saying thanks for the call, subject thanks",
+         "email.send", {"to": ["tim@wide.example"], "subject": "thanks",
+                        "body": "thanks for the call"}),
+        ("Draft email to leslie@contoso.example cc grace@contoso.example, subject 'Cutover', "
+         "body 'Window is Sat 02:00.'", "email.draft",
+         {"to": ["leslie@contoso.example"], "cc": ["grace@contoso.example"],
+          "subject": "Cutover", "body": "Window is Sat 02:00."}),
+        ("Email draft -> mary@wide.example; subject: QA report; body: please send the report.",
+         "email.draft", {"to": ["mary@wide.example"], "subject": "QA report",
+                         "body": "please send the report"}),
+        ("send an email to kat dot j at tailspin dot example subject demo body ready next week",
+         "email.send", {"to": ["kat.j@tailspin.example"], "subject": "demo",
+                        "body": "ready next week"}),
+        ("send ada@fab.example the message 'Workshop moved' with subject 'Workshop'",
+         "email.send", {"to": ["ada@fab.example"], "subject": "Workshop",
+                        "body": "Workshop moved"}),
+    ],
+)  # fmt: skip
+def test_an_email_is_read_by_its_slots(message: str, tool: str, args: dict[str, Any]) -> None:
+    assert mail(message) == [(tool, args)]
+
+
+def test_a_contact_said_by_name_is_looked_up_for_their_address() -> None:
+    made = plan_for("email radia perlman um just draft it don't send subject design workshop", NOW)
+    assert made is not None
+    radia = record("contacts", "Radia Perlman", emails=["radia@northwind.example"])
+    calls, _ = walk(made, [radia, record("contacts", "Radia Smith")])
+    assert calls[0] == (
+        "records.search",
+        {"module": "contacts", "query": "radia perlman", "limit": 50},
+    )
+    assert calls[-1] == (
+        "email.draft",
+        {
+            "to": ["radia@northwind.example"],
+            "subject": "design workshop",
+            "body": "design workshop",
+        },
+    )
+
+
+@pytest.mark.parametrize(
+    ("message", "question"),
+    [
+        ("an e-mail to x@y.example, subject Launch, body see you", "send that e-mail now, or keep"),
+        ("draft an email to x@y.example subject", "What should the e-mail's subject be?"),
+    ],
+)
+def test_without_a_subject_or_a_verb_it_asks(message: str, question: str) -> None:
+    made = plan_for(message, NOW)
+    assert made is not None
+    calls, reply = walk(made)
+    assert calls == []
+    assert question in reply
