@@ -246,7 +246,7 @@ def _onnx_session(
 
     dim = w.words.shape[1]
     hd = dim // w.heads
-    g = Graph()
+    g = Graph(external=True)
     const, node = g.const, g.node
 
     def dense(x: str, weight: Matrix, bias: Matrix, i: int, kind: str) -> str:
@@ -328,6 +328,10 @@ def _onnx_session(
     options.enable_cpu_mem_arena = False
     options.log_severity_level = 3
     options.enable_profiling = profile
+    names = list(g.external)
+    options.add_external_initializers(
+        names, [ort.OrtValue.ortvalue_from_numpy(g.external[n]) for n in names]
+    )
     return ort.InferenceSession(
         model.SerializeToString(), options, providers=["CPUExecutionProvider"]
     )
