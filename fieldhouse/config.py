@@ -9,6 +9,8 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from urllib.parse import urlsplit
 
+from fieldhouse.egress import allow_entry_text
+
 #: connections the kernel queues on a listening socket before a worker accepts them
 LISTEN_BACKLOG = 1024
 
@@ -283,8 +285,6 @@ def _url(env: Mapping[str, str], name: str, schemes: tuple[str, ...]) -> str | N
 
 def _hosts(env: Mapping[str, str], name: str) -> tuple[str, ...] | None:
     """Comma-separated ``host`` or ``host:port`` entries, each checked and written one way."""
-    from fieldhouse.egress import allow_entry_text  # (it imports httpx: not every process)
-
     if not env.get(name, "").strip():
         return None
     out = []

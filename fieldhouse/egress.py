@@ -14,18 +14,17 @@ rebinding) cannot reach an internal address. The request still carries the URL's
 Host header, and TLS sends the URL's host as SNI and verifies the certificate for it (httpcore
 starts TLS over the connected stream with the origin's host name). Redirects are not followed
 (a 3xx answer is a failed attempt) and no proxy from the environment is used.
+
+The HTTP client itself (:func:`fieldhouse.egress_http.open_client`) is imported at the first
+delivery: a worker that sends none never loads httpx.
 """
 
 from __future__ import annotations
 
-import functools
 import ipaddress
-import ssl
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass
 
-import httpcore
-import httpx
 import trio
 
 Address = ipaddress.IPv4Address | ipaddress.IPv6Address
@@ -172,6 +171,8 @@ class Egress:
     async def check_url(self, url: str) -> None:
         """Refuse (RefusedTarget) a URL whose host may not be a target, as far as can be told
         now: a name that does not resolve yet passes, since every delivery checks again."""
+        import httpx  # (loaded at the first registration, not at start)
+
         parsed = httpx.URL(url)
         host = parsed.raw_host.decode("ascii")  # IDNA names as they are resolved
         port = parsed.port or DEFAULT_PORTS.get(parsed.scheme, 0)
@@ -191,6 +192,8 @@ class Egress:
     async def addresses(self, host: str, port: int) -> list[str]:
         """The addresses a delivery to ``host:port`` may connect to: all it resolves to, each
         one checked unless the host is allowed; RefusedTarget if any one is refused."""
+        from httpcore import ConnectError  # (only a delivery asks)
+
         allowed = self.allow.allows(host, port)
         if not allowed:
             _check_name(host)
@@ -201,22 +204,12 @@ class Egress:
             try:
                 found = await self.resolver(host, port)
             except OSError as exc:
-                raise httpcore.ConnectError(f"{host} does not resolve: {exc}") from None
+                raise ConnectError(f"{host} does not resolve: {exc}") from None
         if not allowed:
             _check_addresses(host, found)
         if not found:
-            raise httpcore.ConnectError(f"{host} does not resolve")
+            raise ConnectError(f"{host} does not resolve")
         return list(found)
-
-    def open_client(self, timeout: float) -> httpx.AsyncClient:
-        """An HTTP client whose every connection goes through this policy (use it with
-        ``async with``); it follows no redirects and no proxy settings."""
-        return httpx.AsyncClient(
-            transport=PinnedTransport(self),
-            timeout=timeout,
-            follow_redirects=False,
-            trust_env=False,
-        )
 
 
 def _check_name(host: str) -> None:
@@ -237,71 +230,3 @@ def _check_addresses(host: str, addresses: Iterable[str]) -> None:
         reason = "not an IP address" if address is None else refusal(address)
         if reason is not None:
             raise RefusedTarget(f"{host} resolves to {reason}")
-
-
-class PinnedBackend(httpcore.AsyncNetworkBackend):
-    """httpcore's trio backend, but every TCP connection goes to an address the policy
-    checked for the host it was asked for (see the module's docstring)."""
-
-    def __init__(self, egress: Egress) -> None:
-        self.egress = egress
-        self._trio = httpcore.TrioBackend()
-
-    async def connect_tcp(
-        self,
-        host: str,
-        port: int,
-        timeout: float | None = None,  # noqa: ASYNC109 (httpcore's interface)
-        local_address: str | None = None,
-        socket_options: Iterable[httpcore.SOCKET_OPTION] | None = None,
-    ) -> httpcore.AsyncNetworkStream:
-        try:
-            with trio.fail_after(float("inf") if timeout is None else timeout):
-                addresses = await self.egress.addresses(host, port)
-        except trio.TooSlowError:
-            raise httpcore.ConnectTimeout(f"resolving {host} timed out") from None
-        failure: Exception | None = None
-        for address in addresses[:CONNECT_TRIES]:
-            try:
-                return await self._trio.connect_tcp(
-                    address, port, timeout, local_address, socket_options
-                )
-            except (httpcore.ConnectError, httpcore.ConnectTimeout) as exc:
-                failure = exc
-        assert failure is not None
-        raise failure
-
-    async def connect_unix_socket(
-        self,
-        path: str,
-        timeout: float | None = None,  # noqa: ASYNC109 (httpcore's interface)
-        socket_options: Iterable[httpcore.SOCKET_OPTION] | None = None,
-    ) -> httpcore.AsyncNetworkStream:
-        raise RefusedTarget("a unix socket is not a target")
-
-    async def sleep(self, seconds: float) -> None:
-        await self._trio.sleep(seconds)
-
-
-@functools.cache
-def tls_context() -> ssl.SSLContext:
-    """The verifying TLS context every client shares: reading the CA bundle takes ~0.1 s, paid
-    once a process rather than twice a client."""
-    return httpx.create_ssl_context()
-
-
-class PinnedTransport(httpx.AsyncHTTPTransport):
-    """httpx's transport over a connection pool that connects through :class:`PinnedBackend`
-    (httpx has no argument for a pool's network backend, so the pool is replaced whole)."""
-
-    def __init__(self, egress: Egress) -> None:
-        super().__init__(verify=tls_context(), trust_env=False)
-        # httpx's default limits: well above the dispatcher's own bound on deliveries at once,
-        # so the pool never makes one endpoint's delivery wait for another's connection
-        self._pool = httpcore.AsyncConnectionPool(
-            ssl_context=tls_context(),
-            max_connections=100,
-            max_keepalive_connections=20,
-            keepalive_expiry=5.0,
-            network_backend=PinnedBackend(egress),
-        )

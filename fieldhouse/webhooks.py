@@ -38,13 +38,12 @@ import hmac
 import logging
 import time
 from collections.abc import AsyncIterator, Collection, Sequence
-from contextlib import asynccontextmanager
+from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import replace
 from datetime import UTC, datetime
 from functools import partial
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import httpx
 import orjson
 import trio
 
@@ -60,6 +59,9 @@ from fieldhouse.model.webhooks import WEBHOOK as WEBHOOK
 from fieldhouse.model.webhooks import Delivery, DeliveryStatus, HookStatus, Webhook
 from fieldhouse.storage.objects import ObjectRow
 from fieldhouse.storage.store import Store
+
+if TYPE_CHECKING:
+    import httpx
 
 log = logging.getLogger("fieldhouse.webhooks")
 PENDING = DeliveryStatus.PENDING
@@ -111,6 +113,24 @@ def stamp(epoch: float) -> str:
     return datetime.fromtimestamp(epoch, UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
+class _Client:
+    """The delivery client, opened at the first delivery (into ``opened``, closed with it): a
+    server that sends no webhook never loads an HTTP client library."""
+
+    def __init__(self, egress: Egress, opened: AsyncExitStack) -> None:
+        self._egress, self._opened = egress, opened
+        self._client: httpx.AsyncClient | None = None
+
+    async def opened(self) -> httpx.AsyncClient:
+        if self._client is None:  # (only the dispatcher's loop asks: no race)
+            from fieldhouse.egress_http import open_client  # (httpx: loaded here)
+
+            self._client = await self._opened.enter_async_context(
+                open_client(self._egress, SEND_TIMEOUT)
+            )
+        return self._client
+
+
 class Dispatcher:
     """Turns activity into deliveries and sends them. Woken by every local commit, it looks
     only at the webhooks of the workspaces those commits touched (one indexed query finds the
@@ -139,10 +159,8 @@ class Dispatcher:
         self, stop: trio.Event, *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED
     ) -> None:
         everything = True  # the first pass, and every pass the timer starts
-        async with (
-            self.egress.open_client(SEND_TIMEOUT) as client,
-            trio.open_nursery() as senders,
-        ):
+        async with AsyncExitStack() as opened, trio.open_nursery() as senders:
+            client = _Client(self.egress, opened)
             task_status.started()
             while not stop.is_set():
                 self.wake = trio.Event()
@@ -223,7 +241,7 @@ class Dispatcher:
         except ApiError as exc:  # deleted meanwhile, or another server queued them
             log.info("webhook %s: %s", hook.webhook_id, exc.message)
 
-    async def send_due(self, client: httpx.AsyncClient, senders: trio.Nursery) -> float:
+    async def send_due(self, client: _Client, senders: trio.Nursery) -> float:
         """Start sending every due delivery whose webhook has a free slot; return the seconds
         until the next one is due (a finished delivery wakes the loop before that)."""
         now = self.clock.now()
@@ -242,7 +260,7 @@ class Dispatcher:
             except trio.WouldBlock:
                 continue  # its webhook is busy: the next pass after one of those ends
             self.sending.add(row.object_id)
-            senders.start_soon(self._deliver, client, endpoint, row)
+            senders.start_soon(self._deliver, await client.opened(), endpoint, row)
         return POLL_SECONDS
 
     async def _deliver(
@@ -263,6 +281,8 @@ class Dispatcher:
             self.wake.set()
 
     async def _send(self, client: httpx.AsyncClient, account_id: str, row: ObjectRow) -> None:
+        import httpx  # (loaded with the client, at the first delivery)
+
         delivery = Delivery.from_row(row)
         hook = await self.store.get_object(account_id, WEBHOOK, delivery.webhook_id)
         started = self.clock.now()

@@ -1,6 +1,6 @@
-"""Outgoing targets: which addresses are refused, the allow-list, and a client that connects
-only to the addresses it checked (real loopback receivers; a stand-in resolver where a test
-needs DNS answers this machine cannot give)."""
+"""Outgoing targets: which addresses are refused and the allow-list (a stand-in resolver where
+a test needs DNS answers this machine cannot give); the client that connects only to the
+addresses it checked is in test_egress_http.py."""
 
 from __future__ import annotations
 
@@ -8,12 +8,9 @@ import ipaddress
 import socket
 from collections.abc import Sequence
 
-import httpx
 import pytest
-import trio
 
 from fieldhouse.egress import AllowList, Egress, RefusedTarget, allow_entry, refusal
-from tests.http.routes.webhook_support import Receiver, start_receiver
 
 
 @pytest.mark.parametrize(
@@ -127,51 +124,3 @@ async def test_the_real_resolver_is_asked_for_a_name() -> None:
     if reasons == {None}:
         pytest.skip(f"{name} resolves to public addresses only here")
     assert (await refused(Egress(), f"http://{name}/")).startswith(f"{name} resolves to ")
-
-
-@pytest.fixture
-async def receivers(nursery: trio.Nursery) -> list[tuple[Receiver, str]]:
-    out = []
-    for _ in range(2):
-        receiver = Receiver()
-        out.append((receiver, await start_receiver(nursery, receiver)))
-    return out
-
-
-async def test_a_connection_goes_to_the_address_that_was_checked(
-    receivers: list[tuple[Receiver, str]],
-) -> None:
-    receiver, url = receivers[0]
-    port = int(url.rpartition(":")[2])
-    # no DNS here knows these names: what answers is the address the resolver gave
-    dns = Answers({"pinned.test": [["127.0.0.1"]], "rebound.test": [["8.8.8.8"], ["127.0.0.1"]]})
-    egress = Egress(AllowList.parse([f"pinned.test:{port}"]), resolver=dns)
-    async with egress.open_client(5.0) as client:
-        resp = await client.post(f"http://pinned.test:{port}/hook", content=b"{}")
-        assert resp.status_code == 204
-        assert receiver.got[0][1]["host"] == f"pinned.test:{port}"
-        assert dns.asked == ["pinned.test"]  # once, for the check and the connection
-        # a name that passed its registration but now points inside is refused at connect
-        await egress.check_url(f"http://rebound.test:{port}/hook")
-        with pytest.raises(RefusedTarget) as caught:
-            await client.post(f"http://rebound.test:{port}/hook", content=b"{}")
-        assert str(caught.value) == "rebound.test resolves to a loopback address"
-        # as is a loopback target nobody allowed, before any connection is made
-        _, other = receivers[1]
-        with pytest.raises(RefusedTarget) as caught:
-            await client.post(other + "/hook", content=b"{}")
-        assert str(caught.value) == "127.0.0.1 is a loopback address"
-        with pytest.raises(httpx.ConnectError) as failed:
-            await client.post("http://does.not.resolve/hook", content=b"{}")
-        assert str(failed.value).startswith("does.not.resolve does not resolve")
-    assert len(receiver.got) == 1 and receivers[1][0].got == []
-
-
-async def test_redirects_are_not_followed(receivers: list[tuple[Receiver, str]]) -> None:
-    (first, url), (second, elsewhere) = receivers
-    first.redirect_to = elsewhere + "/inside"
-    allow = AllowList.parse([url.removeprefix("http://"), elsewhere.removeprefix("http://")])
-    async with Egress(allow).open_client(5.0) as client:
-        resp = await client.post(url + "/hook", content=b"{}")
-    assert resp.status_code == 307 and resp.headers["location"] == elsewhere + "/inside"
-    assert len(first.got) == 1 and second.got == []

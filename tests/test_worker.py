@@ -377,3 +377,38 @@ async def test_revocation_and_user_deletion_reach_every_process_at_once(
         owner = {"Authorization": f"Bearer {made['apiKey']}"}
         for client in (a, b):
             assert (await client.get("/v1/me", headers=owner)).status_code == 200
+
+
+async def test_a_worker_that_sends_nothing_out_loads_no_http_client(
+    url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # httpx (with rich, pygments and anyio behind it) costs a worker ~18 MB: it is loaded by
+    # the first webhook delivery or upstream model call, not by serving records and searches
+    monkeypatch.setenv("PYTHONPROFILEIMPORTTIME", "1")  # each import logged to the worker's log
+    made = _cli(url, "init", "--name", "Quiet", "--template", "deals")
+    headers = {"Authorization": f"Bearer {made['apiKey']}"}
+    async with two_workers(url, tmp_path) as bases:
+        for base in bases:
+            async with httpx.AsyncClient(base_url=base, timeout=60) as client:
+                made_deal = await client.post(
+                    "/v1/modules/deals/records",
+                    headers=headers,
+                    json={
+                        "displayName": "Quiet deal",
+                        "fields": {"name": "Quiet deal", "stage": "lead"},
+                    },
+                )
+                assert made_deal.status_code == 201, made_deal.text
+                found = await client.get(
+                    "/v1/modules/deals/records", headers=headers, params={"search": "quiet"}
+                )
+                assert found.status_code == 200, found.text
+    for index in range(2):
+        lines = (tmp_path / f"worker{index}.log").read_text().splitlines()
+        loaded = {
+            line.rsplit("|", 1)[1].strip().split(".")[0]
+            for line in lines
+            if line.startswith("import time:") and "|" in line
+        }
+        assert "fieldhouse" in loaded  # the log holds the worker's imports
+        assert loaded.isdisjoint({"httpx", "httpcore", "rich", "pygments", "anyio"}), loaded

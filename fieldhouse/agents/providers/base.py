@@ -13,11 +13,12 @@ import logging
 import re
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal, Protocol
-
-import httpx
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from fieldhouse.agents.contract import ToolCall, ToolOutcome, ToolSpec
+
+if TYPE_CHECKING:
+    import httpx
 
 log = logging.getLogger("fieldhouse.agents")
 
@@ -247,6 +248,8 @@ async def read_sse(
 
 
 def transport_error(name: str, exc: httpx.HTTPError) -> ProviderError:
+    import httpx  # (loaded by the first call upstream, not at start)
+
     if isinstance(exc, httpx.TimeoutException):
         return upstream_failure(name, "timeout")
     log.warning("could not reach the %s provider: %s", name, type(exc).__name__)
@@ -254,7 +257,7 @@ def transport_error(name: str, exc: httpx.HTTPError) -> ProviderError:
 
 
 #: reads a streamed answer (events) or a whole one (an upstream that ignored ``stream``)
-ReadStream = Callable[[httpx.Response, TextSink], Awaitable[Step]]
+ReadStream = Callable[["httpx.Response", TextSink], Awaitable[Step]]
 ReadWhole = Callable[[Any], tuple[str, tuple[ToolCall, ...]]]
 
 
@@ -274,6 +277,8 @@ async def post_stream(
     """POST a streaming request and read its events into a Step; every upstream failure
     (HTTP status, transport, timeout) becomes one ProviderError with a fixed message.
     ``<think>`` reasoning is dropped from the text before it is emitted."""
+    import httpx  # (a worker that never calls upstream never loads it)
+
     think = ThinkFilter()
 
     async def visible(text: str) -> None:

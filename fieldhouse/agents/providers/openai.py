@@ -5,9 +5,7 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Sequence
-from typing import Any
-
-import httpx
+from typing import TYPE_CHECKING, Any
 
 from fieldhouse.agents.contract import ToolCall, ToolSpec
 from fieldhouse.agents.providers.base import (
@@ -24,6 +22,9 @@ from fieldhouse.agents.providers.base import (
     wire_name,
     wire_names,
 )
+
+if TYPE_CHECKING:
+    import httpx
 
 log = logging.getLogger("fieldhouse.agents")
 
