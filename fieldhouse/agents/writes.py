@@ -194,6 +194,7 @@ async def decide_approval(ctx: WriteContext, msg: DecideApproval) -> Approval:
     decider = msg.by
     if not isinstance(decider, Principal) or not approval.decidable_by(decider):
         raise Forbidden(NOT_YOURS)
+    decider.check_admin()  # an approver is an owner or admin, whoever sends the decision
     status = ApprovalStatus.APPROVED if msg.approve else ApprovalStatus.REJECTED
     changes: dict[str, Any] = {
         "status": status,

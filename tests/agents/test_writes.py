@@ -4,6 +4,7 @@ together or not at all."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -28,6 +29,7 @@ from fieldhouse.model.errors import (
     NotFound,
     ValidationFailed,
 )
+from fieldhouse.model.principal import Role
 from fieldhouse.runtime import Runtime
 from tests.agents.toolkit import approver
 from tests.conftest import Workspace
@@ -166,6 +168,17 @@ async def test_only_another_person_decides_and_not_after_expiry(
     await put_approval(runtime, ws, approval(ApprovalStatus.PENDING, PAST).but(approval_id="ap-2"))
     with pytest.raises(Conflict, match=r"Approval ap-2 was already decided \(expired\)"):
         await runtime.actors.ask(DecideApproval("ap-2", True, by=approver(ws.account_id)))
+
+
+async def test_a_member_cannot_decide_whatever_route_sends_it(
+    runtime: Runtime, ws: Workspace
+) -> None:
+    """An approver is an owner or admin: the actor says so too, not only the HTTP route."""
+    await put_approval(runtime, ws, approval(ApprovalStatus.PENDING))
+    member = replace(approver(ws.account_id, "someone"), role=Role("member", None, None))
+    with pytest.raises(Forbidden, match="Only workspace owners and admins may do this"):
+        await runtime.actors.ask(DecideApproval("ap-1", True, by=member))
+    assert (await stored(runtime, ws)).status == ApprovalStatus.PENDING
 
 
 async def test_only_an_approved_call_can_fail(runtime: Runtime, ws: Workspace) -> None:
