@@ -1,12 +1,12 @@
 """Approvals: the use cases behind ``/api/approvals`` (list, read, approve, reject).
 
 An approver is a person: an owner or admin (the route checks the role and an unrestricted
-credential first; the actor checks the role again as it decides) who is not the person who asked for the call, whichever of their keys or sessions
-either of them uses. Approving decides that one call, which then runs at once, once, as its
-requester, with the requester's rights as they are now (``requester.py``): approving never
-lends the call the approver's rights, for calls asked for with a key or in a session alike.
-A call whose requester can no longer act (key revoked, user deleted) is not run: 409, and the
-approval stays pending to be rejected.
+credential first; the actor checks the role again as it decides) who is not the person who
+asked for the call, whichever of their keys or sessions either of them uses. Approving decides
+that one call, which then runs at once, once, as its requester, with the requester's rights as
+they are now (``requester.py``): approving never lends the call the approver's rights, for
+calls asked for with a key or in a session alike. A call whose requester can no longer act (key
+revoked, user deleted) is not run: 409, and the approval stays pending to be rejected.
 """
 
 from __future__ import annotations
