@@ -15,7 +15,7 @@ from __future__ import annotations
 from fieldhouse.actors.context import WriteContext
 from fieldhouse.model.errors import Forbidden
 from fieldhouse.model.principal import Acting, Principal, Role, SystemActor, builtin_role, key_role
-from fieldhouse.storage.base import UserRow
+from fieldhouse.storage.base import ApiKeyRow, UserRow
 from fieldhouse.storage.store import Store
 
 API_KEY = "api_key"
@@ -39,16 +39,27 @@ async def rights_now(
         return None
     role = await role_of(store, user)
     if auth != API_KEY and api_key_id is None:
-        return Principal(
-            account_id, user.user_id, user.display_name, role, None, SESSION, None,
-            f"user:{user.user_id}",
-        )  # fmt: skip
+        return session_principal(user, role)
     key = None if api_key_id is None else await store.find_key(api_key_id)
     if key is None or key.revoked or key.account_id != account_id or key.user_id != user_id:
         return None
+    return key_principal(key, user, role)
+
+
+def session_principal(user: UserRow, role: Role) -> Principal:
+    """A user signed in with a session token, with the user's ``role``."""
+    return Principal(
+        user.account_id, user.user_id, user.display_name, role, None, SESSION, None,
+        f"user:{user.user_id}",
+    )  # fmt: skip
+
+
+def key_principal(key: ApiKeyRow, user: UserRow, role: Role) -> Principal:
+    """``user`` (whose role is ``role``) asking with ``key``: its scopes, and its own role
+    where that is lower (``key_role``)."""
     scopes = None if key.scopes is None else frozenset(key.scopes)
     return Principal(
-        account_id, user.user_id, user.display_name, key_role(role, key.role_slug), scopes,
+        key.account_id, user.user_id, user.display_name, key_role(role, key.role_slug), scopes,
         API_KEY, key.key_id, f"key:{key.key_id}",
     )  # fmt: skip
 

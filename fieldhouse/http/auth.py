@@ -14,10 +14,11 @@ from pathlib import Path
 import jwt
 import trio
 
+from fieldhouse.actors.rights import key_principal, session_principal
 from fieldhouse.config import Settings
 from fieldhouse.model.errors import Unauthorized
 from fieldhouse.model.keys import KEY_PREFIX, hash_api_key, hashes_match, looks_like_key
-from fieldhouse.model.principal import Principal, Role, builtin_role, key_role
+from fieldhouse.model.principal import Principal, Role, builtin_role
 from fieldhouse.storage.backend import Backend
 from fieldhouse.storage.base import ApiKeyRow, UserRow
 from fieldhouse.storage.store import Store
@@ -165,29 +166,8 @@ class Authenticator:
         self._remember(presented, principal, found.schema_version, epoch)
         return principal, found.schema_version
 
-    async def principal_of_key(self, account_id: str, key_id: str) -> Principal | None:
-        """What the key ``key_id`` may do now, without its secret: None once it is revoked,
-        its user deleted, or it belongs to another workspace (an approved agent call runs with
-        the authority of the key that asked for it, not more)."""
-        key = await self._store.find_key(key_id)
-        if key is None or key.revoked or key.account_id != account_id:
-            return None
-        user = await self._store.get_user(account_id, key.user_id)
-        if user is None or user.deleted:
-            return None
-        return await self._key_principal(key, user)
-
     async def _key_principal(self, key: ApiKeyRow, user: UserRow) -> Principal:
-        return Principal(
-            account_id=key.account_id,
-            user_id=user.user_id,
-            display_name=user.display_name,
-            role=key_role(await self._role(user), key.role_slug),
-            scopes=None if key.scopes is None else frozenset(key.scopes),
-            auth_method="api_key",
-            api_key_id=key.key_id,
-            rate_key=f"key:{key.key_id}",
-        )
+        return key_principal(key, user, await self._role(user))
 
     async def _by_jwt(self, token: str) -> tuple[Principal, int]:
         try:
@@ -213,17 +193,7 @@ class Authenticator:
         user = await self._store.get_user(account_id, user_id)
         if user is None or user.deleted:
             raise Unauthorized("Session token names a user that no longer exists")
-        role = await self._role(user)
-        principal = Principal(
-            account_id=account_id,
-            user_id=user.user_id,
-            display_name=user.display_name,
-            role=role,
-            scopes=None,
-            auth_method="jwt",
-            api_key_id=None,
-            rate_key=f"user:{user.user_id}",
-        )
+        principal = session_principal(user, await self._role(user))
         schema_version = await self._store.schema_version(account_id)
         self._remember(memo, principal, schema_version, epoch)
         return principal, schema_version
