@@ -43,6 +43,12 @@ class SaveRun(Message[None]):
         return await save_run(ctx, self)
 
 
+async def _running(ctx: WriteContext, run_id: str) -> ObjectRow | None:
+    """The stored run ``run_id`` while it is running; None once it ended or never was."""
+    row = await ctx.txn.get_object(AGENT_RUN, run_id)
+    return row if row is not None and row.status == RunStatus.RUNNING else None
+
+
 @dataclass(frozen=True)
 class RenewLease(Message[bool]):
     """The process running a run says it still is: its lease now ends at ``until``. False when
@@ -53,8 +59,8 @@ class RenewLease(Message[bool]):
     until: str
 
     async def apply(self, ctx: WriteContext) -> bool:
-        row = await ctx.txn.get_object(AGENT_RUN, self.run_id)
-        if row is None or row.status != RunStatus.RUNNING:
+        row = await _running(ctx, self.run_id)
+        if row is None:
             return False
         if row.data.get("leaseOwner") != self.owner:
             return False
@@ -77,8 +83,8 @@ class InterruptRun(Message[bool]):
     now: str
 
     async def apply(self, ctx: WriteContext) -> bool:
-        row = await ctx.txn.get_object(AGENT_RUN, self.run_id)
-        if row is None or row.status != RunStatus.RUNNING:
+        row = await _running(ctx, self.run_id)
+        if row is None:
             return False
         if row.due_at is not None and row.due_at > self.now:
             return False
