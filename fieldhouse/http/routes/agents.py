@@ -8,13 +8,13 @@ from uuid import UUID
 
 import trio
 from pydantic import Field
-from quart import Response
 
 from fieldhouse.agents import runs
 from fieldhouse.agents.run import AgentRun, ApprovalRequired, RunEvent, Token, ToolStarted
 from fieldhouse.http.endpoint import Routes
 from fieldhouse.http.exchange import current
 from fieldhouse.http.models import Open, Strict, Uuid
+from fieldhouse.http.response import Response
 from fieldhouse.http.sse import SHUTTING_DOWN, EventStream
 from fieldhouse.model.errors import ApiError
 from fieldhouse.model.principal import Principal
@@ -143,7 +143,7 @@ def run_stream(svc: Services, job: AgentRun, agent_id: str | None) -> Response:
         content_type="text/event-stream",
         headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
     )
-    response.timeout = None  # Quart's RESPONSE_TIMEOUT would cut the stream silently
+    response.timeout = None  # the server's response deadline would cut the stream silently
     return response
 
 

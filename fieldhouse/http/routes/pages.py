@@ -5,10 +5,9 @@ from __future__ import annotations
 from html import escape
 from typing import Any
 
-from quart import Response
-
 from fieldhouse.agents.tools.pages import PAGE, sanitise
 from fieldhouse.http.endpoint import Routes
+from fieldhouse.http.response import Response
 from fieldhouse.model.agents import PageStatus
 from fieldhouse.model.errors import NotFound
 from fieldhouse.services import Services
