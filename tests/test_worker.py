@@ -418,7 +418,9 @@ async def test_a_worker_serving_records_loads_no_web_framework(
     url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # Quart (with werkzeug, flask, click, jinja2 and aiofiles behind it) cost a worker ~17 MB
-    # for its Response class alone; the request path and the response are Fieldhouse's own
+    # for its Response class alone; the request path and the response are Fieldhouse's own.
+    # The agents package (~2 MB) is loaded by the first agent request or, in worker 0 only,
+    # by the scheduler of reminders and approvals
     monkeypatch.setenv("PYTHONPROFILEIMPORTTIME", "1")  # each import logged to the worker's log
     made = _cli(url, "init", "--name", "Plain", "--template", "contacts")
     headers = {"Authorization": f"Bearer {made['apiKey']}"}
@@ -443,10 +445,14 @@ async def test_a_worker_serving_records_loads_no_web_framework(
                 assert (await client.get("/v1/nowhere")).status_code == 404
     for index in range(2):
         lines = (tmp_path / f"worker{index}.log").read_text().splitlines()
-        loaded = {
-            line.rsplit("|", 1)[1].strip().split(".")[0]
+        modules = {
+            line.rsplit("|", 1)[1].strip()
             for line in lines
             if line.startswith("import time:") and "|" in line
         }
-        assert "fieldhouse" in loaded  # the log holds the worker's imports
+        loaded = {name.split(".")[0] for name in modules}
+        assert "fieldhouse.runtime" in modules  # the log holds the worker's imports
         assert loaded.isdisjoint({"quart", "werkzeug", "flask", "jinja2", "aiofiles"}), loaded
+        agents = sorted(name for name in modules if name.startswith("fieldhouse.agents"))
+        if index:  # (worker 0 runs the scheduler)
+            assert agents == [], agents
