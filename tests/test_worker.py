@@ -419,8 +419,8 @@ async def test_a_worker_serving_records_loads_no_web_framework(
 ) -> None:
     # Quart (with werkzeug, flask, click, jinja2 and aiofiles behind it) cost a worker ~17 MB
     # for its Response class alone; the request path and the response are Fieldhouse's own.
-    # The agents package (~2 MB) is loaded by the first agent request or, in worker 0 only,
-    # by the scheduler of reminders and approvals
+    # The agents package (~2 MB) is loaded by the first agent request or, in part, by the
+    # scheduler of reminders, approvals, emails and posts (worker 0 only)
     monkeypatch.setenv("PYTHONPROFILEIMPORTTIME", "1")  # each import logged to the worker's log
     made = _cli(url, "init", "--name", "Plain", "--template", "contacts")
     headers = {"Authorization": f"Bearer {made['apiKey']}"}
@@ -454,5 +454,7 @@ async def test_a_worker_serving_records_loads_no_web_framework(
         assert "fieldhouse.runtime" in modules  # the log holds the worker's imports
         assert loaded.isdisjoint({"quart", "werkzeug", "flask", "jinja2", "aiofiles"}), loaded
         agents = sorted(name for name in modules if name.startswith("fieldhouse.agents"))
-        if index:  # (worker 0 runs the scheduler)
+        # worker 0 runs the scheduler, without the tools (their argument models)
+        assert [name for name in agents if name.startswith("fieldhouse.agents.tools")] == []
+        if index:
             assert agents == [], agents
