@@ -30,7 +30,6 @@ from typing import Any
 
 import orjson
 import trio
-from quart.wrappers.response import ResponseBody
 
 from fieldhouse.actors.context import Event
 from fieldhouse.actors.system import ActorSystem
@@ -200,7 +199,7 @@ class Tuning:
     slow: float = SLOW_SECONDS
 
 
-class EventsBody(ResponseBody):
+class EventsBody:
     """The stream's body: a producer task (in a nursery the dispatch's sending runs inside)
     follows the store into a bounded channel; iterating sends its events and heartbeats."""
 

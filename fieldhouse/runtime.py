@@ -11,10 +11,6 @@ from dataclasses import dataclass
 import trio
 
 from fieldhouse.actors.system import ActorSystem, open_actor_system
-from fieldhouse.agents.providers import make_provider
-from fieldhouse.agents.registry import build_executor
-from fieldhouse.agents.run import AgentRuntime
-from fieldhouse.agents.scheduler import open_scheduler
 from fieldhouse.config import Settings
 from fieldhouse.http.app import create_app
 from fieldhouse.http.auth import Authenticator, jwt_secret
@@ -75,21 +71,19 @@ async def open_runtime(settings: Settings) -> AsyncIterator[Runtime]:
                 open_actor_system(store, settings, on_change=coordination.bump)
             )
             if settings.worker_index == 0:  # one scheduler per server is enough
+                # (imported here: the other workers never load the agents package for it)
+                from fieldhouse.agents.scheduler import open_scheduler
+
                 await stack.enter_async_context(open_scheduler(store, actors, settings))
                 # and one webhook dispatcher (its outbox is in the store)
                 await stack.enter_async_context(open_dispatcher(store, actors, settings))
-            tools = build_executor()
             metrics = _metrics(settings, actors, search)
-            agents = AgentRuntime(settings, actors, store, make_provider(settings), tools)
-            agents.on_end.append(metrics.agent_run_ended)
             services = Services(
                 settings=settings,
                 store=store,
                 actors=actors,
                 auth=Authenticator(store, secret, epoch=coordination.epoch),
                 limiter=make_limiter(coordination, settings, backend),
-                agents=agents,
-                tools=tools,
                 search=search,
                 metrics=metrics,
             )

@@ -38,7 +38,8 @@ TRIVIAL = {
     "model/templates/contacts.py": "template data (tests/model/test_templates.py checks all)",
     "model/templates/deals.py": "template data (tests/model/test_templates.py checks all)",
     "model/templates/tasks.py": "template data (tests/model/test_templates.py checks all)",
-    "services.py": "one frozen dataclass of the running services",
+    "services.py": "one frozen dataclass of the running services (its agent runtime, built at "
+    "first use, is run by tests/agents; tests/test_worker.py checks a worker loads it late)",
     "storage/__init__.py": "re-exports",
     "storage/base.py": "storage errors, row dataclasses, one-line Stmt constructors and the "
     "Driver protocol (the driver and store tests run them)",

@@ -412,3 +412,49 @@ async def test_a_worker_that_sends_nothing_out_loads_no_http_client(
         }
         assert "fieldhouse" in loaded  # the log holds the worker's imports
         assert loaded.isdisjoint({"httpx", "httpcore", "rich", "pygments", "anyio"}), loaded
+
+
+async def test_a_worker_serving_records_loads_no_web_framework(
+    url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Quart (with werkzeug, flask, click, jinja2 and aiofiles behind it) cost a worker ~17 MB
+    # for its Response class alone; the request path and the response are Fieldhouse's own.
+    # The agents package (~2 MB) is loaded by the first agent request or, in part, by the
+    # scheduler of reminders, approvals, emails and posts (worker 0 only)
+    monkeypatch.setenv("PYTHONPROFILEIMPORTTIME", "1")  # each import logged to the worker's log
+    made = _cli(url, "init", "--name", "Plain", "--template", "contacts")
+    headers = {"Authorization": f"Bearer {made['apiKey']}"}
+    records = "/v1/modules/contacts/records"
+    async with two_workers(url, tmp_path) as bases:
+        for base in bases:
+            async with httpx.AsyncClient(base_url=base, headers=headers, timeout=60) as client:
+                created = await client.post(
+                    records,
+                    headers={"Idempotency-Key": f"plain-{base}"},
+                    json={"displayName": "Plain Person", "fields": {"first-name": "Plain"}},
+                )
+                assert created.status_code == 201, created.text
+                record_id = created.json()["record"]["recordId"]
+                changed = await client.patch(
+                    f"{records}/{record_id}", json={"fields": {"last-name": "Person"}}
+                )
+                assert changed.status_code == 200, changed.text
+                listed = await client.get(records, params={"pageSize": 5, "search": "plain"})
+                assert listed.status_code == 200, listed.text
+                assert (await client.head(records)).status_code == 200
+                assert (await client.get("/v1/nowhere")).status_code == 404
+    for index in range(2):
+        lines = (tmp_path / f"worker{index}.log").read_text().splitlines()
+        modules = {
+            line.rsplit("|", 1)[1].strip()
+            for line in lines
+            if line.startswith("import time:") and "|" in line
+        }
+        loaded = {name.split(".")[0] for name in modules}
+        assert "fieldhouse.runtime" in modules  # the log holds the worker's imports
+        assert loaded.isdisjoint({"quart", "werkzeug", "flask", "jinja2", "aiofiles"}), loaded
+        agents = sorted(name for name in modules if name.startswith("fieldhouse.agents"))
+        # worker 0 runs the scheduler, without the tools (their argument models)
+        assert [name for name in agents if name.startswith("fieldhouse.agents.tools")] == []
+        if index:
+            assert agents == [], agents

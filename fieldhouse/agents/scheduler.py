@@ -28,12 +28,12 @@ from fieldhouse.actors.system import ActorSystem
 from fieldhouse.agents.requester import Requester, current_rights
 from fieldhouse.agents.run_writes import AGENT_RUN, InterruptRun
 from fieldhouse.agents.smtp import DeliveryFailed, send_email
-from fieldhouse.agents.tools.email import EMAIL
-from fieldhouse.agents.tools.social import POST
 from fieldhouse.agents.writes import APPROVAL, ExpireApproval
 from fieldhouse.config import Settings
 from fieldhouse.model.activity import ActivityKind
 from fieldhouse.model.agents import (
+    EMAIL,
+    POST,
     ApprovalStatus,
     EmailStatus,
     PostStatus,

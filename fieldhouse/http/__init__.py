@@ -1,3 +1,3 @@
-"""The HTTP layer: the only package that imports Quart (for its Response class) and, in
-``http.wire``, hypercorn. ``http.app.create_app`` builds the ASGI application over the
-services that ``fieldhouse.runtime`` assembles; ``http.wire.server`` serves it."""
+"""The HTTP layer: the only package that imports hypercorn (in ``http.wire``).
+``http.app.create_app`` builds the ASGI application over the services that
+``fieldhouse.runtime`` assembles; ``http.wire.server`` serves it."""

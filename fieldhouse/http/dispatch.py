@@ -28,14 +28,12 @@ from collections.abc import Awaitable, Callable, Iterable, MutableMapping
 from typing import Any
 
 import trio
-from quart import Response
-from quart.utils import encode_headers
-from quart.wrappers.response import DataBody
 
 from fieldhouse.http.body import discard_body
 from fieldhouse.http.endpoint import PATH_PARAM, Operation
 from fieldhouse.http.exchange import UNMATCHED, ClientGone, Exchange, asgi_body, enter
 from fieldhouse.http.pipeline import admit, error_response, finish
+from fieldhouse.http.response import Response
 from fieldhouse.http.wire.rules import URL_TOO_LONG
 from fieldhouse.model.errors import MethodNotAllowed, NotFound, UriTooLong
 from fieldhouse.services import Services
@@ -49,7 +47,7 @@ Match = tuple[Operation, str, dict[str, str]]
 #: what answers a request once it is admitted
 Answer = Callable[[], Awaitable[Response]]
 
-#: seconds a request body may take to arrive (then 408), as Quart's BODY_TIMEOUT was
+#: seconds a request body may take to arrive (then 408)
 BODY_TIMEOUT = 60.0
 #: seconds a response may take to be sent, unless it says otherwise (``response.timeout``:
 #: None for no limit, as an event stream does)
@@ -308,9 +306,7 @@ def _raise(error: Exception) -> Answer:
 
 
 async def _options(allowed: list[str]) -> Response:
-    response = Response(b"", status=200, headers={"Allow": ", ".join(allowed)})
-    del response.headers["Content-Type"]
-    return response
+    return Response(b"", status=200, headers={"Allow": ", ".join(allowed)})
 
 
 async def _lifespan(receive: Receive, send: Send) -> None:
@@ -330,17 +326,15 @@ async def send_response(send: Send, response: Response, *, last: bool = True) ->
     start = {
         "type": "http.response.start",
         "status": response.status_code,
-        "headers": encode_headers(response.headers),
+        "headers": response.headers.encoded(),
     }
     await send(start)
-    body = response.response
-    if isinstance(body, DataBody):
-        data = body.data[body.begin : body.end]
-        await send({"type": "http.response.body", "body": data, "more_body": not last})
+    body = response.body
+    if isinstance(body, bytes):
+        await send({"type": "http.response.body", "body": body, "more_body": not last})
         return
     async with body as chunks:
         async for chunk in chunks:
-            data = chunk.encode() if isinstance(chunk, str) else chunk
-            await send({"type": "http.response.body", "body": data, "more_body": True})
+            await send({"type": "http.response.body", "body": chunk, "more_body": True})
     if last:
         await send({"type": "http.response.body", "body": b"", "more_body": False})

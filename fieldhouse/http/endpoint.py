@@ -14,13 +14,12 @@ from functools import partial
 from typing import Any
 
 from pydantic import BaseModel
-from quart import Response
-from werkzeug.datastructures import MultiDict
 
 from fieldhouse.http.body import read_body
-from fieldhouse.http.exchange import Exchange
+from fieldhouse.http.exchange import Exchange, QueryArgs
 from fieldhouse.http.idempotency import HEADER, METHODS, fingerprint, idempotent
 from fieldhouse.http.json import json_response
+from fieldhouse.http.response import Response
 from fieldhouse.http.validation import parse_json_body, validate_model
 from fieldhouse.model.errors import (
     Forbidden,
@@ -276,7 +275,7 @@ def unknown_query_params(params: tuple[ExtraParam, ...], keys: Iterable[str]) ->
     return issues
 
 
-def repeated_query_params(params: tuple[ExtraParam, ...], args: MultiDict[str, str]) -> list[Issue]:
+def repeated_query_params(params: tuple[ExtraParam, ...], args: QueryArgs) -> list[Issue]:
     """One issue per declared single-valued parameter sent more than once (``pageSize=5&
     pageSize=50`` has no one meaning; an unknown one is reported as unknown already)."""
     issues: list[Issue] = []

@@ -7,18 +7,14 @@ what was learnt about it (principal, rate state, request id) in one place.
 
 from __future__ import annotations
 
+import codecs
 import re
 import time
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Iterator, KeysView, Mapping
 from contextvars import ContextVar
 from functools import cached_property, lru_cache
 from typing import Any
-from urllib.parse import parse_qsl
-
-import werkzeug.urls  # noqa: F401  (registers the "werkzeug.url_quote" codec error handler)
-from werkzeug.datastructures import MultiDict
-from werkzeug.http import parse_options_header
-from werkzeug.sansio.utils import get_content_length
+from urllib.parse import parse_qsl, quote
 
 from fieldhouse.http.ratelimit import RateState
 from fieldhouse.model.clock import random_bytes
@@ -31,6 +27,9 @@ UNMATCHED = "<unmatched>"
 #: query strings up to this long are parsed once per process and remembered (a client repeats
 #: its queries; unquoting cost a list request about 10 us)
 QUERY_REMEMBERED = 1024
+
+#: a Content-Length value: ASCII digits (a sign, or ``_``, is not one)
+_PLAIN_INT = re.compile(r"-?[0-9]+")
 
 Scope = Mapping[str, Any]
 #: the next chunk of the request body; None once it has all been read
@@ -70,29 +69,90 @@ class Exchange:
         self.error_code: str | None = None
 
     @cached_property
-    def args(self) -> MultiDict[str, str]:
+    def args(self) -> QueryArgs:
         """The query parameters, parsed as werkzeug parses ``request.args``."""
         raw = self.query_string
         if not raw:
-            return MultiDict()
-        return MultiDict(_remembered_pairs(raw) if len(raw) <= QUERY_REMEMBERED else _pairs(raw))
+            return NO_ARGS
+        return _remembered_args(raw) if len(raw) <= QUERY_REMEMBERED else _args(raw)
 
     @property
     def content_length(self) -> int | None:
-        return get_content_length(
-            self.headers.get("content-length"), self.headers.get("transfer-encoding")
-        )
+        """The declared body length: None when there is none or the body is chunked, 0 when
+        it is not a number or is negative (as werkzeug's ``get_content_length``)."""
+        encoding = self.headers.get("transfer-encoding")
+        if encoding is not None and any(
+            part.strip(' \t"').lower() == "chunked" for part in encoding.split(",")
+        ):
+            return None
+        declared = self.headers.get("content-length")
+        if declared is None:
+            return None
+        declared = declared.strip(" \t")
+        return max(0, int(declared)) if _PLAIN_INT.fullmatch(declared) else 0
 
     @property
     def mimetype(self) -> str:
-        return parse_options_header(self.headers.get("content-type", ""))[0].lower()
+        """The Content-Type without its parameters, lower-case (``""`` when none is sent)."""
+        return self.headers.get("content-type", "").partition(";")[0].strip(" \t").lower()
 
 
-def _pairs(query: bytes) -> tuple[tuple[str, str], ...]:
-    return tuple(parse_qsl(query.decode(), keep_blank_values=True, errors="werkzeug.url_quote"))
+class QueryArgs:
+    """The query parameters in the order sent; a name may come more than once (``get`` is
+    its first value). Read-only: one parsed query string may serve many requests."""
+
+    __slots__ = ("_lists", "_pairs")
+
+    def __init__(self, pairs: tuple[tuple[str, str], ...] = ()) -> None:
+        self._pairs = pairs
+        self._lists: dict[str, list[str]] = {}
+        for name, value in pairs:
+            self._lists.setdefault(name, []).append(value)
+
+    def __bool__(self) -> bool:
+        return bool(self._pairs)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._lists
+
+    def get(self, name: str, default: str | None = None) -> str | None:
+        values = self._lists.get(name)
+        return values[0] if values else default
+
+    def getlist(self, name: str) -> list[str]:
+        return list(self._lists.get(name, ()))
+
+    def keys(self) -> KeysView[str]:
+        return self._lists.keys()
+
+    def items(self, multi: bool = False) -> Iterator[tuple[str, str]]:
+        """Each name with its first value, or (``multi``) every pair as sent."""
+        if multi:
+            return iter(self._pairs)
+        return ((name, values[0]) for name, values in self._lists.items())
+
+    def lists(self) -> Iterator[tuple[str, list[str]]]:
+        return ((name, list(values)) for name, values in self._lists.items())
 
 
-_remembered_pairs = lru_cache(maxsize=512)(_pairs)
+NO_ARGS = QueryArgs()
+
+
+def _url_quote(error: UnicodeError) -> tuple[str, int]:
+    """A codec error handler: bytes that are not UTF-8 stay percent-encoded, as sent."""
+    assert isinstance(error, UnicodeDecodeError)
+    return quote(error.object[error.start : error.end], safe=""), error.end
+
+
+codecs.register_error("fieldhouse.url_quote", _url_quote)
+
+
+def _args(query: bytes) -> QueryArgs:
+    pairs = parse_qsl(query.decode(), keep_blank_values=True, errors="fieldhouse.url_quote")
+    return QueryArgs(tuple(pairs))
+
+
+_remembered_args = lru_cache(maxsize=512)(_args)
 
 
 _current: ContextVar[Exchange] = ContextVar("fieldhouse_exchange")

@@ -12,11 +12,10 @@ from collections.abc import Awaitable, Callable
 
 import orjson
 import trio
-from quart import Response
-from quart.wrappers.response import DataBody
 
 from fieldhouse.actors.idempotency import RECORDING, Claim, Finish
 from fieldhouse.http.json import json_response
+from fieldhouse.http.response import Response
 from fieldhouse.model.errors import ApiError, BadRequest
 from fieldhouse.model.principal import Principal
 from fieldhouse.services import Services
@@ -66,10 +65,10 @@ async def idempotent(
         raise
     finally:
         RECORDING.reset(token)
-    if not isinstance(response.response, DataBody):  # a stream: it cannot be replayed
+    raw = response.body
+    if not isinstance(raw, bytes):  # a stream: it cannot be replayed
         await _finish(svc, Finish(kid, response.status_code, None, True, by=principal))
         return response
-    raw = await response.get_data()
     body = orjson.loads(raw) if raw else None
     await _finish(svc, Finish(kid, response.status_code, body, by=principal))
     return response

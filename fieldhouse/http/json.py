@@ -12,8 +12,8 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 import orjson
-from quart import Response
 
+from fieldhouse.http.response import Response
 from fieldhouse.model.errors import Issue
 
 #: how JSON spells U+0000 (a raw NUL byte is not valid JSON)
@@ -28,14 +28,12 @@ def json_response(
     payload: Any, status: int = 200, headers: Mapping[str, str] | None = None
 ) -> Response:
     if status == 204:
-        empty = Response(b"", status=204, headers=dict(headers or {}))
-        del empty.headers["Content-Type"]
-        return empty
+        return Response(b"", status=204, headers=headers)
     return Response(
         orjson.dumps(payload),
         status=status,
         content_type="application/json",
-        headers=dict(headers or {}),
+        headers=headers,
     )
 
 

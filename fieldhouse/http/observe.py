@@ -7,10 +7,9 @@ import logging
 import time
 from collections.abc import Sequence
 
-from quart import Response
-
 from fieldhouse.http.exchange import Exchange
 from fieldhouse.http.json import json_response
+from fieldhouse.http.response import Response
 from fieldhouse.metrics import Metrics
 from fieldhouse.model.errors import Forbidden
 

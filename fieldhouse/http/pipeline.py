@@ -6,12 +6,11 @@ from __future__ import annotations
 
 import logging
 
-from quart import Response
-
 from fieldhouse.http.body import discard_body, too_large
 from fieldhouse.http.exchange import Exchange
 from fieldhouse.http.json import json_response, request_nul_issues
 from fieldhouse.http.observe import finish_request, preflight
+from fieldhouse.http.response import Response
 from fieldhouse.model.errors import ApiError, InternalError, RateLimited, ValidationFailed
 from fieldhouse.services import Services
 

@@ -21,7 +21,6 @@ from typing import Any
 
 import orjson
 import trio
-from quart.wrappers.response import ResponseBody
 
 KEEPALIVE = b": keepalive\n\n"
 SHUTTING_DOWN = "server shutting down"
@@ -39,7 +38,7 @@ def _shutting_down() -> tuple[str, Any]:
     return "error", {"message": SHUTTING_DOWN}
 
 
-class EventStream(ResponseBody):
+class EventStream:
     def __init__(
         self,
         first: tuple[str, Any],

@@ -360,6 +360,12 @@ class RunRecord:
         return {**body, "createdDateTime": self.created_at, "updatedDateTime": self.updated_at}
 
 
+#: the object kinds of the outreach tools' emails and social posts (the scheduler sends
+#: and posts them without loading the tools)
+EMAIL = "email"
+POST = "social_post"
+
+
 class EmailStatus(StrEnum):
     DRAFT = "draft"
     QUEUED = "queued"

@@ -39,15 +39,19 @@ def test_headers_are_read_by_lower_case_name_and_the_first_of_a_repeat_wins() ->
 
 
 def test_query_parameters_parse_as_werkzeug_parses_them() -> None:
-    ex = exchange(query=b"a=1&a=2&b=&c=x+y&d=%ZZ&filter%5Bname%5D=A")
+    ex = exchange(query=b"a=1&a=2&b=&c=x+y&d=%ZZ&filter%5Bname%5D=A&e=%FFok%C3%A9")
     assert ex.args.getlist("a") == ["1", "2"]
+    assert ex.args.get("a") == "1" and ex.args.get("z", "none") == "none"
     assert dict(ex.args.items()) == {
         "a": "1",
         "b": "",
         "c": "x y",
         "d": "%ZZ",  # an invalid escape stays as sent
         "filter[name]": "A",
+        "e": "%FFoké",  # so do bytes that are not UTF-8
     }
+    assert list(ex.args.items(multi=True))[:2] == [("a", "1"), ("a", "2")]
+    assert dict(ex.args.lists())["a"] == ["1", "2"]
     assert not exchange().args
 
 
@@ -55,9 +59,13 @@ def test_content_length_and_media_type() -> None:
     ex = exchange([(b"content-length", b"12"), (b"content-type", b"Application/JSON; charset=x")])
     assert ex.content_length == 12
     assert ex.mimetype == "application/json"
-    chunked = exchange([(b"content-length", b"12"), (b"transfer-encoding", b"chunked")])
+    chunked = exchange([(b"content-length", b"12"), (b"transfer-encoding", b"gzip, Chunked")])
     assert chunked.content_length is None
     assert exchange([(b"content-length", b"twelve")]).content_length == 0
+    assert exchange([(b"content-length", b"+12")]).content_length == 0
+    assert exchange([(b"content-length", b"-3")]).content_length == 0
+    assert exchange([(b"content-length", b" 7 ")]).content_length == 7
+    assert exchange().content_length is None and exchange().mimetype == ""
 
 
 def test_a_client_request_id_is_kept_when_it_looks_like_one() -> None:

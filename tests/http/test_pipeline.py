@@ -70,7 +70,7 @@ async def test_errors_get_the_envelope(runtime: Runtime) -> None:
     svc = runtime.services
     ex = exchange("/v1/nowhere", {})
     missing = await error_response(svc, ex, NotFound("No route for GET /v1/nowhere"))
-    body = orjson.loads(await missing.get_data())
+    body = orjson.loads(missing.body)
     assert missing.status_code == 404
     assert body["error"] == {
         "code": "not_found",
@@ -83,7 +83,7 @@ async def test_errors_get_the_envelope(runtime: Runtime) -> None:
     )
     assert not_allowed.headers["Allow"] == "GET, HEAD"
     failed = await error_response(svc, ex, RuntimeError("boom"))
-    body = orjson.loads(await failed.get_data())
+    body = orjson.loads(failed.body)
     assert failed.status_code == 500
     assert body["error"]["code"] == "internal_error"
     assert body["error"]["data"] == {"requestId": ex.request_id}

@@ -24,10 +24,8 @@ from fieldhouse.agents.tools.base import (
 )
 from fieldhouse.agents.writes import Consume
 from fieldhouse.model.activity import ActivityKind
-from fieldhouse.model.agents import EmailStatus
+from fieldhouse.model.agents import EMAIL, EmailStatus
 from fieldhouse.model.clock import new_id, now_iso
-
-EMAIL = "email"
 
 
 class DraftArgs(Args):

@@ -26,10 +26,9 @@ from fieldhouse.agents.tools.base import (
     short,
     stored_preview,
 )
-from fieldhouse.agents.tools.email import EMAIL
 from fieldhouse.agents.writes import Consume
 from fieldhouse.model.activity import ActivityKind
-from fieldhouse.model.agents import EmailStatus, SequenceStatus
+from fieldhouse.model.agents import EMAIL, EmailStatus, SequenceStatus
 from fieldhouse.model.clock import new_id, to_iso
 from fieldhouse.model.errors import NotFound
 

@@ -27,10 +27,9 @@ from fieldhouse.agents.tools.base import (
 )
 from fieldhouse.agents.writes import Consume
 from fieldhouse.model.activity import ActivityKind
-from fieldhouse.model.agents import PostStatus
+from fieldhouse.model.agents import POST, PostStatus
 from fieldhouse.model.clock import new_id, now_iso
 
-POST = "social_post"
 Network = Literal["linkedin", "x", "facebook", "instagram", "mastodon", "bluesky"]
 
 

@@ -10,8 +10,6 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
-from fieldhouse.agents import runs
-from fieldhouse.agents.resume import load_run, prepare_resume
 from fieldhouse.http.endpoint import Routes
 from fieldhouse.http.models import QUERY_INT, Open, Timestamp, Uuid
 from fieldhouse.http.routes.agents import AgentResponse, ChatQuery, run_stream, wants_events
@@ -92,6 +90,8 @@ class RunList(Open):
     ),
 )
 async def list_runs(svc: Services, principal: Principal, query: RunQuery) -> Any:
+    from fieldhouse.agents import runs  # (loaded at the first agent request)
+
     after = _cursor(query.cursor) if query.cursor else None
     page = await runs.list_runs(svc.agents, principal, query.status, query.limit, after)
     last = page.runs[-1] if page.more else None
@@ -126,6 +126,8 @@ def _cursor(text: str) -> tuple[str, str]:
     description="A run of another user is 404 unless the credential's user is an owner or admin.",
 )
 async def get_run(svc: Services, principal: Principal, runId: str) -> Any:
+    from fieldhouse.agents.resume import load_run  # (loaded at the first agent request)
+
     return (await load_run(svc.agents, principal, runId)).to_json()
 
 
@@ -156,6 +158,8 @@ async def get_run(svc: Services, principal: Principal, runId: str) -> Any:
     ),
 )
 async def resume(svc: Services, principal: Principal, runId: str, query: ChatQuery) -> Any:
+    from fieldhouse.agents.resume import prepare_resume  # (loaded at the first agent request)
+
     job = await prepare_resume(svc.agents, principal, runId)
     if wants_events(query):
         return run_stream(svc, job, job.request.agent_id)

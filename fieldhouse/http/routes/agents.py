@@ -3,22 +3,23 @@ stream (SPEC Events) of open -> tool_call* -> token* -> done | error."""
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 from uuid import UUID
 
 import trio
 from pydantic import Field
-from quart import Response
 
-from fieldhouse.agents import runs
-from fieldhouse.agents.run import AgentRun, ApprovalRequired, RunEvent, Token, ToolStarted
 from fieldhouse.http.endpoint import Routes
 from fieldhouse.http.exchange import current
 from fieldhouse.http.models import Open, Strict, Uuid
+from fieldhouse.http.response import Response
 from fieldhouse.http.sse import SHUTTING_DOWN, EventStream
 from fieldhouse.model.errors import ApiError
 from fieldhouse.model.principal import Principal
 from fieldhouse.services import Services
+
+if TYPE_CHECKING:
+    from fieldhouse.agents.run import AgentRun, RunEvent
 
 routes = Routes()
 TERMINAL = frozenset({"done", "error"})
@@ -70,6 +71,8 @@ class AgentResponse(Open):
     ),
 )
 async def chat(svc: Services, principal: Principal, query: ChatQuery, body: ChatBody) -> Any:
+    from fieldhouse.agents import runs  # (loaded at the first agent request)
+
     agent_id = str(body.agentId) if body.agentId is not None else None
     job = await runs.start_run(svc.agents, principal, body.message, agent_id)
     if not wants_events(query):
@@ -108,6 +111,8 @@ def prefers_events(accept: str) -> bool:
 def run_stream(svc: Services, job: AgentRun, agent_id: str | None) -> Response:
     """The event stream of a run (a new one or a resumed one)."""
 
+    from fieldhouse.agents.run import RunEvent
+
     async def produce(send: trio.MemorySendChannel[tuple[str, Any]]) -> None:
         events, receive = trio.open_memory_channel[RunEvent](0)
         job.events = events
@@ -143,7 +148,7 @@ def run_stream(svc: Services, job: AgentRun, agent_id: str | None) -> Response:
         content_type="text/event-stream",
         headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
     )
-    response.timeout = None  # Quart's RESPONSE_TIMEOUT would cut the stream silently
+    response.timeout = None  # the server's response deadline would cut the stream silently
     return response
 
 
@@ -151,6 +156,8 @@ async def _relay(
     receive: trio.MemoryReceiveChannel[RunEvent], send: trio.MemorySendChannel[tuple[str, Any]]
 ) -> None:
     """Run events as wire events: only labels and answer text, never raw tool output."""
+    from fieldhouse.agents.run import ApprovalRequired, Token, ToolStarted
+
     async with receive:
         async for event in receive:
             if isinstance(event, ToolStarted):

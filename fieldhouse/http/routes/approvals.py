@@ -15,8 +15,6 @@ from typing import Annotated, Any
 
 from pydantic import Field
 
-from fieldhouse.agents import approve as decisions
-from fieldhouse.agents import policy as policies
 from fieldhouse.http.endpoint import Routes
 from fieldhouse.http.models import QUERY_INT, JsonInt, Open, Strict, Timestamp, Uuid
 from fieldhouse.model import agent_policy as caps
@@ -159,6 +157,8 @@ class Policy(Open):
     responses={200: ApprovalList},
 )
 async def list_approvals(svc: Services, principal: Principal, query: ApprovalQuery) -> Any:
+    from fieldhouse.agents import approve as decisions  # (loaded at the first agent request)
+
     found = await decisions.list_approvals(
         svc.agents, principal, query.status, query.runId, query.limit
     )
@@ -175,6 +175,8 @@ async def list_approvals(svc: Services, principal: Principal, query: ApprovalQue
     responses={200: Approval, 404: None},
 )
 async def get_approval(svc: Services, principal: Principal, approvalId: str) -> Any:
+    from fieldhouse.agents import approve as decisions  # (loaded at the first agent request)
+
     return (await decisions.read_approval(svc.agents, principal, approvalId)).to_json()
 
 
@@ -197,6 +199,8 @@ async def get_approval(svc: Services, principal: Principal, approvalId: str) -> 
     ),
 )
 async def approve(svc: Services, principal: Principal, approvalId: str, body: ApproveBody) -> Any:
+    from fieldhouse.agents import approve as decisions  # (loaded at the first agent request)
+
     decided = await decisions.approve(svc.agents, svc.tools, principal, approvalId, body.arguments)
     outcome = decided.outcome
     assert outcome is not None
@@ -223,6 +227,8 @@ async def approve(svc: Services, principal: Principal, approvalId: str, body: Ap
     responses={200: Decision, 403: None, 404: None, 409: None},
 )
 async def reject(svc: Services, principal: Principal, approvalId: str, body: RejectBody) -> Any:
+    from fieldhouse.agents import approve as decisions  # (loaded at the first agent request)
+
     decided = await decisions.reject(svc.agents, principal, approvalId, body.reason)
     return {"approval": decided.approval.to_json(), "outcome": None}
 
@@ -237,6 +243,8 @@ async def reject(svc: Services, principal: Principal, approvalId: str, body: Rej
     responses={200: Policy},
 )
 async def get_policy(svc: Services, principal: Principal) -> Any:
+    from fieldhouse.agents import policy as policies  # (loaded at the first agent request)
+
     return (await policies.get_policy(svc.agents, principal)).to_json()
 
 
@@ -258,6 +266,8 @@ async def get_policy(svc: Services, principal: Principal) -> Any:
     ),
 )
 async def put_policy(svc: Services, principal: Principal, body: PolicyBody) -> Any:
+    from fieldhouse.agents import policy as policies  # (loaded at the first agent request)
+
     draft = AgentPolicy(
         tuple(body.autoApprove),
         tuple(body.requireApproval),

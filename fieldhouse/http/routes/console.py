@@ -16,10 +16,10 @@ from importlib.resources import files
 from typing import Any
 
 import trio
-from quart import Response
 
 from fieldhouse.http.endpoint import Routes
 from fieldhouse.http.exchange import current
+from fieldhouse.http.response import Response
 from fieldhouse.model.errors import NotFound
 from fieldhouse.model.fields import client_facts
 from fieldhouse.services import Services

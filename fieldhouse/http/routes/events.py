@@ -6,12 +6,12 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 from pydantic import Field
-from quart import Response
 
 from fieldhouse import events
 from fieldhouse.http.endpoint import Routes
 from fieldhouse.http.exchange import current
 from fieldhouse.http.models import MAX_INT64, QUERY_INT, Open, Uuid
+from fieldhouse.http.response import Response
 from fieldhouse.http.routes.common import visible_module, workspace_schemas
 from fieldhouse.model.activity import KIND_NAMES, parse_kinds
 from fieldhouse.model.errors import Issue, ValidationFailed

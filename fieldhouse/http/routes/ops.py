@@ -9,9 +9,9 @@ from importlib.resources import files
 from typing import Any
 
 import trio
-from quart import Response
 
 from fieldhouse.http.endpoint import ExtraParam, Routes
+from fieldhouse.http.response import Response
 from fieldhouse.model.errors import NotFound, StoreUnavailable
 from fieldhouse.search.service import SearchService, backlog_age
 from fieldhouse.services import Services

@@ -5,10 +5,8 @@ from __future__ import annotations
 from html import escape
 from typing import Any
 
-from quart import Response
-
-from fieldhouse.agents.tools.pages import PAGE, sanitise
 from fieldhouse.http.endpoint import Routes
+from fieldhouse.http.response import Response
 from fieldhouse.model.agents import PageStatus
 from fieldhouse.model.errors import NotFound
 from fieldhouse.services import Services
@@ -28,6 +26,8 @@ _CSP = "default-src 'none'; img-src https: data:; style-src 'unsafe-inline'; fra
     responses={200: None},
 )
 async def landing_page(svc: Services, workspaceSlug: str, pageSlug: str) -> Any:
+    from fieldhouse.agents.tools.pages import PAGE, sanitise  # (loaded at the first page)
+
     store = svc.store
     accounts = [a for a in await store.list_accounts() if a.slug == workspaceSlug]
     row = None

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from functools import cache
 from typing import Any, ClassVar
-
-import pycountry
 
 from fieldhouse.model.errors import Issue
 from fieldhouse.model.fields._base import (
@@ -35,8 +34,16 @@ from fieldhouse.model.fields.base import CellKind, EditedAs, FieldType, Filtered
 from fieldhouse.model.fields.kind import FilterKind
 from fieldhouse.model.schema import FieldDef
 
-#: ISO 4217 alphabetic codes of the currencies in use (pycountry's copy of the standard).
-CURRENCY_CODES: frozenset[str] = frozenset(c.alpha_3 for c in pycountry.currencies)
+
+@cache
+def currency_codes() -> frozenset[str]:
+    """ISO 4217 alphabetic codes of the currencies in use (pycountry's copy of the standard),
+    read at the first currency value or schema: a worker that meets none does not hold
+    pycountry (~2 MB)."""
+    import pycountry
+
+    return frozenset(c.alpha_3 for c in pycountry.currencies)
+
 
 _CURRENCY_KEYS = frozenset({"amount", "currency"})
 _HMS = re.compile(r"(?P<h>[0-9]+):(?P<m>[0-5][0-9])(?::(?P<s>[0-5][0-9]))?")
@@ -126,7 +133,7 @@ def normalise_currency(field: FieldDef, value: Any) -> Result:
     if code is not None:
         if not isinstance(code, str):
             issues.append(invalid_type("string", code, ("currency",)))
-        elif code.upper() not in CURRENCY_CODES:
+        elif code.upper() not in currency_codes():
             issues.append(
                 invalid_string(
                     "regex",
@@ -311,7 +318,7 @@ class CurrencyType(NumberType):
             "required": ["amount", "currency"],
             "properties": {
                 "amount": dict(_NUMBER),
-                "currency": {"type": "string", "enum": sorted(CURRENCY_CODES)},
+                "currency": {"type": "string", "enum": sorted(currency_codes())},
             },
         }
 

@@ -7,8 +7,6 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-import nh3
-
 from fieldhouse.model.errors import Issue
 from fieldhouse.model.fields._base import (
     Result,
@@ -76,6 +74,8 @@ def normalise_rich_text(field: FieldDef, value: Any) -> Result:
         return None, [invalid_type("string", value)]
     if len(value) > RICH_TEXT_MAX_LENGTH:
         return None, [too_big_string(RICH_TEXT_MAX_LENGTH, len(value))]
+    import nh3  # (at the first rich text: a worker whose records have none saves ~1.4 MB)
+
     attachments = sub(sub(field.config, "richText"), "attachments")
     if cfg_bool(attachments, "allowImages", True):
         cleaned = nh3.clean(value)
@@ -88,12 +88,16 @@ def rich_text_is_blank(html: str) -> bool:
     """True when sanitised HTML carries neither text nor an image."""
     if "<img" in html:
         return False
+    import nh3  # (at the first rich text)
+
     text = nh3.clean(html, tags=set())
     return text.replace("&nbsp;", " ").strip() == ""
 
 
 def strip_html(text: str) -> str:
     """Rich text as plain words (tags dropped, entities decoded)."""
+    import nh3  # (at the first rich text)
+
     return html.unescape(nh3.clean(text, tags=set(), clean_content_tags={"script", "style"}))
 
 
