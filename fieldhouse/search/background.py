@@ -28,12 +28,13 @@ CPU a short record either way): 1,016 short records/s on two free cores against 
 from __future__ import annotations
 
 import contextlib
+import math
 import os
 import threading
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import trio
 
@@ -92,6 +93,8 @@ class LowPriorityThread:
         self._executor.shutdown(wait=False, cancel_futures=True)
 
 
+#: seconds between looks for the workers (a worker started in between counts from the next)
+RESCAN = 5.0
 #: the fewest items a thread gets from :func:`run_split`
 MIN_PART = 8
 
@@ -123,33 +126,41 @@ class WorkersMeter:
     count: other programs on the machine take the cores they take from an idle-priority
     embedder anyway, and holding the embedder back for them only lets the backlog grow."""
 
-    def __init__(self, parent: int | None = None) -> None:
+    def __init__(self, parent: int | None = None, rescan: float = RESCAN) -> None:
         """``parent``: whose other children are the workers (by default this process's
-        parent, the supervisor)."""
+        parent, the supervisor); ``rescan``: seconds between looks for them."""
         self._parent = os.getppid() if parent is None else parent
+        self._rescan = rescan
+        self._workers: list[Any] = []  # psutil.Process
+        self._found = -math.inf
         self._last = self._read()
 
-    def _read(self) -> tuple[float, dict[int, float]]:
+    def _siblings(self, now: float) -> list[Any]:
         import psutil  # (only the embedding process looks: a worker need not import it)
+
+        if now - self._found >= self._rescan:  # (listing them reads every process: 1.8 ms of CPU)
+            self._found = now
+            try:
+                children = psutil.Process(self._parent).children()
+            except psutil.Error:  # the supervisor is gone (this process stops soon)
+                children = []
+            self._workers = [c for c in children if c.pid != os.getpid()]
+        return self._workers
+
+    def _read(self) -> tuple[float, dict[int, float]]:
+        import psutil
 
         now = time.monotonic()
         cpu: dict[int, float] = {}
-        try:
-            children = psutil.Process(self._parent).children()
-        except psutil.Error:  # the supervisor is gone (this process stops soon)
-            return now, cpu
-        me = os.getpid()
-        for child in children:
-            if child.pid == me:
-                continue
-            with contextlib.suppress(psutil.Error):  # (a worker that just exited)
-                t = child.cpu_times()
-                cpu[child.pid] = t.user + t.system
+        for worker in self._siblings(now):
+            with contextlib.suppress(psutil.Error):  # (a worker that exited)
+                t = worker.cpu_times()
+                cpu[worker.pid] = t.user + t.system
         return now, cpu
 
     def share(self) -> float:
         """The workers' busy share since the last look (0 when no worker was seen at both
-        looks), and a new look starts. A worker started in between counts from the next."""
+        looks), and a new look starts."""
         now, cpu = self._read()
         (then, last), self._last = self._last, (now, cpu)
         both = cpu.keys() & last.keys()

@@ -98,7 +98,7 @@ async def burn_in_grandchildren(seconds: float = 0.6) -> None:
 @pytest.mark.alone  # it reads CPU times while it keeps the machine busy
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="a process's children")
 async def test_the_meter_sees_the_workers_busy_and_not_other_programs() -> None:
-    meter = WorkersMeter(parent=os.getpid())  # this process's children are the "workers"
+    meter = WorkersMeter(parent=os.getpid(), rescan=0)  # this process's children are the "workers"
     async with trio.open_nursery() as nursery:
         nursery.start_soon(trio.run_process, [sys.executable, "-c", BURN])
         await trio.sleep(0.3)

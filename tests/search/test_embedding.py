@@ -116,7 +116,7 @@ async def test_the_embedder_does_not_wait_for_other_programs_on_the_machine(
         for i in range(3):
             await create(client, ws, f"Company {i}")
     await trio.to_thread.run_sync(EMBEDDER.load)
-    meter = WorkersMeter(parent=os.getpid())  # "workers": the burners' idle shells
+    meter = WorkersMeter(parent=os.getpid(), rescan=0)  # "workers": the burners' idle shells
     progress = Progress()
     async with trio.open_nursery() as nursery:
         nursery.start_soon(burn_in_grandchildren, 3.0)  # every core busy for 3 s
