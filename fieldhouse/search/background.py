@@ -17,12 +17,14 @@ its forward passes back (``embedding.YIELD_MOST``).
 
 The meter reads the workers' CPU, not the machine's: it read the whole machine's time at
 normal priority before, and on this 2-core machine shared with other programs (load average
-6-8), at 200 creates/s (the workers 0.13-0.35 busy) it held every pass back for up to
-5 s, 80-96 s of waits in a 30 s run of ``benchmarks.search_freshness --rate 200``; vector lag
-p99 121-124 s and the backlog not drained 120 s after the writes stopped (it drained in 69
-and 33 s with this meter). Once the workers are idle (the writes stopped), a pass runs split
-over a thread a core (:func:`run_split`; MiniLM's vectors are the same bit for bit, 1.8 ms of
-CPU a short record either way): 1,016 short records/s on two free cores against 494-564 on one.
+6-10) at 200 creates/s (the workers 0.13-0.35 busy) it held every pass back for up to 5 s,
+80-96 s of waits in a 30 s run of ``benchmarks.search_freshness --rate 200``: vector lag p99
+85-136 s, the backlog drained within 120 s of the writes' end in two runs of six; with this
+meter and the split below, p99 29-70 s and drained 28-69 s after, in five runs (the
+idle-priority embedder gets what the other programs leave).
+Once the workers are idle (the writes stopped), a pass runs split over a thread a core
+(:func:`run_split`; MiniLM's vectors are the same bit for bit, 1.8 ms of CPU a short record
+either way): 1,016 short records/s on two free cores against 494-564 on one.
 """
 
 from __future__ import annotations
