@@ -1,5 +1,5 @@
-"""Embedding below requests: a worker thread at a lower scheduling priority, and a meter of
-how busy the machine is at normal priority.
+"""Embedding below requests: a worker thread at a lower scheduling priority, a call split over
+several such threads, and a meter of how busy the server's workers are.
 
 Embedding a batch keeps a core busy for tens of milliseconds; on the same machine as the server
 that time should go to requests first. trio's worker threads are shared with request handling,
@@ -12,22 +12,36 @@ CPU a worker leaves for a moment still slows the workers (the cores' caches, and
 machine the host's hyperthreads, are shared). Measured with two workers creating records at
 16 connections, the embedding processes running cost the workers 0.85-1.0 ms of CPU a create
 against 0.76-0.77 ms with them stopped, and 1,628-1,939 against 2,209-2,223 creates/s.
-:class:`BusyMeter` tells the indexer when the machine is busy with other work, and it then
-holds its forward passes back (``indexer.YIELD_MOST``).
+:class:`WorkersMeter` tells the embedding loop when the workers are busy, and it then holds
+its forward passes back (``embedding.YIELD_MOST``).
+
+The meter reads the workers' CPU, not the machine's: it read the whole machine's time at
+normal priority before, and on this 2-core machine shared with other programs (load average
+6-10) at 200 creates/s (the workers 0.13-0.35 busy) it held every pass back for up to 5 s,
+80-96 s of waits in a 30 s run of ``benchmarks.search_freshness --rate 200``: vector lag p99
+85-136 s, the backlog drained within 120 s of the writes' end in two runs of six; with this
+meter and the split below, p99 29-70 s and drained 28-69 s after, in five runs (the
+idle-priority embedder gets what the other programs leave).
+Once the workers are idle (the writes stopped), a pass runs split over a thread a core
+(:func:`run_split`; MiniLM's vectors are the same bit for bit, 1.8 ms of CPU a short record
+either way): 1,016 short records/s on two free cores against 494-564 on one.
 """
 
 from __future__ import annotations
 
 import contextlib
+import math
 import os
 import threading
-from collections.abc import Callable
+import time
+from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import trio
 
 T = TypeVar("T")
+S = TypeVar("S")
 
 NICE = 10
 
@@ -81,31 +95,86 @@ class LowPriorityThread:
         self._executor.shutdown(wait=False, cancel_futures=True)
 
 
-class BusyMeter:
-    """The share of the machine's CPU time spent at normal priority (user and system time, not
-    niced, not idle, not waiting for the disk) between two looks. Niced time is left out: the
-    embedding process runs niced, and its own work must not count as the load it yields to."""
+#: seconds between looks for the workers (a worker started in between counts from the next)
+RESCAN = 5.0
+#: the fewest items a thread gets from :func:`run_split`
+MIN_PART = 8
 
-    def __init__(self) -> None:
+
+async def run_split(
+    threads: Sequence[LowPriorityThread], fn: Callable[[Sequence[S]], list[T]], items: Sequence[S]
+) -> list[T]:
+    """``fn`` over ``items`` cut into consecutive parts, one a thread (at most as many parts
+    as ``threads``, each of MIN_PART items or more), the parts' calls at the same time: a call
+    that lets go of the GIL, like onnxruntime's forward pass, runs on that many cores. The
+    results, in the items' order."""
+    count = max(1, min(len(threads), len(items) // MIN_PART))
+    bounds = [round(k * len(items) / count) for k in range(count + 1)]
+    results: list[list[T]] = [[] for _ in range(count)]
+
+    async def part(k: int) -> None:
+        results[k] = await threads[k].run(fn, items[bounds[k] : bounds[k + 1]])
+
+    async with trio.open_nursery() as nursery:
+        for k in range(count):
+            nursery.start_soon(part, k)
+    return [r for rs in results for r in rs]
+
+
+class WorkersMeter:
+    """How busy the server's workers are: the CPU time of the embedding process's siblings
+    (the supervisor's other children) between two looks, as a share of what they can use
+    (a core each, at most the cores this process may run on). Only the server's own requests
+    count: other programs on the machine take the cores they take from an idle-priority
+    embedder anyway, and holding the embedder back for them only lets the backlog grow."""
+
+    def __init__(self, parent: int | None = None, rescan: float = RESCAN) -> None:
+        """``parent``: whose other children are the workers (by default this process's
+        parent, the supervisor); ``rescan``: seconds between looks for them."""
+        self._parent = os.getppid() if parent is None else parent
+        self._rescan = rescan
+        self._workers: list[Any] = []  # psutil.Process
+        self._found = -math.inf
         self._last = self._read()
 
-    @staticmethod
-    def _read() -> tuple[float, float] | None:
+    def _siblings(self, now: float) -> list[Any]:
         import psutil  # (only the embedding process looks: a worker need not import it)
 
-        try:
-            t = psutil.cpu_times()
-        except (OSError, NotImplementedError):  # no such counters here: never busy
-            return None
-        busy = t.user + t.system + sum(getattr(t, f, 0.0) for f in ("irq", "softirq"))
-        rest = sum(getattr(t, f, 0.0) for f in ("nice", "idle", "iowait", "steal"))
-        return busy, busy + rest  # (guest time is inside user time already)
+        if now - self._found >= self._rescan:  # (listing them reads every process: 1.8 ms of CPU)
+            self._found = now
+            try:
+                children = psutil.Process(self._parent).children()
+            except psutil.Error:  # the supervisor is gone (this process stops soon)
+                children = []
+            self._workers = [c for c in children if c.pid != os.getpid()]
+        return self._workers
+
+    def _read(self) -> tuple[float, dict[int, float]]:
+        import psutil
+
+        now = time.monotonic()
+        cpu: dict[int, float] = {}
+        for worker in self._siblings(now):
+            with contextlib.suppress(psutil.Error):  # (a worker that exited)
+                t = worker.cpu_times()
+                cpu[worker.pid] = t.user + t.system
+        return now, cpu
 
     def share(self) -> float:
-        """The busy share since the last look (0 when the counters cannot be read or did not
-        move), and a new look starts."""
-        now = self._read()
-        last, self._last = self._last, now
-        if now is None or last is None or now[1] <= last[1]:
+        """The workers' busy share since the last look (0 when no worker was seen at both
+        looks), and a new look starts."""
+        now, cpu = self._read()
+        (then, last), self._last = self._last, (now, cpu)
+        both = cpu.keys() & last.keys()
+        if now <= then or not both:
             return 0.0
-        return max(0.0, min(1.0, (now[0] - last[0]) / (now[1] - last[1])))
+        used = sum(max(0.0, cpu[pid] - last[pid]) for pid in both)
+        return max(0.0, min(1.0, used / ((now - then) * min(len(both), cores()))))
+
+
+def cores() -> int:
+    """The cores this process may run on."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1

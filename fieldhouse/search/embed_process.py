@@ -2,7 +2,7 @@
 
 The supervisor starts it beside its workers and hands it the settings on stdin. It loads the
 model once for the whole server and then (1) keeps the store's vectors current
-(:func:`~fieldhouse.search.embedding.embed_forever`, in a lower-priority thread), and (2)
+(:func:`~fieldhouse.search.embedding.embed_forever`, in lower-priority threads), and (2)
 embeds the workers' queries, at normal priority, on a Unix socket
 (:mod:`~fieldhouse.search.query_embedder` has the wire). The workers load no model: a worker
 costs the server little memory, and the first answer does not wait for the model (until it has
@@ -27,7 +27,7 @@ import trio
 
 from fieldhouse.config import Settings
 from fieldhouse.logs import configure_logging
-from fieldhouse.search.background import BusyMeter, LowPriorityThread
+from fieldhouse.search.background import LowPriorityThread, WorkersMeter, cores, run_split
 from fieldhouse.search.embedder import Embedder, make_embedder
 from fieldhouse.search.embedding import embed_forever
 from fieldhouse.search.query_embedder import frame, receive_frame
@@ -85,7 +85,9 @@ async def serve(settings: Settings) -> None:
             nursery.start_soon(partial(trio.serve_listeners, handler, [listener]))
             # loading takes seconds of CPU on every core it gets: at a lower priority, beside
             # workers that are starting (and serving) at the same time
-            thread = LowPriorityThread(idle=True)
+            # one thread a core: a pass runs on every core while the workers are idle
+            threads = [LowPriorityThread(f"fieldhouse-embed{k}", idle=True) for k in range(cores())]
+            thread = threads[0]
             await thread.run(embedder.load)
             release = getattr(embedder, "release_build", None)
             if release is not None:
@@ -93,9 +95,16 @@ async def serve(settings: Settings) -> None:
             loaded.set()
             log.info("embedding process: %s loaded", embedder.name)
             try:
-                await embed_forever(store, embedder, thread.run, meter=BusyMeter())
+                await embed_forever(
+                    store,
+                    embedder,
+                    thread.run,
+                    meter=WorkersMeter(),
+                    wide=partial(run_split, threads),
+                )
             finally:
-                thread.close()
+                for t in threads:
+                    t.close()
 
 
 async def _stop_when_told(scope: trio.CancelScope) -> None:

@@ -33,14 +33,18 @@ RETRY = 1.0
 #: writes is embedded a few at a time (a forward pass per record costs several times more CPU
 #: a record than one for a few dozen), well within the lag a new record's vector may have
 GATHER = 0.2
-#: with a meter (the embedding process), a pass waits while the machine's cores are more than
-#: BUSY_SHARE busy at normal priority (requests: a full write load, not a steady few hundred
-#: a second), looking again every BUSY_LOOK seconds, and runs anyway after YIELD_MOST: under a
-#: full write load the words stay searchable at once and the vectors follow at a pass every
-#: few seconds (the backlog is reported), catching up after
+#: with a meter (the embedding process), a pass waits while the server's workers are more than
+#: BUSY_SHARE busy (a full write load; a steady 200 creates/s kept them 0.13-0.35 busy, on two
+#: cores shared with other programs), looking again every BUSY_LOOK seconds, and runs anyway
+#: after YIELD_MOST: under a full write load the words stay searchable at once and the vectors
+#: follow at a pass every few seconds (the backlog is reported), catching up after
 BUSY_SHARE = 0.7
 BUSY_LOOK = 0.25
 YIELD_MOST = 5.0
+#: below this busy share (the writes stopped) a pass may run wide (on every core, at idle
+#: priority), WIDE_CHUNK records at a time
+IDLE_SHARE = 0.1
+WIDE_CHUNK = 2 * CHUNK
 
 #: runs the embedder's blocking call somewhere (a lower-priority thread)
 Runner = Callable[[Callable[[Sequence[str]], list[Matrix]], Sequence[str]], Awaitable[list[Matrix]]]
@@ -109,15 +113,19 @@ class Meter(Protocol):
         ...
 
 
-async def yield_to_requests(meter: Meter) -> None:
-    """Wait while the machine is busy with requests (at most YIELD_MOST seconds)."""
-    if meter.share() < BUSY_SHARE:
-        return
+async def yield_to_requests(meter: Meter) -> float:
+    """Wait while the server is busy with requests (at most YIELD_MOST seconds); the busy
+    share last read."""
+    share = meter.share()
+    if share < BUSY_SHARE:
+        return share
     with trio.move_on_after(YIELD_MOST):
         while True:
             await trio.sleep(BUSY_LOOK)
-            if meter.share() < BUSY_SHARE:
-                return
+            share = meter.share()
+            if share < BUSY_SHARE:
+                return share
+    return share
 
 
 async def embed_forever(
@@ -128,15 +136,21 @@ async def embed_forever(
     *,
     wake: Callable[[], Awaitable[None]] | None = None,
     meter: Meter | None = None,
+    wide: Runner | None = None,
 ) -> None:
     """Keep the store's vectors current until cancelled. ``wake``: waits for a sign that
     records were queued (else the queue is looked at every IDLE_LOOK seconds); ``meter``:
-    passes yield to a machine busy with requests (:func:`yield_to_requests`)."""
+    passes yield to a server busy with requests (:func:`yield_to_requests`); ``wide``: runs
+    a pass on more cores, used for passes of up to WIDE_CHUNK records while the meter reads
+    less than IDLE_SHARE (a backlog drains that much faster once the writes stop)."""
     while True:
+        runner, most = run, CHUNK
         if meter is not None:
-            await yield_to_requests(meter)
+            share = await yield_to_requests(meter)
+            if wide is not None and share < IDLE_SHARE:
+                runner, most = wide, WIDE_CHUNK
         try:
-            done = await embed_once(store, embedder, run)
+            done = await embed_once(store, embedder, runner, most)
         except Exception:
             log.warning("search: embedding queued records failed; trying again", exc_info=True)
             await trio.sleep(RETRY)
@@ -144,7 +158,7 @@ async def embed_forever(
         if progress is not None and done:
             progress.advance(done)
         if done:
-            if done < CHUNK:
+            if done < most:
                 await trio.sleep(GATHER)
             else:
                 await trio.lowlevel.checkpoint()

@@ -1,18 +1,26 @@
 """The indexer's embedding thread: calls run one at a time in one thread of their own, at a
-lower priority where the system allows it, and a cancelled caller does not wait. The busy
-meter sees the machine's cores taken at normal priority, and not niced work."""
+lower priority where the system allows it, and a cancelled caller does not wait; a call split
+over several such threads runs on them at once. The meter sees the server's workers busy, and
+not other programs on the machine."""
 
 from __future__ import annotations
 
 import os
+import shlex
 import sys
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 
 import pytest
 import trio
 
-from fieldhouse.search.background import NICE, BusyMeter, LowPriorityThread
+from fieldhouse.search.background import (
+    MIN_PART,
+    NICE,
+    LowPriorityThread,
+    WorkersMeter,
+    run_split,
+)
 
 
 @pytest.fixture
@@ -77,18 +85,50 @@ BURN = (
 )
 
 
-async def burn_every_core(*prefix: str) -> None:
+async def burn_in_grandchildren(seconds: float = 0.6) -> None:
+    """Every core busy for ``seconds``, in processes that are not this one's children (a
+    shell's, each)."""
+    burn = BURN.replace("0.6", repr(seconds))
     async with trio.open_nursery() as nursery:
         for _ in range(os.cpu_count() or 1):
-            nursery.start_soon(trio.run_process, [*prefix, sys.executable, "-c", BURN])
+            script = f"{shlex.quote(sys.executable)} -c {shlex.quote(burn)}; true"
+            nursery.start_soon(trio.run_process, ["sh", "-c", script])
 
 
-@pytest.mark.alone  # it reads the whole machine's CPU
-@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="nice and /proc/stat")
-async def test_the_meter_sees_cores_busy_at_normal_priority_and_not_niced_work() -> None:
-    meter = BusyMeter()
-    meter.share()
-    await burn_every_core()
-    assert meter.share() >= 0.6  # every core busy while they ran (less what the VM's host took)
-    await burn_every_core("nice", "-n", "19")
-    assert meter.share() <= 0.4  # as busy, but below everything else: not a load to yield to
+@pytest.mark.alone  # it reads CPU times while it keeps the machine busy
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="a process's children")
+async def test_the_meter_sees_the_workers_busy_and_not_other_programs() -> None:
+    meter = WorkersMeter(parent=os.getpid(), rescan=0)  # this process's children are the "workers"
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(trio.run_process, [sys.executable, "-c", BURN])
+        await trio.sleep(0.3)
+        meter.share()  # (the burning worker was seen: it counts from here)
+        await trio.sleep(0.2)
+        assert meter.share() >= 0.15  # a worker busy on its core (less what others took)
+    await burn_in_grandchildren()
+    assert meter.share() <= 0.05  # the machine as busy, but not with the server's requests
+
+
+def part_and_thread(items: Sequence[int]) -> list[tuple[int, int]]:
+    return [(i, threading.get_native_id()) for i in items]
+
+
+async def test_a_split_call_runs_its_parts_in_threads_at_once() -> None:
+    threads = [LowPriorityThread(f"test-split{k}") for k in range(2)]
+    meet = threading.Barrier(2, timeout=10)  # each part waits for the other: both at once
+
+    def met(items: Sequence[int]) -> list[tuple[int, int]]:
+        meet.wait()
+        return part_and_thread(items)
+
+    try:
+        items = list(range(2 * MIN_PART + 1))
+        got = await run_split(threads, met, items)
+        assert [i for i, _ in got] == items  # in order
+        assert len({tid for _, tid in got}) == 2
+        few = await run_split(threads, part_and_thread, items[: 2 * MIN_PART - 1])
+        assert len({tid for _, tid in few}) == 1  # too few to split
+        assert await run_split(threads, part_and_thread, []) == []
+    finally:
+        for t in threads:
+            t.close()

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import os
+import sys
 from collections.abc import Callable, Sequence
+from functools import partial
 
 import numpy as np
 import pytest
@@ -10,9 +13,20 @@ import trio
 import trio.testing
 
 from fieldhouse.runtime import Runtime
+from fieldhouse.search.background import WorkersMeter
 from fieldhouse.search.embedder import Matrix
-from fieldhouse.search.embedding import BUSY_LOOK, YIELD_MOST, embed_once, yield_to_requests
+from fieldhouse.search.embedding import (
+    BUSY_LOOK,
+    IDLE_SHARE,
+    YIELD_MOST,
+    Progress,
+    Runner,
+    embed_forever,
+    embed_once,
+    yield_to_requests,
+)
 from tests.conftest import make_workspace
+from tests.search.test_background import burn_in_grandchildren
 from tests.search.test_service import EMBEDDER, client_of, create, lagging  # noqa: F401
 
 
@@ -88,3 +102,71 @@ async def test_passes_yield_to_a_busy_machine_for_a_bounded_time(
     start = trio.current_time()
     await yield_to_requests(Shares(*[1.0] * 1000))
     assert trio.current_time() - start == pytest.approx(YIELD_MOST)  # busy for good: bounded
+
+
+@pytest.mark.alone  # it keeps every core busy
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="a process's children")
+async def test_the_embedder_does_not_wait_for_other_programs_on_the_machine(
+    lagging: Runtime,  # noqa: F811
+) -> None:
+    """The embedding process holds its passes back for the server's workers only: other
+    programs keeping the machine busy are not requests to yield to."""
+    ws = await make_workspace(lagging)
+    async with client_of(lagging) as client:
+        for i in range(3):
+            await create(client, ws, f"Company {i}")
+    await trio.to_thread.run_sync(EMBEDDER.load)
+    meter = WorkersMeter(parent=os.getpid(), rescan=0)  # "workers": the burners' idle shells
+    progress = Progress()
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(burn_in_grandchildren, 3.0)  # every core busy for 3 s
+        await trio.sleep(0.3)
+        started = trio.current_time()
+        async with trio.open_nursery() as embedding:
+            embedding.start_soon(
+                partial(embed_forever, lagging.store, EMBEDDER, inline, progress, meter=meter)
+            )
+            with trio.fail_after(YIELD_MOST):
+                while progress.embedded < 3:
+                    await progress.changed.wait()
+            embedding.cancel_scope.cancel()
+        assert trio.current_time() - started < 2.0  # the burners still burn: not held back
+
+
+async def test_a_pass_runs_on_every_core_only_while_the_workers_are_idle(
+    lagging: Runtime,  # noqa: F811
+) -> None:
+    ws = await make_workspace(lagging)
+    used: list[tuple[str, int]] = []
+
+    def runner(name: str) -> Runner:
+        async def run(
+            fn: Callable[[Sequence[str]], list[Matrix]], texts: Sequence[str]
+        ) -> list[Matrix]:
+            used.append((name, len(texts)))
+            return fn(texts)
+
+        return run
+
+    progress = Progress()
+    loop = partial(
+        embed_forever,
+        lagging.store,
+        EMBEDDER,
+        runner("one"),
+        progress,
+        meter=Shares(IDLE_SHARE + 0.1),  # busy a little, then idle
+        wide=runner("wide"),
+    )
+    async with client_of(lagging) as client, trio.open_nursery() as nursery:
+        for i in range(3):
+            await create(client, ws, f"Company {i}")
+        nursery.start_soon(loop)
+        with trio.fail_after(30):
+            await progress.changed.wait()
+            for i in range(2):
+                await create(client, ws, f"Firm {i}")
+            while progress.embedded < 5:
+                await progress.changed.wait()
+        nursery.cancel_scope.cancel()
+    assert used == [("one", 3), ("wide", 2)]
