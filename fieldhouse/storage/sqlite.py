@@ -180,9 +180,19 @@ def _run_inline(c: Conn, op: Op[T], stmt: Stmt, slow: dict[str, float]) -> T:
 
     # the thread's CPU time, not the clock's: on a busy machine the OS may take the core from
     # the process mid-statement, and a cheap statement would then be sent to a thread for
-    # SLOW_MEMORY_SECONDS, paying the hop's GIL ping-pong on every read of it
-    deadline = time.thread_time() + INLINE_READ_SECONDS
-    c.set_progress_handler(lambda: time.thread_time() > deadline, PROGRESS_STEPS)
+    # SLOW_MEMORY_SECONDS, paying the hop's GIL ping-pong on every read of it. The clock is
+    # first read at SQLite's first look (after PROGRESS_STEPS steps, ~0.1 ms): most reads end
+    # before it and read no clock at all (a read of the thread's CPU time is a system call)
+    deadline = math.inf
+
+    def overran() -> bool:
+        nonlocal deadline
+        if deadline == math.inf:
+            deadline = _thread_cpu() + INLINE_READ_SECONDS
+            return False
+        return _thread_cpu() > deadline
+
+    c.set_progress_handler(overran, PROGRESS_STEPS)
     try:
         return run_from(c, op, stmt, execute)
     finally:
@@ -221,20 +231,31 @@ def rollback(c: Conn) -> None:
         c.execute("ROLLBACK")
 
 
-#: involuntary context switches of the calling thread so far (None where unknown)
+#: the calling thread's resource usage, where the OS tells it (Linux)
 _RUSAGE_THREAD: int | None = getattr(resource, "RUSAGE_THREAD", None)
 
 
-def _preemptions() -> int:
-    return 0 if _RUSAGE_THREAD is None else resource.getrusage(_RUSAGE_THREAD).ru_nivcsw
+def _thread_cpu() -> float:
+    """CPU seconds the calling thread has used. ``getrusage(RUSAGE_THREAD)`` where there is
+    one: ~1 us a call on this machine's VM, where ``time.thread_time()`` (``clock_gettime`` of
+    the thread's CPU clock) took ~4 us, a system call each."""
+    if _RUSAGE_THREAD is None:
+        return time.thread_time()
+    usage = resource.getrusage(_RUSAGE_THREAD)
+    return usage.ru_utime + usage.ru_stime
 
 
 Mark = tuple[float, float, int]
 
 
 def _mark() -> Mark:
-    """Where the calling thread's clocks stand, for :func:`_asleep_since`."""
-    return time.perf_counter(), time.thread_time(), _preemptions()
+    """Where the calling thread's clocks stand, for :func:`_asleep_since`: the wall clock, the
+    thread's CPU time and its involuntary context switches (0 where unknown), the latter two
+    from one system call."""
+    if _RUSAGE_THREAD is None:
+        return time.perf_counter(), time.thread_time(), 0
+    usage = resource.getrusage(_RUSAGE_THREAD)
+    return time.perf_counter(), usage.ru_utime + usage.ru_stime, usage.ru_nivcsw
 
 
 def _asleep_since(mark: Mark) -> float:
@@ -251,8 +272,9 @@ def _asleep_since(mark: Mark) -> float:
     ``/proc/thread-self/schedstat`` before and after each step cost 3% of a worker's trio
     thread under load, where the thread's count of involuntary switches costs a tenth of it).
     Where that count is unknown, waiting for a core counts as asleep."""
-    idle = (time.perf_counter() - mark[0]) - (time.thread_time() - mark[1])
-    if idle <= 0.0 or _preemptions() != mark[2]:
+    wall, cpu, preemptions = _mark()
+    idle = (wall - mark[0]) - (cpu - mark[1])
+    if idle <= 0.0 or preemptions != mark[2]:
         return 0.0
     return idle
 
