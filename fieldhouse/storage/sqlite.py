@@ -279,16 +279,9 @@ def _asleep_since(mark: Mark) -> float:
     return idle
 
 
-async def _acquire(lock: trio.Lock | trio.CapacityLimiter) -> None:
-    """Take ``lock`` at once when it is free, else wait for it. ``async with lock`` yields to
-    the scheduler even when the lock is free (a checkpoint): a create took three such
-    rounds of the run loop on its way through this driver (two reads and its transaction),
-    each a pass of every runnable task and an ``epoll_wait``. Fair all the same: a lock with
-    waiters is not free (trio hands it to the first of them)."""
-    try:
-        lock.acquire_nowait()
-    except trio.WouldBlock:
-        await lock.acquire()
+#: at most this many reads and write transactions in a row take a free lock without yielding
+#: to the scheduler (see :meth:`SQLiteDriver._acquire`)
+UNYIELDED_MOST = 16
 
 
 class SQLiteDriver:
@@ -313,6 +306,8 @@ class SQLiteDriver:
         self._inline_off_until = -math.inf
         #: light transactions in a row that slept longer than INLINE_WRITE_SECONDS
         self._slow_light = 0
+        #: locks taken in a row without yielding to the scheduler
+        self._unyielded = 0
 
     @classmethod
     async def open(
@@ -345,6 +340,26 @@ class SQLiteDriver:
             if self._lock_fd is not None:
                 os.close(self._lock_fd)
                 self._lock_fd = None
+
+    async def _acquire(self, lock: trio.Lock | trio.CapacityLimiter) -> None:
+        """Take ``lock`` at once when it is free, else wait for it. ``async with lock`` yields
+        to the scheduler even when the lock is free (a checkpoint): a create took three such
+        rounds of the run loop on its way through this driver (two reads and its
+        transaction), each a pass of every runnable task and an ``epoll_wait``. Fair all the
+        same: a lock with waiters is not free (trio hands it to the first of them). Every
+        UNYIELDED_MOST-th take yields all the same, so a task that only reads or writes (each
+        at most INLINE_READ_SECONDS of CPU on the trio thread, or a light transaction) lets the
+        others run between its steps."""
+        if self._unyielded < UNYIELDED_MOST:
+            try:
+                lock.acquire_nowait()
+            except trio.WouldBlock:
+                pass
+            else:
+                self._unyielded += 1
+                return
+        self._unyielded = 0
+        await lock.acquire()
 
     def _lock(self) -> None:
         """Queue for the write lock among the processes on this database (blocks the thread)."""
@@ -444,7 +459,7 @@ class SQLiteDriver:
         return fn(self._writer)
 
     async def read(self, op: Op[T], *, snapshot: bool = False) -> T:
-        await _acquire(self._read_limiter)
+        await self._acquire(self._read_limiter)
         try:
             conn = self._readers.pop()
             try:
@@ -483,7 +498,7 @@ class SQLiteDriver:
     async def transaction(self, account_id: str, *, light: bool = False) -> AsyncIterator[_Txn]:
         # one writer: the lock serialises every workspace's transactions in this process, and
         # the flock of <database>-writelock those of the processes on the database
-        await _acquire(self._write_lock)
+        await self._acquire(self._write_lock)
         try:
             self._pending = ["BEGIN IMMEDIATE"]
             try:
