@@ -34,13 +34,12 @@ async def rights_now(
     another workspace."""
     if user_id is None:
         return None
-    user = await store.get_user(account_id, user_id)
+    user, key = await store.user_and_key(account_id, user_id, api_key_id)
     if user is None or user.deleted:
         return None
     role = await role_of(store, user)
     if auth != API_KEY and api_key_id is None:
         return session_principal(user, role)
-    key = None if api_key_id is None else await store.find_key(api_key_id)
     if key is None or key.revoked or key.account_id != account_id or key.user_id != user_id:
         return None
     return key_principal(key, user, role)

@@ -186,6 +186,19 @@ def find_key(key_id: str) -> Op[ApiKeyRow | None]:
     return key_from_row(r) if r else None
 
 
+def user_and_key(
+    account_id: str, user_id: str, key_id: str | None
+) -> Op[tuple[UserRow | None, ApiKeyRow | None]]:
+    """:func:`get_user` and, when ``key_id`` is given and the user is there, :func:`find_key`:
+    one read where the workspace actor checks who may write (one pass through the driver, not
+    two)."""
+    user = yield from get_user(account_id, user_id)
+    if user is None or key_id is None:
+        return user, None
+    key = yield from find_key(key_id)
+    return user, key
+
+
 def lookup_key(key_hash: str) -> Op[KeyLookup | None]:
     r = yield row(
         "SELECT k.*, u.id AS u_id, u.account_id AS u_account_id, u.email AS u_email,"

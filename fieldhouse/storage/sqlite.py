@@ -180,9 +180,19 @@ def _run_inline(c: Conn, op: Op[T], stmt: Stmt, slow: dict[str, float]) -> T:
 
     # the thread's CPU time, not the clock's: on a busy machine the OS may take the core from
     # the process mid-statement, and a cheap statement would then be sent to a thread for
-    # SLOW_MEMORY_SECONDS, paying the hop's GIL ping-pong on every read of it
-    deadline = time.thread_time() + INLINE_READ_SECONDS
-    c.set_progress_handler(lambda: time.thread_time() > deadline, PROGRESS_STEPS)
+    # SLOW_MEMORY_SECONDS, paying the hop's GIL ping-pong on every read of it. The clock is
+    # first read at SQLite's first look (after PROGRESS_STEPS steps, ~0.1 ms): most reads end
+    # before it and read no clock at all (a read of the thread's CPU time is a system call)
+    deadline = math.inf
+
+    def overran() -> bool:
+        nonlocal deadline
+        if deadline == math.inf:
+            deadline = _thread_cpu() + INLINE_READ_SECONDS
+            return False
+        return _thread_cpu() > deadline
+
+    c.set_progress_handler(overran, PROGRESS_STEPS)
     try:
         return run_from(c, op, stmt, execute)
     finally:
@@ -221,20 +231,31 @@ def rollback(c: Conn) -> None:
         c.execute("ROLLBACK")
 
 
-#: involuntary context switches of the calling thread so far (None where unknown)
+#: the calling thread's resource usage, where the OS tells it (Linux)
 _RUSAGE_THREAD: int | None = getattr(resource, "RUSAGE_THREAD", None)
 
 
-def _preemptions() -> int:
-    return 0 if _RUSAGE_THREAD is None else resource.getrusage(_RUSAGE_THREAD).ru_nivcsw
+def _thread_cpu() -> float:
+    """CPU seconds the calling thread has used. ``getrusage(RUSAGE_THREAD)`` where there is
+    one: ~1 us a call on this machine's VM, where ``time.thread_time()`` (``clock_gettime`` of
+    the thread's CPU clock) took ~4 us, a system call each."""
+    if _RUSAGE_THREAD is None:
+        return time.thread_time()
+    usage = resource.getrusage(_RUSAGE_THREAD)
+    return usage.ru_utime + usage.ru_stime
 
 
 Mark = tuple[float, float, int]
 
 
 def _mark() -> Mark:
-    """Where the calling thread's clocks stand, for :func:`_asleep_since`."""
-    return time.perf_counter(), time.thread_time(), _preemptions()
+    """Where the calling thread's clocks stand, for :func:`_asleep_since`: the wall clock, the
+    thread's CPU time and its involuntary context switches (0 where unknown), the latter two
+    from one system call."""
+    if _RUSAGE_THREAD is None:
+        return time.perf_counter(), time.thread_time(), 0
+    usage = resource.getrusage(_RUSAGE_THREAD)
+    return time.perf_counter(), usage.ru_utime + usage.ru_stime, usage.ru_nivcsw
 
 
 def _asleep_since(mark: Mark) -> float:
@@ -251,10 +272,16 @@ def _asleep_since(mark: Mark) -> float:
     ``/proc/thread-self/schedstat`` before and after each step cost 3% of a worker's trio
     thread under load, where the thread's count of involuntary switches costs a tenth of it).
     Where that count is unknown, waiting for a core counts as asleep."""
-    idle = (time.perf_counter() - mark[0]) - (time.thread_time() - mark[1])
-    if idle <= 0.0 or _preemptions() != mark[2]:
+    wall, cpu, preemptions = _mark()
+    idle = (wall - mark[0]) - (cpu - mark[1])
+    if idle <= 0.0 or preemptions != mark[2]:
         return 0.0
     return idle
+
+
+#: at most this many reads and write transactions in a row take a free lock without yielding
+#: to the scheduler (see :meth:`SQLiteDriver._acquire`)
+UNYIELDED_MOST = 16
 
 
 class SQLiteDriver:
@@ -279,6 +306,8 @@ class SQLiteDriver:
         self._inline_off_until = -math.inf
         #: light transactions in a row that slept longer than INLINE_WRITE_SECONDS
         self._slow_light = 0
+        #: locks taken in a row without yielding to the scheduler
+        self._unyielded = 0
 
     @classmethod
     async def open(
@@ -311,6 +340,26 @@ class SQLiteDriver:
             if self._lock_fd is not None:
                 os.close(self._lock_fd)
                 self._lock_fd = None
+
+    async def _acquire(self, lock: trio.Lock | trio.CapacityLimiter) -> None:
+        """Take ``lock`` at once when it is free, else wait for it. ``async with lock`` yields
+        to the scheduler even when the lock is free (a checkpoint): a create took three such
+        rounds of the run loop on its way through this driver (two reads and its
+        transaction), each a pass of every runnable task and an ``epoll_wait``. Fair all the
+        same: a lock with waiters is not free (trio hands it to the first of them). Every
+        UNYIELDED_MOST-th take yields all the same, so a task that only reads or writes (each
+        at most INLINE_READ_SECONDS of CPU on the trio thread, or a light transaction) lets the
+        others run between its steps."""
+        if self._unyielded < UNYIELDED_MOST:
+            try:
+                lock.acquire_nowait()
+            except trio.WouldBlock:
+                pass
+            else:
+                self._unyielded += 1
+                return
+        self._unyielded = 0
+        await lock.acquire()
 
     def _lock(self) -> None:
         """Queue for the write lock among the processes on this database (blocks the thread)."""
@@ -410,7 +459,8 @@ class SQLiteDriver:
         return fn(self._writer)
 
     async def read(self, op: Op[T], *, snapshot: bool = False) -> T:
-        async with self._read_limiter:
+        await self._acquire(self._read_limiter)
+        try:
             conn = self._readers.pop()
             try:
                 if snapshot:
@@ -422,6 +472,8 @@ class SQLiteDriver:
                         conn.execute("COMMIT")
             finally:
                 self._readers.append(conn)
+        finally:
+            self._read_limiter.release()
 
     async def _read_on(self, conn: Conn, op: Op[T]) -> T:
         try:
@@ -446,7 +498,8 @@ class SQLiteDriver:
     async def transaction(self, account_id: str, *, light: bool = False) -> AsyncIterator[_Txn]:
         # one writer: the lock serialises every workspace's transactions in this process, and
         # the flock of <database>-writelock those of the processes on the database
-        async with self._write_lock:
+        await self._acquire(self._write_lock)
+        try:
             self._pending = ["BEGIN IMMEDIATE"]
             try:
                 txn = _Txn(self, light)
@@ -461,6 +514,8 @@ class SQLiteDriver:
                 raise
             finally:
                 self._unlock()  # a transaction that never reached the database took none
+        finally:
+            self._write_lock.release()
 
     async def create_index(self, key: Sequence[str]) -> None:
         exprs = [f"({e.replace('r.fields', 'fields')})" for e in key]

@@ -121,6 +121,12 @@ class Store:
     async def get_user(self, account_id: str, user_id: str) -> UserRow | None:
         return await self._read(accounts.get_user(account_id, user_id))
 
+    async def user_and_key(
+        self, account_id: str, user_id: str, key_id: str | None
+    ) -> tuple[UserRow | None, ApiKeyRow | None]:
+        """The user and (when ``key_id`` is given and the user is there) the key, in one read."""
+        return await self._read(accounts.user_and_key(account_id, user_id, key_id))
+
     async def list_users(self, account_id: str) -> list[dict[str, Any]]:
         """The workspace's users, oldest first (``fieldhouse user list``)."""
         return await self._read(accounts.list_users(account_id))

@@ -343,3 +343,47 @@ async def test_a_write_outside_a_workspace_is_one_transaction(lite: Store) -> No
     with pytest.raises(Exception):  # noqa: B017 (the driver's conflict, whatever its name)
         await lite._db.write(half_then_fail())
     assert await lite.get_meta("half") is None
+
+
+async def test_a_read_and_a_light_transaction_take_no_turn_of_the_scheduler(
+    scratch: SQLiteDriver,
+) -> None:
+    """With a connection free, a read and a light write transaction run through without
+    letting another task in: a create (its rights read and its transaction) costs no passes
+    of the run loop here."""
+    others_ran = 0
+
+    async def other() -> None:
+        nonlocal others_ran
+        others_ran += 1
+
+    async with trio.open_nursery() as nursery:
+        await trio.testing.wait_all_tasks_blocked()
+        nursery.start_soon(other)  # runnable from now on
+        await scratch.read(_scratch_rows())
+        assert await _light(scratch, 1) == "trio thread"
+        assert others_ran == 0
+    assert others_ran == 1
+
+
+async def test_a_task_that_only_reads_and_writes_lets_the_others_run(
+    scratch: SQLiteDriver,
+) -> None:
+    """Every UNYIELDED_MOST-th read or transaction yields all the same: a loop of them does
+    not keep every other task (requests, timers) off the trio thread until it ends."""
+    steps = 0
+    seen_at: int | None = None
+
+    async def other() -> None:
+        nonlocal seen_at
+        seen_at = steps
+
+    async with trio.open_nursery() as nursery:
+        await trio.testing.wait_all_tasks_blocked()
+        nursery.start_soon(other)
+        for n in range(3 * sqlite_driver.UNYIELDED_MOST):
+            await (scratch.read(_scratch_rows()) if n % 2 else _light(scratch, n))
+            steps += 1
+    # the loop's task may come first in the batch after its yield (trio orders each batch at
+    # random), and run up to UNYIELDED_MOST steps more before the other task's turn
+    assert seen_at is not None and seen_at <= 2 * sqlite_driver.UNYIELDED_MOST + 1
