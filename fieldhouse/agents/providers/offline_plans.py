@@ -25,7 +25,12 @@ from fieldhouse.agents.providers.offline_phrasings import (
     mail_found,
     rewrite,
 )
-from fieldhouse.agents.providers.offline_records import clean, plan_records
+from fieldhouse.agents.providers.offline_records import (
+    clean,
+    loose_update,
+    plan_records,
+    route_of,
+)
 from fieldhouse.agents.providers.offline_schema import Workspace, builtin
 from fieldhouse.agents.providers.offline_values import find_date, find_time
 
@@ -115,6 +120,9 @@ def plan_for(message: str, now: datetime, workspace: Workspace | None = None) ->
             'and a subject: "email Ada Lovelace about the renewal".',
         )
     planned = plan_records(text, now, workspace)
+    if planned is None or (_CHANGE_SAID.search(text) and route_of(text, workspace) == "find"):
+        # a change said in no shape the update reads, or asked for inside a question
+        planned = loose_update(text, now, workspace) or planned
     if planned is None:
         return None
     if isinstance(planned, str):
@@ -122,6 +130,10 @@ def plan_for(message: str, now: datetime, workspace: Workspace | None = None) ->
     return Plan(planned)
 
 
+#: a verb that asks for a change, said anywhere in the message
+_CHANGE_SAID = re.compile(
+    r"\b(?:set|change|update|mark|flag|amend|raise|lower|move|bump|correct)\b", re.I
+)
 _MAILISH = re.compile(
     r"^\W*(?:(?:send|write|draft|compose)\s+(?:an?\s+|the\s+)?(?:e-?mail|message|note)|"
     r"e-?mail|message|write\s+to)\b",

@@ -233,29 +233,60 @@ def _modules_named(mentions: Iterable[Mention]) -> list[Module]:
 # --- the entry point ---------------------------------------------------------------------
 
 
-def plan_records(message: str, now: datetime, ws: Workspace) -> Planned | None:
-    """Stages (or a reply) for a record request, or None when the message is not one."""
+def plan_records(
+    message: str, now: datetime, ws: Workspace, intent: str | None = None
+) -> Planned | None:
+    """Stages (or a reply) for a record request, or None when the message is not one.
+    ``intent`` (create, update or find), when given, is what the request is said to be; the
+    words read route it otherwise."""
     text = without_asides(clean(message), ws)
     if not text:
         return None
     today = now.date()
+    routed = route(text, ws) if intent is None else intent
+    if routed == "delete":
+        return NO_DELETE
+    if routed == "create":
+        return _create(text, today, ws)
+    if routed == "update":
+        lower = text.lower()
+        verb_led = re.match(_UPDATE_VERB + r"\b", lower)
+        terse = None if verb_led or _FIND.search(lower) else _terse_change(text, today, ws)
+        return _update(text, today, ws, terse)
+    if routed == "find":
+        return _find(text, today, ws)
+    if routed == "name":
+        return _search_everywhere(text.strip(" .,"), ws)  # a bare name
+    return None
+
+
+def route_of(message: str, ws: Workspace) -> str | None:
+    """:func:`route` of a message as it was said."""
+    text = without_asides(clean(message), ws)
+    return route(text, ws) if text else None
+
+
+def route(text: str, ws: Workspace) -> str | None:
+    """What the words of a cleaned request say it is: delete, create, update, find, name (a
+    bare name), or None."""
     lower = text.lower()
     unquoted = _QUOTED.sub(" ", lower)  # a record named 'Contoso imaging archive'
     if _DELETE.search(unquoted) and not re.match(r"^(?:remind|e-?mail|send|draft)\b", lower):
-        return NO_DELETE
+        return "delete"
     if _CREATE.search(lower) or _module_first(text, ws):
-        return _create(text, today, ws)
+        return "create"
     if re.match(_UPDATE_VERB + r"\b", lower):
-        return _update(text, today, ws)
+        return "update"
+    today = date.today()
     terse = None if _FIND.search(lower) else _terse_change(text, today, ws)
     if terse is not None or _statement(lower):
-        return _update(text, today, ws, terse)
+        return "update"
     if _FIND.search(lower) or _mentions_module(text, ws):
-        return _find(text, today, ws)
+        return "find"
     said = re.findall(r"[\w'&-]+", lower)
     plain = not any(w in _STOP or w in _PRONOUNS or w in _VERBS for w in said)
     if len(said) <= 4 and plain and re.fullmatch(r"[\w .,'&-]+", text) and not _chat(lower):
-        return _search_everywhere(text.strip(" .,"), ws)  # a bare name
+        return "name"
     return None
 
 
@@ -1619,3 +1650,163 @@ _VERBS = {
     "person", "people", "for", "me", "up", "tell", "about", "is", "are", "there", "much",
     "worth", "when", "where",
 }  # fmt: skip
+
+
+# --- a change said loosely: the record by the names the search index knows --------------------
+
+#: words that say a value changes (anywhere in the message)
+_CHANGE_CUE = re.compile(
+    r"\b(?:set|change|changed|update|updated|mark|flag|raise|lower|amend|correct|move|moved|"
+    r"bump|push|now|must\s+be|should\s+be|grown|grew|promoted|make)\b",
+    re.I,
+)
+#: what comes right before a choice value that is set ("to", "is now", "mark her as")
+_SET_TO = re.compile(
+    r"(?:\bto|\bas|\bis|\bare|\bnow|->|=|:|\bbe|\bmark|\bmarked|\bflag|\btag|\btagged|"
+    r"\bnot|n't|\bno(?:\s+wait)?)\s+(?:an?\s+|the\s+)?(?:[\w-]+\s+)?$",
+    re.I,
+)
+#: at most this many words of the message are looked up as record names
+_LOOKUPS = 4
+
+
+def loose_update(message: str, now: datetime, ws: Workspace) -> Planned | None:
+    """A change said in no shape the update reads ("Niklaus Wirth wrote in, so set
+    do-not-contact to false for him", "the headcount of Litware Labs ... grown to 55
+    employees"): the fields and values from the schema, the record from the search index (its
+    words looked up one by one, the one record whose whole name the message says); None when
+    no field and value are read for sure, so the caller asks or says it did not understand."""
+    text = without_asides(clean(message), ws)
+    if not text or not _CHANGE_CUE.search(text) or _QUOTED.search(text):
+        return None
+    today = now.date()
+    read = _loose_pairs(text, today, ws)
+    pairs = [p for p in read if p[2] is not None]
+    if not pairs:
+        return None
+    if any(isinstance(v, tuple) for _, _, v, _ in pairs):
+        if len({f.slug for _, f, _, _ in pairs}) < len(pairs):
+            return None  # "to proposal no wait negotiation": which one?
+        pairs = [p for p in pairs if not isinstance(p[2], tuple)]
+        if not pairs:
+            return None
+    modules = list(dict.fromkeys(m for m, _, _, _ in pairs))
+    said_for: dict[tuple[str, str], set[str]] = {}
+    for m, f, v, _ in pairs:
+        said_for.setdefault((m.slug, f.slug), set()).add(repr(v))
+    if any(len(v) > 1 for v in said_for.values()):
+        return None  # two values for one field ("proposal no wait negotiation"): not sure
+    used = [(s, e) for _, _, _, (s, e) in read]
+    used += [(x.start, x.end) for x in _mentions(text, ws)]
+    said = _name_words(text, used)
+    if not said:
+        return None
+    capital = {w.lower() for w in re.findall(r"\b[A-Z][\w'&-]*", text)}
+    lookups = sorted(dict.fromkeys(said), key=lambda w: (w not in capital, -len(w)))
+    lookups = lookups[:_LOOKUPS]
+    calls: list[Call] = [
+        ("records.search", {"module": m.slug, "query": w, "limit": 10})
+        for m in modules
+        for w in lookups
+    ]
+    order = [m for m in modules for _ in lookups]
+
+    def then(outcomes: Sequence[ToolOutcome]) -> list[Call] | str:
+        found: dict[str, tuple[Module, Mapping[str, Any]]] = {}
+        for module, outcome in zip(order, outcomes, strict=False):
+            for record in _records(outcome):
+                if _named_in(str(record.get("displayName") or ""), said):
+                    found[str(record.get("recordId"))] = (module, record)
+        if len(found) != 1:
+            return "Which record should I change? Give me its full name; I changed nothing yet."
+        module, record = next(iter(found.values()))
+        if any(m is not module for m, _, _, _ in pairs):
+            return "Which record should I change, and which of its fields? I changed nothing yet."
+        fields = {
+            f.slug: v
+            for m, f, v, _ in pairs
+            for v in [_read_value(f, v, record, today, ws) if isinstance(v, str) else v]
+        }
+        if not fields or any(v is None for v in fields.values()):
+            return f"What should I change on {record.get('displayName')}? I changed nothing yet."
+        return [("records.update", {"module": module.slug, "recordId": record.get("recordId"),
+                                    "fields": fields})]  # fmt: skip
+
+    return (lambda _: list(calls), then)
+
+
+def _loose_pairs(
+    text: str, today: date, ws: Workspace
+) -> list[tuple[Module, Field, Any, tuple[int, int]]]:
+    """(module, field, value or its words, span) for each field the message gives a value: a
+    choice option named; a field named, with a value its type reads right after it (or a
+    number right before it: "55 employees"); a yes/no field named alone is yes."""
+    out: list[tuple[Module, Field, Any, tuple[int, int]]] = []
+    mentions = [m for m in _mentions(text, ws) if m.field is not None]
+    for i, m in enumerate(mentions):
+        f = m.field
+        assert f is not None
+        if m.option is not None:
+            value: Any = m.option if f.reads != "choices" else [m.option]
+            if not _SET_TO.search(text[max(0, m.start - 40) : m.start]) and not re.match(
+                r"\s+now\b", text[m.end :], re.I
+            ):
+                continue  # "phoned about the newsletter": said in passing, not set
+            negated = _NEGATION.search(text[: m.start].lower())
+            if negated and re.match(r"no\b", negated[0]):
+                value = ("no", m.option)  # "proposal no wait negotiation": a correction
+            elif negated:
+                continue  # "customer now, not qualified": not the value
+            out.append((m.module, f, value, (m.start, m.end)))
+            continue
+        stop = mentions[i + 1].start if i + 1 < len(mentions) else len(text)
+        after = re.split(r"[,.;!?]|\s(?:for|and|because|as|so)\s", text[m.end : stop])[0]
+        to = list(re.finditer(r"(?:^|\s)(?:to|=|->|:|is|as)\s+", after, re.I))
+        value = after[to[-1].end() :] if to else after
+        end = m.end + len(after)
+        before = re.search(r"([$€£]?\d[\d,.]*\s*(?:k|m|%)?)\s*$", text[: m.start], re.I)
+        named_whole = words(text[m.start : m.end]) == words(f.label)
+        if f.reads == "flag" and not after.strip(" '\"") and named_whole:
+            out.append((m.module, f, True, (m.start, m.end)))
+        elif value.strip() and read_value(f, value, Said(today, {})) is not None:
+            out.append((m.module, f, value, (m.start, m.end)))
+            out.append((m.module, f, None, (end - len(value), end)))  # only its span
+        elif before and f.reads in ("number", "money"):
+            out.append((m.module, f, before[1], (before.start(), m.end)))
+    return out
+
+
+def _name_words(text: str, used: Sequence[tuple[int, int]]) -> list[str]:
+    """The words outside what was read that could be part of a record's name."""
+    kept = text
+    for s, e in used:
+        kept = kept[:s] + " " * (e - s) + kept[e:]
+    said = re.findall(r"[^\W\d_][\w'&.-]*", kept)
+    skip = _STOP | _PRONOUNS | _FILLER | _VERBS
+    return [
+        w.strip(".'").lower()
+        for w in said
+        if len(w) >= 3 and w.lower() not in skip and not _CHANGE_CUE.fullmatch(w)
+    ]
+
+
+def _named_in(name: str, said: Sequence[str]) -> bool:
+    """Whether every word of a record's name is a word of the message (accents, plurals and
+    one slip in a long word aside)."""
+    have = [_accentless(re.sub(r"[^\w]", "", w)) for w in words(name).split()]
+    plain = {singular(_accentless(w)) for w in said}
+    return bool(have) and all(
+        singular(w) in plain or (len(w) >= 5 and any(_one_slip(w, p) for p in plain))
+        for w in have
+        if w
+    )
+
+
+def _one_slip(a: str, b: str) -> bool:
+    """One letter added, dropped or changed."""
+    if abs(len(a) - len(b)) > 1 or a == b:
+        return a == b
+    if len(a) == len(b):
+        return sum(x != y for x, y in zip(a, b, strict=True)) == 1
+    short, long = (a, b) if len(a) < len(b) else (b, a)
+    return any(long[:i] + long[i + 1 :] == short for i in range(len(long)))
