@@ -29,6 +29,7 @@ from fieldhouse.agents.providers.offline_records import (
     clean,
     loose_update,
     plan_records,
+    request_first,
     route_of,
 )
 from fieldhouse.agents.providers.offline_schema import Workspace, builtin
@@ -119,6 +120,7 @@ def plan_for(message: str, now: datetime, workspace: Workspace | None = None) ->
             "Who should I e-mail, and about what? Give an address or a contact's full name, "
             'and a subject: "email Ada Lovelace about the renewal".',
         )
+    text = request_first(text, workspace)
     planned = plan_records(text, now, workspace)
     if planned is None or (_CHANGE_SAID.search(text) and route_of(text, workspace) == "find"):
         # a change said in no shape the update reads, or asked for inside a question

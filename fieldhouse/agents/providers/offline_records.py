@@ -266,6 +266,42 @@ def route_of(message: str, ws: Workspace) -> str | None:
     return route(text, ws) if text else None
 
 
+#: where a request may begin after some context: a new sentence, or a clause after a comma
+_CLAUSE_START = re.compile(r"(?<=[.!?;:])\s+|,\s+(?:so\s+|and\s+|but\s+)?|\s+so\s+", re.I)
+
+
+def request_first(text: str, ws: Workspace) -> str:
+    """The request of a message that says some context first ("The review is stuck with
+    legal. Set 'Review the contract' to blocked"): read from its verb on when it names its
+    record in quotes and the context says no value (no number, address or field named);
+    else the whole message, as before."""
+    if route(text, ws) in ("create", "update") or _QUOTED_START.match(text):
+        return text
+    for m in _CLAUSE_START.finditer(text):
+        rest = clean(text[m.end() :])
+        lower = rest.lower()
+        if not (_CREATE_VERB.match(lower) or re.match(_UPDATE_VERB + r"\b", lower)):
+            continue
+        if _PRONOUN_SAID.search(lower):
+            return text  # "..., so flag her": the name is in the context
+        if not _QUOTED.search(rest) or _says_a_value(text[: m.start()], ws):
+            return text  # the context may name the record or give its values: all of it
+        return rest
+    return text
+
+
+_QUOTED_START = re.compile(r"^\s*['\"]")
+_CREATE_VERB = re.compile(r"(?:create|add|log|register|set\s+up|enter|insert)\b", re.I)
+_PRONOUN_SAID = re.compile(r"\b(?:it|its|him|his|her|them|their|this|that|these|those)\b")
+
+
+def _says_a_value(text: str, ws: Workspace) -> bool:
+    """Whether some words give a value: a number, an address, a choice or a field named."""
+    if re.search(r"\d|@|\$|€|£", text):
+        return True
+    return any(m.field is not None and m.option is None for m in _mentions(text, ws))
+
+
 def route(text: str, ws: Workspace) -> str | None:
     """What the words of a cleaned request say it is: delete, create, update, find, name (a
     bare name), or None."""
@@ -296,7 +332,12 @@ def _module_first(text: str, ws: Workspace) -> bool:
     first = next(iter(_mentions(text, ws)), None)
     if first is None or first.start != 0 or first.field is not None:
         return False
-    return bool(re.match(r"\s*(?:new\s*)?(?::|-+\s*['\"]|['\"])", text[first.end :]))
+    rest = text[first.end :]
+    if not re.match(r"\s*(?:new\s*)?(?::|-+\s*['\"]|['\"])", rest):
+        return False
+    # "task 'intro call'" alone names a record (to find), with nothing said to make it new
+    quoted = _QUOTED.match(rest.strip())
+    return not (quoted and quoted.end() == len(rest.strip()))
 
 
 def _chat(lower: str) -> bool:
@@ -1345,6 +1386,25 @@ class _Query:
 
 
 def _find(text: str, today: date, ws: Workspace) -> Planned | None:
+    quoted = _QUOTED.search(text)
+    if quoted is None:
+        return _find_said(text, today, ws)
+    # "task 'intro call w/ josé'": the quoted words are a name to look for, not values
+    outside = (text[: quoted.start()] + " " + text[quoted.end() :]).strip()
+    if not _modules_named(_mentions(outside, ws)):
+        return _find_said(text, today, ws)
+    planned = _find_said(outside, today, ws)
+    if not isinstance(planned, tuple) or len(planned) != 1:
+        return planned
+    (stage,) = planned
+    calls = stage([])
+    if isinstance(calls, str) or len(calls) != 1 or calls[0][0] != "records.search":
+        return planned
+    args = {k: v for k, v in calls[0][1].items() if k != "query"} | {"query": quoted["q"]}
+    return (lambda _: [("records.search", args)],)
+
+
+def _find_said(text: str, today: date, ws: Workspace) -> Planned | None:
     mentions = _mentions(text, ws)
     modules = _list_modules(text, mentions, ws)
     if not modules:

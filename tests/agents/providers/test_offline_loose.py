@@ -51,7 +51,7 @@ def test_a_name_with_one_slip_in_a_long_word_is_still_the_record() -> None:
 
 
 def test_no_record_or_two_records_named_is_asked_about_not_written() -> None:
-    made, reply = calls("Alan Kay moved to 12 employees, set that", [GLOBEX])
+    made, _ = calls("Alan Kay moved to 12 employees, set that", [GLOBEX])
     assert all(name == "records.search" for name, _ in made)
     made, reply = calls(
         "Barbara and Edsger asked us, so set do-not-contact to true for them",
@@ -59,3 +59,43 @@ def test_no_record_or_two_records_named_is_asked_about_not_written() -> None:
     )
     assert all(name == "records.search" for name, _ in made)
     assert "which record" in reply.lower()
+
+
+def test_a_module_and_a_quoted_name_alone_look_the_record_up() -> None:
+    made, _ = calls("task 'meeting notes for Linus'", [])
+    assert made == [
+        ("records.search", {"module": "tasks", "limit": 20, "query": "meeting notes for Linus"})
+    ]
+
+
+def test_a_body_said_as_letting_them_know_is_the_body_not_the_subject() -> None:
+    made, _ = calls(
+        "could you draft an e-mail to mo@globex.example with the subject 'Kickoff', "
+        "letting him know that the kickoff moved to March",
+        [],
+    )
+    ((tool, args),) = made
+    assert tool == "email.draft"
+    assert args["subject"] == "Kickoff"
+    assert args["body"].startswith("the kickoff moved to March")
+
+
+def test_a_request_after_some_context_is_read_from_its_verb() -> None:
+    made, _ = calls(
+        "The vendor call went long again. Set 'Chase the vendor contract' to blocked.",
+        [record("tasks", "Chase the vendor contract")],
+    )
+    assert made[-1] == (
+        "records.update",
+        {
+            "module": "tasks",
+            "recordId": record("tasks", "Chase the vendor contract")["recordId"],
+            "fields": {"status": "blocked"},
+        },
+    )
+    # context that gives a value is not left out: the planner asks rather than drop it
+    made, _ = calls(
+        "Linus said the budget is 30k. Add a deal 'Kiosk phase two' for Globex Systems.",
+        [GLOBEX],
+    )
+    assert all(name == "records.search" for name, _ in made)
