@@ -28,6 +28,7 @@ from fieldhouse.agents.providers.offline_phrasings import (
 from fieldhouse.agents.providers.offline_records import (
     clean,
     loose_update,
+    plain_symbols,
     plan_records,
     request_first,
     route_of,
@@ -100,6 +101,7 @@ def plan_for(message: str, now: datetime, workspace: Workspace | None = None) ->
         if not _BUILTIN:
             _BUILTIN.append(builtin())
         workspace = _BUILTIN[0]
+    message = plain_symbols(message)
     said = rewrite(" ".join(message.split()).strip())
     text = rewrite(clean(message))  # without "please", "could you" and the like
     parsers = (_remind, _remind_any, _reminders, _mail, _mail_slots, _outreach, _social, _page)

@@ -133,6 +133,19 @@ def without_pleasantries(text: str) -> str:
     return " ".join(kept) if kept else text
 
 
+def plain_symbols(message: str) -> str:
+    """The message without pictographs ("🚀", "✅", "⭐"), with backquotes as quotes: they
+    say no value, and a name quoted with backquotes is quoted."""
+    import unicodedata
+
+    kept = "".join(
+        " " if unicodedata.category(ch) in ("So", "Sk", "Cs", "Co") and ch != "`" else ch
+        for ch in message
+        if ch not in "\ufe0f\u200d"
+    )
+    return " ".join(kept.replace("`", "'").split())
+
+
 def clean(message: str) -> str:
     text = without_pleasantries(" ".join(message.replace("\u2019", "'").split()))
     for _ in range(3):
@@ -1039,9 +1052,13 @@ def _parse_change(text: str) -> Change | None:
         target = (groups.get("target") or "").strip(" '\"")
         value = (groups.get("value") or "").strip()
         extra = ""
-        split = re.split(_MORE, value, maxsplit=1)
-        if len(split) > 1:
-            value, extra = split[0], value[len(split[0]) :].strip(" ,;")
+        quoted = _QUOTED.match(value)
+        if quoted:  # "to 'Wide World Importers Ltd' (legal name)": the quoted words
+            value, extra = quoted["q"], value[quoted.end() :].strip(" ,;")
+        else:
+            split = re.split(_MORE, value, maxsplit=1)
+            if len(split) > 1:
+                value, extra = split[0], value[len(split[0]) :].strip(" ,;")
         field = groups.get("field")
         if field and field.lower().strip() in ("the", "a", ""):
             field = None
@@ -1780,11 +1797,13 @@ def loose_update(message: str, now: datetime, ws: Workspace) -> Planned | None:
         if len(found) != 1:
             return "Which record should I change? Give me its full name; I changed nothing yet."
         module, record = next(iter(found.values()))
-        if any(m is not module for m, _, _, _ in pairs):
+        spans = {span for _, _, _, span in pairs}
+        mine = [p for p in pairs if p[0] is module]
+        if {span for _, _, _, span in mine} != spans:
             return "Which record should I change, and which of its fields? I changed nothing yet."
         fields = {
             f.slug: v
-            for m, f, v, _ in pairs
+            for m, f, v, _ in mine
             for v in [_read_value(f, v, record, today, ws) if isinstance(v, str) else v]
         }
         if not fields or any(v is None for v in fields.values()):
@@ -1808,6 +1827,9 @@ def _loose_pairs(
         assert f is not None
         if m.option is not None:
             value: Any = m.option if f.reads != "choices" else [m.option]
+            option = next((o for o in f.options if o.value == m.option), None)
+            if option and words(text[m.start : m.end]) not in (words(option.label), option.value):
+                continue  # "now leads research": a verb, not the value "lead"
             if not _SET_TO.search(text[max(0, m.start - 40) : m.start]) and not re.match(
                 r"\s+now\b", text[m.end :], re.I
             ):
@@ -1819,10 +1841,12 @@ def _loose_pairs(
                 continue  # "customer now, not qualified": not the value
             out.append((m.module, f, value, (m.start, m.end)))
             continue
-        stop = mentions[i + 1].start if i + 1 < len(mentions) else len(text)
-        after = re.split(r"[,.;!?]|\s(?:for|and|because|as|so)\s", text[m.end : stop])[0]
+        stop = next((x.start for x in mentions[i + 1 :] if x.start >= m.end), len(text))
+        after = re.split(r"[,.](?!\d)|[;!?]|\s(?:for|and|because|as|so)\s", text[m.end : stop])[0]
         to = list(re.finditer(r"(?:^|\s)(?:to|=|->|:|is|as)\s+", after, re.I))
         value = after[to[-1].end() :] if to else after
+        if f.reads == "text" and not (to and re.search(r"to|=|->", to[-1][0], re.I)):
+            value = ""  # any words read as text: only when said to be the value ("title to X")
         end = m.end + len(after)
         before = re.search(r"([$€£]?\d[\d,.]*\s*(?:k|m|%)?)\s*$", text[: m.start], re.I)
         named_whole = words(text[m.start : m.end]) == words(f.label)

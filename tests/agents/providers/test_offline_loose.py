@@ -99,3 +99,37 @@ def test_a_request_after_some_context_is_read_from_its_verb() -> None:
         [GLOBEX],
     )
     assert all(name == "records.search" for name, _ in made)
+
+
+def test_pictographs_say_nothing_and_backquotes_quote_a_name() -> None:
+    made, _ = calls("new deal 🚀 `Globex kiosk refresh` 12k, proposal 🤞", [])
+    ((tool, args),) = [c for c in made if c[0] != "records.search"]
+    assert (tool, args["displayName"]) == ("records.create", "Globex kiosk refresh")
+    assert args["fields"]["stage"] == "proposal"
+    assert args["fields"]["amount"] == {"amount": 12000, "currency": "USD"}
+
+
+def test_a_quoted_new_name_is_the_quoted_words_only() -> None:
+    made, _ = calls(
+        "rename the company 'Globex Systems' to 'Globex Systems plc' (as on the contract)",
+        [GLOBEX],
+    )
+    assert all(args.get("displayName") in (None, "Globex Systems plc") for _, args in made), made
+
+
+def test_a_field_two_modules_have_is_set_on_the_module_of_the_record_found() -> None:
+    made, _ = calls(
+        "Notes from the fair: Edsger Dijkstra now leads research. Update his title to Head of "
+        "Research.",
+        [EDSGER],
+    )
+    assert made[-1] == (
+        "records.update",
+        {"module": "contacts", "recordId": EDSGER["recordId"],
+         "fields": {"job-title": "Head of Research"}},
+    )  # fmt: skip
+
+
+def test_a_number_with_thousands_separators_is_read_whole() -> None:
+    made, _ = calls("Globex Systems is hiring. Set its employees to 1,250.", [GLOBEX])
+    assert made[-1][1]["fields"] == {"employees": 1250}
