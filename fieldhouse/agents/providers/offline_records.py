@@ -22,6 +22,7 @@ from datetime import date, datetime
 from typing import Any
 
 from fieldhouse.agents.contract import ToolOutcome
+from fieldhouse.agents.providers.base import REQUESTER
 from fieldhouse.agents.providers.offline_schema import (
     Field,
     Module,
@@ -460,6 +461,14 @@ def _create(text: str, today: date, ws: Workspace) -> Planned:
     inside = said[:at] + " " + said[at + len(name) :] if at >= 0 else said
     head = re.sub(r"^\W*[\w']+\s*", "", text[: first.start])  # without the verb
     details = " ".join((head, rest[: name_span[0]], inside, rest[name_span[1] :]))
+    mine = _MINE_NEW.search(details)
+    people = module.fields_of("user")
+    me: str | None = None
+    if mine is not None and len(people) == 1:
+        me = REQUESTER.get()
+        if me is None:
+            return f"Who should be the {people[0].label.lower()} of the new {kind}?"
+        details = details[: mine.start()] + " " + details[mine.end() :]
     labelled, asked, details = _labelled_parts(details, module, today, ws)
     fields, pending = _details(details, module, today, ws, creating=True)
     fields |= labelled
@@ -477,6 +486,8 @@ def _create(text: str, today: date, ws: Workspace) -> Planned:
     if name == name.lower() and _person_like(module):  # "add jane doe": Jane Doe
         name = name.title()
     fields |= _name_fields(module, name)
+    if me is not None:
+        fields[people[0].slug] = me
     return _create_plan(module, name, fields, pending, ws)
 
 
@@ -1403,6 +1414,49 @@ class _Query:
 
 
 def _find(text: str, today: date, ws: Workspace) -> Planned | None:
+    mine = _MINE_FIND.search(text)
+    me = REQUESTER.get()
+    if mine is None or me is None:
+        return _find_quoted(text, today, ws)
+    # "my tasks", "deals I own": the requester on the module's one person field
+    planned = _find_quoted((text[: mine.start()] + " " + text[mine.end() :]).strip(), today, ws)
+    call = _one_search(planned)
+    if call is None:
+        return planned
+    module = ws.module(str(call.get("module")))
+    people = module.fields_of("user") if module else []
+    if len(people) != 1:
+        return planned
+    args = dict(call)
+    args["filters"] = {**(args.get("filters") or {}), people[0].slug: me}
+    return (lambda _: [("records.search", args)],)
+
+
+def _one_search(planned: Planned | None) -> dict[str, Any] | None:
+    """The arguments of a plan that is one search and nothing else."""
+    if not isinstance(planned, tuple) or len(planned) != 1:
+        return None
+    calls = planned[0]([])
+    if isinstance(calls, str) or len(calls) != 1 or calls[0][0] != "records.search":
+        return None
+    return dict(calls[0][1])
+
+
+#: the requester said as whose records to list ("my tasks", "deals I own", "on my plate")
+_MINE_FIND = re.compile(
+    r"\b(?:assigned\s+to\s+me|owned\s+by\s+me|(?:that\s+)?i\s+own|mine|for\s+me|"
+    r"on\s+my\s+plate|my)\b",
+    re.I,
+)
+#: the requester said as a new record's person ("for me", "i own it", "assign it to me")
+_MINE_NEW = re.compile(
+    r"\b(?:for\s+me|for\s+myself|(?:and\s+)?i\s+own\s+it|(?:and\s+)?(?:assign(?:ed)?|give)\s+"
+    r"(?:it\s+)?to\s+me|owned\s+by\s+me|assigned\s+to\s+me)\b",
+    re.I,
+)
+
+
+def _find_quoted(text: str, today: date, ws: Workspace) -> Planned | None:
     quoted = _QUOTED.search(text)
     if quoted is None:
         return _find_said(text, today, ws)

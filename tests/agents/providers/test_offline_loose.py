@@ -133,3 +133,9 @@ def test_a_field_two_modules_have_is_set_on_the_module_of_the_record_found() -> 
 def test_a_number_with_thousands_separators_is_read_whole() -> None:
     made, _ = calls("Globex Systems is hiring. Set its employees to 1,250.", [GLOBEX])
     assert made[-1][1]["fields"] == {"employees": 1250}
+
+
+def test_a_new_record_for_me_without_a_requester_is_asked_about_not_written() -> None:
+    made, reply = calls("create a task 'Send the Globex quote' for me, due tomorrow", [])
+    assert made == []
+    assert "assignee" in reply.lower()

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from fieldhouse.agents.contract import ToolOutcome
-from fieldhouse.agents.providers.base import Turn
+from fieldhouse.agents.providers.base import REQUESTER, Turn
 from fieldhouse.agents.providers.offline import OfflineProvider
 from fieldhouse.agents.providers.offline_plans import Plan, plan_for
 from fieldhouse.agents.providers.offline_schema import Workspace, builtin
@@ -123,12 +123,18 @@ def test_the_standard_modules_by_everyday_words() -> None:
         plan("Please log a new opportunity called Wide World customs module worth $85,000.")
     )
     assert (args["module"], args["displayName"]) == ("deals", "Wide World customs module")
-    ((_, args),) = writes(
-        plan(
-            "I'd like a to-do for myself: prepare the board slides, due next Friday, high priority."
+    asking = REQUESTER.set("u-me")  # as a run sets it: "for myself" is the requester
+    try:
+        ((_, args),) = writes(
+            plan(
+                "I'd like a to-do for myself: prepare the board slides, due next Friday, high "
+                "priority."
+            )
         )
-    )
+    finally:
+        REQUESTER.reset(asking)
     assert args["module"] == "tasks" and args["fields"]["priority"] == "high"
+    assert args["fields"]["assignee"] == "u-me"
     assert args["fields"]["due-date"] == "2026-12-04"
     ((_, args),) = walk(plan("urgent tasks"))[0]
     (condition,) = args["advancedFilter"]["root"]["conditions"]
