@@ -1160,12 +1160,42 @@ def _update(text: str, today: date, ws: Workspace, change: Change | None = None)
         ("records.search", {"module": m.slug, "query": target, "limit": 10}) for m in candidates
     ]
 
+    said = [w for w in re.findall(r"[^\W\d_][\w'&.-]*", target) if len(w) >= 3]
+    lookups = sorted({w.lower() for w in said}, key=len, reverse=True)[:_LOOKUPS]
+    # the list search matches letters as stored ("jose" misses "José"): a word's first
+    # letters find it whatever its accents
+    lookups += [w[:3] for w in lookups[:2] if len(w) > 3]
+    again = [
+        ("records.search", {"module": m.slug, "query": w, "limit": 10})
+        for m in candidates
+        for w in lookups
+    ]
+    order = [m for m in candidates for _ in lookups]
+
     def then(outcomes: Sequence[ToolOutcome]) -> list[Call] | str:
         hits = _matching(target, candidates, outcomes)
         if not hits and any(o.status != "ok" for o in outcomes):
             return []  # the look-up failed: the reply says why
+        if not hits and again:  # "Jose Nunez", "Grace Hoper": each word, then the spelling
+            return list(again)
         if not hits:
             return f"I found no record named {target!r}, so I changed nothing. Which record is it?"
+        return change_it(hits)
+
+    def spelled(outcomes: Sequence[ToolOutcome]) -> list[Call] | str:
+        if len(outcomes) != len(again) or any("records" not in o.result for o in outcomes):
+            return []  # the update ran at the stage before
+        found: dict[str, tuple[Module, Mapping[str, Any]]] = {}
+        for module, outcome in zip(order, outcomes, strict=False):
+            for record in _records(outcome):
+                name = str(record.get("displayName") or "")
+                if _named_in(name, said) and _named_in(target, words(name).split()):
+                    found[str(record.get("recordId"))] = (module, record)
+        if not found:
+            return f"I found no record named {target!r}, so I changed nothing. Which record is it?"
+        return change_it(list(found.values()))
+
+    def change_it(hits: list[tuple[Module, Mapping[str, Any]]]) -> list[Call] | str:
         if len(hits) > 1:
             names = ", ".join(f"{r.get('displayName')!s} ({m.slug})" for m, r in hits[:5])
             return f"Which one do you mean: {names}? I changed nothing yet."
@@ -1180,7 +1210,7 @@ def _update(text: str, today: date, ws: Workspace, change: Change | None = None)
             args["fields"] = fields
         return [("records.update", args)]
 
-    return (lambda _: list(searches), then)
+    return (lambda _: list(searches), then, spelled)
 
 
 def _field_at_end(change: Change, ws: Workspace) -> Change:

@@ -139,3 +139,19 @@ def test_a_new_record_for_me_without_a_requester_is_asked_about_not_written() ->
     made, reply = calls("create a task 'Send the Globex quote' for me, due tomorrow", [])
     assert made == []
     assert "assignee" in reply.lower()
+
+
+def test_a_name_said_without_its_accents_or_with_a_slip_is_the_record() -> None:
+    renee = record("contacts", "Renée Dubé")
+    # the walker's search matches letters as stored, like the list search: "renee" finds nothing
+    made, _ = calls("set Renee Dube to customer", [renee, BARBARA])
+    assert made[-1] == (
+        "records.update",
+        {"module": "contacts", "recordId": renee["recordId"], "fields": {"lifecycle": "customer"}},
+    )
+    made, _ = calls("set Barbra Liskov to customer", [renee, BARBARA])
+    assert made[-1][1]["recordId"] == BARBARA["recordId"]
+    # a name that is only close to two records is asked about
+    liskoe = record("contacts", "Barbara Liskoe")
+    made, _ = calls("set Barbara Liskow to customer", [BARBARA, liskoe])
+    assert [name for name, _ in made if name != "records.search"] == []

@@ -150,6 +150,10 @@ async def test_the_provider_says_the_question_a_stage_ends_with() -> None:
     assert search.name == "records.search" and search.arguments["module"] == "projects"
     none = ToolOutcome("ok", {"records": []}, "Found 0 projects record(s).")
     turns = [*user, Turn("assistant", "", (search,)), Turn("tool", call=search, outcome=none)]
+    again = await provider.step(turns, SPECS, said)  # each word, then its first letters
+    assert [c.arguments["query"] for c in again.tool_calls] == ["zeus", "zeu"]
+    turns += [Turn("assistant", "", again.tool_calls)]
+    turns += [Turn("tool", call=c, outcome=none) for c in again.tool_calls]
     final = await provider.step(turns, SPECS, said)
     assert final.final and final.text.startswith("I found no record named 'zeus'")
     assert "".join(said.chunks) == final.text
