@@ -855,10 +855,16 @@ def _typed_values(text: str, module: Module, fields: dict[str, Any]) -> str:
     return text
 
 
+#: capitalised words right before a word, in the same part of a list ("..., QA lead")
+_IN_A_PHRASE = re.compile(r"(?:^|[,;:|(-])\s*(?:[A-Z][\w&'-]*\s+)+$")
+
+
 def _choice_values(text: str, module: Module, ws: Workspace, fields: dict[str, Any]) -> None:
     for m in _mentions(text, ws):
         if m.module is not module or m.field is None or m.option is None:
             continue
+        if _IN_A_PHRASE.search(text[: m.start]) and not text[m.start].isupper():
+            continue  # "Sam Okafor, QA lead": a title that ends with a choice's word
         if m.field.reads == "choices":
             fields.setdefault(m.field.slug, []).append(m.option)
         else:
@@ -906,8 +912,16 @@ def _bare_title(text: str, ws: Workspace) -> str | None:
     parts = [s.strip(" .()") for s in re.split(r"[,;]", text)[1:]]
     leftovers = [re.sub(_PRONOUN_LEAD, "", s, flags=re.I) for s in parts]
     plain = [s for s in leftovers if s and re.fullmatch(r"[A-Za-z][A-Za-z &/-]{2,60}", s)]
-    plain = [s for s in plain if not _mentions(s, ws) and len(s.split()) <= 5]
+    plain = [s for s in plain if len(s.split()) <= 5 and not _values_in(s, ws)]
     return plain[0] if len(plain) == 1 else None
+
+
+def _values_in(part: str, ws: Workspace) -> bool:
+    """Whether a part of a list names a module, a field or a choice on its own (a choice's
+    word after capitalised words, "QA lead", is part of a title)."""
+    return any(
+        m.option is None or not _IN_A_PHRASE.search(part[: m.start]) for m in _mentions(part, ws)
+    )
 
 
 _ROLE_AT = re.compile(
@@ -1161,7 +1175,7 @@ def _update(text: str, today: date, ws: Workspace, change: Change | None = None)
     ]
 
     said = [w for w in re.findall(r"[^\W\d_][\w'&.-]*", target) if len(w) >= 3]
-    lookups = sorted({w.lower() for w in said}, key=len, reverse=True)[:_LOOKUPS]
+    lookups = sorted({w.lower() for w in said}, key=lambda w: (-len(w), w))[:_LOOKUPS]
     # the list search matches letters as stored ("jose" misses "José"): a word's first
     # letters find it whatever its accents
     lookups += [w[:3] for w in lookups[:2] if len(w) > 3]

@@ -155,3 +155,11 @@ def test_a_name_said_without_its_accents_or_with_a_slip_is_the_record() -> None:
     liskoe = record("contacts", "Barbara Liskoe")
     made, _ = calls("set Barbara Liskow to customer", [BARBARA, liskoe])
     assert [name for name, _ in made if name != "records.search"] == []
+
+
+def test_a_title_that_ends_with_a_choice_word_is_the_title_not_the_choice() -> None:
+    made, _ = calls("new contact: Ines Duarte, Growth lead, ines@globex.example", [])
+    ((tool, args),) = [c for c in made if c[0] != "records.search"]
+    assert tool == "records.create"
+    assert args["fields"].get("job-title") == "Growth lead"
+    assert "lifecycle" not in args["fields"]
