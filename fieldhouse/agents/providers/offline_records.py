@@ -1382,12 +1382,25 @@ def _more_change(
         fields[reason.slug] = part[because.end() :]  # "was lost because of budget cuts"
         return None
     said = [w for w in re.findall(r"[\w'-]+", part.lower()) if w not in _STOP | _FILLER]
+    if len(said) >= 2 and _only_context(part, ws):
+        return None  # "..., Maria wants to attend it": why, not what
     if len(said) >= 2:
         return (
             f"I would set {', '.join(fields)} of {record.get('displayName')}, but I did not "
             f"understand {part!r}; I changed nothing yet."
         )
     return None
+
+
+def _only_context(part: str, ws: Workspace) -> bool:
+    """A part that says why rather than what: someone does something ("Maria wants to attend
+    it"), with no field, choice, number, quote or address, and no verb that changes a
+    value."""
+    if re.search(r"\d|@|['\"]|\$|€|£", part) or _mentions(part, ws):
+        return False
+    if re.search(r"\b" + _UPDATE_VERB + r"\b|\b(?:to|as)\s*$", part, re.I):
+        return False
+    return bool(re.match(r"(?:[A-Z][\w'-]+|he|she|they|we|i)\s+\w+", part.strip()))
 
 
 def _field_named(module: Module, said: str) -> Field | None:

@@ -163,3 +163,15 @@ def test_a_title_that_ends_with_a_choice_word_is_the_title_not_the_choice() -> N
     assert tool == "records.create"
     assert args["fields"].get("job-title") == "Growth lead"
     assert "lifecycle" not in args["fields"]
+
+
+def test_a_reason_said_after_a_change_is_not_asked_about() -> None:
+    made, _ = calls(
+        "please move Edsger Dijkstra to customer, Barbara wants him at the spring dinner",
+        [EDSGER],
+    )
+    assert made[-1][0] == "records.update"
+    assert made[-1][1]["fields"] == {"lifecycle": "customer"}
+    # a part that changes something more is still asked about
+    made, _ = calls("move Edsger Dijkstra to customer, assign Barbara too", [EDSGER])
+    assert [name for name, _ in made if name != "records.search"] == []
