@@ -1470,7 +1470,33 @@ class _Query:
             self.used.append(span)
 
 
+#: a part of a question that says why it is asked: "I want to know who was there", "for
+#: Maria's visit", "before her call", "Before I reply to Contoso, ..."
+_WHY_TAIL = re.compile(
+    r"(?:[,.?;!]\s*(?P<i>(?:i|i'd|i'm|i'll|we|we'd|we're)\s+\w.*)|"
+    r"\s+(?P<for>(?:for|before|after)\s+(?:[A-Z][\w-]*'s|her|his|their|my|our)\s+\w+.*))$",
+    re.I,
+)
+_WHY_LEAD = re.compile(r"^(?:before|after|since)\s+(?:i|we)\b[^,]{2,60},\s+", re.I)
+
+
+def _without_why(text: str, ws: Workspace) -> str:
+    """A question without the parts that say why it is asked, when they name no value."""
+    lead = _WHY_LEAD.match(text)
+    if lead and not _says_a_value(lead[0], ws):
+        text = text[lead.end() :]
+    tail = _WHY_TAIL.search(text)
+    why = (tail["i"] or tail["for"]) if tail else ""
+    head = text[: tail.start()] if tail else ""
+    asks = _FIND.search(head.lower()) and _modules_named(_mentions(head, ws))
+    named = _says_a_value(why, ws) or any(m.option for m in _mentions(why, ws))
+    if tail and asks and not named and not _MINE_FIND.search(why):
+        text = head
+    return text.strip()
+
+
 def _find(text: str, today: date, ws: Workspace) -> Planned | None:
+    text = _without_why(text, ws) or text
     mine = _MINE_FIND.search(text)
     me = REQUESTER.get()
     if mine is None or me is None:

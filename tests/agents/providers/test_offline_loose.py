@@ -175,3 +175,12 @@ def test_a_reason_said_after_a_change_is_not_asked_about() -> None:
     # a part that changes something more is still asked about
     made, _ = calls("move Edsger Dijkstra to customer, assign Barbara too", [EDSGER])
     assert [name for name, _ in made if name != "records.search"] == []
+
+
+def test_why_a_list_is_asked_for_is_not_searched_for() -> None:
+    made, _ = calls("show me all the companies in retail, I want to plan the spring tour", [])
+    (search,) = made
+    assert "query" not in search[1]
+    made, _ = calls("which deals are in negotiation? we'd like to review them on monday", [])
+    (search,) = made
+    assert "query" not in search[1]
