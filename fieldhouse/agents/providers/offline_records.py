@@ -55,7 +55,7 @@ NO_DELETE = (
 )
 _POLITE = re.compile(
     r"^(?:(?:hi|hello|hey)\b(?:\s+there)?\s*[,!.]?\s*|please\s+|pls\s+|plz\s+|kindly\s+|"
-    r"(?:could|can|would|will)\s+you\s+(?:please\s+|kindly\s+|be\s+so\s+kind\s+as\s+to\s+|"
+    r"(?:could|can|would|will)\s+(?:you|u)\s+(?:please\s+|kindly\s+|be\s+so\s+kind\s+as\s+to\s+|"
     r"be\s+(?:kind|good)\s+enough\s+to\s+|be\s+so\s+good\s+as\s+to\s+)?(?:mind\s+)?"
     r"|when\s+you\s+have\s+a\s+moment\s*,?\s+|might\s+i\s+ask\s+you\s+to\s+|i(?:'d|\s+would)\s+be\s+grateful\s+if\s+you\s+(?:could|would)\s+|"
     r"i(?:'d|\s+would)\s+(?:like|love)\s+(?:you\s+)?to\s+|i\s+want\s+you\s+to\s+|"
@@ -1101,7 +1101,9 @@ _TERSE_VALUE = re.compile(r"\s*(?:->|=>|=|:|\u2192|\bto\b|\bis\b)?\s*(?P<v>\S.*)
 def _terse_change(text: str, today: date, ws: Workspace) -> Change | None:
     """ "tailspin finance health 3", "Wide World Importers employees = 780": a record's name,
     then a field, then a value that reads as the field's (no verb said)."""
-    fields = [m for m in _mentions(text, ws) if m.field is not None and m.option is None]
+    # words inside a quoted name are the name's ("'Sensor site visit' status done")
+    masked = _QUOTED.sub(lambda q: " " * len(q[0]), text)
+    fields = [m for m in _mentions(masked, ws) if m.field is not None and m.option is None]
     if not fields:
         return None
     first = fields[0]
@@ -1125,6 +1127,8 @@ def _terse_change(text: str, today: date, ws: Workspace) -> Change | None:
 def _names_only(head: str, ws: Workspace) -> bool:
     """Whether the words before a field can be a record's name alone: some words, no verb, no
     field or choice, not a module word first ("tasks that aren't done" is a list)."""
+    if _QUOTED.fullmatch(head.strip()):
+        return True  # "'Sensor site visit' status done": a name, quoted
     target, _ = _strip_target(head, ws)
     plain = [w for w in target.lower().split() if w not in _STOP | _PRONOUNS]
     if not plain or re.search(r"[,;:?]", head) or len(head.split()) > 6 or _VERB_SAID.search(head):

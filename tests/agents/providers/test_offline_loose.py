@@ -184,3 +184,18 @@ def test_why_a_list_is_asked_for_is_not_searched_for() -> None:
     made, _ = calls("which deals are in negotiation? we'd like to review them on monday", [])
     (search,) = made
     assert "query" not in search[1]
+
+
+def test_a_quoted_name_then_a_field_and_its_value_change_that_record() -> None:
+    visit = record("tasks", "Plant site visit")
+    made, _ = calls("'Plant site visit' status done", [visit])
+    assert made[-1] == (
+        "records.update",
+        {"module": "tasks", "recordId": visit["recordId"], "fields": {"status": "done"}},
+    )
+
+
+def test_can_u_asks_as_can_you_does() -> None:
+    made, _ = calls("can u make a task 'Print the Globex badges', due tomorrow", [])
+    ((tool, args),) = [c for c in made if c[0] != "records.search"]
+    assert (tool, args["displayName"]) == ("records.create", "Print the Globex badges")
