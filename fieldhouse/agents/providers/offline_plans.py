@@ -181,7 +181,7 @@ def _remind(text: str, now: datetime) -> Plan | None:
 
 _REMIND_ANY = re.compile(
     r"^\W*(?:(?:please|pls|can\s+you|could\s+you)\s+)?(?:remind\s+me|remember\s+me|"
-    r"(?:set|put|add)\s+(?:a\s+|up\s+a\s+)?(?:reminder|remider)|(?:reminder|remider)\b\s*:?|"
+    r"(?:set|put|add)\s+(?:me\s+)?(?:a\s+|up\s+a\s+)?(?:reminder|remider)|(?:reminder|remider)\b\s*:?|"
     r"(?:don'?t|do\s+not)\s+let\s+me\s+forget|ping\s+me|nudge\s+me)\s*(?P<rest>.*)$",
     re.I,
 )

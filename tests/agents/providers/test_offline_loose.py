@@ -199,3 +199,11 @@ def test_can_u_asks_as_can_you_does() -> None:
     made, _ = calls("can u make a task 'Print the Globex badges', due tomorrow", [])
     ((tool, args),) = [c for c in made if c[0] != "records.search"]
     assert (tool, args["displayName"]) == ("records.create", "Print the Globex badges")
+
+
+def test_set_me_a_reminder_is_a_reminder() -> None:
+    made, _ = calls("please set me a reminder for Monday at 10am to call the Globex buyer", [])
+    ((tool, args),) = made
+    assert tool == "reminders.create"
+    assert args["dueAt"].startswith("2026-11-30T10:00")
+    assert "call the Globex buyer" in args["text"]
