@@ -38,7 +38,13 @@ from fieldhouse.agents.caps import (
 from fieldhouse.agents.contract import ToolCall, ToolContext, ToolExecutor, ToolOutcome
 from fieldhouse.agents.gate import load_policy
 from fieldhouse.agents.lease import LeaseLost, keep_lease, lease_end
-from fieldhouse.agents.providers.base import EMPTY_ANSWER, Provider, ProviderError, Turn
+from fieldhouse.agents.providers.base import (
+    EMPTY_ANSWER,
+    REQUESTER,
+    Provider,
+    ProviderError,
+    Turn,
+)
 from fieldhouse.agents.requester import Requester, current_rights
 from fieldhouse.agents.run_writes import AGENT, INTERRUPTED_CALL, SaveRun
 from fieldhouse.config import Settings
@@ -241,7 +247,11 @@ class AgentRun:
         specs = runtime.executor.specs()
         for _ in range(runtime.settings.agent_max_steps):
             self.steps += 1
-            step = await runtime.provider.step(turns, specs, self._emit)
+            asking = REQUESTER.set(self.requester.user_id)
+            try:
+                step = await runtime.provider.step(turns, specs, self._emit)
+            finally:
+                REQUESTER.reset(asking)
             if step.final:
                 if not step.text.strip() and not self.answer:
                     raise ProviderError(EMPTY_ANSWER)

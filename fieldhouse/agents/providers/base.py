@@ -12,6 +12,7 @@ import json
 import logging
 import re
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
@@ -23,6 +24,9 @@ if TYPE_CHECKING:
 log = logging.getLogger("fieldhouse.agents")
 
 Role = Literal["system", "user", "assistant", "tool"]
+#: the user id of the run a provider is asked a step of (None: no user, or no run): who "me"
+#: is in the message ("my tasks", "i own it"), for a provider that reads it (the offline one)
+REQUESTER: ContextVar[str | None] = ContextVar("fieldhouse_agent_requester", default=None)
 TextSink = Callable[[str], Awaitable[None]]
 
 

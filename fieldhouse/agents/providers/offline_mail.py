@@ -17,7 +17,10 @@ from fieldhouse.agents.providers.offline_values import EMAIL
 Mail = tuple[str, dict[str, Any]] | str
 _SUBJECT = re.compile(r"\b(?:subject(?:\s+line)?|subj)\b\s*(?:is\s+)?[:=]?\s*|\bre:\s*", re.I)
 _BODY = re.compile(
-    r"\b(?:body|saying|(?:say|tell\s+(?:him|her|them))(?=\s+\w))\b\s*(?:is\s+)?[:=]?\s*", re.I
+    r"\b(?:body|saying|(?:say|tell\s+(?:him|her|them))(?=\s+\w)|"
+    r"(?:letting|let|to\s+let)\s+(?:him|her|them)\s+know(?:\s+that)?|"
+    r"(?:telling|informing)\s+(?:him|her|them)(?:\s+that)?)\b\s*(?:is\s+)?[:=]?\s*",
+    re.I,
 )
 _SLOT_END = re.compile(r"\s*(?:[,;]\s*|\s+(?=(?:body|saying|subject|subj)\b)|$)", re.I)
 _DRAFT = re.compile(

@@ -25,7 +25,14 @@ from fieldhouse.agents.providers.offline_phrasings import (
     mail_found,
     rewrite,
 )
-from fieldhouse.agents.providers.offline_records import clean, plan_records
+from fieldhouse.agents.providers.offline_records import (
+    clean,
+    loose_update,
+    plain_symbols,
+    plan_records,
+    request_first,
+    route_of,
+)
 from fieldhouse.agents.providers.offline_schema import Workspace, builtin
 from fieldhouse.agents.providers.offline_values import find_date, find_time
 
@@ -94,6 +101,7 @@ def plan_for(message: str, now: datetime, workspace: Workspace | None = None) ->
         if not _BUILTIN:
             _BUILTIN.append(builtin())
         workspace = _BUILTIN[0]
+    message = plain_symbols(message)
     said = rewrite(" ".join(message.split()).strip())
     text = rewrite(clean(message))  # without "please", "could you" and the like
     parsers = (_remind, _remind_any, _reminders, _mail, _mail_slots, _outreach, _social, _page)
@@ -114,7 +122,11 @@ def plan_for(message: str, now: datetime, workspace: Workspace | None = None) ->
             "Who should I e-mail, and about what? Give an address or a contact's full name, "
             'and a subject: "email Ada Lovelace about the renewal".',
         )
+    text = request_first(text, workspace)
     planned = plan_records(text, now, workspace)
+    if planned is None or (_CHANGE_SAID.search(text) and route_of(text, workspace) == "find"):
+        # a change said in no shape the update reads, or asked for inside a question
+        planned = loose_update(text, now, workspace) or planned
     if planned is None:
         return None
     if isinstance(planned, str):
@@ -122,6 +134,10 @@ def plan_for(message: str, now: datetime, workspace: Workspace | None = None) ->
     return Plan(planned)
 
 
+#: a verb that asks for a change, said anywhere in the message
+_CHANGE_SAID = re.compile(
+    r"\b(?:set|change|update|mark|flag|amend|raise|lower|move|bump|correct)\b", re.I
+)
 _MAILISH = re.compile(
     r"^\W*(?:(?:send|write|draft|compose)\s+(?:an?\s+|the\s+)?(?:e-?mail|message|note)|"
     r"e-?mail|message|write\s+to)\b",
@@ -165,7 +181,7 @@ def _remind(text: str, now: datetime) -> Plan | None:
 
 _REMIND_ANY = re.compile(
     r"^\W*(?:(?:please|pls|can\s+you|could\s+you)\s+)?(?:remind\s+me|remember\s+me|"
-    r"(?:set|put|add)\s+(?:a\s+|up\s+a\s+)?(?:reminder|remider)|(?:reminder|remider)\b\s*:?|"
+    r"(?:set|put|add)\s+(?:me\s+)?(?:a\s+|up\s+a\s+)?(?:reminder|remider)|(?:reminder|remider)\b\s*:?|"
     r"(?:don'?t|do\s+not)\s+let\s+me\s+forget|ping\s+me|nudge\s+me)\s*(?P<rest>.*)$",
     re.I,
 )

@@ -22,6 +22,7 @@ from datetime import date, datetime
 from typing import Any
 
 from fieldhouse.agents.contract import ToolOutcome
+from fieldhouse.agents.providers.base import REQUESTER
 from fieldhouse.agents.providers.offline_schema import (
     Field,
     Module,
@@ -54,7 +55,7 @@ NO_DELETE = (
 )
 _POLITE = re.compile(
     r"^(?:(?:hi|hello|hey)\b(?:\s+there)?\s*[,!.]?\s*|please\s+|pls\s+|plz\s+|kindly\s+|"
-    r"(?:could|can|would|will)\s+you\s+(?:please\s+|kindly\s+|be\s+so\s+kind\s+as\s+to\s+|"
+    r"(?:could|can|would|will)\s+(?:you|u)\s+(?:please\s+|kindly\s+|be\s+so\s+kind\s+as\s+to\s+|"
     r"be\s+(?:kind|good)\s+enough\s+to\s+|be\s+so\s+good\s+as\s+to\s+)?(?:mind\s+)?"
     r"|when\s+you\s+have\s+a\s+moment\s*,?\s+|might\s+i\s+ask\s+you\s+to\s+|i(?:'d|\s+would)\s+be\s+grateful\s+if\s+you\s+(?:could|would)\s+|"
     r"i(?:'d|\s+would)\s+(?:like|love)\s+(?:you\s+)?to\s+|i\s+want\s+you\s+to\s+|"
@@ -131,6 +132,19 @@ def without_pleasantries(text: str) -> str:
     sentences = re.split(r"(?<=[.!?])\s+", text)
     kept = [s for s in sentences if not (_PLEASANTRY.match(s.strip()) and not _ASKS.search(s))]
     return " ".join(kept) if kept else text
+
+
+def plain_symbols(message: str) -> str:
+    """The message without pictographs ("🚀", "✅", "⭐"), with backquotes as quotes: they
+    say no value, and a name quoted with backquotes is quoted."""
+    import unicodedata
+
+    kept = "".join(
+        " " if unicodedata.category(ch) in ("So", "Sk", "Cs", "Co") and ch != "`" else ch
+        for ch in message
+        if ch not in "\ufe0f\u200d"
+    )
+    return " ".join(kept.replace("`", "'").split())
 
 
 def clean(message: str) -> str:
@@ -233,29 +247,96 @@ def _modules_named(mentions: Iterable[Mention]) -> list[Module]:
 # --- the entry point ---------------------------------------------------------------------
 
 
-def plan_records(message: str, now: datetime, ws: Workspace) -> Planned | None:
-    """Stages (or a reply) for a record request, or None when the message is not one."""
+def plan_records(
+    message: str, now: datetime, ws: Workspace, intent: str | None = None
+) -> Planned | None:
+    """Stages (or a reply) for a record request, or None when the message is not one.
+    ``intent`` (create, update or find), when given, is what the request is said to be; the
+    words read route it otherwise."""
     text = without_asides(clean(message), ws)
     if not text:
         return None
     today = now.date()
+    routed = route(text, ws) if intent is None else intent
+    if routed == "delete":
+        return NO_DELETE
+    if routed == "create":
+        return _create(text, today, ws)
+    if routed == "update":
+        lower = text.lower()
+        verb_led = re.match(_UPDATE_VERB + r"\b", lower)
+        terse = None if verb_led or _FIND.search(lower) else _terse_change(text, today, ws)
+        return _update(text, today, ws, terse)
+    if routed == "find":
+        return _find(text, today, ws)
+    if routed == "name":
+        return _search_everywhere(text.strip(" .,"), ws)  # a bare name
+    return None
+
+
+def route_of(message: str, ws: Workspace) -> str | None:
+    """:func:`route` of a message as it was said."""
+    text = without_asides(clean(message), ws)
+    return route(text, ws) if text else None
+
+
+#: where a request may begin after some context: a new sentence, or a clause after a comma
+_CLAUSE_START = re.compile(r"(?<=[.!?;:])\s+|,\s+(?:so\s+|and\s+|but\s+)?|\s+so\s+", re.I)
+
+
+def request_first(text: str, ws: Workspace) -> str:
+    """The request of a message that says some context first ("The review is stuck with
+    legal. Set 'Review the contract' to blocked"): read from its verb on when it names its
+    record in quotes and the context says no value (no number, address or field named);
+    else the whole message, as before."""
+    if route(text, ws) in ("create", "update") or _QUOTED_START.match(text):
+        return text
+    for m in _CLAUSE_START.finditer(text):
+        rest = clean(text[m.end() :])
+        lower = rest.lower()
+        if not (_CREATE_VERB.match(lower) or re.match(_UPDATE_VERB + r"\b", lower)):
+            continue
+        if _PRONOUN_SAID.search(lower):
+            return text  # "..., so flag her": the name is in the context
+        if not _QUOTED.search(rest) or _says_a_value(text[: m.start()], ws):
+            return text  # the context may name the record or give its values: all of it
+        return rest
+    return text
+
+
+_QUOTED_START = re.compile(r"^\s*['\"]")
+_CREATE_VERB = re.compile(r"(?:create|add|log|register|set\s+up|enter|insert)\b", re.I)
+_PRONOUN_SAID = re.compile(r"\b(?:it|its|him|his|her|them|their|this|that|these|those)\b")
+
+
+def _says_a_value(text: str, ws: Workspace) -> bool:
+    """Whether some words give a value: a number, an address, a choice or a field named."""
+    if re.search(r"\d|@|\$|€|£", text):
+        return True
+    return any(m.field is not None and m.option is None for m in _mentions(text, ws))
+
+
+def route(text: str, ws: Workspace) -> str | None:
+    """What the words of a cleaned request say it is: delete, create, update, find, name (a
+    bare name), or None."""
     lower = text.lower()
     unquoted = _QUOTED.sub(" ", lower)  # a record named 'Contoso imaging archive'
     if _DELETE.search(unquoted) and not re.match(r"^(?:remind|e-?mail|send|draft)\b", lower):
-        return NO_DELETE
+        return "delete"
     if _CREATE.search(lower) or _module_first(text, ws):
-        return _create(text, today, ws)
+        return "create"
     if re.match(_UPDATE_VERB + r"\b", lower):
-        return _update(text, today, ws)
+        return "update"
+    today = date.today()
     terse = None if _FIND.search(lower) else _terse_change(text, today, ws)
     if terse is not None or _statement(lower):
-        return _update(text, today, ws, terse)
+        return "update"
     if _FIND.search(lower) or _mentions_module(text, ws):
-        return _find(text, today, ws)
+        return "find"
     said = re.findall(r"[\w'&-]+", lower)
     plain = not any(w in _STOP or w in _PRONOUNS or w in _VERBS for w in said)
     if len(said) <= 4 and plain and re.fullmatch(r"[\w .,'&-]+", text) and not _chat(lower):
-        return _search_everywhere(text.strip(" .,"), ws)  # a bare name
+        return "name"
     return None
 
 
@@ -265,7 +346,12 @@ def _module_first(text: str, ws: Workspace) -> bool:
     first = next(iter(_mentions(text, ws)), None)
     if first is None or first.start != 0 or first.field is not None:
         return False
-    return bool(re.match(r"\s*(?:new\s*)?(?::|-+\s*['\"]|['\"])", text[first.end :]))
+    rest = text[first.end :]
+    if not re.match(r"\s*(?:new\s*)?(?::|-+\s*['\"]|['\"])", rest):
+        return False
+    # "task 'intro call'" alone names a record (to find), with nothing said to make it new
+    quoted = _QUOTED.match(rest.strip())
+    return not (quoted and quoted.end() == len(rest.strip()))
 
 
 def _chat(lower: str) -> bool:
@@ -375,6 +461,14 @@ def _create(text: str, today: date, ws: Workspace) -> Planned:
     inside = said[:at] + " " + said[at + len(name) :] if at >= 0 else said
     head = re.sub(r"^\W*[\w']+\s*", "", text[: first.start])  # without the verb
     details = " ".join((head, rest[: name_span[0]], inside, rest[name_span[1] :]))
+    mine = _MINE_NEW.search(details)
+    people = module.fields_of("user")
+    me: str | None = None
+    if mine is not None and len(people) == 1:
+        me = REQUESTER.get()
+        if me is None:
+            return f"Who should be the {people[0].label.lower()} of the new {kind}?"
+        details = details[: mine.start()] + " " + details[mine.end() :]
     labelled, asked, details = _labelled_parts(details, module, today, ws)
     fields, pending = _details(details, module, today, ws, creating=True)
     fields |= labelled
@@ -392,6 +486,8 @@ def _create(text: str, today: date, ws: Workspace) -> Planned:
     if name == name.lower() and _person_like(module):  # "add jane doe": Jane Doe
         name = name.title()
     fields |= _name_fields(module, name)
+    if me is not None:
+        fields[people[0].slug] = me
     return _create_plan(module, name, fields, pending, ws)
 
 
@@ -759,10 +855,16 @@ def _typed_values(text: str, module: Module, fields: dict[str, Any]) -> str:
     return text
 
 
+#: capitalised words right before a word, in the same part of a list ("..., QA lead")
+_IN_A_PHRASE = re.compile(r"(?:^|[,;:|(-])\s*(?:[A-Z][\w&'-]*\s+)+$")
+
+
 def _choice_values(text: str, module: Module, ws: Workspace, fields: dict[str, Any]) -> None:
     for m in _mentions(text, ws):
         if m.module is not module or m.field is None or m.option is None:
             continue
+        if _IN_A_PHRASE.search(text[: m.start]) and not text[m.start].isupper():
+            continue  # "Sam Okafor, QA lead": a title that ends with a choice's word
         if m.field.reads == "choices":
             fields.setdefault(m.field.slug, []).append(m.option)
         else:
@@ -810,8 +912,16 @@ def _bare_title(text: str, ws: Workspace) -> str | None:
     parts = [s.strip(" .()") for s in re.split(r"[,;]", text)[1:]]
     leftovers = [re.sub(_PRONOUN_LEAD, "", s, flags=re.I) for s in parts]
     plain = [s for s in leftovers if s and re.fullmatch(r"[A-Za-z][A-Za-z &/-]{2,60}", s)]
-    plain = [s for s in plain if not _mentions(s, ws) and len(s.split()) <= 5]
+    plain = [s for s in plain if len(s.split()) <= 5 and not _values_in(s, ws)]
     return plain[0] if len(plain) == 1 else None
+
+
+def _values_in(part: str, ws: Workspace) -> bool:
+    """Whether a part of a list names a module, a field or a choice on its own (a choice's
+    word after capitalised words, "QA lead", is part of a title)."""
+    return any(
+        m.option is None or not _IN_A_PHRASE.search(part[: m.start]) for m in _mentions(part, ws)
+    )
 
 
 _ROLE_AT = re.compile(
@@ -967,9 +1077,13 @@ def _parse_change(text: str) -> Change | None:
         target = (groups.get("target") or "").strip(" '\"")
         value = (groups.get("value") or "").strip()
         extra = ""
-        split = re.split(_MORE, value, maxsplit=1)
-        if len(split) > 1:
-            value, extra = split[0], value[len(split[0]) :].strip(" ,;")
+        quoted = _QUOTED.match(value)
+        if quoted:  # "to 'Wide World Importers Ltd' (legal name)": the quoted words
+            value, extra = quoted["q"], value[quoted.end() :].strip(" ,;")
+        else:
+            split = re.split(_MORE, value, maxsplit=1)
+            if len(split) > 1:
+                value, extra = split[0], value[len(split[0]) :].strip(" ,;")
         field = groups.get("field")
         if field and field.lower().strip() in ("the", "a", ""):
             field = None
@@ -987,7 +1101,9 @@ _TERSE_VALUE = re.compile(r"\s*(?:->|=>|=|:|\u2192|\bto\b|\bis\b)?\s*(?P<v>\S.*)
 def _terse_change(text: str, today: date, ws: Workspace) -> Change | None:
     """ "tailspin finance health 3", "Wide World Importers employees = 780": a record's name,
     then a field, then a value that reads as the field's (no verb said)."""
-    fields = [m for m in _mentions(text, ws) if m.field is not None and m.option is None]
+    # words inside a quoted name are the name's ("'Sensor site visit' status done")
+    masked = _QUOTED.sub(lambda q: " " * len(q[0]), text)
+    fields = [m for m in _mentions(masked, ws) if m.field is not None and m.option is None]
     if not fields:
         return None
     first = fields[0]
@@ -1011,6 +1127,8 @@ def _terse_change(text: str, today: date, ws: Workspace) -> Change | None:
 def _names_only(head: str, ws: Workspace) -> bool:
     """Whether the words before a field can be a record's name alone: some words, no verb, no
     field or choice, not a module word first ("tasks that aren't done" is a list)."""
+    if _QUOTED.fullmatch(head.strip()):
+        return True  # "'Sensor site visit' status done": a name, quoted
     target, _ = _strip_target(head, ws)
     plain = [w for w in target.lower().split() if w not in _STOP | _PRONOUNS]
     if not plain or re.search(r"[,;:?]", head) or len(head.split()) > 6 or _VERB_SAID.search(head):
@@ -1060,12 +1178,42 @@ def _update(text: str, today: date, ws: Workspace, change: Change | None = None)
         ("records.search", {"module": m.slug, "query": target, "limit": 10}) for m in candidates
     ]
 
+    said = [w for w in re.findall(r"[^\W\d_][\w'&.-]*", target) if len(w) >= 3]
+    lookups = sorted({w.lower() for w in said}, key=lambda w: (-len(w), w))[:_LOOKUPS]
+    # the list search matches letters as stored ("jose" misses "José"): a word's first
+    # letters find it whatever its accents
+    lookups += [w[:3] for w in lookups[:2] if len(w) > 3]
+    again = [
+        ("records.search", {"module": m.slug, "query": w, "limit": 10})
+        for m in candidates
+        for w in lookups
+    ]
+    order = [m for m in candidates for _ in lookups]
+
     def then(outcomes: Sequence[ToolOutcome]) -> list[Call] | str:
         hits = _matching(target, candidates, outcomes)
         if not hits and any(o.status != "ok" for o in outcomes):
             return []  # the look-up failed: the reply says why
+        if not hits and again:  # "Jose Nunez", "Grace Hoper": each word, then the spelling
+            return list(again)
         if not hits:
             return f"I found no record named {target!r}, so I changed nothing. Which record is it?"
+        return change_it(hits)
+
+    def spelled(outcomes: Sequence[ToolOutcome]) -> list[Call] | str:
+        if len(outcomes) != len(again) or any("records" not in o.result for o in outcomes):
+            return []  # the update ran at the stage before
+        found: dict[str, tuple[Module, Mapping[str, Any]]] = {}
+        for module, outcome in zip(order, outcomes, strict=False):
+            for record in _records(outcome):
+                name = str(record.get("displayName") or "")
+                if _named_in(name, said) and _named_in(target, words(name).split()):
+                    found[str(record.get("recordId"))] = (module, record)
+        if not found:
+            return f"I found no record named {target!r}, so I changed nothing. Which record is it?"
+        return change_it(list(found.values()))
+
+    def change_it(hits: list[tuple[Module, Mapping[str, Any]]]) -> list[Call] | str:
         if len(hits) > 1:
             names = ", ".join(f"{r.get('displayName')!s} ({m.slug})" for m, r in hits[:5])
             return f"Which one do you mean: {names}? I changed nothing yet."
@@ -1080,7 +1228,7 @@ def _update(text: str, today: date, ws: Workspace, change: Change | None = None)
             args["fields"] = fields
         return [("records.update", args)]
 
-    return (lambda _: list(searches), then)
+    return (lambda _: list(searches), then, spelled)
 
 
 def _field_at_end(change: Change, ws: Workspace) -> Change:
@@ -1238,12 +1386,25 @@ def _more_change(
         fields[reason.slug] = part[because.end() :]  # "was lost because of budget cuts"
         return None
     said = [w for w in re.findall(r"[\w'-]+", part.lower()) if w not in _STOP | _FILLER]
+    if len(said) >= 2 and _only_context(part, ws):
+        return None  # "..., Maria wants to attend it": why, not what
     if len(said) >= 2:
         return (
             f"I would set {', '.join(fields)} of {record.get('displayName')}, but I did not "
             f"understand {part!r}; I changed nothing yet."
         )
     return None
+
+
+def _only_context(part: str, ws: Workspace) -> bool:
+    """A part that says why rather than what: someone does something ("Maria wants to attend
+    it"), with no field, choice, number, quote or address, and no verb that changes a
+    value."""
+    if re.search(r"\d|@|['\"]|\$|€|£", part) or _mentions(part, ws):
+        return False
+    if re.search(r"\b" + _UPDATE_VERB + r"\b|\b(?:to|as)\s*$", part, re.I):
+        return False
+    return bool(re.match(r"(?:[A-Z][\w'-]+|he|she|they|we|i)\s+\w+", part.strip()))
 
 
 def _field_named(module: Module, said: str) -> Field | None:
@@ -1313,7 +1474,95 @@ class _Query:
             self.used.append(span)
 
 
+#: a part of a question that says why it is asked: "I want to know who was there", "for
+#: Maria's visit", "before her call", "Before I reply to Contoso, ..."
+_WHY_TAIL = re.compile(
+    r"(?:[,.?;!]\s*(?P<i>(?:i|i'd|i'm|i'll|we|we'd|we're)\s+\w.*)|"
+    r"\s+(?P<for>(?:for|before|after)\s+(?:[A-Z][\w-]*'s|her|his|their|my|our)\s+\w+.*))$",
+    re.I,
+)
+_WHY_LEAD = re.compile(r"^(?:before|after|since)\s+(?:i|we)\b[^,]{2,60},\s+", re.I)
+
+
+def _without_why(text: str, ws: Workspace) -> str:
+    """A question without the parts that say why it is asked, when they name no value."""
+    lead = _WHY_LEAD.match(text)
+    if lead and not _says_a_value(lead[0], ws):
+        text = text[lead.end() :]
+    tail = _WHY_TAIL.search(text)
+    why = (tail["i"] or tail["for"]) if tail else ""
+    head = text[: tail.start()] if tail else ""
+    asks = _FIND.search(head.lower()) and _modules_named(_mentions(head, ws))
+    named = _says_a_value(why, ws) or any(m.option for m in _mentions(why, ws))
+    if tail and asks and not named and not _MINE_FIND.search(why):
+        text = head
+    return text.strip()
+
+
 def _find(text: str, today: date, ws: Workspace) -> Planned | None:
+    text = _without_why(text, ws) or text
+    mine = _MINE_FIND.search(text)
+    me = REQUESTER.get()
+    if mine is None or me is None:
+        return _find_quoted(text, today, ws)
+    # "my tasks", "deals I own": the requester on the module's one person field
+    planned = _find_quoted((text[: mine.start()] + " " + text[mine.end() :]).strip(), today, ws)
+    call = _one_search(planned)
+    if call is None:
+        return planned
+    module = ws.module(str(call.get("module")))
+    people = module.fields_of("user") if module else []
+    if len(people) != 1:
+        return planned
+    args = dict(call)
+    args["filters"] = {**(args.get("filters") or {}), people[0].slug: me}
+    return (lambda _: [("records.search", args)],)
+
+
+def _one_search(planned: Planned | None) -> dict[str, Any] | None:
+    """The arguments of a plan that is one search and nothing else."""
+    if not isinstance(planned, tuple) or len(planned) != 1:
+        return None
+    calls = planned[0]([])
+    if isinstance(calls, str) or len(calls) != 1 or calls[0][0] != "records.search":
+        return None
+    return dict(calls[0][1])
+
+
+#: the requester said as whose records to list ("my tasks", "deals I own", "on my plate")
+_MINE_FIND = re.compile(
+    r"\b(?:assigned\s+to\s+me|owned\s+by\s+me|(?:that\s+)?i\s+own|mine|for\s+me|"
+    r"on\s+my\s+plate|my)\b",
+    re.I,
+)
+#: the requester said as a new record's person ("for me", "i own it", "assign it to me")
+_MINE_NEW = re.compile(
+    r"\b(?:for\s+me|for\s+myself|(?:and\s+)?i\s+own\s+it|(?:and\s+)?(?:assign(?:ed)?|give)\s+"
+    r"(?:it\s+)?to\s+me|owned\s+by\s+me|assigned\s+to\s+me)\b",
+    re.I,
+)
+
+
+def _find_quoted(text: str, today: date, ws: Workspace) -> Planned | None:
+    quoted = _QUOTED.search(text)
+    if quoted is None:
+        return _find_said(text, today, ws)
+    # "task 'intro call w/ josé'": the quoted words are a name to look for, not values
+    outside = (text[: quoted.start()] + " " + text[quoted.end() :]).strip()
+    if not _modules_named(_mentions(outside, ws)):
+        return _find_said(text, today, ws)
+    planned = _find_said(outside, today, ws)
+    if not isinstance(planned, tuple) or len(planned) != 1:
+        return planned
+    (stage,) = planned
+    calls = stage([])
+    if isinstance(calls, str) or len(calls) != 1 or calls[0][0] != "records.search":
+        return planned
+    args = {k: v for k, v in calls[0][1].items() if k != "query"} | {"query": quoted["q"]}
+    return (lambda _: [("records.search", args)],)
+
+
+def _find_said(text: str, today: date, ws: Workspace) -> Planned | None:
     mentions = _mentions(text, ws)
     modules = _list_modules(text, mentions, ws)
     if not modules:
@@ -1619,3 +1868,170 @@ _VERBS = {
     "person", "people", "for", "me", "up", "tell", "about", "is", "are", "there", "much",
     "worth", "when", "where",
 }  # fmt: skip
+
+
+# --- a change said loosely: the record by the names the search index knows --------------------
+
+#: words that say a value changes (anywhere in the message)
+_CHANGE_CUE = re.compile(
+    r"\b(?:set|change|changed|update|updated|mark|flag|raise|lower|amend|correct|move|moved|"
+    r"bump|push|now|must\s+be|should\s+be|grown|grew|promoted|make)\b",
+    re.I,
+)
+#: what comes right before a choice value that is set ("to", "is now", "mark her as")
+_SET_TO = re.compile(
+    r"(?:\bto|\bas|\bis|\bare|\bnow|->|=|:|\bbe|\bmark|\bmarked|\bflag|\btag|\btagged|"
+    r"\bnot|n't|\bno(?:\s+wait)?)\s+(?:an?\s+|the\s+)?(?:[\w-]+\s+)?$",
+    re.I,
+)
+#: at most this many words of the message are looked up as record names
+_LOOKUPS = 4
+
+
+def loose_update(message: str, now: datetime, ws: Workspace) -> Planned | None:
+    """A change said in no shape the update reads ("Niklaus Wirth wrote in, so set
+    do-not-contact to false for him", "the headcount of Litware Labs ... grown to 55
+    employees"): the fields and values from the schema, the record from the search index (its
+    words looked up one by one, the one record whose whole name the message says); None when
+    no field and value are read for sure, so the caller asks or says it did not understand."""
+    text = without_asides(clean(message), ws)
+    if not text or not _CHANGE_CUE.search(text) or _QUOTED.search(text):
+        return None
+    today = now.date()
+    read = _loose_pairs(text, today, ws)
+    pairs = [p for p in read if p[2] is not None]
+    if not pairs:
+        return None
+    if any(isinstance(v, tuple) for _, _, v, _ in pairs):
+        if len({f.slug for _, f, _, _ in pairs}) < len(pairs):
+            return None  # "to proposal no wait negotiation": which one?
+        pairs = [p for p in pairs if not isinstance(p[2], tuple)]
+        if not pairs:
+            return None
+    modules = list(dict.fromkeys(m for m, _, _, _ in pairs))
+    said_for: dict[tuple[str, str], set[str]] = {}
+    for m, f, v, _ in pairs:
+        said_for.setdefault((m.slug, f.slug), set()).add(repr(v))
+    if any(len(v) > 1 for v in said_for.values()):
+        return None  # two values for one field ("proposal no wait negotiation"): not sure
+    used = [(s, e) for _, _, _, (s, e) in read]
+    used += [(x.start, x.end) for x in _mentions(text, ws)]
+    said = _name_words(text, used)
+    if not said:
+        return None
+    capital = {w.lower() for w in re.findall(r"\b[A-Z][\w'&-]*", text)}
+    lookups = sorted(dict.fromkeys(said), key=lambda w: (w not in capital, -len(w)))
+    lookups = lookups[:_LOOKUPS]
+    calls: list[Call] = [
+        ("records.search", {"module": m.slug, "query": w, "limit": 10})
+        for m in modules
+        for w in lookups
+    ]
+    order = [m for m in modules for _ in lookups]
+
+    def then(outcomes: Sequence[ToolOutcome]) -> list[Call] | str:
+        found: dict[str, tuple[Module, Mapping[str, Any]]] = {}
+        for module, outcome in zip(order, outcomes, strict=False):
+            for record in _records(outcome):
+                if _named_in(str(record.get("displayName") or ""), said):
+                    found[str(record.get("recordId"))] = (module, record)
+        if len(found) != 1:
+            return "Which record should I change? Give me its full name; I changed nothing yet."
+        module, record = next(iter(found.values()))
+        spans = {span for _, _, _, span in pairs}
+        mine = [p for p in pairs if p[0] is module]
+        if {span for _, _, _, span in mine} != spans:
+            return "Which record should I change, and which of its fields? I changed nothing yet."
+        fields = {
+            f.slug: v
+            for m, f, v, _ in mine
+            for v in [_read_value(f, v, record, today, ws) if isinstance(v, str) else v]
+        }
+        if not fields or any(v is None for v in fields.values()):
+            return f"What should I change on {record.get('displayName')}? I changed nothing yet."
+        return [("records.update", {"module": module.slug, "recordId": record.get("recordId"),
+                                    "fields": fields})]  # fmt: skip
+
+    return (lambda _: list(calls), then)
+
+
+def _loose_pairs(
+    text: str, today: date, ws: Workspace
+) -> list[tuple[Module, Field, Any, tuple[int, int]]]:
+    """(module, field, value or its words, span) for each field the message gives a value: a
+    choice option named; a field named, with a value its type reads right after it (or a
+    number right before it: "55 employees"); a yes/no field named alone is yes."""
+    out: list[tuple[Module, Field, Any, tuple[int, int]]] = []
+    mentions = [m for m in _mentions(text, ws) if m.field is not None]
+    for i, m in enumerate(mentions):
+        f = m.field
+        assert f is not None
+        if m.option is not None:
+            value: Any = m.option if f.reads != "choices" else [m.option]
+            option = next((o for o in f.options if o.value == m.option), None)
+            if option and words(text[m.start : m.end]) not in (words(option.label), option.value):
+                continue  # "now leads research": a verb, not the value "lead"
+            if not _SET_TO.search(text[max(0, m.start - 40) : m.start]) and not re.match(
+                r"\s+now\b", text[m.end :], re.I
+            ):
+                continue  # "phoned about the newsletter": said in passing, not set
+            negated = _NEGATION.search(text[: m.start].lower())
+            if negated and re.match(r"no\b", negated[0]):
+                value = ("no", m.option)  # "proposal no wait negotiation": a correction
+            elif negated:
+                continue  # "customer now, not qualified": not the value
+            out.append((m.module, f, value, (m.start, m.end)))
+            continue
+        stop = next((x.start for x in mentions[i + 1 :] if x.start >= m.end), len(text))
+        after = re.split(r"[,.](?!\d)|[;!?]|\s(?:for|and|because|as|so)\s", text[m.end : stop])[0]
+        to = list(re.finditer(r"(?:^|\s)(?:to|=|->|:|is|as)\s+", after, re.I))
+        value = after[to[-1].end() :] if to else after
+        if f.reads == "text" and not (to and re.search(r"to|=|->", to[-1][0], re.I)):
+            value = ""  # any words read as text: only when said to be the value ("title to X")
+        end = m.end + len(after)
+        before = re.search(r"([$€£]?\d[\d,.]*\s*(?:k|m|%)?)\s*$", text[: m.start], re.I)
+        named_whole = words(text[m.start : m.end]) == words(f.label)
+        if f.reads == "flag" and not after.strip(" '\"") and named_whole:
+            out.append((m.module, f, True, (m.start, m.end)))
+        elif value.strip() and read_value(f, value, Said(today, {})) is not None:
+            out.append((m.module, f, value, (m.start, m.end)))
+            out.append((m.module, f, None, (end - len(value), end)))  # only its span
+        elif before and f.reads in ("number", "money"):
+            out.append((m.module, f, before[1], (before.start(), m.end)))
+    return out
+
+
+def _name_words(text: str, used: Sequence[tuple[int, int]]) -> list[str]:
+    """The words outside what was read that could be part of a record's name."""
+    kept = text
+    for s, e in used:
+        kept = kept[:s] + " " * (e - s) + kept[e:]
+    said = re.findall(r"[^\W\d_][\w'&.-]*", kept)
+    skip = _STOP | _PRONOUNS | _FILLER | _VERBS
+    return [
+        w.strip(".'").lower()
+        for w in said
+        if len(w) >= 3 and w.lower() not in skip and not _CHANGE_CUE.fullmatch(w)
+    ]
+
+
+def _named_in(name: str, said: Sequence[str]) -> bool:
+    """Whether every word of a record's name is a word of the message (accents, plurals and
+    one slip in a long word aside)."""
+    have = [_accentless(re.sub(r"[^\w]", "", w)) for w in words(name).split()]
+    plain = {singular(_accentless(w)) for w in said}
+    return bool(have) and all(
+        singular(w) in plain or (len(w) >= 5 and any(_one_slip(w, p) for p in plain))
+        for w in have
+        if w
+    )
+
+
+def _one_slip(a: str, b: str) -> bool:
+    """One letter added, dropped or changed."""
+    if abs(len(a) - len(b)) > 1 or a == b:
+        return a == b
+    if len(a) == len(b):
+        return sum(x != y for x, y in zip(a, b, strict=True)) == 1
+    short, long = (a, b) if len(a) < len(b) else (b, a)
+    return any(long[:i] + long[i + 1 :] == short for i in range(len(long)))

@@ -95,7 +95,12 @@ def _phone(f: Field, value: str, said: Said) -> Any:
 
 def _url(f: Field, value: str, said: Said) -> Any:
     url = find_url(value)
-    return url.value if url else None
+    if url is None:
+        return None
+    # a bare domain ("initech.com") is the site at it: the field stores a full address
+    return (
+        url.value if re.match(r"[a-z][a-z0-9+.-]*://", url.value, re.I) else f"https://{url.value}"
+    )
 
 
 def _money(f: Field, value: str, said: Said) -> Any:

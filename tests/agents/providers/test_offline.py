@@ -73,7 +73,7 @@ def plan(message: str) -> Plan:
 
 def test_update_searches_then_updates() -> None:
     made = plan("update deal Big One stage to won")
-    assert len(made.stages) == 2
+    assert len(made.stages) == 3  # a look-up that finds nothing looks up each word
     assert made.stages[0]([]) == [
         ("records.search", {"module": "deals", "query": "Big One", "limit": 10})
     ]
@@ -89,7 +89,10 @@ def test_update_searches_then_updates() -> None:
     TOOLS[name].args.model_validate(args)
     # no such record, or two of that name: a question, and nothing is written (the old planner
     # sent an update by name for the tool to refuse)
-    nothing = made.stages[1]([ToolOutcome("ok", {"records": []}, "Found 0.")])
+    none = ToolOutcome("ok", {"records": []}, "Found 0.")
+    words = made.stages[1]([none])
+    assert isinstance(words, list) and [a["query"] for _, a in words] == ["big", "one"]
+    nothing = made.stages[2]([none] * len(words))
     assert isinstance(nothing, str) and "found no record" in nothing
     twins = [{"recordId": str(i) * 36, "displayName": "Big One"} for i in (1, 2)]
     asked = made.stages[1]([ToolOutcome("ok", {"records": twins}, "Found 2.")])

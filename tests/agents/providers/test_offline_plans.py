@@ -111,8 +111,13 @@ def test_updates_change_the_one_record_found(message: str, change: dict[str, Any
     ((name, args),) = then(made, [found])
     assert name == "records.update"
     assert args == {"module": search["module"], "recordId": "r" * 36, **change}
-    # the search failed or found nothing: a question instead of an update
-    assert isinstance(made.stages[1]([]), str)
+    # the search found nothing: each word of the name looked up; nothing again, a question
+    nothing = ToolOutcome("ok", {"records": []})
+    again = made.stages[1]([nothing])
+    assert isinstance(again, list) and {name for name, _ in again} == {"records.search"}
+    assert isinstance(made.stages[2]([nothing] * len(again)), str)
+    # the search failed: no update
+    assert not made.stages[1]([ToolOutcome("error", {}, "no")])
 
 
 def test_mail_outreach_social_and_pages_stop_when_a_step_failed() -> None:

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from fieldhouse.agents.contract import ToolOutcome
-from fieldhouse.agents.providers.base import Turn
+from fieldhouse.agents.providers.base import REQUESTER, Turn
 from fieldhouse.agents.providers.offline import OfflineProvider
 from fieldhouse.agents.providers.offline_plans import Plan, plan_for
 from fieldhouse.agents.providers.offline_schema import Workspace, builtin
@@ -123,12 +123,18 @@ def test_the_standard_modules_by_everyday_words() -> None:
         plan("Please log a new opportunity called Wide World customs module worth $85,000.")
     )
     assert (args["module"], args["displayName"]) == ("deals", "Wide World customs module")
-    ((_, args),) = writes(
-        plan(
-            "I'd like a to-do for myself: prepare the board slides, due next Friday, high priority."
+    asking = REQUESTER.set("u-me")  # as a run sets it: "for myself" is the requester
+    try:
+        ((_, args),) = writes(
+            plan(
+                "I'd like a to-do for myself: prepare the board slides, due next Friday, high "
+                "priority."
+            )
         )
-    )
+    finally:
+        REQUESTER.reset(asking)
     assert args["module"] == "tasks" and args["fields"]["priority"] == "high"
+    assert args["fields"]["assignee"] == "u-me"
     assert args["fields"]["due-date"] == "2026-12-04"
     ((_, args),) = walk(plan("urgent tasks"))[0]
     (condition,) = args["advancedFilter"]["root"]["conditions"]
@@ -144,6 +150,10 @@ async def test_the_provider_says_the_question_a_stage_ends_with() -> None:
     assert search.name == "records.search" and search.arguments["module"] == "projects"
     none = ToolOutcome("ok", {"records": []}, "Found 0 projects record(s).")
     turns = [*user, Turn("assistant", "", (search,)), Turn("tool", call=search, outcome=none)]
+    again = await provider.step(turns, SPECS, said)  # each word, then its first letters
+    assert [c.arguments["query"] for c in again.tool_calls] == ["zeus", "zeu"]
+    turns += [Turn("assistant", "", again.tool_calls)]
+    turns += [Turn("tool", call=c, outcome=none) for c in again.tool_calls]
     final = await provider.step(turns, SPECS, said)
     assert final.final and final.text.startswith("I found no record named 'zeus'")
     assert "".join(said.chunks) == final.text

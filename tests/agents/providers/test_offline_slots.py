@@ -55,7 +55,7 @@ def test_a_web_address_goes_to_the_url_field_and_ends_the_name() -> None:
     assert (tool, args["displayName"]) == ("records.create", "Harbour Hall")
     assert args["fields"] == {
         "title": "Harbour Hall",
-        "homepage": "harbourhall.example",
+        "homepage": "https://harbourhall.example",
         "size": "large",
     }
     made = plan_for(
@@ -66,7 +66,7 @@ def test_a_web_address_goes_to_the_url_field_and_ends_the_name() -> None:
     assert made is not None
     ((_, args),) = writes(made)
     assert args["displayName"] == "Woodgrove Bank"
-    assert args["fields"]["website"] == "woodgrovebank.com"
+    assert args["fields"]["website"] == "https://woodgrovebank.com"
     assert args["fields"]["industry"] == "financial-services"
 
 
@@ -145,7 +145,10 @@ def test_a_reminder_time_in_words_or_digits_is_read_and_left_out_of_the_text(
     [
         ("harbour hall fee 1.2k", {"fee": {"amount": 1200, "currency": "USD"}}),
         ("Harbour Hall size -> large", {"size": "large"}),
-        ("harbour hall homepage = harbourhall.example", {"homepage": "harbourhall.example"}),
+        (
+            "harbour hall homepage = harbourhall.example",
+            {"homepage": "https://harbourhall.example"},
+        ),
     ],
 )
 def test_a_name_a_field_and_a_value_said_tersely_change_the_record(
