@@ -475,8 +475,14 @@ def _create(text: str, today: date, ws: Workspace) -> Planned:
     pending += asked
     loose = _loose_numbers(details, fields, today)
     money = module.fields_of("money")
-    if len(loose) == 1 and len(money) == 1 and money[0].slug not in fields:
-        fields[money[0].slug] = {"amount": loose.pop(), "currency": "USD"}  # "..., 24000"
+    # "..., 24000" is the amount; "~120 ppl" counts something else: asked about, not guessed
+    if (
+        len(loose) == 1
+        and len(money) == 1
+        and money[0].slug not in fields
+        and not _a_count(details, loose[0])
+    ):
+        fields[money[0].slug] = {"amount": loose.pop(), "currency": "USD"}
     unread = " ".join(str(n) for n in loose) or _unread(details, module, today, ws, fields)
     if unread:
         return (
@@ -502,6 +508,45 @@ def _name_from_parts(rest: str, module: Module, today: date, ws: Workspace) -> s
     shown = module.display_fields
     said = fields.get(shown[0].slug) if len(shown) == 1 else None
     return said if isinstance(said, str) else ""
+
+
+#: words that may follow a sum of money without saying what it counts ("24000 for 12 months")
+_NOT_A_UNIT = frozenset(
+    [
+        "for",
+        "in",
+        "on",
+        "by",
+        "at",
+        "to",
+        "and",
+        "with",
+        "from",
+        "per",
+        "a",
+        "an",
+        "the",
+        "or",
+        "but",
+        "as",
+        "of",
+        "so",
+        "please",
+        "pls",
+        "thx",
+    ]
+)
+
+
+def _a_count(text: str, number: float) -> bool:
+    """Whether a number without a currency is said as a count of something ("~120 ppl",
+    "40 seats"): a word other than a small one follows it."""
+    for a in find_amounts(text):
+        if a.value[0] == number and not a.value[1]:
+            after = re.match(r"\s*([a-z]+)\b", text[a.end :].lower())
+            if after is not None and after[1] not in _NOT_A_UNIT:
+                return True
+    return False
 
 
 def _loose_numbers(text: str, fields: Mapping[str, Any], today: date) -> list[int | float]:
@@ -629,7 +674,18 @@ def _names_a_record(name: str, rest: str, ws: Workspace) -> bool:
     pronoun or a preposition first, not the rest of a sentence (unless quoted)."""
     if not name or not _leftover(name, _mentions(name, ws), ws, every=True):
         return False
-    if name.lower().split()[0] in _PRONOUNS | {"for", "to", "about", "on", "with"}:
+    if name.lower().split()[0] in _PRONOUNS | {
+        "for",
+        "to",
+        "about",
+        "on",
+        "with",
+        "from",
+        "as",
+        "at",
+        "of",
+        "by",
+    }:
         return False
     if _QUOTED.search(rest):
         return True

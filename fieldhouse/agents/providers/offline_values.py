@@ -147,6 +147,8 @@ def _rules() -> list[tuple[str, DateRule]]:
     return [
         (r"\b(?P<iso>\d{4}-\d{2}-\d{2})\b", lambda m, t: date.fromisoformat(m["iso"])),
         (r"\b(?:today|tonight|this evening|this afternoon|eod)\b", lambda m, t: t),
+        (r"\b(?:the\s+)?day\s+after\s+(?:tomorrow|tmrw|tmr)\b", lambda m, t: t + timedelta(2)),
+        (r"\b(?:the\s+)?day\s+before\s+yesterday\b", lambda m, t: t - timedelta(2)),
         (
             r"\b(?:tomorrow|tmrw|tmr|tomorow|tommorow|tommorrow|2moro)\b",
             lambda m, t: t + timedelta(1),
