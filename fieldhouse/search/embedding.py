@@ -6,6 +6,7 @@ workers; several servers over one PostgreSQL share the queue, each record claime
 
 from __future__ import annotations
 
+import ctypes
 import logging
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
@@ -56,11 +57,20 @@ class Progress:
 
     embedded: int = 0
     passes: int = 0
+    #: times the loop found the queue empty after embedding (and gave memory back)
+    drained: int = 0
     changed: trio.Event = field(default_factory=trio.Event)
 
     def advance(self, records: int) -> None:
         self.embedded += records
         self.passes += 1
+        self._changed()
+
+    def drain(self) -> None:
+        self.drained += 1
+        self._changed()
+
+    def _changed(self) -> None:
         self.changed.set()
         self.changed = trio.Event()
 
@@ -128,6 +138,21 @@ async def yield_to_requests(meter: Meter) -> float:
     return share
 
 
+def give_back_memory() -> bool:
+    """Hand the heap's free pages back to the system (glibc's ``malloc_trim``): a forward
+    pass's activations are freed after it, but glibc keeps the pages of each thread's arena,
+    so the embedding process stayed at its busiest size once a backlog had drained. Whether
+    it could (False off glibc)."""
+    try:
+        libc = ctypes.CDLL(None)
+        trim = libc.malloc_trim
+    except (OSError, AttributeError):
+        return False
+    trim.argtypes = [ctypes.c_size_t]
+    trim(0)
+    return True
+
+
 async def embed_forever(
     store: Store,
     embedder: Embedder,
@@ -143,6 +168,7 @@ async def embed_forever(
     passes yield to a server busy with requests (:func:`yield_to_requests`); ``wide``: runs
     a pass on more cores, used for passes of up to WIDE_CHUNK records while the meter reads
     less than IDLE_SHARE (a backlog drains that much faster once the writes stop)."""
+    embedded_since_idle = False
     while True:
         runner, most = run, CHUNK
         if meter is not None:
@@ -157,6 +183,12 @@ async def embed_forever(
             continue
         if progress is not None and done:
             progress.advance(done)
+        embedded_since_idle = embedded_since_idle or bool(done)
+        if not done and embedded_since_idle:
+            give_back_memory()  # the queue is empty: the passes' freed buffers go back
+            embedded_since_idle = False
+            if progress is not None:
+                progress.drain()
         if done:
             if done < most:
                 await trio.sleep(GATHER)
