@@ -25,6 +25,14 @@ idle-priority embedder gets what the other programs leave).
 Once the workers are idle (the writes stopped), a pass runs split over a thread a core
 (:func:`run_split`; MiniLM's vectors are the same bit for bit, 1.8 ms of CPU a short record
 either way): 1,016 short records/s on two free cores against 494-564 on one.
+
+Over PostgreSQL the workers' CPU is only part of a request's cost: the database's backends do
+the rest, in processes the meter does not see. With :class:`WorkersMeter` there the embedder
+ran beside the load and took 0.2 of a core from it: ``benchmarks.create_load --search
+--connections 32 --workers 2 --database-url postgresql://...`` fell from 2,469-2,823 to
+1,889-1,977 creates/s (0.43-0.51 -> 0.73-0.77 ms of server CPU a create). So over a database
+of its own processes the embedder reads the machine's busy share (:class:`BusyMeter`), as
+before; over SQLite, the workers'.
 """
 
 from __future__ import annotations
@@ -119,6 +127,38 @@ async def run_split(
         for k in range(count):
             nursery.start_soon(part, k)
     return [r for rs in results for r in rs]
+
+
+class BusyMeter:
+    """The share of the machine's CPU time spent at normal priority (user and system time, not
+    niced, not idle, not waiting for the disk) between two looks. Niced time is left out: the
+    embedding process runs niced, and its own work must not count as the load it yields to.
+    Used where the database runs in processes of its own (PostgreSQL): the workers' CPU is
+    then only part of what a request costs."""
+
+    def __init__(self) -> None:
+        self._last = self._read()
+
+    @staticmethod
+    def _read() -> tuple[float, float] | None:
+        import psutil  # (only the embedding process looks: a worker need not import it)
+
+        try:
+            t = psutil.cpu_times()
+        except (OSError, NotImplementedError):  # no such counters here: never busy
+            return None
+        busy = t.user + t.system + sum(getattr(t, f, 0.0) for f in ("irq", "softirq"))
+        rest = sum(getattr(t, f, 0.0) for f in ("nice", "idle", "iowait", "steal"))
+        return busy, busy + rest  # (guest time is inside user time already)
+
+    def share(self) -> float:
+        """The busy share since the last look (0 when the counters cannot be read or did not
+        move), and a new look starts."""
+        now = self._read()
+        last, self._last = self._last, now
+        if now is None or last is None or now[1] <= last[1]:
+            return 0.0
+        return max(0.0, min(1.0, (now[0] - last[0]) / (now[1] - last[1])))
 
 
 class WorkersMeter:

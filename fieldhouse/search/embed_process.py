@@ -27,12 +27,19 @@ import trio
 
 from fieldhouse.config import Settings
 from fieldhouse.logs import configure_logging
-from fieldhouse.search.background import LowPriorityThread, WorkersMeter, cores, run_split
+from fieldhouse.search.background import (
+    BusyMeter,
+    LowPriorityThread,
+    WorkersMeter,
+    cores,
+    run_split,
+)
 from fieldhouse.search.embedder import Embedder, make_embedder
 from fieldhouse.search.embedding import embed_forever
 from fieldhouse.search.query_embedder import frame, receive_frame
 from fieldhouse.search.vectors import one_blas_thread
 from fieldhouse.storage import open_database
+from fieldhouse.storage.backend import backend_for
 from fieldhouse.supervisor import until_signal_or_orphaned
 
 log = logging.getLogger("fieldhouse.search")
@@ -56,6 +63,13 @@ async def _answer(
             await stream.send_all(frame(vec))
         except (trio.BrokenResourceError, trio.ClosedResourceError):
             pass  # the worker gave up waiting
+
+
+def meter_for(settings: Settings) -> BusyMeter | WorkersMeter:
+    """What the embedding loop yields to: the workers' CPU where the database runs inside
+    them (SQLite); the machine's where it has processes of its own (PostgreSQL), whose work
+    for the requests the workers' CPU does not show."""
+    return WorkersMeter() if backend_for(settings).database_in_process else BusyMeter()
 
 
 async def open_listener(path: str) -> trio.SocketListener:
@@ -99,7 +113,7 @@ async def serve(settings: Settings) -> None:
                     store,
                     embedder,
                     thread.run,
-                    meter=WorkersMeter(),
+                    meter=meter_for(settings),
                     wide=partial(run_split, threads),
                 )
             finally:

@@ -47,6 +47,12 @@ class Backend(Protocol):
         """Servers on machines that share nothing but the database may serve it together."""
         ...
 
+    @property
+    def database_in_process(self) -> bool:
+        """The database's work runs inside the server's own processes (an embedded engine),
+        not in processes of the database's own."""
+        ...
+
     def open_coordination(self) -> AbstractAsyncContextManager[Coordination]:
         """What the processes over this database tell each other; must run where the store
         runs (inside the trio-asyncio loop for PostgreSQL)."""
@@ -70,6 +76,7 @@ class SQLiteBackend:
     path: Path
     data_dir: Path
     distributed = False
+    database_in_process = True
 
     @contextmanager
     def serve_lock(self) -> Iterator[int | None]:
@@ -106,6 +113,7 @@ class PostgresBackend:
 
     url: str
     distributed = True
+    database_in_process = False
 
     @contextmanager
     def serve_lock(self) -> Iterator[int | None]:

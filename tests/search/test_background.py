@@ -10,17 +10,21 @@ import shlex
 import sys
 import threading
 from collections.abc import Iterator, Sequence
+from pathlib import Path
 
 import pytest
 import trio
 
+from fieldhouse.config import Settings
 from fieldhouse.search.background import (
     MIN_PART,
     NICE,
+    BusyMeter,
     LowPriorityThread,
     WorkersMeter,
     run_split,
 )
+from fieldhouse.search.embed_process import meter_for
 
 
 @pytest.fixture
@@ -132,3 +136,31 @@ async def test_a_split_call_runs_its_parts_in_threads_at_once() -> None:
     finally:
         for t in threads:
             t.close()
+
+
+async def burn_every_core(*prefix: str) -> None:
+    async with trio.open_nursery() as nursery:
+        for _ in range(os.cpu_count() or 1):
+            nursery.start_soon(trio.run_process, [*prefix, sys.executable, "-c", BURN])
+
+
+@pytest.mark.alone  # it reads the whole machine's CPU
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="nice and /proc/stat")
+async def test_the_machine_meter_sees_cores_busy_at_normal_priority_and_not_niced_work() -> None:
+    """What the embedder yields to over PostgreSQL, whose backends' work for the requests the
+    workers' CPU does not show."""
+    meter = BusyMeter()
+    meter.share()
+    await burn_every_core()
+    assert meter.share() >= 0.6  # every core busy while they ran (less what the VM's host took)
+    await burn_every_core("nice", "-n", "19")
+    assert meter.share() <= 0.4  # as busy, but below everything else: not a load to yield to
+
+
+def test_the_embedder_yields_to_the_workers_over_sqlite_and_to_the_machine_over_postgres(
+    tmp_path: Path,
+) -> None:
+    sqlite = Settings(data_dir=tmp_path)
+    postgres = Settings(data_dir=tmp_path, database_url="postgresql://u@127.0.0.1:5432/db")
+    assert isinstance(meter_for(sqlite), WorkersMeter)
+    assert isinstance(meter_for(postgres), BusyMeter)
