@@ -379,6 +379,16 @@ async def test_revocation_and_user_deletion_reach_every_process_at_once(
             assert (await client.get("/v1/me", headers=owner)).status_code == 200
 
 
+def _imported(tmp_path: Path, index: int) -> set[str]:
+    """The modules worker ``index`` imported, from its log (PYTHONPROFILEIMPORTTIME)."""
+    lines = (tmp_path / f"worker{index}.log").read_text().splitlines()
+    return {
+        line.rsplit("|", 1)[1].strip()
+        for line in lines
+        if line.startswith("import time:") and "|" in line
+    }
+
+
 async def test_a_worker_that_sends_nothing_out_loads_no_http_client(
     url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -404,12 +414,7 @@ async def test_a_worker_that_sends_nothing_out_loads_no_http_client(
                 )
                 assert found.status_code == 200, found.text
     for index in range(2):
-        lines = (tmp_path / f"worker{index}.log").read_text().splitlines()
-        loaded = {
-            line.rsplit("|", 1)[1].strip().split(".")[0]
-            for line in lines
-            if line.startswith("import time:") and "|" in line
-        }
+        loaded = {name.split(".")[0] for name in _imported(tmp_path, index)}
         assert "fieldhouse" in loaded  # the log holds the worker's imports
         assert loaded.isdisjoint({"httpx", "httpcore", "rich", "pygments", "anyio"}), loaded
 
@@ -444,12 +449,7 @@ async def test_a_worker_serving_records_loads_no_web_framework(
                 assert (await client.head(records)).status_code == 200
                 assert (await client.get("/v1/nowhere")).status_code == 404
     for index in range(2):
-        lines = (tmp_path / f"worker{index}.log").read_text().splitlines()
-        modules = {
-            line.rsplit("|", 1)[1].strip()
-            for line in lines
-            if line.startswith("import time:") and "|" in line
-        }
+        modules = _imported(tmp_path, index)
         loaded = {name.split(".")[0] for name in modules}
         assert "fieldhouse.runtime" in modules  # the log holds the worker's imports
         assert loaded.isdisjoint({"quart", "werkzeug", "flask", "jinja2", "aiofiles"}), loaded
