@@ -122,9 +122,11 @@ def plan_for(message: str, now: datetime, workspace: Workspace | None = None) ->
             "Who should I e-mail, and about what? Give an address or a contact's full name, "
             'and a subject: "email Ada Lovelace about the renewal".',
         )
-    text = request_first(text, workspace)
+    text = request_first(text, workspace, now.date())
     planned = plan_records(text, now, workspace)
-    if planned is None or (_CHANGE_SAID.search(text) and route_of(text, workspace) == "find"):
+    if planned is None or (
+        _CHANGE_SAID.search(text) and route_of(text, workspace, now.date()) == "find"
+    ):
         # a change said in no shape the update reads, or asked for inside a question
         planned = loose_update(text, now, workspace) or planned
     if planned is None:

@@ -16,6 +16,7 @@ message with the workspace's schema rather than fixed sentences.
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
@@ -137,8 +138,6 @@ def without_pleasantries(text: str) -> str:
 def plain_symbols(message: str) -> str:
     """The message without pictographs ("🚀", "✅", "⭐"), with backquotes as quotes: they
     say no value, and a name quoted with backquotes is quoted."""
-    import unicodedata
-
     kept = "".join(
         " " if unicodedata.category(ch) in ("So", "Sk", "Cs", "Co") and ch != "`" else ch
         for ch in message
@@ -247,25 +246,18 @@ def _modules_named(mentions: Iterable[Mention]) -> list[Module]:
 # --- the entry point ---------------------------------------------------------------------
 
 
-def plan_records(
-    message: str, now: datetime, ws: Workspace, intent: str | None = None
-) -> Planned | None:
-    """Stages (or a reply) for a record request, or None when the message is not one.
-    ``intent`` (create, update or find), when given, is what the request is said to be; the
-    words read route it otherwise."""
+def plan_records(message: str, now: datetime, ws: Workspace) -> Planned | None:
+    """Stages (or a reply) for a record request, or None when the message is not one."""
     text = without_asides(clean(message), ws)
     if not text:
         return None
     today = now.date()
-    routed = route(text, ws) if intent is None else intent
+    routed, terse = _route(text, ws, today)
     if routed == "delete":
         return NO_DELETE
     if routed == "create":
         return _create(text, today, ws)
     if routed == "update":
-        lower = text.lower()
-        verb_led = re.match(_UPDATE_VERB + r"\b", lower)
-        terse = None if verb_led or _FIND.search(lower) else _terse_change(text, today, ws)
         return _update(text, today, ws, terse)
     if routed == "find":
         return _find(text, today, ws)
@@ -274,22 +266,22 @@ def plan_records(
     return None
 
 
-def route_of(message: str, ws: Workspace) -> str | None:
+def route_of(message: str, ws: Workspace, today: date) -> str | None:
     """:func:`route` of a message as it was said."""
     text = without_asides(clean(message), ws)
-    return route(text, ws) if text else None
+    return route(text, ws, today) if text else None
 
 
 #: where a request may begin after some context: a new sentence, or a clause after a comma
 _CLAUSE_START = re.compile(r"(?<=[.!?;:])\s+|,\s+(?:so\s+|and\s+|but\s+)?|\s+so\s+", re.I)
 
 
-def request_first(text: str, ws: Workspace) -> str:
+def request_first(text: str, ws: Workspace, today: date) -> str:
     """The request of a message that says some context first ("The review is stuck with
     legal. Set 'Review the contract' to blocked"): read from its verb on when it names its
     record in quotes and the context says no value (no number, address or field named);
     else the whole message, as before."""
-    if route(text, ws) in ("create", "update") or _QUOTED_START.match(text):
+    if route(text, ws, today) in ("create", "update") or _QUOTED_START.match(text):
         return text
     for m in _CLAUSE_START.finditer(text):
         rest = clean(text[m.end() :])
@@ -316,28 +308,33 @@ def _says_a_value(text: str, ws: Workspace) -> bool:
     return any(m.field is not None and m.option is None for m in _mentions(text, ws))
 
 
-def route(text: str, ws: Workspace) -> str | None:
+def route(text: str, ws: Workspace, today: date) -> str | None:
     """What the words of a cleaned request say it is: delete, create, update, find, name (a
     bare name), or None."""
+    return _route(text, ws, today)[0]
+
+
+def _route(text: str, ws: Workspace, today: date) -> tuple[str | None, Change | None]:
+    """:func:`route`, with the change an update says without a verb ("Wide World Importers
+    employees = 780"), read on the way."""
     lower = text.lower()
     unquoted = _QUOTED.sub(" ", lower)  # a record named 'Contoso imaging archive'
     if _DELETE.search(unquoted) and not re.match(r"^(?:remind|e-?mail|send|draft)\b", lower):
-        return "delete"
+        return "delete", None
     if _CREATE.search(lower) or _module_first(text, ws):
-        return "create"
+        return "create", None
     if re.match(_UPDATE_VERB + r"\b", lower):
-        return "update"
-    today = date.today()
+        return "update", None
     terse = None if _FIND.search(lower) else _terse_change(text, today, ws)
     if terse is not None or _statement(lower):
-        return "update"
+        return "update", terse
     if _FIND.search(lower) or _mentions_module(text, ws):
-        return "find"
+        return "find", None
     said = re.findall(r"[\w'&-]+", lower)
     plain = not any(w in _STOP or w in _PRONOUNS or w in _VERBS for w in said)
     if len(said) <= 4 and plain and re.fullmatch(r"[\w .,'&-]+", text) and not _chat(lower):
-        return "name"
-    return None
+        return "name", None
+    return None, None
 
 
 def _module_first(text: str, ws: Workspace) -> bool:
@@ -511,31 +508,10 @@ def _name_from_parts(rest: str, module: Module, today: date, ws: Workspace) -> s
 
 
 #: words that may follow a sum of money without saying what it counts ("24000 for 12 months")
-_NOT_A_UNIT = frozenset(
-    [
-        "for",
-        "in",
-        "on",
-        "by",
-        "at",
-        "to",
-        "and",
-        "with",
-        "from",
-        "per",
-        "a",
-        "an",
-        "the",
-        "or",
-        "but",
-        "as",
-        "of",
-        "so",
-        "please",
-        "pls",
-        "thx",
-    ]
-)
+_NOT_A_UNIT = frozenset({
+    "for", "in", "on", "by", "at", "to", "and", "with", "from", "per", "a", "an", "the", "or",
+    "but", "as", "of", "so", "please", "pls", "thx",
+})  # fmt: skip
 
 
 def _a_count(text: str, number: float) -> bool:
@@ -669,23 +645,17 @@ _WHEN_SAID = re.compile(
 )
 
 
+#: a new record's "name" that starts with one of these is the rest of a sentence ("the new
+#: person from the Northwind meeting")
+_NOT_A_NAME_START = _PRONOUNS | {"for", "to", "about", "on", "with", "from", "as", "at", "of", "by"}
+
+
 def _names_a_record(name: str, rest: str, ws: Workspace) -> bool:
     """Whether a new record's name was read: not empty, not only a value ("add urgent"), not a
     pronoun or a preposition first, not the rest of a sentence (unless quoted)."""
     if not name or not _leftover(name, _mentions(name, ws), ws, every=True):
         return False
-    if name.lower().split()[0] in _PRONOUNS | {
-        "for",
-        "to",
-        "about",
-        "on",
-        "with",
-        "from",
-        "as",
-        "at",
-        "of",
-        "by",
-    }:
+    if name.lower().split()[0] in _NOT_A_NAME_START:
         return False
     if _QUOTED.search(rest):
         return True
@@ -1336,8 +1306,6 @@ def _holds(have: list[str], want: list[str]) -> bool:
 
 
 def _accentless(word: str) -> str:
-    import unicodedata
-
     plain = unicodedata.normalize("NFKD", word)
     return "".join(c for c in plain if not unicodedata.combining(c)).lower()
 
