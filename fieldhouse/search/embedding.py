@@ -10,7 +10,8 @@ import ctypes
 import logging
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Protocol
+from functools import cache
+from typing import Protocol, cast
 
 import numpy as np
 import trio
@@ -138,17 +139,26 @@ async def yield_to_requests(meter: Meter) -> float:
     return share
 
 
+@cache
+def _malloc_trim() -> Callable[[int], int] | None:
+    """glibc's ``malloc_trim``, or None off glibc."""
+    try:
+        trim = ctypes.CDLL(None).malloc_trim
+    except (OSError, AttributeError):
+        return None
+    trim.argtypes = [ctypes.c_size_t]
+    trim.restype = ctypes.c_int
+    return cast(Callable[[int], int], trim)
+
+
 def give_back_memory() -> bool:
     """Hand the heap's free pages back to the system (glibc's ``malloc_trim``): a forward
     pass's activations are freed after it, but glibc keeps the pages of each thread's arena,
     so the embedding process stayed at its busiest size once a backlog had drained. Whether
     it could (False off glibc)."""
-    try:
-        libc = ctypes.CDLL(None)
-        trim = libc.malloc_trim
-    except (OSError, AttributeError):
+    trim = _malloc_trim()
+    if trim is None:
         return False
-    trim.argtypes = [ctypes.c_size_t]
     trim(0)
     return True
 

@@ -235,14 +235,20 @@ def rollback(c: Conn) -> None:
 _RUSAGE_THREAD: int | None = getattr(resource, "RUSAGE_THREAD", None)
 
 
-def _thread_cpu() -> float:
-    """CPU seconds the calling thread has used. ``getrusage(RUSAGE_THREAD)`` where there is
-    one: ~1 us a call on this machine's VM, where ``time.thread_time()`` (``clock_gettime`` of
-    the thread's CPU clock) took ~4 us, a system call each."""
+def _thread_usage() -> tuple[float, int]:
+    """CPU seconds the calling thread has used and its involuntary context switches so far
+    (0 where unknown), from one ``getrusage(RUSAGE_THREAD)`` where there is one: ~1 us a call
+    on this machine's VM, where ``time.thread_time()`` (``clock_gettime`` of the thread's CPU
+    clock) took ~4 us, a system call each."""
     if _RUSAGE_THREAD is None:
-        return time.thread_time()
+        return time.thread_time(), 0
     usage = resource.getrusage(_RUSAGE_THREAD)
-    return usage.ru_utime + usage.ru_stime
+    return usage.ru_utime + usage.ru_stime, usage.ru_nivcsw
+
+
+def _thread_cpu() -> float:
+    """CPU seconds the calling thread has used."""
+    return _thread_usage()[0]
 
 
 Mark = tuple[float, float, int]
@@ -250,12 +256,8 @@ Mark = tuple[float, float, int]
 
 def _mark() -> Mark:
     """Where the calling thread's clocks stand, for :func:`_asleep_since`: the wall clock, the
-    thread's CPU time and its involuntary context switches (0 where unknown), the latter two
-    from one system call."""
-    if _RUSAGE_THREAD is None:
-        return time.perf_counter(), time.thread_time(), 0
-    usage = resource.getrusage(_RUSAGE_THREAD)
-    return time.perf_counter(), usage.ru_utime + usage.ru_stime, usage.ru_nivcsw
+    thread's CPU time and its involuntary context switches."""
+    return time.perf_counter(), *_thread_usage()
 
 
 def _asleep_since(mark: Mark) -> float:
