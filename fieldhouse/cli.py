@@ -256,7 +256,12 @@ async def open_system(settings: Settings, backend: Backend) -> AsyncIterator[Act
         store.vector_model = vector_model(settings)  # records written here wait for theirs
         coordination = await stack.enter_async_context(backend.open_coordination())
         yield await stack.enter_async_context(
-            open_actor_system(store, settings, on_change=coordination.bump)
+            open_actor_system(
+                store,
+                settings,
+                on_change=coordination.bump,
+                epoch=coordination.epoch if coordination.immediate else None,
+            )
         )
 
 

@@ -36,6 +36,9 @@ _WORD = struct.Struct("<q")
 
 
 class Coordination(Protocol):
+    #: whether every process sees the epoch move the moment :meth:`bump` returns
+    immediate: bool
+
     def epoch(self) -> int:
         """The current change epoch; cheap enough to read on every request."""
         ...
@@ -51,6 +54,8 @@ class Coordination(Protocol):
 
 class LocalCoordination:
     """One process alone: the epoch and the counts live in memory (tests, embedded tools)."""
+
+    immediate = True
 
     def __init__(self) -> None:
         self._epoch = 0
@@ -74,6 +79,8 @@ class FileCoordination:
     The epoch is a random 64-bit word in a memory-mapped file: a bump writes a fresh random
     value, so two processes bumping at once can never write the value a reader saw before.
     """
+
+    immediate = True
 
     def __init__(self, epoch_path: Path, counts_path: Path) -> None:
         fd = os.open(epoch_path, os.O_RDWR | os.O_CREAT, 0o600)

@@ -68,7 +68,12 @@ async def open_runtime(settings: Settings) -> AsyncIterator[Runtime]:
             if settings.search_enabled:
                 search = await stack.enter_async_context(open_search_service(settings, store))
             actors = await stack.enter_async_context(
-                open_actor_system(store, settings, on_change=coordination.bump)
+                open_actor_system(
+                    store,
+                    settings,
+                    on_change=coordination.bump,
+                    epoch=coordination.epoch if coordination.immediate else None,
+                )
             )
             if settings.worker_index == 0:  # one scheduler per server is enough
                 # (imported here: the other workers never load the agents package for it)

@@ -12,6 +12,10 @@ on its own (:class:`~fieldhouse.model.principal.SystemActor`) may do everything.
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
 from fieldhouse.actors.context import WriteContext
 from fieldhouse.model.errors import Forbidden
 from fieldhouse.model.principal import Acting, Principal, Role, SystemActor, builtin_role, key_role
@@ -43,6 +47,58 @@ async def rights_now(
     if key is None or key.revoked or key.account_id != account_id or key.user_id != user_id:
         return None
     return key_principal(key, user, role)
+
+
+@dataclass(frozen=True)
+class _Read:
+    principal: Principal | None
+    epoch: int
+    expires: float
+
+
+class RightsMemo:
+    """What :func:`rights_now` read, kept while the change epoch stays where it was.
+
+    Revoking a key or deleting a user moves the epoch (``WorkspaceActor``'s ``on_change``)
+    before the revoke is answered; given an ``epoch`` whose move every process sees the moment
+    it is made (the embedded store's shared word: ``Coordination.immediate``), a principal
+    remembered at the current epoch is what the store would say. That spares each write
+    batch a read of its user and key: 3-4% of a create's CPU at one connection. Without an
+    ``epoch`` (PostgreSQL: notices reach other servers later) every call reads. ``ttl``
+    bounds any entry's life as the authenticator's does."""
+
+    def __init__(
+        self,
+        store: Store,
+        epoch: Callable[[], int] | None,
+        *,
+        ttl: float = 60.0,
+        max_entries: int = 10_000,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self._store = store
+        self._epoch = epoch
+        self._ttl = ttl
+        self._max_entries = max_entries
+        self._clock = clock
+        self._known: dict[tuple[str, str, str | None, str], _Read] = {}
+
+    async def rights(self, account_id: str, p: Principal) -> Principal | None:
+        """``rights_now`` of principal ``p`` in ``account_id``."""
+        if self._epoch is None:
+            return await rights_now(self._store, account_id, p.user_id, p.api_key_id, p.auth_method)
+        key = (account_id, p.user_id, p.api_key_id, p.auth_method)
+        epoch = self._epoch()  # read before the store: a change meanwhile drops the entry
+        known = self._known.get(key)
+        if known is not None and known.epoch == epoch and known.expires > self._clock():
+            return known.principal
+        principal = await rights_now(
+            self._store, account_id, p.user_id, p.api_key_id, p.auth_method
+        )
+        if len(self._known) >= self._max_entries:
+            self._known.clear()  # rare: more live principals than entries
+        self._known[key] = _Read(principal, epoch, self._clock() + self._ttl)
+        return principal
 
 
 def session_principal(user: UserRow, role: Role) -> Principal:

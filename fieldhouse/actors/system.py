@@ -13,6 +13,7 @@ import trio
 from fieldhouse.actors.context import Event
 from fieldhouse.actors.idempotency import wrap_recorded
 from fieldhouse.actors.messages import Message, R
+from fieldhouse.actors.rights import RightsMemo
 from fieldhouse.actors.schemas import SchemaRegistry
 from fieldhouse.actors.workspace import ActorCrashed, OnChange, WorkspaceActor, nothing_to_tell
 from fieldhouse.config import Settings
@@ -34,9 +35,11 @@ class ActorSystem:
         settings: Settings,
         nursery: trio.Nursery,
         on_change: OnChange = nothing_to_tell,
+        epoch: Callable[[], int] | None = None,
     ) -> None:
         self.store = store
         self._on_change = on_change
+        self._rights = RightsMemo(store, epoch)
         self.settings = settings
         self.schemas = SchemaRegistry(store)
         self._nursery = nursery
@@ -124,6 +127,7 @@ class ActorSystem:
                     on_schema=self._on_schema,
                     on_change=self._on_change,
                     on_batch=self._on_batch,
+                    rights=self._rights,
                 )
                 try:
                     await actor.run()
@@ -156,13 +160,19 @@ class ActorSystem:
 
 @asynccontextmanager
 async def open_actor_system(
-    store: Store, settings: Settings, *, on_change: OnChange = nothing_to_tell
+    store: Store,
+    settings: Settings,
+    *,
+    on_change: OnChange = nothing_to_tell,
+    epoch: Callable[[], int] | None = None,
 ) -> AsyncIterator[ActorSystem]:
     """The actors over a store; ``on_change`` is awaited after each commit that revoked
-    access or changed a schema, before its caller gets the reply."""
+    access or changed a schema, before its caller gets the reply. ``epoch``: the change
+    epoch that ``on_change`` moves, when every process sees it move at once (the actors then
+    remember the rights they read while it stays put: :class:`RightsMemo`)."""
     try:
         async with trio.open_nursery() as nursery:
-            system = ActorSystem(store, settings, nursery, on_change)
+            system = ActorSystem(store, settings, nursery, on_change, epoch)
             try:
                 yield system
             finally:

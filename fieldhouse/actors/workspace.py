@@ -33,7 +33,7 @@ import trio
 
 from fieldhouse.actors.context import Event, RightsNow, WriteContext
 from fieldhouse.actors.messages import Message
-from fieldhouse.actors.rights import rights_now
+from fieldhouse.actors.rights import RightsMemo
 from fieldhouse.model.errors import ApiError, InternalError, StoreUnavailable
 from fieldhouse.model.principal import Principal
 from fieldhouse.model.schema import ModuleSchema
@@ -126,8 +126,10 @@ class WorkspaceActor:
         on_change: OnChange = nothing_to_tell,
         on_batch: OnBatch | None = None,
         store_retry_seconds: float = STORE_RETRY_SECONDS,
+        rights: RightsMemo | None = None,
     ) -> None:
         self.store = store
+        self._rights_memo = rights if rights is not None else RightsMemo(store, None)
         self.account_id = account_id
         self.mailbox = mailbox
         self.batch_size = batch_size
@@ -185,9 +187,7 @@ class WorkspaceActor:
         async def rights(p: Principal) -> Principal | None:
             key = (p.user_id, p.api_key_id)
             if key not in seen:
-                seen[key] = await rights_now(
-                    self.store, self.account_id, p.user_id, p.api_key_id, p.auth_method
-                )
+                seen[key] = await self._rights_memo.rights(self.account_id, p)
             return seen[key]
 
         return rights

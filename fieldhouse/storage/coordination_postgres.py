@@ -33,6 +33,9 @@ class PostgresCoordination:
     have invalidated.
     """
 
+    #: the other servers hear of a bump when their LISTEN connection does, a moment later
+    immediate = False
+
     def __init__(self, url: str) -> None:
         self._url = url
         self._epoch = 0

@@ -19,9 +19,13 @@ instead, commit included, whenever this process holds the write lock or can take
 waiting, and while such transactions stay quick there (see :data:`INLINE_WRITE_SECONDS`): held
 across thread hops, the write lock that every process on the database waits for was busy
 ~2.3 ms a transaction, most of it waiting for the threads to wake and the GIL, and two
-workers created 1,130-1,170 records/s at 16 connections; inline, 1,475-1,510. The writer then
-checkpoints the WAL itself, every :data:`CHECKPOINT_COMMITS` commits on the writer thread
-(SQLite's automatic checkpoint would run inside a commit on the trio thread).
+workers created 1,130-1,170 records/s at 16 connections; inline, 1,475-1,510.
+
+The WAL is checkpointed by a thread of its own on a connection of its own (:class:`_Checkpointer`),
+every :data:`CHECKPOINT_COMMITS` commits, beside the writes: SQLite's automatic checkpoint would
+run inside a commit on the trio thread, and a checkpoint inside the commit that made it due kept
+that commit's request waiting 25-33 ms for the 6,100 pages of 256 creates (a PASSIVE checkpoint
+waits for no reader or writer, so writes go on while it copies).
 
 A read starts on the trio thread and moves to a worker thread only if it takes more than
 :data:`INLINE_READ_SECONDS` of CPU: SQLite interrupts it there (a progress handler), and the
@@ -50,6 +54,7 @@ import resource
 import sqlite3
 import time
 from collections.abc import AsyncIterator, Callable, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor, wait
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any, TypeVar
@@ -82,8 +87,8 @@ SLOW_MEMORY_SIZE = 1024
 #: transactions to the writer thread for SLOW_MEMORY_SECONDS
 INLINE_WRITE_SECONDS = 0.005
 INLINE_SLOW_TRANSACTIONS = 3
-#: the writer checkpoints the WAL itself after this many commits, on the writer thread (SQLite's
-#: automatic checkpoint runs inside a commit, which may be on the trio thread)
+#: the WAL is checkpointed after this many commits of this process, by the checkpoint thread
+#: (SQLite's automatic checkpoint runs inside a commit, which may be on the trio thread)
 CHECKPOINT_COMMITS = 256
 
 
@@ -286,12 +291,55 @@ def _asleep_since(mark: Mark) -> float:
 UNYIELDED_MOST = 16
 
 
+class _Checkpointer:
+    """Checkpoints the WAL in a daemon thread on a connection of its own, when asked, never
+    in the asker's way: :meth:`due` returns at once. One asked for while one runs is dropped;
+    the frames committed meanwhile wait for the next."""
+
+    def __init__(self, path: str, synchronous: str) -> None:
+        self._path, self._synchronous = path, synchronous
+        self._executor = ThreadPoolExecutor(1, thread_name_prefix="fieldhouse-checkpoint")
+        self._conn: Conn | None = None
+        self._last: Future[None] | None = None
+
+    def due(self) -> None:
+        if self._last is None or self._last.done():
+            self._last = self._executor.submit(self._checkpoint)
+
+    def _checkpoint(self) -> None:
+        if self._conn is None:
+            self._conn = _connect(self._path, self._synchronous)
+        try:
+            # PASSIVE: waits for no reader or writer, other processes write on meanwhile
+            self._conn.execute("PRAGMA wal_checkpoint(PASSIVE)")
+        except sqlite3.OperationalError as error:  # another process's checkpoint is running
+            log.debug("checkpoint skipped: %s", error)
+
+    def settled(self) -> None:
+        """Blocks until the checkpoint asked for last has finished."""
+        if self._last is not None:
+            wait([self._last])
+
+    def close(self) -> None:
+        """Lets a running checkpoint finish, then closes the connection."""
+        self._executor.shutdown(wait=True)
+        if self._conn is not None:
+            self._conn.close()
+
+
 class SQLiteDriver:
     dialect = SQLITE
     shared_between_processes = False
 
-    def __init__(self, writer: Conn, readers: list[Conn], lock_fd: int | None = None) -> None:
+    def __init__(
+        self,
+        writer: Conn,
+        readers: list[Conn],
+        lock_fd: int | None = None,
+        checkpointer: _Checkpointer | None = None,
+    ) -> None:
         self._writer = writer
+        self._checkpointer = checkpointer
         #: the file the processes on this database queue on for the write lock
         self._lock_fd = lock_fd
         self._locked = False
@@ -302,7 +350,7 @@ class SQLiteDriver:
         #: reads' statements that overran on the trio thread lately: SQL -> monotonic time
         self._slow: dict[str, float] = {}
         self._pending: list[str] = []
-        #: commits since the writer last checkpointed the WAL
+        #: commits since the checkpoint thread was last asked to checkpoint the WAL
         self._commits = 0
         #: light transactions run on the writer thread until this monotonic time
         self._inline_off_until = -math.inf
@@ -333,12 +381,14 @@ class SQLiteDriver:
             return writer, [_connect(str(path), synchronous) for _ in range(readers)], lock_fd
 
         writer, pool, lock_fd = await trio.to_thread.run_sync(setup)
-        return cls(writer, pool, lock_fd)
+        return cls(writer, pool, lock_fd, _Checkpointer(str(path), synchronous))
 
     async def aclose(self) -> None:
         async with self._write_lock:
             for conn in [self._writer, *self._readers]:
                 await trio.to_thread.run_sync(conn.close)
+            if self._checkpointer is not None:
+                await trio.to_thread.run_sync(self._checkpointer.close)
             if self._lock_fd is not None:
                 os.close(self._lock_fd)
                 self._lock_fd = None
@@ -397,22 +447,21 @@ class SQLiteDriver:
         return result
 
     def _committed(self) -> None:
-        """Count a commit; on the writer thread, checkpoint the WAL when one is due."""
+        """Count a commit; ask the checkpoint thread for a checkpoint when one is due."""
         self._commits += 1
-        if self._commits >= CHECKPOINT_COMMITS:
+        if self._commits >= CHECKPOINT_COMMITS and self._checkpointer is not None:
             self._commits = 0
-            # PASSIVE: waits for no reader or writer, other processes write on meanwhile
-            self._writer.execute("PRAGMA wal_checkpoint(PASSIVE)")
+            self._checkpointer.due()
+
+    async def checkpoints_settled(self) -> None:
+        """Returns once the WAL checkpoint asked for last has finished (for tests)."""
+        if self._checkpointer is not None:
+            await trio.to_thread.run_sync(self._checkpointer.settled)
 
     def _may_inline(self) -> bool:
         """Whether the next step of a light transaction may run on the trio thread: steps
-        have been quick lately, no checkpoint is due, and the write lock is (or can be at once)
-        this process's."""
-        return (
-            time.monotonic() >= self._inline_off_until
-            and self._commits < CHECKPOINT_COMMITS - 1
-            and self._try_lock()
-        )
+        have been quick lately, and the write lock is (or can be at once) this process's."""
+        return time.monotonic() >= self._inline_off_until and self._try_lock()
 
     def _timed(self, seconds: float) -> None:
         """A light transaction's steps on the trio thread left it asleep for ``seconds`` (a

@@ -9,7 +9,8 @@ import pytest
 
 from fieldhouse.actors import admin_ops as ops
 from fieldhouse.actors.record_ops import CreateRecord
-from fieldhouse.actors.rights import rights_now
+from fieldhouse.actors.rights import RightsMemo, rights_now
+from fieldhouse.coordination import LocalCoordination
 from fieldhouse.model.errors import Forbidden
 from fieldhouse.model.principal import Principal, Role
 from fieldhouse.runtime import Runtime
@@ -78,3 +79,22 @@ async def test_the_rights_are_those_stored_not_those_a_message_claims(
         await runtime.actors.ask(ops.CreateLabel("Forged", by=claims_owner))
     owner = await authenticated(runtime, ws)
     assert await runtime.actors.ask(ops.CreateLabel("Real", by=owner))
+
+
+async def test_the_rights_read_are_kept_while_the_change_epoch_stays_put(
+    runtime: Runtime, ws: Workspace
+) -> None:
+    """With an epoch every process sees move at once, what was read is kept until it moves
+    (a revoke moves it before it is answered); without one, every call reads the store."""
+    member = await authenticated(runtime, await add_user(runtime, ws, "member"))
+    coordination = LocalCoordination()
+    kept, reads = RightsMemo(runtime.store, coordination.epoch), RightsMemo(runtime.store, None)
+    assert await kept.rights(ws.account_id, member) == member
+    assert await reads.rights(ws.account_id, member) == member
+    assert member.api_key_id is not None
+    # revoked through the runtime, whose own epoch moved: not the one ``kept`` watches
+    await runtime.actors.ask(ops.RevokeApiKey(member.api_key_id, by=ws.system))
+    assert await reads.rights(ws.account_id, member) is None
+    assert await kept.rights(ws.account_id, member) == member
+    await coordination.bump()
+    assert await kept.rights(ws.account_id, member) is None

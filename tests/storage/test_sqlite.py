@@ -322,15 +322,46 @@ async def test_light_transactions_busy_on_the_cpu_stay_on_the_trio_thread(
     assert await scratch.read(_scratch_rows()) == 5
 
 
-async def test_the_writer_checkpoints_the_wal_itself(
+async def test_the_driver_checkpoints_the_wal_itself(
     tmp_path: Path, scratch: SQLiteDriver, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(sqlite_driver, "CHECKPOINT_COMMITS", 4)
     for n in range(40):  # 40 commits of 64 KB: 2.6 MB of WAL if it were never checkpointed
         await _light(scratch, n, pad=65_536)
+        await scratch.checkpoints_settled()
     assert await scratch.read(_scratch_rows()) == 40
     wal = tmp_path / "w.sqlite3-wal"
     assert wal.stat().st_size < 1_000_000  # checkpointed every 4 commits, and reused
+
+
+async def test_a_commit_that_makes_a_checkpoint_due_does_not_wait_for_it(
+    tmp_path: Path, scratch: SQLiteDriver, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(sqlite_driver, "CHECKPOINT_COMMITS", 4)
+    wal = tmp_path / "w.sqlite3-wal"
+    await _light(scratch, 0)
+    restarts = _wal_restarts(wal)
+    # the checkpoint thread is kept busy: every checkpoint asked for waits behind this
+    gate = threading.Event()
+    scratch._checkpointer._executor.submit(gate.wait)  # type: ignore[union-attr]
+    try:
+        # each commit stays a light one on the trio thread, the 4th, 8th, ... too
+        threads = [await _light(scratch, n, pad=65_536) for n in range(1, 13)]
+        assert threads == ["trio thread"] * 12
+        assert wal.stat().st_size > 12 * 65_536 and _wal_restarts(wal) == restarts
+    finally:
+        gate.set()
+    # the checkpoint asked for at the 4th commit runs now, after the 12th: it copies them all
+    await scratch.checkpoints_settled()
+    await _light(scratch, 13)  # so the WAL is written again from its start
+    assert _wal_restarts(wal) == restarts + 1
+    assert await scratch.read(_scratch_rows()) == 14
+
+
+def _wal_restarts(wal: Path) -> int:
+    """The WAL header's checkpoint sequence number: one up each time the WAL starts over."""
+    with wal.open("rb") as f:
+        return int.from_bytes(f.read(16)[12:16], "big")
 
 
 async def test_a_write_outside_a_workspace_is_one_transaction(lite: Store) -> None:
