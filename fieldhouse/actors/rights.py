@@ -119,13 +119,23 @@ def key_principal(key: ApiKeyRow, user: UserRow, role: Role) -> Principal:
     )  # fmt: skip
 
 
-async def role_of(store: Store, user: UserRow) -> Role:
-    """The user's role as the authenticator reads it; a role that vanished allows nothing."""
+async def role_of(
+    store: Store, user: UserRow, remembered: dict[tuple[str, str], Role] | None = None
+) -> Role:
+    """The user's role; a role that vanished allows nothing. Custom roles never change once
+    created, so a caller may pass ``remembered`` to keep those found (the authenticator)."""
     role = builtin_role(user.role_slug)
     if role is not None:
         return role
+    key = (user.account_id, user.role_slug)
+    if remembered is not None and key in remembered:
+        return remembered[key]
     custom = await store.get_role(user.account_id, user.role_slug)
-    return custom if custom is not None else Role(user.role_slug, frozenset(), frozenset())
+    if custom is None:
+        return Role(user.role_slug, frozenset(), frozenset())
+    if remembered is not None:
+        remembered[key] = custom
+    return custom
 
 
 async def acting_now(ctx: WriteContext, by: Acting) -> Acting:

@@ -14,11 +14,11 @@ from pathlib import Path
 import jwt
 import trio
 
-from fieldhouse.actors.rights import key_principal, session_principal
+from fieldhouse.actors.rights import key_principal, role_of, session_principal
 from fieldhouse.config import Settings
 from fieldhouse.model.errors import Unauthorized
 from fieldhouse.model.keys import KEY_PREFIX, hash_api_key, hashes_match, looks_like_key
-from fieldhouse.model.principal import Principal, Role, builtin_role
+from fieldhouse.model.principal import Principal, Role
 from fieldhouse.storage.backend import Backend
 from fieldhouse.storage.base import ApiKeyRow, UserRow
 from fieldhouse.storage.store import Store
@@ -199,16 +199,4 @@ class Authenticator:
         return principal, schema_version
 
     async def _role(self, user: UserRow) -> Role:
-        role = builtin_role(user.role_slug)
-        if role is not None:
-            return role
-        cache_key = (user.account_id, user.role_slug)
-        cached = self._roles.get(cache_key)
-        if cached is not None:
-            return cached
-        custom = await self._store.get_role(user.account_id, user.role_slug)
-        if custom is None:
-            # a user whose role vanished may do nothing at all
-            return Role(user.role_slug, frozenset(), frozenset())
-        self._roles[cache_key] = custom
-        return custom
+        return await role_of(self._store, user, self._roles)

@@ -24,6 +24,7 @@ from fieldhouse.model.agents import Approval, ApprovalStatus, RunRecord, RunStat
 from fieldhouse.model.errors import Conflict, NotFound
 from fieldhouse.model.principal import Principal
 from fieldhouse.runtime import Runtime
+from tests.agents import toolkit
 from tests.agents.toolkit import approver, objects, principal_of
 from tests.conftest import Workspace, add_user
 
@@ -48,23 +49,15 @@ def waiting(summary: str = "Sending the e-mail awaits approval (id ap-1).") -> T
 
 
 def approval(status: ApprovalStatus, **changes: object) -> Approval:
-    made = Approval(
-        approval_id="ap-1",
-        tool="email.send",
+    """The approval the run of ``waiting()`` waits for: the e-mail 'Pricing' to Bob."""
+    pricing = toolkit.approval(
+        status,
         arguments={"to": ["bob@example.com"]},
-        args_hash="h",
-        status=status,
         description="Sending the e-mail 'Pricing' to bob@example.com",
-        preview={},
-        run_id="run-1",
         call_id="c1",
-        agent_id=None,
-        requested_by=None,
         requested_key=None,
-        requested_at="2026-01-01T00:00:00.000000Z",
-        expires_at="2100-01-01T00:00:00.000000Z",
     )
-    return made.but(**changes)
+    return pricing.but(**changes)
 
 
 def run_record(user_id: str | None, status: RunStatus = RunStatus.SUCCEEDED) -> RunRecord:

@@ -31,31 +31,12 @@ from fieldhouse.model.errors import (
 )
 from fieldhouse.model.principal import Role
 from fieldhouse.runtime import Runtime
-from tests.agents.toolkit import approver
+from tests.agents.toolkit import approval, approver
 from tests.conftest import Workspace
 
 FUTURE = "2100-01-01T00:00:00.000000Z"
 PAST = "2000-01-01T00:00:00.000000Z"
 CONSUME = Consume("ap-1", "email.send", "hash-1")
-
-
-def approval(status: ApprovalStatus, expires_at: str = FUTURE) -> Approval:
-    return Approval(
-        approval_id="ap-1",
-        tool="email.send",
-        arguments={"to": ["ada@example.com"]},
-        args_hash="hash-1",
-        status=status,
-        description="Sending an e-mail to ada@example.com",
-        preview={},
-        run_id="run-1",
-        call_id="call-1",
-        agent_id=None,
-        requested_by=None,
-        requested_key="key-asking",
-        requested_at="2026-01-01T00:00:00.000000Z",
-        expires_at=expires_at,
-    )
 
 
 async def put_approval(runtime: Runtime, ws: Workspace, made: Approval) -> None:
@@ -108,7 +89,7 @@ async def test_a_tools_writes_and_its_approval_commit_together_or_not_at_all(
 async def test_an_approval_covers_only_its_own_call_in_time(
     runtime: Runtime, ws: Workspace, consume: Consume, expires_at: str
 ) -> None:
-    await put_approval(runtime, ws, approval(ApprovalStatus.APPROVED, expires_at))
+    await put_approval(runtime, ws, approval(ApprovalStatus.APPROVED, expires_at=expires_at))
     with pytest.raises(Conflict, match="is not approved for this call"):
         await runtime.actors.ask(ToolWrites((), consume, by=ws.system))
     assert (await stored(runtime, ws)).status == ApprovalStatus.APPROVED
@@ -165,7 +146,9 @@ async def test_only_another_person_decides_and_not_after_expiry(
     rejected = await runtime.actors.ask(reject)
     assert (rejected.status, rejected.reason) == (ApprovalStatus.REJECTED, "Wrong recipient")
     assert rejected.arguments == {"to": ["ada@example.com"]}  # nothing edited
-    await put_approval(runtime, ws, approval(ApprovalStatus.PENDING, PAST).but(approval_id="ap-2"))
+    await put_approval(
+        runtime, ws, approval(ApprovalStatus.PENDING, expires_at=PAST, approval_id="ap-2")
+    )
     with pytest.raises(Conflict, match=r"Approval ap-2 was already decided \(expired\)"):
         await runtime.actors.ask(DecideApproval("ap-2", True, by=approver(ws.account_id)))
 
@@ -224,7 +207,9 @@ async def test_an_outcome_is_kept_on_an_executed_approval_and_an_expiry_written_
     await put_approval(runtime, ws, approval(ApprovalStatus.EXECUTED))
     await runtime.actors.ask(NoteOutcome("ap-1", {"status": "ok", "summary": "S"}, by=ws.system))
     assert Approval.from_row(await stored(runtime, ws)).outcome == {"status": "ok", "summary": "S"}
-    await put_approval(runtime, ws, approval(ApprovalStatus.PENDING, PAST).but(approval_id="ap-2"))
+    await put_approval(
+        runtime, ws, approval(ApprovalStatus.PENDING, expires_at=PAST, approval_id="ap-2")
+    )
     await put_approval(runtime, ws, approval(ApprovalStatus.PENDING).but(approval_id="ap-3"))
     assert await runtime.actors.ask(ExpireApproval("ap-2", FUTURE, by=ws.system)) is True
     assert await runtime.actors.ask(ExpireApproval("ap-3", PAST, by=ws.system)) is False

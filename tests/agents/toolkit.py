@@ -1,5 +1,5 @@
 """Helpers for the agent tool tests: a principal from a real key, a context, one call; a
-session and a second key of one user."""
+session and a second key of one user; an approval to store or decide."""
 
 from __future__ import annotations
 
@@ -11,10 +11,33 @@ from fieldhouse.actors.object_ops import ApplyObjects, ObjectWrite
 from fieldhouse.agents.contract import ToolCall, ToolContext, ToolOutcome
 from fieldhouse.agents.registry import GatedExecutor, build_executor
 from fieldhouse.http.auth import issue_token, jwt_secret
+from fieldhouse.model.agents import Approval, ApprovalStatus
 from fieldhouse.model.principal import Principal, Role
 from fieldhouse.runtime import Runtime
 from fieldhouse.storage.objects import ObjectRow
 from tests.conftest import Workspace
+
+
+def approval(status: ApprovalStatus, **changes: Any) -> Approval:
+    """Approval ``ap-1`` of an e-mail to ada@example.com, asked for with key ``key-asking`` by
+    call ``call-1`` of run ``run-1``, expiring in 2100; ``changes`` set other values."""
+    made = Approval(
+        approval_id="ap-1",
+        tool="email.send",
+        arguments={"to": ["ada@example.com"]},
+        args_hash="hash-1",
+        status=status,
+        description="Sending an e-mail to ada@example.com",
+        preview={},
+        run_id="run-1",
+        call_id="call-1",
+        agent_id=None,
+        requested_by=None,
+        requested_key="key-asking",
+        requested_at="2026-01-01T00:00:00.000000Z",
+        expires_at="2100-01-01T00:00:00.000000Z",
+    )
+    return made.but(**changes)
 
 
 def approver(account_id: str, user_id: str = "approver", key: str | None = None) -> Principal:
