@@ -9,6 +9,7 @@ from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass
 
 import trio
+from prometheus_client import Gauge
 
 from fieldhouse.actors.system import ActorSystem, open_actor_system
 from fieldhouse.config import Settings
@@ -100,12 +101,21 @@ def _metrics(settings: Settings, actors: ActorSystem, search: SearchService | No
     metrics = Metrics(settings.metrics_dir)
     actors.observe_batches(metrics.observe_batch)
 
+    # a gauge is set only when its value changed: the sampler runs after every batch, and
+    # each set writes the worker's metrics file (most batches change none of the three)
+    last: dict[Gauge, float] = {}
+
+    def put(gauge: Gauge, value: float) -> None:
+        if last.get(gauge) != value:
+            last[gauge] = value
+            gauge.set(value)
+
     def sample() -> None:
-        metrics.mailbox_depth.set(actors.mailbox_depth())
+        put(metrics.mailbox_depth, actors.mailbox_depth())
         if search is not None:
             backlog = search.last_backlog
-            metrics.vectors_waiting.set(backlog.waiting)
-            metrics.vectors_oldest_seconds.set(backlog_age(backlog))
+            put(metrics.vectors_waiting, backlog.waiting)
+            put(metrics.vectors_oldest_seconds, backlog_age(backlog))
 
     metrics.add_sampler(sample)
     return metrics
