@@ -290,7 +290,7 @@ def request_first(text: str, ws: Workspace, today: date) -> str:
             continue
         if _PRONOUN_SAID.search(lower):
             return text  # "..., so flag her": the name is in the context
-        if not _QUOTED.search(rest) or _says_a_value(text[: m.start()], ws):
+        if _says_a_value(text[: m.start()], ws) or _shares_a_name(text[: m.start()], rest):
             return text  # the context may name the record or give its values: all of it
         return rest
     return text
@@ -299,6 +299,22 @@ def request_first(text: str, ws: Workspace, today: date) -> str:
 _QUOTED_START = re.compile(r"^\s*['\"]")
 _CREATE_VERB = re.compile(r"(?:create|add|log|register|set\s+up|enter|insert)\b", re.I)
 _PRONOUN_SAID = re.compile(r"\b(?:it|its|him|his|her|them|their|this|that|these|those)\b")
+
+
+def _shares_a_name(context: str, request: str) -> bool:
+    """Whether the context names someone or something the request names too ("Priya Raman
+    joined Fabrikam ... add Priya"): then the context says more about it."""
+    named = {_accentless(w) for w in re.findall(r"\b[A-Z][\w'&-]{2,}", request)}
+    named -= _CALENDAR
+    return any(_accentless(w) in named for w in re.findall(r"\b[A-Z][\w'&-]{2,}", context))
+
+
+#: capitalised words that name a day or a month, not a record
+_CALENDAR = {
+    d.lower()
+    for d in ("Monday Tuesday Wednesday Thursday Friday Saturday Sunday January February March "
+              "April May June July August September October November December").split()
+}  # fmt: skip
 
 
 def _says_a_value(text: str, ws: Workspace) -> bool:
