@@ -278,37 +278,70 @@ _CLAUSE_START = re.compile(r"(?<=[.!?;:])\s+|,\s+(?:so\s+|and\s+|but\s+)?|\s+so\
 
 def request_first(text: str, ws: Workspace, today: date) -> str:
     """The request of a message that says some context first ("The review is stuck with
-    legal. Set 'Review the contract' to blocked"): read from its verb on when it names its
-    record in quotes and the context says no value (no number, address or field named);
-    else the whole message, as before."""
+    legal. Set 'Review the contract' to blocked"): read from its verb on when the context says
+    no value for the request's module (no number, address or its field named) and names nothing
+    the request names in fewer words; else the whole message, as before."""
     if route(text, ws, today) in ("create", "update") or _QUOTED_START.match(text):
         return text
     for m in _CLAUSE_START.finditer(text):
         rest = clean(text[m.end() :])
         lower = rest.lower()
-        if not (_CREATE_VERB.match(lower) or re.match(_UPDATE_VERB + r"\b", lower)):
+        creates = bool(_CREATE_VERB.match(lower))
+        if not (creates or re.match(_UPDATE_VERB + r"\b", lower)):
             continue
-        if _PRONOUN_SAID.search(lower):
+        context = text[: m.start()]
+        if _PRONOUN_SAID.search(lower) and not (creates and _QUOTED.search(rest)):
             return text  # "..., so flag her": the name is in the context
-        if _says_a_value(text[: m.start()], ws) or _shares_a_name(text[: m.start()], rest):
+        if _names_nothing(rest, ws) or _shares_a_name(context, rest):
+            return text  # "..., so update the lifecycle to customer": the name is before
+        if _says_a_value(context, ws, _modules_of(rest, ws)):
             return text  # the context may name the record or give its values: all of it
         return rest
     return text
 
 
 _QUOTED_START = re.compile(r"^\s*['\"]")
-_CREATE_VERB = re.compile(r"(?:create|add|log|register|set\s+up|enter|insert)\b", re.I)
+_CREATE_VERB = re.compile(
+    r"(?:create|add|log|register|set\s+up|enter|insert|open|book|make\s+(?:a|an|new)\b|"
+    r"put\s+in)\b",
+    re.I,
+)
 _PRONOUN_SAID = re.compile(r"\b(?:it|its|him|his|her|them|their|this|that|these|those)\b")
 
 
+def _names_nothing(request: str, ws: Workspace) -> bool:
+    """Whether a request says no name: only its verb, small words, and modules, fields and
+    values of the schema."""
+    if _QUOTED.search(request):
+        return False
+    kept = request
+    for m in _mentions(request, ws):
+        kept = kept[: m.start] + " " * (m.end - m.start) + kept[m.end :]
+    said = [w.lower() for w in re.findall(r"[^\W\d_][\w'&-]*", kept)[1:]]
+    return not [w for w in said if w not in _STOP | _PRONOUNS | _FILLER | _VERBS]
+
+
+def _modules_of(text: str, ws: Workspace) -> set[str]:
+    """The modules some words name, by a module word, a field or a choice option."""
+    return {m.module.slug for m in _mentions(text, ws)}
+
+
 def _shares_a_name(context: str, request: str) -> bool:
-    """Whether the context names someone or something the request names too ("Priya Raman
-    joined Fabrikam ... add Priya"): then the context says more about it."""
-    named = {_accentless(w) for w in re.findall(r"\b[A-Z][\w'&-]{2,}", request)}
-    named -= _CALENDAR
-    return any(_accentless(w) in named for w in re.findall(r"\b[A-Z][\w'&-]{2,}", context))
+    """Whether the context says more of a name the request says ("Priya Raman joined Fabrikam
+    ... add Priya"): a capitalised run of the context longer than the request's run of that
+    word. A quoted name is whole as said."""
+    request = _QUOTED.sub(" ", request)
+    said = {_accentless(w): len(run.split()) for run in _RUN.findall(request) for w in run.split()}
+    for run in _RUN.findall(context):
+        for w in run.split():
+            key = _accentless(w)
+            if key in said and key not in _CALENDAR and len(run.split()) > said[key]:
+                return True
+    return False
 
 
+#: a run of capitalised words (a name)
+_RUN = re.compile(r"\b[A-Z][\w'&-]+(?:\s+[A-Z][\w'&-]+)*")
 #: capitalised words that name a day or a month, not a record
 _CALENDAR = {
     d.lower()
@@ -317,11 +350,15 @@ _CALENDAR = {
 }  # fmt: skip
 
 
-def _says_a_value(text: str, ws: Workspace) -> bool:
-    """Whether some words give a value: a number, an address, a choice or a field named."""
+def _says_a_value(text: str, ws: Workspace, modules: set[str] | None = None) -> bool:
+    """Whether some words give a value: a number, an address, or a field named (of one of
+    ``modules`` when given: "on the phone" says nothing about a deal)."""
     if re.search(r"\d|@|\$|€|£", text):
         return True
-    return any(m.field is not None and m.option is None for m in _mentions(text, ws))
+    return any(
+        m.field is not None and m.option is None and (not modules or m.module.slug in modules)
+        for m in _mentions(text, ws)
+    )
 
 
 def route(text: str, ws: Workspace, today: date) -> str | None:
@@ -465,6 +502,8 @@ def _create(text: str, today: date, ws: Workspace) -> Planned:
     kind = singular(words(module.name))
     rest = text[first.end :]
     name, name_span, text, first = _create_name(text, first, today, ws)
+    if not _QUOTED.search(rest):  # "the deal Northwind app on stage proposal": not "... on"
+        name = re.sub(r"(?:\s+(?:on|at|for|in|with|to|of|the|a|an|and|by))+$", "", name, flags=re.I)
     if not _names_a_record(name, rest, ws) or _field_part(name, module):
         return f"What should the new {kind} be called?"
     # the name's own words out: a date or amount said inside it ("call hedy tmrw") stays
@@ -497,6 +536,13 @@ def _create(text: str, today: date, ws: Workspace) -> Planned:
     ):
         fields[money[0].slug] = {"amount": loose.pop(), "currency": "USD"}
     unread = " ".join(str(n) for n in loose) or _unread(details, module, today, ws, fields)
+    looked = {w for _, (_, args) in pending for w in words(str(args.get("query"))).split()}
+    if unread and set(unread.split()) <= looked:
+        unread = ""  # the name of a record looked up ("for Tailspin Finance")
+    linked = None if loose else _unread_reference(unread, module, ws, fields, pending)
+    if linked is not None:
+        pending.append(linked)
+        unread = ""
     if unread:
         return (
             f"I would create the {kind} {name!r}, but I did not understand {unread!r}; say it "
@@ -508,6 +554,26 @@ def _create(text: str, today: date, ws: Workspace) -> Planned:
     if me is not None:
         fields[people[0].slug] = me
     return _create_plan(module, name, fields, pending, ws)
+
+
+def _unread_reference(
+    unread: str, module: Module, ws: Workspace, fields: Mapping[str, Any], pending: list[Any]
+) -> tuple[str, Call] | None:
+    """Words no field took may name a record a reference field points to ("for Tailspin
+    Finance at stage lead", "on the Wide World import portal deal"): the look-up of that record
+    by name, for the one reference field still unset (the one whose module the words name, else
+    a company before a contact). The plan creates only when one record is found."""
+    if not unread:
+        return None
+    taken = set(fields) | {slug for slug, _ in pending}
+    free = [f for f in module.fields_of("record") if f.target and f.slug not in taken]
+    phrase, mentions = _strip_target(unread, ws)
+    named = [f for f in free if f.target in {m.module.slug for m in mentions if m.field is None}]
+    order = sorted(free, key=lambda f: (f.target not in _FOR_TARGETS, f.target != "companies"))
+    slot = (named or order or [None])[0]
+    if slot is None or not slot.target or not phrase or _mentions(phrase, ws):
+        return None
+    return slot.slug, ("records.search", {"module": slot.target, "query": phrase, "limit": 10})
 
 
 def _name_from_parts(rest: str, module: Module, today: date, ws: Workspace) -> str:
@@ -942,7 +1008,13 @@ def _reference(
         at = owner
     if not (at and reference and reference.target):
         return []
-    look = {"module": reference.target, "query": at["org"].strip(), "limit": 10}
+    org = at["org"]
+    said = [m for m in _mentions(org, ws) if m.module is module and m.field is not None]
+    if said:  # "for Tailspin Finance at stage lead": the name ends where a value begins
+        org = re.sub(r"\s+(?:at|in|on|with|and|,)\s*$", "", org[: said[0].start], flags=re.I)
+    if not org.strip():
+        return []
+    look = {"module": reference.target, "query": org.strip(), "limit": 10}
     role = re.sub(_PRONOUN_LEAD, "", (at["role"] or "").strip(), flags=re.I)
     if title and role and not _mentions(role, ws):
         fields[title.slug] = role.strip()

@@ -1,0 +1,88 @@
+"""Messages that say some context before the request, and names the schema cannot read but the
+workspace's records can (issue 32, item 6): the request clause is read alone when the context
+adds nothing to it, and words no field took are looked up as the record a reference points to."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from fieldhouse.agents.providers.offline_plans import plan_for
+from fieldhouse.agents.providers.offline_schema import builtin
+from tests.agents.providers.planner_walk import READS, record, walk
+
+NOW = datetime(2026, 11, 28, 10, 0, tzinfo=UTC)
+WS = builtin()
+MIGRATION = record("deals", "Contoso records migration")
+TAILSPIN = record("companies", "Tailspin Finance")
+PORTAL = record("deals", "Wide World import portal")
+
+
+def writes(message: str, records: list[dict[str, Any]]) -> tuple[list[Any], str]:
+    plan = plan_for(message, NOW, WS)
+    assert plan is not None, message
+    made, reply = walk(plan, records)
+    return [call for call in made if call[0] not in READS], reply
+
+
+def test_a_request_after_context_that_gives_no_value_is_read_alone() -> None:
+    made, _ = writes(
+        "Contoso just confirmed on the phone, move Contoso records migration to won", [MIGRATION]
+    )
+    assert made == [
+        (
+            "records.update",
+            {"module": "deals", "recordId": MIGRATION["recordId"], "fields": {"stage": "won"}},
+        )
+    ]
+
+
+def test_context_that_says_more_of_the_name_is_not_dropped() -> None:
+    made, _ = writes(
+        "Customer Ada says her colleague Priya Raman joined Fabrikam Software as QA Lead. "
+        "Please add Priya as a contact.",
+        [],
+    )
+    assert made == []  # not a contact named "Priya" alone
+
+
+def test_a_request_that_names_nothing_keeps_the_context_with_the_name() -> None:
+    edsger = record("contacts", "Edsger Dijkstra")
+    made, _ = writes(
+        "Edsger Dijkstra signed last week, so update the lifecycle to customer", [edsger]
+    )
+    assert made[-1][1]["recordId"] == edsger["recordId"]
+
+
+def test_words_no_field_took_are_the_record_a_reference_points_to() -> None:
+    made, _ = writes(
+        "Katherine from Tailspin mentioned a second project on the call. Log a deal "
+        "'Tailspin compliance audit' for Tailspin Finance at stage lead.",
+        [TAILSPIN],
+    )
+    assert made == [
+        (
+            "records.create",
+            {
+                "module": "deals",
+                "displayName": "Tailspin compliance audit",
+                "fields": {
+                    "stage": "lead",
+                    "name": "Tailspin compliance audit",
+                    "company": TAILSPIN["recordId"],
+                },
+            },
+        )
+    ]
+    made, _ = writes(
+        "create an urgent task 'Fix the login bug' on the Wide World import portal deal", [PORTAL]
+    )
+    assert made[0][1]["fields"]["related-deal"] == PORTAL["recordId"]
+
+
+def test_words_that_name_no_record_are_asked_about() -> None:
+    made, reply = writes(
+        "Log a deal 'Tailspin compliance audit' for Tailspin Finance at stage lead", []
+    )
+    assert made == []
+    assert "which one" in reply.lower()
