@@ -345,8 +345,7 @@ _RUN = re.compile(r"\b[A-Z][\w'&-]+(?:\s+[A-Z][\w'&-]+)*")
 #: capitalised words that name a day or a month, not a record
 _CALENDAR = {
     d.lower()
-    for d in ("Monday Tuesday Wednesday Thursday Friday Saturday Sunday January February March "
-              "April May June July August September October November December").split()
+    for d in ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday", "January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December"]
 }  # fmt: skip
 
 
