@@ -344,8 +344,9 @@ def _shares_a_name(context: str, request: str) -> bool:
 _RUN = re.compile(r"\b[A-Z][\w'&-]+(?:\s+[A-Z][\w'&-]+)*")
 #: capitalised words that name a day or a month, not a record
 _CALENDAR = {
-    d.lower()
-    for d in ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday", "January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December"]
+    "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday", "january",
+    "february", "march", "april", "may", "june", "july", "august", "september", "october",
+    "november", "december",
 }  # fmt: skip
 
 
