@@ -570,9 +570,10 @@ def _unread_reference(
     phrase, mentions = _strip_target(unread, ws)
     named = [f for f in free if f.target in {m.module.slug for m in mentions if m.field is None}]
     order = sorted(free, key=lambda f: (f.target not in _FOR_TARGETS, f.target != "companies"))
-    slot = (named or order or [None])[0]
-    if slot is None or not slot.target or not phrase or _mentions(phrase, ws):
+    slots = named or order
+    if not slots or not slots[0].target or not phrase or _mentions(phrase, ws):
         return None
+    slot = slots[0]
     return slot.slug, ("records.search", {"module": slot.target, "query": phrase, "limit": 10})
 
 
