@@ -124,8 +124,10 @@ def plan_for(message: str, now: datetime, workspace: Workspace | None = None) ->
         )
     text = request_first(text, workspace, now.date())
     planned = plan_records(text, now, workspace)
-    if planned is None or (
-        _CHANGE_SAID.search(text) and route_of(text, workspace, now.date()) == "find"
+    if (
+        planned is None
+        or isinstance(planned, str)
+        or (_CHANGE_SAID.search(text) and route_of(text, workspace, now.date()) == "find")
     ):
         # a change said in no shape the update reads, or asked for inside a question
         planned = loose_update(text, now, workspace) or planned

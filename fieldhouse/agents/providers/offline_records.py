@@ -108,7 +108,9 @@ _STOP = {
 }  # fmt: skip
 _PRONOUNS = {"it", "him", "her", "them", "this", "that", "these", "those", "everything", "all"}
 _PRONOUNS |= {"everyone", "everybody", "he", "she", "they", "one", "same"}
-_NEGATION = re.compile(r"(?:\bnot|n't|\bno\b|\bexcept|\bexcluding|\bother\s+than)\s+(?:\w+\s+)?$")
+_NEGATION = re.compile(
+    r"(?:\bnot|n't|\bno\b|\bexcept|\bexcluding|\bother\s+than)\s+(?:just\s+)?(?:\w+\s+)?$"
+)
 
 
 #: a sentence that only greets, thanks or signs off ("Hi, I trust all is well.", "Many
@@ -179,6 +181,7 @@ def without_asides(text: str, ws: Workspace) -> str:
         if (
             m
             and _SURE.search(said)
+            and not re.match(_UPDATE_VERB + r"\b", said.strip(), re.I)  # "Mark her as ...": asked
             and not re.search(r"\d|@|\$|€|£", said)
             and not any(_says_value(said, x) for x in _mentions(said, ws))
         ):
@@ -1988,12 +1991,12 @@ _VERBS = {
 #: words that say a value changes (anywhere in the message)
 _CHANGE_CUE = re.compile(
     r"\b(?:set|change|changed|update|updated|mark|flag|raise|lower|amend|correct|move|moved|"
-    r"bump|push|now|must\s+be|should\s+be|grown|grew|promoted|make)\b",
+    r"bump|push|now|must\s+be|should\s+be|grown|grew|promoted|make|fix|reflect)\b",
     re.I,
 )
 #: what comes right before a choice value that is set ("to", "is now", "mark her as")
 _SET_TO = re.compile(
-    r"(?:\bto|\bas|\bis|\bare|\bnow|->|=|:|\bbe|\bmark|\bmarked|\bflag|\btag|\btagged|"
+    r"(?:\bto|\bas|\bis|\bare|\bnow|->|=|:|\bbe|\bmark|\bmarked|\bflag|\btag|\btagged|\w's|"
     r"\bnot|n't|\bno(?:\s+wait)?)\s+(?:an?\s+|the\s+)?(?:[\w-]+\s+)?$",
     re.I,
 )
@@ -2032,8 +2035,12 @@ def loose_update(message: str, now: datetime, ws: Workspace) -> Planned | None:
     said = _name_words(text, used)
     if not said:
         return None
+    # a capital inside a sentence marks a name; one that starts a sentence may not ("Good")
+    inside = {w.lower() for w in re.findall(r"(?<![.!?]\s)(?<!^)\b[A-Z][\w'&-]*", text)}
     capital = {w.lower() for w in re.findall(r"\b[A-Z][\w'&-]*", text)}
-    lookups = sorted(dict.fromkeys(said), key=lambda w: (w not in capital, -len(w)))
+    lookups = sorted(
+        dict.fromkeys(said), key=lambda w: (w not in inside, w not in capital, -len(w))
+    )
     lookups = lookups[:_LOOKUPS]
     calls: list[Call] = [
         ("records.search", {"module": m.slug, "query": w, "limit": 10})
@@ -2041,12 +2048,14 @@ def loose_update(message: str, now: datetime, ws: Workspace) -> Planned | None:
         for w in lookups
     ]
     order = [m for m in modules for _ in lookups]
+    # a record's whole name said anywhere, small words too ("the Contoso records migration")
+    every = [w.strip(".'").lower() for w in re.findall(r"[^\W\d_][\w'&.-]*", text)]
 
     def then(outcomes: Sequence[ToolOutcome]) -> list[Call] | str:
         found: dict[str, tuple[Module, Mapping[str, Any]]] = {}
         for module, outcome in zip(order, outcomes, strict=False):
             for record in _records(outcome):
-                if _named_in(str(record.get("displayName") or ""), said):
+                if _named_in(str(record.get("displayName") or ""), every):
                     found[str(record.get("recordId"))] = (module, record)
         if len(found) != 1:
             return "Which record should I change? Give me its full name; I changed nothing yet."

@@ -86,3 +86,52 @@ def test_words_that_name_no_record_are_asked_about() -> None:
     )
     assert made == []
     assert "which one" in reply.lower()
+
+
+def test_a_pronoun_after_context_is_the_one_record_whose_whole_name_was_said() -> None:
+    frances = record("contacts", "Frances Allen")
+    made, _ = writes(
+        "Frances Allen asked to unsubscribe from everything. Mark her as do not contact.",
+        [frances, record("contacts", "Ada Lovelace")],
+    )
+    assert made == [
+        (
+            "records.update",
+            {
+                "module": "contacts",
+                "recordId": frances["recordId"],
+                "fields": {"do-not-contact": True},
+            },
+        )
+    ]
+    made, _ = writes(
+        "Good morning, and apologies for the long message. As you may recall, the Contoso "
+        "records migration has been dragging on for weeks, but they have finally signed. "
+        "Would you be so good as to mark it as won?",
+        [MIGRATION, record("deals", "Contoso data science seats")],
+    )
+    assert made == [
+        (
+            "records.update",
+            {"module": "deals", "recordId": MIGRATION["recordId"], "fields": {"stage": "won"}},
+        )
+    ]
+
+
+def test_a_value_said_as_what_someone_now_is_sets_it() -> None:
+    katherine = record("contacts", "Katherine Johnson")
+    made, _ = writes(
+        "Katherine Johnson said she really wants to buy from us, so she's not just a lead "
+        "anymore, she's qualified. Can you fix that?",
+        [katherine],
+    )
+    assert made == [
+        (
+            "records.update",
+            {
+                "module": "contacts",
+                "recordId": katherine["recordId"],
+                "fields": {"lifecycle": "qualified"},
+            },
+        )
+    ]
