@@ -2057,6 +2057,8 @@ def loose_update(message: str, now: datetime, ws: Workspace) -> Planned | None:
             for record in _records(outcome):
                 if _named_in(str(record.get("displayName") or ""), every):
                     found[str(record.get("recordId"))] = (module, record)
+        if not found:
+            found = _first_name_only(order, outcomes, capital)
         if len(found) != 1:
             return "Which record should I change? Give me its full name; I changed nothing yet."
         module, record = next(iter(found.values()))
@@ -2075,6 +2077,23 @@ def loose_update(message: str, now: datetime, ws: Workspace) -> Planned | None:
                                     "fields": fields})]  # fmt: skip
 
     return (lambda _: list(calls), then)
+
+
+def _first_name_only(
+    order: Sequence[Module], outcomes: Sequence[ToolOutcome], capital: set[str]
+) -> dict[str, tuple[Module, Mapping[str, Any]]]:
+    """The people whose first name was said with a capital ("Customer Ada says ..."): used
+    only when the message says no record's whole name, and only when one person fits."""
+    found: dict[str, tuple[Module, Mapping[str, Any]]] = {}
+    said = {_accentless(w) for w in capital}
+    for module, outcome in zip(order, outcomes, strict=False):
+        if not _person_like(module):
+            continue
+        for record in _records(outcome):
+            name = words(str(record.get("displayName") or "")).split()
+            if len(name) > 1 and _accentless(name[0]) in said:
+                found[str(record.get("recordId"))] = (module, record)
+    return found
 
 
 def _loose_pairs(

@@ -135,3 +135,22 @@ def test_a_value_said_as_what_someone_now_is_sets_it() -> None:
             },
         )
     ]
+
+
+def test_a_first_name_alone_is_the_person_only_when_one_fits() -> None:
+    message = "Customer Ada says her title changed to VP Engineering. Please update her record."
+    ada = record("contacts", "Ada Lovelace")
+    made, _ = writes(message, [ada])
+    assert made == [
+        (
+            "records.update",
+            {
+                "module": "contacts",
+                "recordId": ada["recordId"],
+                "fields": {"job-title": "VP Engineering"},
+            },
+        )
+    ]
+    made, reply = writes(message, [ada, record("contacts", "Ada Yonath")])
+    assert made == []
+    assert "which record" in reply.lower()
