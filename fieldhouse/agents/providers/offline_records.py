@@ -81,7 +81,7 @@ _DELETE = re.compile(
 )
 _CREATE = re.compile(
     r"^(?:\+\s*|create|creat|crate|add|new|log|make\s+(?=a\b|an\b|new\b)|register|set\s+up|enter|insert|save|"
-    r"schedule)\b"
+    r"schedule|(?:put|record|open)\s+(?=(?:in\s+)?(?:a|an)\s|a\s+new\b))\b"
     r"|^(?:i|we)\s+(?:need|want)\s+(?:a|an)\s+(?:new\s+)?"
     r"|^(?:i'?d\s+like|let'?s\s+have|let'?s\s+add|give\s+me)\s+(?:a|an)\s+(?:new\s+)?"
     r"|^(?:todo|to-do|to\s+do|task)\s*:",
@@ -276,7 +276,20 @@ def route_of(message: str, ws: Workspace, today: date) -> str | None:
 
 
 #: where a request may begin after some context: a new sentence, or a clause after a comma
-_CLAUSE_START = re.compile(r"(?<=[.!?;:])\s+|,\s+(?:so\s+|and\s+|but\s+)?|\s+so\s+", re.I)
+#: the polite frame of a request ("if you could", "might you be so kind as to")
+_ASKED = (
+    r"(?:if\s+(?:you|we)\s+(?:could|would|can|might)|(?:could|can|would|will|might)\s+you|"
+    r"(?:you|we)\s+(?:could|would|can|might)|please|kindly|"
+    r"(?:would|will|is)\s+it\s+be\s+possible\s+to|(?:you|we)\s+to)\s+"
+    r"(?:please\s+|kindly\s+)?(?:be\s+so\s+(?:kind|good)\s+as\s+to\s+)?(?=\w)"
+)
+_CLAUSE_START = re.compile(
+    r"(?<=[.!?;:])\s+|,\s+(?:so\s+|and\s+|but\s+)?|\s+so\s+"
+    # a request asked politely inside a sentence: "... I would be grateful if you could add"
+    r"|(?:^|\s)" + _ASKED,
+    re.I,
+)
+_ASKED_START = re.compile(_ASKED, re.I)
 
 
 def request_first(text: str, ws: Workspace, today: date) -> str:
@@ -288,13 +301,18 @@ def request_first(text: str, ws: Workspace, today: date) -> str:
         return text
     for m in _CLAUSE_START.finditer(text):
         rest = clean(text[m.end() :])
+        asked = _ASKED_START.match(rest)
+        rest = clean(rest[asked.end() :]) if asked else rest
         lower = rest.lower()
         creates = bool(_CREATE_VERB.match(lower))
         if not (creates or re.match(_UPDATE_VERB + r"\b", lower)):
             continue
         context = text[: m.start()]
-        if _PRONOUN_SAID.search(lower) and not (creates and _QUOTED.search(rest)):
-            return text  # "..., so flag her": the name is in the context
+        if _points_back(lower) and not (creates and _QUOTED.search(rest)):
+            quoted = _QUOTED.findall(context)
+            if len(quoted) != 1 or creates:
+                return text  # "..., so flag her": the name is in the context
+            rest = _named_back(rest, quoted[0])  # "Regarding 'X', ... set its status"
         if _names_nothing(rest, ws) or _shares_a_name(context, rest):
             return text  # "..., so update the lifecycle to customer": the name is before
         if _says_a_value(context, ws, _modules_of(rest, ws)):
@@ -312,6 +330,19 @@ _CREATE_VERB = re.compile(
 _PRONOUN_SAID = re.compile(r"\b(?:it|its|him|his|her|them|their|this|that|these|those)\b")
 
 
+def _points_back(request: str) -> bool:
+    """Whether a request's object is a pronoun: one of its three words after the verb ("mark
+    it as won", "update his title", "add her as a contact"), in its first sentence."""
+    first = re.split(r"[.!?]\s", request, maxsplit=1)[0]
+    return bool(_PRONOUN_SAID.search(" ".join(first.split()[1:4])))
+
+
+def _named_back(request: str, name: str) -> str:
+    """The request with its pronoun replaced by the one name the context quoted ("set its
+    status to blocked" -> "set 'X' status to blocked")."""
+    return _PRONOUN_SAID.sub(f"'{name}'", request, count=1)
+
+
 def _names_nothing(request: str, ws: Workspace) -> bool:
     """Whether a request says no name: only its verb, small words, and modules, fields and
     values of the schema."""
@@ -321,7 +352,8 @@ def _names_nothing(request: str, ws: Workspace) -> bool:
     for m in _mentions(request, ws):
         kept = kept[: m.start] + " " * (m.end - m.start) + kept[m.end :]
     said = [w.lower() for w in re.findall(r"[^\W\d_][\w'&-]*", kept)[1:]]
-    return not [w for w in said if w not in _STOP | _PRONOUNS | _FILLER | _VERBS]
+    small = _STOP | _PRONOUNS | _FILLER | _VERBS
+    return not [w for w in said if w not in small and not re.fullmatch(_YES_NO, w)]
 
 
 def _modules_of(text: str, ws: Workspace) -> set[str]:

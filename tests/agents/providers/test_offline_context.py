@@ -154,3 +154,29 @@ def test_a_first_name_alone_is_the_person_only_when_one_fits() -> None:
     made, reply = writes(message, [ada, record("contacts", "Ada Yonath")])
     assert made == []
     assert "which record" in reply.lower()
+
+
+def test_a_request_asked_politely_inside_a_sentence_is_read_from_its_verb() -> None:
+    pilot = record("deals", "Litware pilot")
+    made, _ = writes(
+        "Dear colleague, I hope your weekend was restful. Would it be possible to rename the "
+        "deal 'Litware pilot' to 'Litware pilot phase 1'? It would make our reporting clearer.",
+        [pilot],
+    )
+    assert made == [
+        (
+            "records.update",
+            {
+                "module": "deals",
+                "recordId": pilot["recordId"],
+                "displayName": "Litware pilot phase 1",
+            },
+        )
+    ]
+
+
+def test_put_or_record_a_new_record_creates_it() -> None:
+    made, _ = writes("Please put in a follow-up task 'Send the notes to Mary', due on Friday.", [])
+    assert [(name, args["displayName"]) for name, args in made] == [
+        ("records.create", "Send the notes to Mary")
+    ]
