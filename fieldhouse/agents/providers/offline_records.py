@@ -1123,6 +1123,12 @@ def _read_spans(text: str, today: date, ws: Workspace) -> list[tuple[int, int]]:
     """Where the text names a module, field or choice, or says a typed value."""
     spans: list[tuple[int, int]] = [(m.start, m.end) for m in _mentions(text, ws)]
     spans += [(f.start, f.end) for f in find_amounts(text)]
+    units = {u for m in ws.modules for f in m.fields for u in f.units()}
+    for unit in units:  # "150 ppl": the unit of a number is read with it
+        spans += [
+            (u.start(), u.end())
+            for u in re.finditer(r"\d\s*" + re.escape(unit) + r"\b", text, re.I)
+        ]
     found_all = (find_date(text, today), find_time(text), find_email(text), find_phone(text))
     for found in (*found_all, find_url(text)):
         if found is not None:
@@ -1139,6 +1145,11 @@ def _weighty(rest: str) -> str:
 
 
 def _labelled_number(text: str, f: Field) -> tuple[int | float, str | None] | None:
+    for unit in sorted(f.units(), key=len, reverse=True):  # "~120 ppl", "about 900 staff"
+        m = re.search(r"(?P<b>\d[\d,.]*\s?k?)\s*" + re.escape(unit) + r"\b", text, re.I)
+        found = find_amounts(m["b"]) if m else None
+        if found and isinstance(found[0].value, tuple):
+            return found[0].value[0], None
     for phrase in sorted(f.phrases(), key=len, reverse=True):
         p = re.escape(phrase).replace(r"\ ", r"[\s-]+")
         m = re.search(

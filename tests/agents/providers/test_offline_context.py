@@ -180,3 +180,9 @@ def test_put_or_record_a_new_record_creates_it() -> None:
     assert [(name, args["displayName"]) for name, args in made] == [
         ("records.create", "Send the notes to Mary")
     ]
+
+
+def test_a_number_with_the_unit_it_counts_is_that_field() -> None:
+    made, _ = writes("add company harbor & pine, theyre retail, about 150 ppl", [])
+    assert made[0][1]["fields"]["employees"] == 150
+    assert made[0][1]["fields"]["industry"] == "retail"
