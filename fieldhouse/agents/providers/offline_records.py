@@ -484,14 +484,38 @@ def _search_everywhere(query: str, ws: Workspace) -> Planned:
         ("records.search", {"module": m.slug, "query": query, "limit": 10}) for m in ws.modules
     ]
 
-    def report(outcomes: Sequence[ToolOutcome]) -> list[Call] | str:
-        if not any(_records(o) for o in outcomes):
-            return (
-                f"Sorry, I did not understand that: no record matches {query!r}, so I did nothing."
-            )
-        return []
+    nothing = f"Sorry, I did not understand that: no record matches {query!r}, so I did nothing."
+    said = [w.lower() for w in re.findall(r"[^\W\d_][\w'&.-]*", query) if len(w) >= 4]
+    # the list search matches words as stored: a word's first letters find it whatever a
+    # slip or an accent later in the word ("Northwnd Traders", "Zoe Angstrom")
+    starts = list(dict.fromkeys(_accentless(w)[:3] for w in said))[:_LOOKUPS]
+    again = [
+        ("records.search", {"module": m.slug, "query": w, "limit": 10})
+        for m in ws.modules
+        for w in starts
+    ]
+    order = [m for m in ws.modules for _ in starts]
 
-    return (lambda _: list(calls), report)
+    def report(outcomes: Sequence[ToolOutcome]) -> list[Call] | str:
+        if any(_records(o) for o in outcomes):
+            return []
+        return list(again) if again else nothing
+
+    def spelled(outcomes: Sequence[ToolOutcome]) -> list[Call] | str:
+        if len(outcomes) != len(again):
+            return []  # found at the stage before
+        found: dict[str, tuple[Module, str]] = {}
+        for module, outcome in zip(order, outcomes, strict=False):
+            for record in _records(outcome):
+                name = str(record.get("displayName") or "")
+                if _named_in(name, said):
+                    found[str(record.get("recordId"))] = (module, name)
+        if len(found) != 1:
+            return nothing
+        module, name = next(iter(found.values()))
+        return [("records.search", {"module": module.slug, "query": name, "limit": 10})]
+
+    return (lambda _: list(calls), report, spelled)
 
 
 def _records(outcome: ToolOutcome) -> list[Mapping[str, Any]]:

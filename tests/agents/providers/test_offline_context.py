@@ -186,3 +186,14 @@ def test_a_number_with_the_unit_it_counts_is_that_field() -> None:
     made, _ = writes("add company harbor & pine, theyre retail, about 150 ppl", [])
     assert made[0][1]["fields"]["employees"] == 150
     assert made[0][1]["fields"]["industry"] == "retail"
+
+
+def test_a_name_with_a_slip_is_looked_up_by_its_first_letters() -> None:
+    northwind = record("companies", "Northwind Traders")
+    plan = plan_for("pull up Northwnd Traders", NOW, WS)
+    assert plan is not None
+    made, _ = walk(plan, [northwind, record("companies", "Northern Lights")])
+    assert made[-1] == (
+        "records.search",
+        {"module": "companies", "query": "Northwind Traders", "limit": 10},
+    )
