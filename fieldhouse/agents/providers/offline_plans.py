@@ -114,8 +114,7 @@ def plan_for(message: str, now: datetime, workspace: Workspace | None = None) ->
         return Plan((_stage(*calls),))
     mail = group_mail(said) or group_mail(text)
     if mail is not None:
-        search, then = mail
-        return Plan((_stage(search), then))
+        return Plan(mail)
     if _MAILISH.search(text):  # an e-mail the shapes above could not read: ask, do not guess
         return Plan(
             (),
@@ -279,8 +278,7 @@ def _mail_slots(text: str, now: datetime) -> Plan | None:
     if mail is None:
         return None
     if isinstance(mail, ToPerson):
-        search, then = mail_found(mail.name, mail.tool, mail.subject, mail.body, person=True)
-        return Plan((_stage(search), then))
+        return Plan(mail_found(mail.name, mail.tool, mail.subject, mail.body, person=True))
     return Plan((), mail) if isinstance(mail, str) else Plan((_stage(mail),))
 
 

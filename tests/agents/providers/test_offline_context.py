@@ -197,3 +197,18 @@ def test_a_name_with_a_slip_is_looked_up_by_its_first_letters() -> None:
         "records.search",
         {"module": "companies", "query": "Northwind Traders", "limit": 10},
     )
+
+
+def test_an_email_to_a_first_name_at_a_company_goes_to_the_one_person_of_that_name() -> None:
+    message = (
+        "Send Barbara at Fabrikam a short note, subject 'Architecture review', "
+        "body 'Can we move the architecture review to Thursday?'"
+    )
+    barbara = record("contacts", "Barbara Liskov", emails=["barbara.liskov@fabrikam.example"])
+    made, _ = writes(message, [barbara])
+    assert [(name, args["to"]) for name, args in made] == [
+        ("email.send", ["barbara.liskov@fabrikam.example"])
+    ]
+    other = record("contacts", "Barbara Walters", emails=["bw@example.com"])
+    made, _ = writes(message, [barbara, other])
+    assert made == []
