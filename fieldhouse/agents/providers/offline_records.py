@@ -138,13 +138,15 @@ def without_pleasantries(text: str) -> str:
 
 
 def plain_symbols(message: str) -> str:
-    """The message without pictographs ("🚀", "✅", "⭐"), with backquotes as quotes: they
-    say no value, and a name quoted with backquotes is quoted."""
+    """The message without pictographs ("🚀", "✅", "⭐") and the "@" of a mention ("@Radia
+    Perlman"), with backquotes as quotes: they say no value, and a name quoted with backquotes
+    is quoted."""
     kept = "".join(
         " " if unicodedata.category(ch) in ("So", "Sk", "Cs", "Co") and ch != "`" else ch
         for ch in message
         if ch not in "\ufe0f\u200d"
     )
+    kept = re.sub(r"(?<![\w.])@(?=[A-Z])", "", kept)  # "@Radia Perlman": a mention, not an address
     return " ".join(kept.replace("`", "'").split())
 
 

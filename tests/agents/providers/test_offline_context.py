@@ -212,3 +212,18 @@ def test_an_email_to_a_first_name_at_a_company_goes_to_the_one_person_of_that_na
     other = record("contacts", "Barbara Walters", emails=["bw@example.com"])
     made, _ = writes(message, [barbara, other])
     assert made == []
+
+
+def test_a_mention_with_an_at_sign_is_the_name() -> None:
+    radia = record("contacts", "Radia Perlman")
+    made, _ = writes("@Radia Perlman new title: Principal Network Architect 👏", [radia])
+    assert made == [
+        (
+            "records.update",
+            {
+                "module": "contacts",
+                "recordId": radia["recordId"],
+                "fields": {"job-title": "Principal Network Architect"},
+            },
+        )
+    ]
