@@ -1294,7 +1294,7 @@ def _terse_change(text: str, today: date, ws: Workspace) -> Change | None:
     if not fields:
         return None
     first = fields[0]
-    head = text[: first.start].strip(" ,:")
+    head = _NEW_BEFORE_FIELD.sub("", text[: first.start].strip(" ,:-"))
     said = _TERSE_VALUE.match(text, first.end)
     if said is None or not _names_only(head, ws):
         return None
@@ -1309,6 +1309,10 @@ def _terse_change(text: str, today: date, ws: Workspace) -> Change | None:
     if not readable:  # several fields of that name: the record found says whose it is
         return None
     return Change(head, text[first.start : first.end], value.strip(" '\"."), extra)
+
+
+#: a word that says a field's value is new ("Radia Perlman new title: ..."), not part of a name
+_NEW_BEFORE_FIELD = re.compile(r"(?:\s*[-,:]?\s+(?:new|current|updated|latest|correct))+$", re.I)
 
 
 def _names_only(head: str, ws: Workspace) -> bool:
@@ -1426,7 +1430,7 @@ def _field_at_end(change: Change, ws: Workspace) -> Change:
     last = [m for m in said if not change.target[m.end :].strip()]
     last = [m for m in last if (m.start, m.end) not in modules]  # "the X deal": a module
     if last and last[0].start > 0:
-        head = change.target[: last[0].start].strip()
+        head = _NEW_BEFORE_FIELD.sub("", change.target[: last[0].start].strip())
         return Change(head, change.target[last[0].start :], change.value, change.extra)
     return change
 
