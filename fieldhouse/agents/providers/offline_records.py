@@ -1344,6 +1344,7 @@ def _update(text: str, today: date, ws: Workspace, change: Change | None = None)
     change = change or _parse_change(text)
     if change is None:
         return "What should I change, on which record, and to what?"
+    change = _without_old_value(change, ws)
     if change.field is None and not re.search(r"->|=>|\u2192", text):  # "X -> Y": all of X
         change = _field_at_end(change, ws)
     target, mentions = _strip_target(change.target, ws)
@@ -1420,6 +1421,21 @@ def _update(text: str, today: date, ws: Workspace, change: Change | None = None)
         return [("records.update", args)]
 
     return (lambda _: list(searches), then, spelled)
+
+
+def _without_old_value(change: Change, ws: Workspace) -> Change:
+    """ "Move Shafi Goldwasser from lead to qualified": the value it had is no part of the
+    record's name (a choice option or a number after "from")."""
+    m = re.search(r"\s+from\s+(?P<old>[^,;]+)$", change.target, re.I)
+    if m is None:
+        return change
+    old = m["old"]
+    options = [x for x in _mentions(old, ws) if x.option is not None]
+    if re.fullmatch(r"[$€£]?\s?\d[\d,.]*\s?[km%]?", old.strip(), re.I) or (
+        options and not _leftover(old, options, ws)
+    ):
+        return Change(change.target[: m.start()], change.field, change.value, change.extra)
+    return change
 
 
 def _field_at_end(change: Change, ws: Workspace) -> Change:

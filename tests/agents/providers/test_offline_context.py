@@ -227,3 +227,18 @@ def test_a_mention_with_an_at_sign_is_the_name() -> None:
             },
         )
     ]
+
+
+def test_the_value_a_record_had_is_no_part_of_its_name() -> None:
+    shafi = record("contacts", "Shafi Goldwasser")
+    made, _ = writes("Move Shafi Goldwasser from lead to qualified", [shafi])
+    assert made == [
+        (
+            "records.update",
+            {
+                "module": "contacts",
+                "recordId": shafi["recordId"],
+                "fields": {"lifecycle": "qualified"},
+            },
+        )
+    ]
