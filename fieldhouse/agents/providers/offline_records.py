@@ -755,7 +755,24 @@ def _create_name(
         first = next(m for m in _mentions(text, ws) if m.field is None and m.module is module)
     if not name or _field_part(name, module):
         name, name_span = _name_from_parts(rest, module, today, ws), (0, 0)
-    return name, name_span, text, first
+    return _introduced(name), name_span, text, first
+
+
+#: what comes before a new record's name and is not part of it: a lead ending in a colon
+#: before a capital ("please: Tom Becker", "from a business card: Siobhán O'Connell"),
+#: "name is", "called"
+_NAME_LEAD = re.compile(
+    r"^(?:[^:'\"]*:\s+(?=(?-i:[A-Z]))|(?:(?:uh|um|er)\s+)*(?:(?:the\s+|his\s+|her\s+)?name\s+is|"
+    r"called|named)\s+)",
+    re.I,
+)
+
+
+def _introduced(name: str) -> str:
+    """The name without the words that introduce it."""
+    if _QUOTED.fullmatch(name.strip()):
+        return name
+    return _NAME_LEAD.sub("", name).strip()
 
 
 def _create_kind(text: str, ws: Workspace) -> tuple[str, list[Mention]]:

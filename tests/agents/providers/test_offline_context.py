@@ -242,3 +242,14 @@ def test_the_value_a_record_had_is_no_part_of_its_name() -> None:
             },
         )
     ]
+
+
+def test_the_words_that_introduce_a_new_name_are_not_part_of_it() -> None:
+    made, _ = writes("Add a new person please: Tom Becker, his email is tom@adventure.example.", [])
+    assert [(name, args["displayName"]) for name, args in made] == [
+        ("records.create", "Tom Becker")
+    ]
+    made, _ = writes("please make new contact, name is Maria Lopez", [])
+    assert [(name, args["displayName"]) for name, args in made] == [
+        ("records.create", "Maria Lopez")
+    ]
