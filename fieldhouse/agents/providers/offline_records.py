@@ -2036,7 +2036,8 @@ def _related_name(name: str, ws: Workspace) -> tuple[str, list[Module]] | None:
     kinds = [x for x in ws.modules if kind and words(kind["kind"]) in x.phrases()]
     if kind and kinds:
         name = name[: kind.start()].strip()
-    said = _mentions(name, ws)
+    # a field's word after a name's first word is part of the name ("Contoso Health")
+    said = [x for x in _mentions(name, ws) if not (x.option is None and x.field and x.start > 0)]
     dated = find_date(name, date.today()) is not None
     if not name or dated or _WHEN_WORDS.search(name) or any(x.option is None for x in said):
         return None

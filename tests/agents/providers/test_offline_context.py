@@ -253,3 +253,12 @@ def test_the_words_that_introduce_a_new_name_are_not_part_of_it() -> None:
     assert [(name, args["displayName"]) for name, args in made] == [
         ("records.create", "Maria Lopez")
     ]
+
+
+def test_a_record_name_with_a_field_word_in_it_is_a_name() -> None:
+    contoso = record("companies", "Contoso Health")
+    plan = plan_for("list every contact we have at Contoso Health", NOW, WS)
+    assert plan is not None
+    made, _ = walk(plan, [contoso])
+    assert made[-1][1]["module"] == "contacts"
+    assert made[-1][1]["filters"] == {"company": contoso["recordId"]}
