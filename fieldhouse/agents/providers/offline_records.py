@@ -1170,7 +1170,7 @@ def _read_spans(text: str, today: date, ws: Workspace) -> list[tuple[int, int]]:
     for unit in units:  # "150 ppl": the unit of a number is read with it
         spans += [
             (u.start(), u.end())
-            for u in re.finditer(r"\d\s*" + re.escape(unit) + r"\b", text, re.I)
+            for u in re.finditer(r"\d\s*" + re.escape(unit) + r"(?!\w)", text, re.I)
         ]
     found_all = (find_date(text, today), find_time(text), find_email(text), find_phone(text))
     for found in (*found_all, find_url(text)):
@@ -1189,7 +1189,7 @@ def _weighty(rest: str) -> str:
 
 def _labelled_number(text: str, f: Field) -> tuple[int | float, str | None] | None:
     for unit in sorted(f.units(), key=len, reverse=True):  # "~120 ppl", "about 900 staff"
-        m = re.search(r"(?P<b>\d[\d,.]*\s?k?)\s*" + re.escape(unit) + r"\b", text, re.I)
+        m = re.search(r"(?P<b>\d[\d,.]*\s?k?)\s*" + re.escape(unit) + r"(?!\w)", text, re.I)
         found = find_amounts(m["b"]) if m else None
         if found and isinstance(found[0].value, tuple):
             return found[0].value[0], None
@@ -1578,6 +1578,11 @@ def _slot_from_value(
         return _date_field(change.target + " " + value, dates), value
     if find_amounts(value, money_only=True) and len(money) == 1:
         return money[0], value
+    counted = [f for f in module.fields_of("number") if _labelled_number(value, f) is not None]
+    if len(counted) == 1:  # "to 40 percent": the field that counts in percent
+        number = _labelled_number(value, counted[0])
+        assert number is not None
+        return counted[0], str(number[0])
     flags = [f for f in module.fields_of("flag") if words(f.label) == words(value)]
     return {flags[0].slug: True} if flags else None
 

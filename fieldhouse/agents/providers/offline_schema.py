@@ -49,6 +49,7 @@ FIELD_WORDS: Mapping[str, tuple[str, ...]] = {
 #: staff"), by field slug: they name the field only right after a number
 FIELD_UNITS: Mapping[str, tuple[str, ...]] = {
     "employees": ("people", "ppl", "staff", "heads", "employee", "workers", "persons"),
+    "probability": ("percent", "per cent", "pct", "%"),
 }
 #: everyday words for choice options, by option value
 OPTION_WORDS: Mapping[str, tuple[str, ...]] = {

@@ -262,3 +262,14 @@ def test_a_record_name_with_a_field_word_in_it_is_a_name() -> None:
     made, _ = walk(plan, [contoso])
     assert made[-1][1]["module"] == "contacts"
     assert made[-1][1]["filters"] == {"company": contoso["recordId"]}
+
+
+def test_a_value_in_the_unit_a_field_counts_is_that_field() -> None:
+    tailspin = record("deals", "Tailspin analytics")
+    made, _ = writes("bump tailspin analytics to 40 percent", [tailspin])
+    assert made == [
+        (
+            "records.update",
+            {"module": "deals", "recordId": tailspin["recordId"], "fields": {"probability": 40}},
+        )
+    ]
