@@ -749,7 +749,7 @@ def _create_name(
     rest = text[first.end :]
     name, name_span = _new_name(rest, module, today)
     before = _NAME_BEFORE.match(text[: first.start])
-    if not name and before and (not rest.strip(" .!?") or rest.lstrip().startswith(",")):
+    if not name and before and (not rest.strip(" .!?") or rest.lstrip()[:1] in (",", ";")):
         name, name_span = before["name"].strip(" '\""), (0, 0)
         text = text[: before.start("name")] + text[before.end("name") :]
         first = next(m for m in _mentions(text, ws) if m.field is None and m.module is module)

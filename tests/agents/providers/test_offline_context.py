@@ -273,3 +273,10 @@ def test_a_value_in_the_unit_a_field_counts_is_that_field() -> None:
             {"module": "deals", "recordId": tailspin["recordId"], "fields": {"probability": 40}},
         )
     ]
+
+
+def test_a_name_before_as_a_module_then_a_semicolon_is_the_new_name() -> None:
+    made, _ = writes("Add Lucia Moreno as a contact; email lucia@moreno.example", [])
+    assert [(name, args["displayName"]) for name, args in made] == [
+        ("records.create", "Lucia Moreno")
+    ]
