@@ -1637,12 +1637,13 @@ def _only_context(part: str, ws: Workspace) -> bool:
 def _field_named(module: Module, said: str) -> Field | None:
     want = words(said)
     want = re.sub(r"^(?:the|its|his|her|their)\s+", "", want)
-    for f in module.fields:
-        if f.computed:
-            continue
+    live = [f for f in module.fields if not f.computed]
+    for f in live:
         if want in f.phrases() or singular(want) in f.phrases():
             return f
-    return None
+    # "health rating", "probability field": the one field one of whose names is said in it
+    inside = [f for f in live if any(re.search(rf"\b{re.escape(p)}\b", want) for p in f.phrases())]
+    return inside[0] if len(inside) == 1 else None
 
 
 def _read_value(f: Field, value: str, record: Mapping[str, Any], today: date, ws: Workspace) -> Any:

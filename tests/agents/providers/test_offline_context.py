@@ -280,3 +280,14 @@ def test_a_name_before_as_a_module_then_a_semicolon_is_the_new_name() -> None:
     assert [(name, args["displayName"]) for name, args in made] == [
         ("records.create", "Lucia Moreno")
     ]
+
+
+def test_a_field_said_with_more_words_is_the_one_field_named_in_them() -> None:
+    northwind = record("companies", "Northwind Traders")
+    made, _ = writes("Set Northwind Traders' health rating to 5", [northwind])
+    assert made == [
+        (
+            "records.update",
+            {"module": "companies", "recordId": northwind["recordId"], "fields": {"health": 5}},
+        )
+    ]
