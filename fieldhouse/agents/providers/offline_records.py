@@ -1316,6 +1316,7 @@ def _terse_change(text: str, today: date, ws: Workspace) -> Change | None:
     if said is None or not _names_only(head, ws):
         return None
     value, extra = _split_more(said["v"])
+    value = _newest(value)
     readable = [
         m.field
         for m in fields
@@ -1330,6 +1331,14 @@ def _terse_change(text: str, today: date, ws: Workspace) -> Change | None:
 
 #: a word that says a field's value is new ("Radia Perlman new title: ..."), not part of a name
 _NEW_BEFORE_FIELD = re.compile(r"(?:\s*[-,:]?\s+(?:new|current|updated|latest|correct))+$", re.I)
+
+
+_ARROW = r"->|=>|\u2192"
+
+
+def _newest(value: str) -> str:
+    """ "6k -> 9.5k", "5→3": the value after the last arrow (the one before was the old one)."""
+    return re.split(_ARROW, value)[-1].strip() if re.search(_ARROW, value) else value
 
 
 def _names_only(head: str, ws: Workspace) -> bool:
@@ -1601,8 +1610,11 @@ def _more_change(
     named = [m for m in _mentions(part, ws) if m.module is module and m.field is not None]
     if named and named[0].field:
         extra_slot = named[0].field
-        rest = (part[: named[0].start] + " " + part[named[0].end :]).strip()
-        extra = _read_value(extra_slot, part if named[0].option else rest, record, today, ws)
+        rest = _newest((part[: named[0].start] + " " + part[named[0].end :]).strip())
+        if re.search(_ARROW, part):  # "stage lead -> qualified": the value after the arrow
+            extra = _read_value(extra_slot, rest, record, today, ws)
+        else:
+            extra = _read_value(extra_slot, part if named[0].option else rest, record, today, ws)
         if extra is None:
             return f"What should {extra_slot.label.lower()} of {record.get('displayName')} be?"
         fields[extra_slot.slug] = extra

@@ -291,3 +291,23 @@ def test_a_field_said_with_more_words_is_the_one_field_named_in_them() -> None:
             {"module": "companies", "recordId": northwind["recordId"], "fields": {"health": 5}},
         )
     ]
+
+
+def test_an_old_value_an_arrow_and_a_new_one_set_the_new_one() -> None:
+    review = record("deals", "Tailspin security review")
+    made, _ = writes(
+        "Tailspin security review: amount 6k -> 9.5k, stage lead -> qualified.", [review]
+    )
+    assert made == [
+        (
+            "records.update",
+            {
+                "module": "deals",
+                "recordId": review["recordId"],
+                "fields": {
+                    "amount": {"amount": 9500, "currency": "USD"},
+                    "stage": "qualified",
+                },
+            },
+        )
+    ]
