@@ -18,6 +18,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from fieldhouse.agents.contract import ToolOutcome
+from fieldhouse.agents.providers.offline_context import request_first
 from fieldhouse.agents.providers.offline_mail import ToPerson, read_mail
 from fieldhouse.agents.providers.offline_phrasings import (
     closed_deals,
@@ -30,7 +31,6 @@ from fieldhouse.agents.providers.offline_records import (
     loose_update,
     plain_symbols,
     plan_records,
-    request_first,
     route_of,
 )
 from fieldhouse.agents.providers.offline_schema import Workspace, builtin
