@@ -29,6 +29,7 @@ from fieldhouse.agents.providers.offline_phrasings import (
 from fieldhouse.agents.providers.offline_records import (
     clean,
     loose_update,
+    name_search,
     plain_symbols,
     plan_records,
     route_of,
@@ -130,6 +131,8 @@ def plan_for(message: str, now: datetime, workspace: Workspace | None = None) ->
     ):
         # a change said in no shape the update reads, or asked for inside a question
         planned = loose_update(text, now, workspace) or planned
+    if planned is None:
+        planned = name_search(text, workspace)  # not understood, but a name is said: look
     if planned is None:
         return None
     if isinstance(planned, str):

@@ -410,6 +410,22 @@ def _search_everywhere(query: str, ws: Workspace) -> Planned:
     return (lambda _: list(calls), report, spelled)
 
 
+#: a name said with capitals, two words or more ("Margaret Hamilton", "Trey Research")
+_CAPITAL_NAME = re.compile(r"\b[A-Z][\w'&-]+(?:\s+(?:&\s+)?[A-Z][\w'&-]+)+")
+
+
+def name_search(message: str, ws: Workspace) -> Planned | None:
+    """A message the planner did not understand that says a name with capitals ("where I
+    find Margaret Hamilton?", "anything at all on Trey Research?"): look the name up in every
+    module (a read, so nothing is changed); None when it says no such name."""
+    for m in _CAPITAL_NAME.finditer(message):
+        said = m.group().split()
+        if any(w.lower() in _STOP | _PRONOUNS | _VERBS for w in said) or _mentions(m.group(), ws):
+            continue
+        return _search_everywhere(m.group(), ws)
+    return None
+
+
 def _records(outcome: ToolOutcome) -> list[Mapping[str, Any]]:
     records = outcome.result.get("records") if outcome.status == "ok" else None
     return [r for r in records if isinstance(r, Mapping)] if isinstance(records, list) else []

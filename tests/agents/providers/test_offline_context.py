@@ -311,3 +311,15 @@ def test_an_old_value_an_arrow_and_a_new_one_set_the_new_one() -> None:
             },
         )
     ]
+
+
+def test_a_name_said_in_words_not_understood_is_looked_up_and_nothing_changes() -> None:
+    margaret = record("contacts", "Margaret Hamilton")
+    plan = plan_for("where I find Margaret Hamilton?", NOW, WS)
+    assert plan is not None
+    made, _ = walk(plan, [margaret])
+    assert (
+        "records.search",
+        {"module": "contacts", "query": "Margaret Hamilton", "limit": 10},
+    ) in made
+    assert all(name in READS for name, _ in made)
