@@ -7,7 +7,8 @@ the contacts at Acme about ...").
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+import unicodedata
+from collections.abc import Callable, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -101,7 +102,7 @@ def closed_deals(text: str, now: datetime) -> list[Call] | None:
     return [("records.search", {"module": "deals", "limit": 50, "advancedFilter": {"root": root}})]
 
 
-def group_mail(text: str) -> tuple[Call, Any] | None:
+def group_mail(text: str) -> tuple[Callable[[Sequence[ToolOutcome]], list[Call]], ...] | None:
     """E-mail the contacts a search finds: first the search, then one e-mail to the addresses
     of what it found (a person by name must match exactly one contact)."""
     m = _GROUP_MAIL.match(text)
@@ -115,25 +116,76 @@ def group_mail(text: str) -> tuple[Call, Any] | None:
     return mail_found(who, tool, subject, body, person=bool(m["person"]))
 
 
-def mail_found(who: str, tool: str, subject: str, body: str, *, person: bool) -> tuple[Call, Any]:
-    """Search the contacts for ``who``, then one e-mail to the addresses found (a person must
-    be exactly one contact whose name is the name said); nothing when none is found."""
+def mail_found(
+    who: str, tool: str, subject: str, body: str, *, person: bool
+) -> tuple[Callable[[Sequence[ToolOutcome]], list[Call]], ...]:
+    """The stages that search the contacts for ``who``, then send one e-mail to the addresses
+    found; nothing when none is found. A person must be exactly one contact: the one whose
+    name is the name said; else each word said is looked up ("Linus at Northwind", "this to
+    Margaret Hamilton") and it is the one whose whole name is among the words, else the one
+    whose first name is."""
     search: Call = ("records.search", {"module": "contacts", "query": who, "limit": 50})
+    said = [w.lower() for w in re.findall(r"[^\W\d_][\w'-]+", who) if w.lower() not in _NOT_NAMES]
+    looked = list(dict.fromkeys(said))[:3]
+    again: list[Call] = [
+        ("records.search", {"module": "contacts", "query": w, "limit": 50}) for w in looked
+    ]
 
     def then(outcomes: Sequence[ToolOutcome]) -> list[Call]:
-        records = outcomes[0].result.get("records") if outcomes else None
-        if not isinstance(records, list) or not records:
-            return []
-        if person:
-            records = [
-                r for r in records if str(r.get("displayName", "")).casefold() == who.casefold()
-            ]
-            if len(records) != 1:
-                return []
-        to = _addresses_of(records)
-        return [(tool, {"to": to[:50], "subject": subject, "body": body})] if to else []
+        found = _found(outcomes)
+        if not person:
+            return _mail_to(found, tool, subject, body)
+        exact = [r for r in found if str(r.get("displayName", "")).casefold() == who.casefold()]
+        if exact:
+            return _mail_to(exact, tool, subject, body) if len(exact) == 1 else []
+        return list(again) if len(outcomes) == 1 else []
 
-    return search, then
+    def spelled(outcomes: Sequence[ToolOutcome]) -> list[Call]:
+        if not person or len(outcomes) != len(again):
+            return []  # the e-mail went at the stage before
+        found = _found(outcomes)
+        for fits in (_said_whole, _said_first):
+            hits = [r for r in found if fits(str(r.get("displayName") or ""), said)]
+            if hits:
+                return _mail_to(hits, tool, subject, body) if len(hits) == 1 else []
+        return []
+
+    return (lambda _: [search], then, spelled) if person else (lambda _: [search], then)
+
+
+#: words around a name said as whom to e-mail ("Linus at Northwind", "this to Margaret")
+_NOT_NAMES = {"this", "that", "the", "and", "at", "to", "from", "with", "about", "of", "for"}
+
+
+def _found(outcomes: Sequence[ToolOutcome]) -> list[Any]:
+    """The records the searches found, each once."""
+    seen: dict[str, Any] = {}
+    for outcome in outcomes:
+        records = outcome.result.get("records")
+        for record in records if isinstance(records, list) else []:
+            seen.setdefault(str(record.get("recordId") or id(record)), record)
+    return list(seen.values())
+
+
+def _mail_to(records: Sequence[Any], tool: str, subject: str, body: str) -> list[Call]:
+    to = _addresses_of(records)
+    return [(tool, {"to": to[:50], "subject": subject, "body": body})] if to else []
+
+
+def _plain(word: str) -> str:
+    decomposed = unicodedata.normalize("NFKD", word.casefold())
+    return "".join(c for c in decomposed if not unicodedata.combining(c))
+
+
+def _said_whole(name: str, said: Sequence[str]) -> bool:
+    have = {_plain(w) for w in said}
+    parts = [_plain(w) for w in name.split()]
+    return bool(parts) and all(p in have for p in parts)
+
+
+def _said_first(name: str, said: Sequence[str]) -> bool:
+    parts = name.split()
+    return len(parts) > 1 and _plain(parts[0]) in {_plain(w) for w in said}
 
 
 def _addresses_of(records: Sequence[Any]) -> list[str]:

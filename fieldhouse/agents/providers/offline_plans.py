@@ -18,6 +18,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from fieldhouse.agents.contract import ToolOutcome
+from fieldhouse.agents.providers.offline_context import request_first
 from fieldhouse.agents.providers.offline_mail import ToPerson, read_mail
 from fieldhouse.agents.providers.offline_phrasings import (
     closed_deals,
@@ -28,9 +29,9 @@ from fieldhouse.agents.providers.offline_phrasings import (
 from fieldhouse.agents.providers.offline_records import (
     clean,
     loose_update,
+    name_search,
     plain_symbols,
     plan_records,
-    request_first,
     route_of,
 )
 from fieldhouse.agents.providers.offline_schema import Workspace, builtin
@@ -114,8 +115,7 @@ def plan_for(message: str, now: datetime, workspace: Workspace | None = None) ->
         return Plan((_stage(*calls),))
     mail = group_mail(said) or group_mail(text)
     if mail is not None:
-        search, then = mail
-        return Plan((_stage(search), then))
+        return Plan(mail)
     if _MAILISH.search(text):  # an e-mail the shapes above could not read: ask, do not guess
         return Plan(
             (),
@@ -124,11 +124,15 @@ def plan_for(message: str, now: datetime, workspace: Workspace | None = None) ->
         )
     text = request_first(text, workspace, now.date())
     planned = plan_records(text, now, workspace)
-    if planned is None or (
-        _CHANGE_SAID.search(text) and route_of(text, workspace, now.date()) == "find"
+    if (
+        planned is None
+        or isinstance(planned, str)
+        or (_CHANGE_SAID.search(text) and route_of(text, workspace, now.date()) == "find")
     ):
         # a change said in no shape the update reads, or asked for inside a question
         planned = loose_update(text, now, workspace) or planned
+    if planned is None:
+        planned = name_search(text, workspace)  # not understood, but a name is said: look
     if planned is None:
         return None
     if isinstance(planned, str):
@@ -277,8 +281,7 @@ def _mail_slots(text: str, now: datetime) -> Plan | None:
     if mail is None:
         return None
     if isinstance(mail, ToPerson):
-        search, then = mail_found(mail.name, mail.tool, mail.subject, mail.body, person=True)
-        return Plan((_stage(search), then))
+        return Plan(mail_found(mail.name, mail.tool, mail.subject, mail.body, person=True))
     return Plan((), mail) if isinstance(mail, str) else Plan((_stage(mail),))
 
 

@@ -81,7 +81,7 @@ _DELETE = re.compile(
 )
 _CREATE = re.compile(
     r"^(?:\+\s*|create|creat|crate|add|new|log|make\s+(?=a\b|an\b|new\b)|register|set\s+up|enter|insert|save|"
-    r"schedule)\b"
+    r"schedule|(?:put|record|open)\s+(?=(?:in\s+)?(?:a|an)\s|a\s+new\b))\b"
     r"|^(?:i|we)\s+(?:need|want)\s+(?:a|an)\s+(?:new\s+)?"
     r"|^(?:i'?d\s+like|let'?s\s+have|let'?s\s+add|give\s+me)\s+(?:a|an)\s+(?:new\s+)?"
     r"|^(?:todo|to-do|to\s+do|task)\s*:",
@@ -108,7 +108,9 @@ _STOP = {
 }  # fmt: skip
 _PRONOUNS = {"it", "him", "her", "them", "this", "that", "these", "those", "everything", "all"}
 _PRONOUNS |= {"everyone", "everybody", "he", "she", "they", "one", "same"}
-_NEGATION = re.compile(r"(?:\bnot|n't|\bno\b|\bexcept|\bexcluding|\bother\s+than)\s+(?:\w+\s+)?$")
+_NEGATION = re.compile(
+    r"(?:\bnot|n't|\bno\b|\bexcept|\bexcluding|\bother\s+than)\s+(?:just\s+)?(?:\w+\s+)?$"
+)
 
 
 #: a sentence that only greets, thanks or signs off ("Hi, I trust all is well.", "Many
@@ -136,13 +138,15 @@ def without_pleasantries(text: str) -> str:
 
 
 def plain_symbols(message: str) -> str:
-    """The message without pictographs ("🚀", "✅", "⭐"), with backquotes as quotes: they
-    say no value, and a name quoted with backquotes is quoted."""
+    """The message without pictographs ("🚀", "✅", "⭐") and the "@" of a mention ("@Radia
+    Perlman"), with backquotes as quotes: they say no value, and a name quoted with backquotes
+    is quoted."""
     kept = "".join(
         " " if unicodedata.category(ch) in ("So", "Sk", "Cs", "Co") and ch != "`" else ch
         for ch in message
         if ch not in "\ufe0f\u200d"
     )
+    kept = re.sub(r"(?<![\w.])@(?=[A-Z])", "", kept)  # "@Radia Perlman": a mention, not an address
     return " ".join(kept.replace("`", "'").split())
 
 
@@ -179,6 +183,7 @@ def without_asides(text: str, ws: Workspace) -> str:
         if (
             m
             and _SURE.search(said)
+            and not re.match(_UPDATE_VERB + r"\b", said.strip(), re.I)  # "Mark her as ...": asked
             and not re.search(r"\d|@|\$|€|£", said)
             and not any(_says_value(said, x) for x in _mentions(said, ws))
         ):
@@ -272,40 +277,15 @@ def route_of(message: str, ws: Workspace, today: date) -> str | None:
     return route(text, ws, today) if text else None
 
 
-#: where a request may begin after some context: a new sentence, or a clause after a comma
-_CLAUSE_START = re.compile(r"(?<=[.!?;:])\s+|,\s+(?:so\s+|and\s+|but\s+)?|\s+so\s+", re.I)
-
-
-def request_first(text: str, ws: Workspace, today: date) -> str:
-    """The request of a message that says some context first ("The review is stuck with
-    legal. Set 'Review the contract' to blocked"): read from its verb on when it names its
-    record in quotes and the context says no value (no number, address or field named);
-    else the whole message, as before."""
-    if route(text, ws, today) in ("create", "update") or _QUOTED_START.match(text):
-        return text
-    for m in _CLAUSE_START.finditer(text):
-        rest = clean(text[m.end() :])
-        lower = rest.lower()
-        if not (_CREATE_VERB.match(lower) or re.match(_UPDATE_VERB + r"\b", lower)):
-            continue
-        if _PRONOUN_SAID.search(lower):
-            return text  # "..., so flag her": the name is in the context
-        if not _QUOTED.search(rest) or _says_a_value(text[: m.start()], ws):
-            return text  # the context may name the record or give its values: all of it
-        return rest
-    return text
-
-
-_QUOTED_START = re.compile(r"^\s*['\"]")
-_CREATE_VERB = re.compile(r"(?:create|add|log|register|set\s+up|enter|insert)\b", re.I)
-_PRONOUN_SAID = re.compile(r"\b(?:it|its|him|his|her|them|their|this|that|these|those)\b")
-
-
-def _says_a_value(text: str, ws: Workspace) -> bool:
-    """Whether some words give a value: a number, an address, a choice or a field named."""
+def _says_a_value(text: str, ws: Workspace, modules: set[str] | None = None) -> bool:
+    """Whether some words give a value: a number, an address, or a field named (of one of
+    ``modules`` when given: "on the phone" says nothing about a deal)."""
     if re.search(r"\d|@|\$|€|£", text):
         return True
-    return any(m.field is not None and m.option is None for m in _mentions(text, ws))
+    return any(
+        m.field is not None and m.option is None and (not modules or m.module.slug in modules)
+        for m in _mentions(text, ws)
+    )
 
 
 def route(text: str, ws: Workspace, today: date) -> str | None:
@@ -396,14 +376,54 @@ def _search_everywhere(query: str, ws: Workspace) -> Planned:
         ("records.search", {"module": m.slug, "query": query, "limit": 10}) for m in ws.modules
     ]
 
-    def report(outcomes: Sequence[ToolOutcome]) -> list[Call] | str:
-        if not any(_records(o) for o in outcomes):
-            return (
-                f"Sorry, I did not understand that: no record matches {query!r}, so I did nothing."
-            )
-        return []
+    nothing = f"Sorry, I did not understand that: no record matches {query!r}, so I did nothing."
+    said = [w.lower() for w in re.findall(r"[^\W\d_][\w'&.-]*", query) if len(w) >= 4]
+    # the list search matches words as stored: a word's first letters find it whatever a
+    # slip or an accent later in the word ("Northwnd Traders", "Zoe Angstrom")
+    starts = list(dict.fromkeys(_accentless(w)[:3] for w in said))[:_LOOKUPS]
+    again = [
+        ("records.search", {"module": m.slug, "query": w, "limit": 10})
+        for m in ws.modules
+        for w in starts
+    ]
+    order = [m for m in ws.modules for _ in starts]
 
-    return (lambda _: list(calls), report)
+    def report(outcomes: Sequence[ToolOutcome]) -> list[Call] | str:
+        if any(_records(o) for o in outcomes):
+            return []
+        return list(again) if again else nothing
+
+    def spelled(outcomes: Sequence[ToolOutcome]) -> list[Call] | str:
+        if len(outcomes) != len(again):
+            return []  # found at the stage before
+        found: dict[str, tuple[Module, str]] = {}
+        for module, outcome in zip(order, outcomes, strict=False):
+            for record in _records(outcome):
+                name = str(record.get("displayName") or "")
+                if _named_in(name, said):
+                    found[str(record.get("recordId"))] = (module, name)
+        if len(found) != 1:
+            return nothing
+        module, name = next(iter(found.values()))
+        return [("records.search", {"module": module.slug, "query": name, "limit": 10})]
+
+    return (lambda _: list(calls), report, spelled)
+
+
+#: a name said with capitals, two words or more ("Margaret Hamilton", "Trey Research")
+_CAPITAL_NAME = re.compile(r"\b[A-Z][\w'&-]+(?:\s+(?:&\s+)?[A-Z][\w'&-]+)+")
+
+
+def name_search(message: str, ws: Workspace) -> Planned | None:
+    """A message the planner did not understand that says a name with capitals ("where I
+    find Margaret Hamilton?", "anything at all on Trey Research?"): look the name up in every
+    module (a read, so nothing is changed); None when it says no such name."""
+    for m in _CAPITAL_NAME.finditer(message):
+        said = m.group().split()
+        if any(w.lower() in _STOP | _PRONOUNS | _VERBS for w in said) or _mentions(m.group(), ws):
+            continue
+        return _search_everywhere(m.group(), ws)
+    return None
 
 
 def _records(outcome: ToolOutcome) -> list[Mapping[str, Any]]:
@@ -449,6 +469,8 @@ def _create(text: str, today: date, ws: Workspace) -> Planned:
     kind = singular(words(module.name))
     rest = text[first.end :]
     name, name_span, text, first = _create_name(text, first, today, ws)
+    if not _QUOTED.search(rest):  # "the deal Northwind app on stage proposal": not "... on"
+        name = re.sub(r"(?:\s+(?:on|at|for|in|with|to|of|the|a|an|and|by))+$", "", name, flags=re.I)
     if not _names_a_record(name, rest, ws) or _field_part(name, module):
         return f"What should the new {kind} be called?"
     # the name's own words out: a date or amount said inside it ("call hedy tmrw") stays
@@ -481,6 +503,13 @@ def _create(text: str, today: date, ws: Workspace) -> Planned:
     ):
         fields[money[0].slug] = {"amount": loose.pop(), "currency": "USD"}
     unread = " ".join(str(n) for n in loose) or _unread(details, module, today, ws, fields)
+    looked = {w for _, (_, args) in pending for w in words(str(args.get("query"))).split()}
+    if unread and set(unread.split()) <= looked:
+        unread = ""  # the name of a record looked up ("for Tailspin Finance")
+    linked = None if loose else _unread_reference(unread, module, ws, fields, pending)
+    if linked is not None:
+        pending.append(linked)
+        unread = ""
     if unread:
         return (
             f"I would create the {kind} {name!r}, but I did not understand {unread!r}; say it "
@@ -492,6 +521,27 @@ def _create(text: str, today: date, ws: Workspace) -> Planned:
     if me is not None:
         fields[people[0].slug] = me
     return _create_plan(module, name, fields, pending, ws)
+
+
+def _unread_reference(
+    unread: str, module: Module, ws: Workspace, fields: Mapping[str, Any], pending: list[Any]
+) -> tuple[str, Call] | None:
+    """Words no field took may name a record a reference field points to ("for Tailspin
+    Finance at stage lead", "on the Wide World import portal deal"): the look-up of that record
+    by name, for the one reference field still unset (the one whose module the words name, else
+    a company before a contact). The plan creates only when one record is found."""
+    if not unread:
+        return None
+    taken = set(fields) | {slug for slug, _ in pending}
+    free = [f for f in module.fields_of("record") if f.target and f.slug not in taken]
+    phrase, mentions = _strip_target(unread, ws)
+    named = [f for f in free if f.target in {m.module.slug for m in mentions if m.field is None}]
+    order = sorted(free, key=lambda f: (f.target not in _FOR_TARGETS, f.target != "companies"))
+    slots = named or order
+    if not slots or not slots[0].target or not phrase or _mentions(phrase, ws):
+        return None
+    slot = slots[0]
+    return slot.slug, ("records.search", {"module": slot.target, "query": phrase, "limit": 10})
 
 
 def _name_from_parts(rest: str, module: Module, today: date, ws: Workspace) -> str:
@@ -605,13 +655,30 @@ def _create_name(
     rest = text[first.end :]
     name, name_span = _new_name(rest, module, today)
     before = _NAME_BEFORE.match(text[: first.start])
-    if not name and before and (not rest.strip(" .!?") or rest.lstrip().startswith(",")):
+    if not name and before and (not rest.strip(" .!?") or rest.lstrip()[:1] in (",", ";")):
         name, name_span = before["name"].strip(" '\""), (0, 0)
         text = text[: before.start("name")] + text[before.end("name") :]
         first = next(m for m in _mentions(text, ws) if m.field is None and m.module is module)
     if not name or _field_part(name, module):
         name, name_span = _name_from_parts(rest, module, today, ws), (0, 0)
-    return name, name_span, text, first
+    return _introduced(name), name_span, text, first
+
+
+#: what comes before a new record's name and is not part of it: a lead ending in a colon
+#: before a capital ("please: Tom Becker", "from a business card: Siobhán O'Connell"),
+#: "name is", "called"
+_NAME_LEAD = re.compile(
+    r"^(?:[^:'\"]*:\s+(?=(?-i:[A-Z]))|(?:(?:uh|um|er)\s+)*(?:(?:the\s+|his\s+|her\s+)?name\s+is|"
+    r"called|named)\s+)",
+    re.I,
+)
+
+
+def _introduced(name: str) -> str:
+    """The name without the words that introduce it."""
+    if _QUOTED.fullmatch(name.strip()):
+        return name
+    return _NAME_LEAD.sub("", name).strip()
 
 
 def _create_kind(text: str, ws: Workspace) -> tuple[str, list[Mention]]:
@@ -926,7 +993,13 @@ def _reference(
         at = owner
     if not (at and reference and reference.target):
         return []
-    look = {"module": reference.target, "query": at["org"].strip(), "limit": 10}
+    org = at["org"]
+    said = [m for m in _mentions(org, ws) if m.module is module and m.field is not None]
+    if said:  # "for Tailspin Finance at stage lead": the name ends where a value begins
+        org = re.sub(r"\s+(?:at|in|on|with|and|,)\s*$", "", org[: said[0].start], flags=re.I)
+    if not org.strip():
+        return []
+    look = {"module": reference.target, "query": org.strip(), "limit": 10}
     role = re.sub(_PRONOUN_LEAD, "", (at["role"] or "").strip(), flags=re.I)
     if title and role and not _mentions(role, ws):
         fields[title.slug] = role.strip()
@@ -999,6 +1072,12 @@ def _read_spans(text: str, today: date, ws: Workspace) -> list[tuple[int, int]]:
     """Where the text names a module, field or choice, or says a typed value."""
     spans: list[tuple[int, int]] = [(m.start, m.end) for m in _mentions(text, ws)]
     spans += [(f.start, f.end) for f in find_amounts(text)]
+    units = {u for m in ws.modules for f in m.fields for u in f.units()}
+    for unit in units:  # "150 ppl": the unit of a number is read with it
+        spans += [
+            (u.start(), u.end())
+            for u in re.finditer(r"\d\s*" + re.escape(unit) + r"(?!\w)", text, re.I)
+        ]
     found_all = (find_date(text, today), find_time(text), find_email(text), find_phone(text))
     for found in (*found_all, find_url(text)):
         if found is not None:
@@ -1015,6 +1094,11 @@ def _weighty(rest: str) -> str:
 
 
 def _labelled_number(text: str, f: Field) -> tuple[int | float, str | None] | None:
+    for unit in sorted(f.units(), key=len, reverse=True):  # "~120 ppl", "about 900 staff"
+        m = re.search(r"(?P<b>\d[\d,.]*\s?k?)\s*" + re.escape(unit) + r"(?!\w)", text, re.I)
+        found = find_amounts(m["b"]) if m else None
+        if found and isinstance(found[0].value, tuple):
+            return found[0].value[0], None
     for phrase in sorted(f.phrases(), key=len, reverse=True):
         p = re.escape(phrase).replace(r"\ ", r"[\s-]+")
         m = re.search(
@@ -1133,11 +1217,12 @@ def _terse_change(text: str, today: date, ws: Workspace) -> Change | None:
     if not fields:
         return None
     first = fields[0]
-    head = text[: first.start].strip(" ,:")
+    head = _NEW_BEFORE_FIELD.sub("", text[: first.start].strip(" ,:-"))
     said = _TERSE_VALUE.match(text, first.end)
     if said is None or not _names_only(head, ws):
         return None
     value, extra = _split_more(said["v"])
+    value = _newest(value)
     readable = [
         m.field
         for m in fields
@@ -1148,6 +1233,18 @@ def _terse_change(text: str, today: date, ws: Workspace) -> Change | None:
     if not readable:  # several fields of that name: the record found says whose it is
         return None
     return Change(head, text[first.start : first.end], value.strip(" '\"."), extra)
+
+
+#: a word that says a field's value is new ("Radia Perlman new title: ..."), not part of a name
+_NEW_BEFORE_FIELD = re.compile(r"(?:\s*[-,:]?\s+(?:new|current|updated|latest|correct))+$", re.I)
+
+
+_ARROW = r"->|=>|\u2192"
+
+
+def _newest(value: str) -> str:
+    """ "6k -> 9.5k", "5→3": the value after the last arrow (the one before was the old one)."""
+    return re.split(_ARROW, value)[-1].strip() if re.search(_ARROW, value) else value
 
 
 def _names_only(head: str, ws: Workspace) -> bool:
@@ -1179,6 +1276,7 @@ def _update(text: str, today: date, ws: Workspace, change: Change | None = None)
     change = change or _parse_change(text)
     if change is None:
         return "What should I change, on which record, and to what?"
+    change = _without_old_value(change, ws)
     if change.field is None and not re.search(r"->|=>|\u2192", text):  # "X -> Y": all of X
         change = _field_at_end(change, ws)
     target, mentions = _strip_target(change.target, ws)
@@ -1257,6 +1355,21 @@ def _update(text: str, today: date, ws: Workspace, change: Change | None = None)
     return (lambda _: list(searches), then, spelled)
 
 
+def _without_old_value(change: Change, ws: Workspace) -> Change:
+    """ "Move Shafi Goldwasser from lead to qualified": the value it had is no part of the
+    record's name (a choice option or a number after "from")."""
+    m = re.search(r"\s+from\s+(?P<old>[^,;]+)$", change.target, re.I)
+    if m is None:
+        return change
+    old = m["old"]
+    options = [x for x in _mentions(old, ws) if x.option is not None]
+    if re.fullmatch(r"[$€£]?\s?\d[\d,.]*\s?[km%]?", old.strip(), re.I) or (
+        options and not _leftover(old, options, ws)
+    ):
+        return Change(change.target[: m.start()], change.field, change.value, change.extra)
+    return change
+
+
 def _field_at_end(change: Change, ws: Workspace) -> Change:
     """ "update deal Big One stage to won": the target's last words name a field."""
     mentions = _mentions(change.target, ws)
@@ -1265,7 +1378,7 @@ def _field_at_end(change: Change, ws: Workspace) -> Change:
     last = [m for m in said if not change.target[m.end :].strip()]
     last = [m for m in last if (m.start, m.end) not in modules]  # "the X deal": a module
     if last and last[0].start > 0:
-        head = change.target[: last[0].start].strip()
+        head = _NEW_BEFORE_FIELD.sub("", change.target[: last[0].start].strip())
         return Change(head, change.target[last[0].start :], change.value, change.extra)
     return change
 
@@ -1380,6 +1493,11 @@ def _slot_from_value(
         return _date_field(change.target + " " + value, dates), value
     if find_amounts(value, money_only=True) and len(money) == 1:
         return money[0], value
+    counted = [f for f in module.fields_of("number") if _labelled_number(value, f) is not None]
+    if len(counted) == 1:  # "to 40 percent": the field that counts in percent
+        number = _labelled_number(value, counted[0])
+        assert number is not None
+        return counted[0], str(number[0])
     flags = [f for f in module.fields_of("flag") if words(f.label) == words(value)]
     return {flags[0].slug: True} if flags else None
 
@@ -1398,8 +1516,11 @@ def _more_change(
     named = [m for m in _mentions(part, ws) if m.module is module and m.field is not None]
     if named and named[0].field:
         extra_slot = named[0].field
-        rest = (part[: named[0].start] + " " + part[named[0].end :]).strip()
-        extra = _read_value(extra_slot, part if named[0].option else rest, record, today, ws)
+        rest = _newest((part[: named[0].start] + " " + part[named[0].end :]).strip())
+        if re.search(_ARROW, part):  # "stage lead -> qualified": the value after the arrow
+            extra = _read_value(extra_slot, rest, record, today, ws)
+        else:
+            extra = _read_value(extra_slot, part if named[0].option else rest, record, today, ws)
         if extra is None:
             return f"What should {extra_slot.label.lower()} of {record.get('displayName')} be?"
         fields[extra_slot.slug] = extra
@@ -1434,12 +1555,13 @@ def _only_context(part: str, ws: Workspace) -> bool:
 def _field_named(module: Module, said: str) -> Field | None:
     want = words(said)
     want = re.sub(r"^(?:the|its|his|her|their)\s+", "", want)
-    for f in module.fields:
-        if f.computed:
-            continue
+    live = [f for f in module.fields if not f.computed]
+    for f in live:
         if want in f.phrases() or singular(want) in f.phrases():
             return f
-    return None
+    # "health rating", "probability field": the one field one of whose names is said in it
+    inside = [f for f in live if any(re.search(rf"\b{re.escape(p)}\b", want) for p in f.phrases())]
+    return inside[0] if len(inside) == 1 else None
 
 
 def _read_value(f: Field, value: str, record: Mapping[str, Any], today: date, ws: Workspace) -> Any:
@@ -1838,7 +1960,8 @@ def _related_name(name: str, ws: Workspace) -> tuple[str, list[Module]] | None:
     kinds = [x for x in ws.modules if kind and words(kind["kind"]) in x.phrases()]
     if kind and kinds:
         name = name[: kind.start()].strip()
-    said = _mentions(name, ws)
+    # a field's word after a name's first word is part of the name ("Contoso Health")
+    said = [x for x in _mentions(name, ws) if not (x.option is None and x.field and x.start > 0)]
     dated = find_date(name, date.today()) is not None
     if not name or dated or _WHEN_WORDS.search(name) or any(x.option is None for x in said):
         return None
@@ -1899,12 +2022,12 @@ _VERBS = {
 #: words that say a value changes (anywhere in the message)
 _CHANGE_CUE = re.compile(
     r"\b(?:set|change|changed|update|updated|mark|flag|raise|lower|amend|correct|move|moved|"
-    r"bump|push|now|must\s+be|should\s+be|grown|grew|promoted|make)\b",
+    r"bump|push|now|must\s+be|should\s+be|grown|grew|promoted|make|fix|reflect)\b",
     re.I,
 )
 #: what comes right before a choice value that is set ("to", "is now", "mark her as")
 _SET_TO = re.compile(
-    r"(?:\bto|\bas|\bis|\bare|\bnow|->|=|:|\bbe|\bmark|\bmarked|\bflag|\btag|\btagged|"
+    r"(?:\bto|\bas|\bis|\bare|\bnow|->|=|:|\bbe|\bmark|\bmarked|\bflag|\btag|\btagged|\w's|"
     r"\bnot|n't|\bno(?:\s+wait)?)\s+(?:an?\s+|the\s+)?(?:[\w-]+\s+)?$",
     re.I,
 )
@@ -1943,8 +2066,12 @@ def loose_update(message: str, now: datetime, ws: Workspace) -> Planned | None:
     said = _name_words(text, used)
     if not said:
         return None
+    # a capital inside a sentence marks a name; one that starts a sentence may not ("Good")
+    inside = {w.lower() for w in re.findall(r"(?<![.!?]\s)(?<!^)\b[A-Z][\w'&-]*", text)}
     capital = {w.lower() for w in re.findall(r"\b[A-Z][\w'&-]*", text)}
-    lookups = sorted(dict.fromkeys(said), key=lambda w: (w not in capital, -len(w)))
+    lookups = sorted(
+        dict.fromkeys(said), key=lambda w: (w not in inside, w not in capital, -len(w))
+    )
     lookups = lookups[:_LOOKUPS]
     calls: list[Call] = [
         ("records.search", {"module": m.slug, "query": w, "limit": 10})
@@ -1952,13 +2079,17 @@ def loose_update(message: str, now: datetime, ws: Workspace) -> Planned | None:
         for w in lookups
     ]
     order = [m for m in modules for _ in lookups]
+    # a record's whole name said anywhere, small words too ("the Contoso records migration")
+    every = [w.strip(".'").lower() for w in re.findall(r"[^\W\d_][\w'&.-]*", text)]
 
     def then(outcomes: Sequence[ToolOutcome]) -> list[Call] | str:
         found: dict[str, tuple[Module, Mapping[str, Any]]] = {}
         for module, outcome in zip(order, outcomes, strict=False):
             for record in _records(outcome):
-                if _named_in(str(record.get("displayName") or ""), said):
+                if _named_in(str(record.get("displayName") or ""), every):
                     found[str(record.get("recordId"))] = (module, record)
+        if not found:
+            found = _first_name_only(order, outcomes, capital)
         if len(found) != 1:
             return "Which record should I change? Give me its full name; I changed nothing yet."
         module, record = next(iter(found.values()))
@@ -1977,6 +2108,23 @@ def loose_update(message: str, now: datetime, ws: Workspace) -> Planned | None:
                                     "fields": fields})]  # fmt: skip
 
     return (lambda _: list(calls), then)
+
+
+def _first_name_only(
+    order: Sequence[Module], outcomes: Sequence[ToolOutcome], capital: set[str]
+) -> dict[str, tuple[Module, Mapping[str, Any]]]:
+    """The people whose first name was said with a capital ("Customer Ada says ..."): used
+    only when the message says no record's whole name, and only when one person fits."""
+    found: dict[str, tuple[Module, Mapping[str, Any]]] = {}
+    said = {_accentless(w) for w in capital}
+    for module, outcome in zip(order, outcomes, strict=False):
+        if not _person_like(module):
+            continue
+        for record in _records(outcome):
+            name = words(str(record.get("displayName") or "")).split()
+            if len(name) > 1 and _accentless(name[0]) in said:
+                found[str(record.get("recordId"))] = (module, record)
+    return found
 
 
 def _loose_pairs(

@@ -45,6 +45,12 @@ FIELD_WORDS: Mapping[str, tuple[str, ...]] = {
     "company": ("company", "works at", "employer"),
     "related-deal": ("deal", "on the deal", "for the deal"),
 }
+#: words that count what a number field counts, said after the number ("~120 ppl", "900
+#: staff"), by field slug: they name the field only right after a number
+FIELD_UNITS: Mapping[str, tuple[str, ...]] = {
+    "employees": ("people", "ppl", "staff", "heads", "employee", "workers", "persons"),
+    "probability": ("percent", "per cent", "pct", "%"),
+}
 #: everyday words for choice options, by option value
 OPTION_WORDS: Mapping[str, tuple[str, ...]] = {
     "done": ("completed", "complete", "finished"),
@@ -119,6 +125,10 @@ class Field:
                 said.add(tail)
         said |= {words(w) for w in FIELD_WORDS.get(self.slug, ())}
         return {s for s in said if s}
+
+    def units(self) -> set[str]:
+        """Words that name the field when said right after a number ("120 people")."""
+        return {words(w) for w in FIELD_UNITS.get(self.slug, ())}
 
 
 @dataclass(frozen=True)
