@@ -19,6 +19,7 @@ from typing import Any
 
 from fieldhouse.agents.contract import ToolOutcome
 from fieldhouse.agents.providers.offline_context import request_first
+from fieldhouse.agents.providers.offline_corrections import settle
 from fieldhouse.agents.providers.offline_mail import ToPerson, read_mail
 from fieldhouse.agents.providers.offline_phrasings import (
     closed_deals,
@@ -95,6 +96,13 @@ _PAGE = re.compile(
 _BUILTIN: list[Workspace] = []
 
 
+#: the answer to a message that corrects itself in a way the reader cannot place
+UNSETTLED = (
+    "You changed a value as you wrote and I could not tell which one you meant, so I did "
+    "nothing; say it once more with only the value you mean."
+)
+
+
 def plan_for(message: str, now: datetime, workspace: Workspace | None = None) -> Plan | None:
     """The plan for a message, or None when the planner does not understand it. ``workspace``
     is the schema record requests are read with (the built-in modules without one)."""
@@ -102,7 +110,10 @@ def plan_for(message: str, now: datetime, workspace: Workspace | None = None) ->
         if not _BUILTIN:
             _BUILTIN.append(builtin())
         workspace = _BUILTIN[0]
-    message = plain_symbols(message)
+    settled = settle(plain_symbols(message))
+    if settled is None:  # a correction the reader cannot place: ask, do not guess
+        return Plan((), UNSETTLED)
+    message = settled
     said = rewrite(" ".join(message.split()).strip())
     text = rewrite(clean(message))  # without "please", "could you" and the like
     parsers = (_remind, _remind_any, _reminders, _mail, _mail_slots, _outreach, _social, _page)
