@@ -5,10 +5,12 @@ against the real tool's argument model."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from datetime import datetime
 from typing import Any
 
 from fieldhouse.agents.contract import ToolOutcome
-from fieldhouse.agents.providers.offline_plans import Call, Plan
+from fieldhouse.agents.providers.offline_plans import Call, Plan, plan_for
+from fieldhouse.agents.providers.offline_schema import Workspace
 from fieldhouse.agents.tools import ALL_TOOLS
 
 TOOLS = {tool.spec.name: tool for tool in ALL_TOOLS}
@@ -54,3 +56,13 @@ def walk(plan: Plan, records: Sequence[Mapping[str, Any]] = ()) -> tuple[list[Ca
 
 def writes(plan: Plan, records: Sequence[Mapping[str, Any]] = ()) -> list[Call]:
     return [call for call in walk(plan, records)[0] if call[0] not in READS]
+
+
+def written(
+    message: str, records: list[dict[str, Any]], now: datetime, workspace: Workspace
+) -> tuple[list[Call], str]:
+    """The writes of the plan for ``message``, walked over ``records``, and its reply."""
+    plan = plan_for(message, now, workspace)
+    assert plan is not None, message
+    made, reply = walk(plan, records)
+    return [call for call in made if call[0] not in READS], reply

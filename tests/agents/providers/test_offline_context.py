@@ -9,7 +9,7 @@ from typing import Any
 
 from fieldhouse.agents.providers.offline_plans import plan_for
 from fieldhouse.agents.providers.offline_schema import builtin
-from tests.agents.providers.planner_walk import READS, record, walk
+from tests.agents.providers.planner_walk import READS, record, walk, written
 
 NOW = datetime(2026, 11, 28, 10, 0, tzinfo=UTC)
 WS = builtin()
@@ -19,10 +19,7 @@ PORTAL = record("deals", "Wide World import portal")
 
 
 def writes(message: str, records: list[dict[str, Any]]) -> tuple[list[Any], str]:
-    plan = plan_for(message, NOW, WS)
-    assert plan is not None, message
-    made, reply = walk(plan, records)
-    return [call for call in made if call[0] not in READS], reply
+    return written(message, records, NOW, WS)
 
 
 def test_a_request_after_context_that_gives_no_value_is_read_alone() -> None:

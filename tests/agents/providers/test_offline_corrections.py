@@ -9,9 +9,9 @@ from typing import Any
 import pytest
 
 from fieldhouse.agents.providers.offline_corrections import settle
-from fieldhouse.agents.providers.offline_plans import UNSETTLED, plan_for
+from fieldhouse.agents.providers.offline_plans import UNSETTLED
 from fieldhouse.agents.providers.offline_schema import builtin
-from tests.agents.providers.planner_walk import READS, record, walk
+from tests.agents.providers.planner_walk import record, written
 
 NOW = datetime(2026, 11, 28, 10, 0, tzinfo=UTC)  # a Saturday
 WS = builtin()
@@ -41,10 +41,7 @@ def test_a_message_that_corrects_nothing_is_left_as_it_is(said: str) -> None:
 
 
 def writes(message: str, records: list[dict[str, Any]]) -> tuple[list[Any], str]:
-    plan = plan_for(message, NOW, WS)
-    assert plan is not None, message
-    made, reply = walk(plan, records)
-    return [call for call in made if call[0] not in READS], reply
+    return written(message, records, NOW, WS)
 
 
 def test_a_create_that_corrects_its_date_is_made_with_the_corrected_one() -> None:
