@@ -515,8 +515,10 @@ def _create(text: str, today: date, ws: Workspace) -> Planned:
             f"I would create the {kind} {name!r}, but I did not understand {unread!r}; say it "
             "again with the field it is for, and I will add it."
         )
-    if name == name.lower() and _person_like(module):  # "add jane doe": Jane Doe
-        name = name.title()
+    if _person_like(module):
+        name = _HONORIFIC.sub("", name)  # "Mr. Fergus Abernethy": Fergus Abernethy
+        if name == name.lower():  # "add jane doe": Jane Doe
+            name = name.title()
     fields |= _name_fields(module, name)
     if me is not None:
         fields[people[0].slug] = me
@@ -885,6 +887,10 @@ def _typed_spans(text: str, today: date) -> list[tuple[int, int]]:
         if typed:
             spans.append((typed.start, typed.end))
     return sorted(spans, reverse=True)
+
+
+#: a title before a person's name, which is neither their first name nor part of their name
+_HONORIFIC = re.compile(r"^(?:mr|mrs|ms|miss|mx|dr|prof|sir|dame)\.?\s+(?=\S+\s+\S)", re.I)
 
 
 def _person_like(module: Module) -> bool:

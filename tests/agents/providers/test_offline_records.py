@@ -191,3 +191,11 @@ def test_a_choice_value_only_one_module_has_names_the_module_of_a_new_record() -
     assert args["fields"]["due-date"] == "2026-12-03"
     made = plan("add urgent")  # a value, not a name
     assert walk(made) == ([], "What should the new task be called?")
+
+
+@pytest.mark.parametrize("title", ["Mr.", "Dr", "Prof."])
+def test_a_title_before_a_new_persons_name_is_not_their_first_name(title: str) -> None:
+    made = writes(plan(f"Add a contact {title} Fergus Abernethy"))
+    assert [(args["displayName"], args["fields"]) for _, args in made] == [
+        ("Fergus Abernethy", {"first-name": "Fergus", "last-name": "Abernethy"})
+    ]
