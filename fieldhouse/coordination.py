@@ -25,14 +25,62 @@ import os
 import secrets
 import sqlite3
 import struct
-from collections.abc import AsyncIterator
+import time
+from collections.abc import AsyncIterator, Callable, Hashable
 from contextlib import asynccontextmanager
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
+from typing import Generic, Protocol, TypeVar
 
 import trio
 
 _WORD = struct.Struct("<q")
+K = TypeVar("K", bound=Hashable)
+V = TypeVar("V")
+
+
+@dataclass(frozen=True)
+class Remembered(Generic[V]):
+    """A value read from the store, at the change epoch read just before it."""
+
+    value: V
+    epoch: int
+    expires: float
+
+
+class EpochMemo(Generic[K, V]):
+    """Values read from the store, each kept while the change epoch stays where it was when
+    it was read, and ``ttl`` seconds at most; cleared whole past ``max_entries`` (rare: more
+    live keys than entries). A caller reads :meth:`epoch` before the store, so a change
+    meanwhile drops what it then remembers."""
+
+    def __init__(
+        self,
+        epoch: Callable[[], int],
+        *,
+        ttl: float = 60.0,
+        max_entries: int = 10_000,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.epoch = epoch
+        self._ttl = ttl
+        self._max_entries = max_entries
+        self._clock = clock
+        self._known: dict[K, Remembered[V]] = {}
+
+    def recall(self, key: K) -> Remembered[V] | None:
+        known = self._known.get(key)
+        if known is None:
+            return None
+        if known.epoch != self.epoch() or known.expires <= self._clock():
+            del self._known[key]
+            return None
+        return known
+
+    def remember(self, key: K, value: V, epoch: int) -> None:
+        if len(self._known) >= self._max_entries:
+            self._known.clear()
+        self._known[key] = Remembered(value, epoch, self._clock() + self._ttl)
 
 
 class Coordination(Protocol):

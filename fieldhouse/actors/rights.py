@@ -12,11 +12,10 @@ on its own (:class:`~fieldhouse.model.principal.SystemActor`) may do everything.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
-from dataclasses import dataclass
 
 from fieldhouse.actors.context import WriteContext
+from fieldhouse.coordination import EpochMemo
 from fieldhouse.model.errors import Forbidden
 from fieldhouse.model.principal import Acting, Principal, Role, SystemActor, builtin_role, key_role
 from fieldhouse.storage.base import ApiKeyRow, UserRow
@@ -49,13 +48,6 @@ async def rights_now(
     return key_principal(key, user, role)
 
 
-@dataclass(frozen=True)
-class _Read:
-    principal: Principal | None
-    epoch: int
-    expires: float
-
-
 class RightsMemo:
     """What :func:`rights_now` read, kept while the change epoch stays where it was.
 
@@ -64,41 +56,30 @@ class RightsMemo:
     it is made (the embedded store's shared word: ``Coordination.immediate``), a principal
     remembered at the current epoch is what the store would say. That spares each write
     batch a read of its user and key: 3-4% of a create's CPU at one connection. Without an
-    ``epoch`` (PostgreSQL: notices reach other servers later) every call reads. ``ttl``
-    bounds any entry's life as the authenticator's does."""
+    ``epoch`` (PostgreSQL: notices reach other servers later) every call reads. Entries live
+    as the authenticator's do (:class:`~fieldhouse.coordination.EpochMemo`)."""
 
-    def __init__(
-        self,
-        store: Store,
-        epoch: Callable[[], int] | None,
-        *,
-        ttl: float = 60.0,
-        max_entries: int = 10_000,
-        clock: Callable[[], float] = time.monotonic,
-    ) -> None:
+    def __init__(self, store: Store, epoch: Callable[[], int] | None) -> None:
         self._store = store
-        self._epoch = epoch
-        self._ttl = ttl
-        self._max_entries = max_entries
-        self._clock = clock
-        self._known: dict[tuple[str, str, str | None, str], _Read] = {}
+        self._known: EpochMemo[tuple[str, str, str | None, str], Principal | None] | None = (
+            None if epoch is None else EpochMemo(epoch)
+        )
 
     async def rights(self, account_id: str, p: Principal) -> Principal | None:
         """``rights_now`` of principal ``p`` in ``account_id``."""
-        if self._epoch is None:
-            return await rights_now(self._store, account_id, p.user_id, p.api_key_id, p.auth_method)
+        if self._known is None:
+            return await self._read(account_id, p)
         key = (account_id, p.user_id, p.api_key_id, p.auth_method)
-        epoch = self._epoch()  # read before the store: a change meanwhile drops the entry
-        known = self._known.get(key)
-        if known is not None and known.epoch == epoch and known.expires > self._clock():
-            return known.principal
-        principal = await rights_now(
-            self._store, account_id, p.user_id, p.api_key_id, p.auth_method
-        )
-        if len(self._known) >= self._max_entries:
-            self._known.clear()  # rare: more live principals than entries
-        self._known[key] = _Read(principal, epoch, self._clock() + self._ttl)
+        known = self._known.recall(key)
+        if known is not None:
+            return known.value
+        epoch = self._known.epoch()  # read before the store: a change meanwhile drops it
+        principal = await self._read(account_id, p)
+        self._known.remember(key, principal, epoch)
         return principal
+
+    async def _read(self, account_id: str, p: Principal) -> Principal | None:
+        return await rights_now(self._store, account_id, p.user_id, p.api_key_id, p.auth_method)
 
 
 def session_principal(user: UserRow, role: Role) -> Principal:

@@ -8,7 +8,6 @@ import secrets
 import tempfile
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 
 import jwt
@@ -16,6 +15,7 @@ import trio
 
 from fieldhouse.actors.rights import key_principal, role_of, session_principal
 from fieldhouse.config import Settings
+from fieldhouse.coordination import EpochMemo
 from fieldhouse.model.errors import Unauthorized
 from fieldhouse.model.keys import KEY_PREFIX, hash_api_key, hashes_match, looks_like_key
 from fieldhouse.model.principal import Principal, Role
@@ -83,16 +83,6 @@ def issue_token(secret: str, account_id: str, user_id: str, ttl_seconds: int) ->
     return jwt.encode(claims, secret, algorithm="HS256")
 
 
-@dataclass(frozen=True)
-class _Known:
-    """A credential checked against the store, valid while the change epoch stays the same."""
-
-    principal: Principal
-    schema_version: int
-    epoch: int
-    expires: float
-
-
 class Authenticator:
     """Turns an Authorization header into a Principal.
 
@@ -115,27 +105,12 @@ class Authenticator:
     ) -> None:
         self._store = store
         self._secret = secret
-        self._epoch = epoch
-        self._ttl = ttl
-        self._max_entries = max_entries
-        self._clock = clock
-        self._known: dict[str, _Known] = {}
+        #: what the store said of a credential: its principal and the workspace's schema version
+        self._known: EpochMemo[str, tuple[Principal, int]] = EpochMemo(
+            epoch, ttl=ttl, max_entries=max_entries, clock=clock
+        )
         # custom roles never change once created, so they can be remembered
         self._roles: dict[tuple[str, str], Role] = {}
-
-    def _recall(self, key: str) -> _Known | None:
-        known = self._known.get(key)
-        if known is None:
-            return None
-        if known.epoch != self._epoch() or known.expires <= self._clock():
-            del self._known[key]
-            return None
-        return known
-
-    def _remember(self, key: str, principal: Principal, schema_version: int, epoch: int) -> None:
-        if len(self._known) >= self._max_entries:
-            self._known.clear()  # rare: more live credentials than entries
-        self._known[key] = _Known(principal, schema_version, epoch, self._clock() + self._ttl)
 
     async def authenticate(self, header: str | None) -> tuple[Principal, int]:
         """The principal for an Authorization header, and the workspace's schema version."""
@@ -153,17 +128,17 @@ class Authenticator:
         if not looks_like_key(token):
             raise Unauthorized(INVALID_KEY)
         presented = hash_api_key(token)
-        known = self._recall(presented)
+        known = self._known.recall(presented)
         if known is not None:
-            return known.principal, known.schema_version
-        epoch = self._epoch()  # read before the store: a change meanwhile drops the entry
+            return known.value
+        epoch = self._known.epoch()  # read before the store: a change meanwhile drops it
         found = await self._store.lookup_key(presented)
         if found is None or not hashes_match(found.key.key_hash, presented):
             raise Unauthorized(INVALID_KEY)
         if found.key.revoked or found.user.deleted:
             raise Unauthorized(INVALID_KEY)
         principal = await self._key_principal(found.key, found.user)
-        self._remember(presented, principal, found.schema_version, epoch)
+        self._known.remember(presented, (principal, found.schema_version), epoch)
         return principal, found.schema_version
 
     async def _key_principal(self, key: ApiKeyRow, user: UserRow) -> Principal:
@@ -186,16 +161,16 @@ class Authenticator:
         # the signature and expiry were checked above for this very token; what is remembered
         # is only what the store said about its user
         memo = f"user:{account_id}:{user_id}"
-        known = self._recall(memo)
+        known = self._known.recall(memo)
         if known is not None:
-            return known.principal, known.schema_version
-        epoch = self._epoch()
+            return known.value
+        epoch = self._known.epoch()
         user = await self._store.get_user(account_id, user_id)
         if user is None or user.deleted:
             raise Unauthorized("Session token names a user that no longer exists")
         principal = session_principal(user, await self._role(user))
         schema_version = await self._store.schema_version(account_id)
-        self._remember(memo, principal, schema_version, epoch)
+        self._known.remember(memo, (principal, schema_version), epoch)
         return principal, schema_version
 
     async def _role(self, user: UserRow) -> Role:
