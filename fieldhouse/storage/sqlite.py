@@ -54,7 +54,7 @@ import resource
 import sqlite3
 import time
 from collections.abc import AsyncIterator, Callable, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor, wait
+from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any, TypeVar
@@ -318,7 +318,7 @@ class _Checkpointer:
     def settled(self) -> None:
         """Blocks until the checkpoint asked for last has finished."""
         if self._last is not None:
-            wait([self._last])
+            self._last.result()
 
     def close(self) -> None:
         """Lets a running checkpoint finish, then closes the connection."""
@@ -335,8 +335,8 @@ class SQLiteDriver:
         self,
         writer: Conn,
         readers: list[Conn],
-        lock_fd: int | None = None,
-        checkpointer: _Checkpointer | None = None,
+        lock_fd: int | None,
+        checkpointer: _Checkpointer,
     ) -> None:
         self._writer = writer
         self._checkpointer = checkpointer
@@ -387,8 +387,7 @@ class SQLiteDriver:
         async with self._write_lock:
             for conn in [self._writer, *self._readers]:
                 await trio.to_thread.run_sync(conn.close)
-            if self._checkpointer is not None:
-                await trio.to_thread.run_sync(self._checkpointer.close)
+            await trio.to_thread.run_sync(self._checkpointer.close)
             if self._lock_fd is not None:
                 os.close(self._lock_fd)
                 self._lock_fd = None
@@ -449,14 +448,13 @@ class SQLiteDriver:
     def _committed(self) -> None:
         """Count a commit; ask the checkpoint thread for a checkpoint when one is due."""
         self._commits += 1
-        if self._commits >= CHECKPOINT_COMMITS and self._checkpointer is not None:
+        if self._commits >= CHECKPOINT_COMMITS:
             self._commits = 0
             self._checkpointer.due()
 
     async def checkpoints_settled(self) -> None:
         """Returns once the WAL checkpoint asked for last has finished (for tests)."""
-        if self._checkpointer is not None:
-            await trio.to_thread.run_sync(self._checkpointer.settled)
+        await trio.to_thread.run_sync(self._checkpointer.settled)
 
     def _may_inline(self) -> bool:
         """Whether the next step of a light transaction may run on the trio thread: steps

@@ -343,7 +343,7 @@ async def test_a_commit_that_makes_a_checkpoint_due_does_not_wait_for_it(
     restarts = _wal_restarts(wal)
     # the checkpoint thread is kept busy: every checkpoint asked for waits behind this
     gate = threading.Event()
-    scratch._checkpointer._executor.submit(gate.wait)  # type: ignore[union-attr]
+    scratch._checkpointer._executor.submit(gate.wait)
     try:
         # each commit stays a light one on the trio thread, the 4th, 8th, ... too
         threads = [await _light(scratch, n, pad=65_536) for n in range(1, 13)]
