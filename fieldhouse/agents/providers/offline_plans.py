@@ -34,6 +34,7 @@ from fieldhouse.agents.providers.offline_records import (
     plain_symbols,
     plan_records,
     route_of,
+    without_title_dots,
 )
 from fieldhouse.agents.providers.offline_schema import Workspace, builtin
 from fieldhouse.agents.providers.offline_values import find_date, find_time
@@ -96,8 +97,6 @@ _PAGE = re.compile(
 _BUILTIN: list[Workspace] = []
 
 
-#: the dot of a title before a name
-_TITLE_DOT = re.compile(r"\b(Mr|Mrs|Ms|Mx|Dr|Prof)\.(?=\s+[A-Z])")
 #: the answer to a message that corrects itself in a way the reader cannot place
 UNSETTLED = (
     "You changed a value as you wrote and I could not tell which one you meant, so I did "
@@ -115,7 +114,7 @@ def plan_for(message: str, now: datetime, workspace: Workspace | None = None) ->
     settled = settle(plain_symbols(message))
     if settled is None:  # a correction the reader cannot place: ask, do not guess
         return Plan((), UNSETTLED)
-    message = _TITLE_DOT.sub(r"\1", settled)  # "Mr. Abernethy" is not a sentence's end
+    message = without_title_dots(settled)
     said = rewrite(" ".join(message.split()).strip())
     text = rewrite(clean(message))  # without "please", "could you" and the like
     parsers = (_remind, _remind_any, _reminders, _mail, _mail_slots, _outreach, _social, _page)

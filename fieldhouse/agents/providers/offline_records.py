@@ -889,8 +889,18 @@ def _typed_spans(text: str, today: date) -> list[tuple[int, int]]:
     return sorted(spans, reverse=True)
 
 
-#: a title before a person's name, which is neither their first name nor part of their name
-_HONORIFIC = re.compile(r"^(?:mr|mrs|ms|miss|mx|dr|prof|sir|dame)\.?\s+(?=\S+\s+\S)", re.I)
+#: titles said before a person's name, which are neither their first name nor part of it;
+#: those written shortened, with a dot, first
+_SHORT_TITLES = ("Mr", "Mrs", "Ms", "Mx", "Dr", "Prof")
+_TITLES = (*_SHORT_TITLES, "Miss", "Sir", "Dame")
+_HONORIFIC = re.compile(rf"^(?:{'|'.join(_TITLES)})\.?\s+(?=\S+\s+\S)", re.I)
+_TITLE_DOT = re.compile(rf"\b({'|'.join(_SHORT_TITLES)})\.(?=\s+[A-Z])")
+
+
+def without_title_dots(text: str) -> str:
+    """``text`` without the dot of a shortened title before a name: "Mr. Abernethy" is not a
+    sentence's end."""
+    return _TITLE_DOT.sub(r"\1", text)
 
 
 def _person_like(module: Module) -> bool:
