@@ -162,11 +162,17 @@ class BusyMeter:
 
 
 class WorkersMeter:
-    """How busy the server's workers are: the CPU time of the embedding process's siblings
-    (the supervisor's other children) between two looks, as a share of what they can use
-    (a core each, at most the cores this process may run on). Only the server's own requests
-    count: other programs on the machine take the cores they take from an idle-priority
-    embedder anyway, and holding the embedder back for them only lets the backlog grow."""
+    """How busy the server's workers are: the CPU time of the busiest of the embedding
+    process's siblings (the supervisor's other children) between two looks, as a share of
+    the core it can use. Only the server's own requests count: other programs on the machine
+    take the cores they take from an idle-priority embedder anyway, and holding the embedder
+    back for them only lets the backlog grow.
+
+    The busiest worker, not the workers' sum over the cores: one client writing as fast as it
+    can on one connection keeps one worker's core busy and leaves the others idle, and the
+    sum read that as half busy, so the embedder ran beside it on the other core and the
+    client's creates slowed by a tenth (wrk at 1 connection with side_by_side.sh's deal body:
+    510-518 creates/s with search on, 572-586 with it off, the embedder on the other core)."""
 
     def __init__(self, parent: int | None = None, rescan: float = RESCAN) -> None:
         """``parent``: whose other children are the workers (by default this process's
@@ -201,15 +207,15 @@ class WorkersMeter:
         return now, cpu
 
     def share(self) -> float:
-        """The workers' busy share since the last look (0 when no worker was seen at both
-        looks), and a new look starts."""
+        """The busiest worker's share of its core since the last look (0 when no worker was
+        seen at both looks), and a new look starts."""
         now, cpu = self._read()
         (then, last), self._last = self._last, (now, cpu)
         both = cpu.keys() & last.keys()
         if now <= then or not both:
             return 0.0
-        used = sum(max(0.0, cpu[pid] - last[pid]) for pid in both)
-        return max(0.0, min(1.0, used / ((now - then) * min(len(both), cores()))))
+        used = max(cpu[pid] - last[pid] for pid in both)
+        return max(0.0, min(1.0, used / (now - then)))
 
 
 def cores() -> int:

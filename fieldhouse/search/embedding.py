@@ -35,17 +35,20 @@ RETRY = 1.0
 #: writes is embedded a few at a time (a forward pass per record costs several times more CPU
 #: a record than one for a few dozen), well within the lag a new record's vector may have
 GATHER = 0.2
-#: with a meter (the embedding process), a pass waits while the server's workers are more than
-#: BUSY_SHARE busy (a full write load; a steady 200 creates/s kept them 0.13-0.35 busy, on two
-#: cores shared with other programs), looking again every BUSY_LOOK seconds, and runs anyway
-#: after YIELD_MOST: under a full write load the words stay searchable at once and the vectors
-#: follow at a pass every few seconds (the backlog is reported), catching up after
+#: with a meter (the embedding process), a pass waits while the busiest of the server's
+#: workers is more than BUSY_SHARE busy (a client writing as fast as it can, even on one
+#: connection; a create costs a worker 1.7 ms of CPU, so 200/s is at most 0.4 of a core even
+#: on one worker), looking again every BUSY_LOOK seconds, and runs anyway after YIELD_MOST:
+#: under a full write load the words stay searchable at once and the vectors follow at a pass
+#: every few seconds (the backlog is reported), catching up after
 BUSY_SHARE = 0.7
 BUSY_LOOK = 0.25
 YIELD_MOST = 5.0
-#: below this busy share (the writes stopped) a pass may run wide (on every core, at idle
-#: priority), WIDE_CHUNK records at a time
-IDLE_SHARE = 0.1
+#: below this busy share (no worker has more than half its core's work) a pass may run wide
+#: (on every core, at idle priority), WIDE_CHUNK records at a time: at 200 creates/s a single
+#: thread fell behind (``benchmarks.search_freshness --rate 200``, machine load 1.6-2.3: vector
+#: lag p99 18.3 s wide only below 0.1, 14.4 s below 0.5)
+IDLE_SHARE = 0.5
 WIDE_CHUNK = 2 * CHUNK
 
 #: runs the embedder's blocking call somewhere (a lower-priority thread)

@@ -104,11 +104,14 @@ async def burn_in_grandchildren(seconds: float = 0.6) -> None:
 async def test_the_meter_sees_the_workers_busy_and_not_other_programs() -> None:
     meter = WorkersMeter(parent=os.getpid(), rescan=0)  # this process's children are the "workers"
     async with trio.open_nursery() as nursery:
-        nursery.start_soon(trio.run_process, [sys.executable, "-c", BURN])
+        # one worker busy on its core (a client writing on one connection), one idle
+        nursery.start_soon(trio.run_process, [sys.executable, "-c", BURN.replace("0.6", "1.2")])
+        nursery.start_soon(trio.run_process, [sys.executable, "-c", "import time; time.sleep(1.2)"])
         await trio.sleep(0.3)
         meter.share()  # (the burning worker was seen: it counts from here)
-        await trio.sleep(0.2)
-        assert meter.share() >= 0.15  # a worker busy on its core (less what others took)
+        await trio.sleep(0.5)
+        # the busiest worker's share of its core (the two workers' over two cores is <= 0.5)
+        assert meter.share() >= 0.6
     await burn_in_grandchildren()
     assert meter.share() <= 0.05  # the machine as busy, but not with the server's requests
 
