@@ -42,8 +42,11 @@ MAX_WINDOWS = 4
 #: padded tokens per forward pass (windows of similar length go together, at least one a
 #: pass): more makes the activations outgrow the CPU's caches. minilm-int8 CPU ms per record
 #: at 16 / 37 / 102 tokens a text, by windows a pass: 64 -> 5.9 / 13.8 / 38.7, 16 -> 4.6 /
-#: 10.7 / 37.5, 4 -> 5.2 / 11.7 / 30.3 (an AMD EPYC, one thread)
-TOKENS_PER_PASS = 512
+#: 10.7 / 37.5, 4 -> 5.2 / 11.7 / 30.3 (an AMD EPYC, one thread); at ~16 / ~37 / ~100 tokens,
+#: by tokens a pass, best of three, two rounds: 512 -> 2.76-2.92 / 5.55-5.69 / 13.5-15.3,
+#: 256 -> 2.47 / 4.94 / 12.4, 192 -> 2.36-2.53 / 4.66-4.99 / 12.5-13.2 (an Intel Xeon, one
+#: thread). 256 is near the best on both.
+TOKENS_PER_PASS = 256
 #: the dense layers of a BERT layer, by what they compute (``qkv`` is one product for all three)
 DENSE_KINDS = ("qkv", "out", "up", "down")
 #: per (layer, dense kind): the largest |input| per channel seen while calibrating
