@@ -155,9 +155,13 @@ async def test_the_machine_meter_sees_cores_busy_at_normal_priority_and_not_nice
     meter = BusyMeter()
     meter.share()
     await burn_every_core()
-    assert meter.share() >= 0.6  # every core busy while they ran (less what the VM's host took)
+    busy = meter.share()
+    assert busy >= 0.6  # every core busy while they ran (less what the VM's host took)
     await burn_every_core("nice", "-n", "19")
-    assert meter.share() <= 0.4  # as busy, but below everything else: not a load to yield to
+    # as busy, but below everything else: not a load to yield to. What it reads is what other
+    # programs took meanwhile, so it is compared with the first reading, not with nothing (a
+    # meter that counted niced time reads the two alike)
+    assert meter.share() <= busy - 0.3
 
 
 def test_the_embedder_yields_to_the_workers_over_sqlite_and_to_the_machine_over_postgres(
