@@ -32,6 +32,7 @@ from fieldhouse.agents.providers.offline_schema import (
     words,
 )
 from fieldhouse.agents.providers.offline_slots import Said, read_value
+from fieldhouse.agents.providers.offline_units import unit_values
 from fieldhouse.agents.providers.offline_values import (
     Found,
     find_amounts,
@@ -2106,6 +2107,7 @@ def loose_update(message: str, now: datetime, ws: Workspace) -> Planned | None:
                     found[str(record.get("recordId"))] = (module, record)
         if not found:
             found = _first_name_only(order, outcomes, capital)
+        found = _longest_named(found)
         if len(found) != 1:
             return "Which record should I change? Give me its full name; I changed nothing yet."
         module, record = next(iter(found.values()))
@@ -2124,6 +2126,22 @@ def loose_update(message: str, now: datetime, ws: Workspace) -> Planned | None:
                                     "fields": fields})]  # fmt: skip
 
     return (lambda _: list(calls), then)
+
+
+def _longest_named(
+    found: dict[str, tuple[Module, Mapping[str, Any]]],
+) -> dict[str, tuple[Module, Mapping[str, Any]]]:
+    """The records whose name is not a part of another named record's name: "the Adventure
+    Works factory sensors deal" names the deal, not the company its name starts with."""
+    names = {k: words(str(r.get("displayName") or "")) for k, (_, r) in found.items()}
+    return {
+        k: v
+        for k, v in found.items()
+        if not any(
+            o != k and names[k] != names[o] and re.search(rf"(?<!\S){re.escape(names[k])}(?!\S)", n)
+            for o, n in names.items()
+        )
+    }
 
 
 def _first_name_only(
@@ -2186,6 +2204,13 @@ def _loose_pairs(
             out.append((m.module, f, None, (end - len(value), end)))  # only its span
         elif before and f.reads in ("number", "money"):
             out.append((m.module, f, before[1], (before.start(), m.end)))
+    taken = [span for _, _, _, span in out]
+    out += [
+        u
+        for u in unit_values(text, ws)
+        if not any(s < u[3][1] and u[3][0] < e for s, e in taken)
+        and read_value(u[1], u[2], Said(today, {})) is not None
+    ]
     return out
 
 

@@ -1,0 +1,48 @@
+"""Values said by their unit anywhere in a change ("grown to 450 staff", "up to £48,000"), and
+the record the message names by its longest name (issue 32, item 6)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from fieldhouse.agents.providers.offline_plans import plan_for
+from fieldhouse.agents.providers.offline_schema import builtin
+from tests.agents.providers.planner_walk import record, walk
+
+NOW = datetime(2026, 11, 28, 10, 0, tzinfo=UTC)
+WS = builtin()
+INITECH = record("companies", "Initech Holdings")
+ROLLOUT = record("deals", "Initech Holdings payroll rollout")
+
+
+def calls(message: str, records: list[dict[str, Any]]) -> list[Any]:
+    made = plan_for(message, NOW, WS)
+    assert made is not None, message
+    return walk(made, records)[0]
+
+
+def test_a_count_said_with_its_unit_word_changes_the_named_company() -> None:
+    made = calls("Initech Holdings has grown to 450 staff, fix that", [INITECH])
+    assert made[-1] == (
+        "records.update",
+        {"module": "companies", "recordId": INITECH["recordId"], "fields": {"employees": 450}},
+    )
+
+
+def test_a_currency_amount_goes_to_the_deal_named_not_the_company_inside_its_name() -> None:
+    made = calls("Raise the Initech Holdings payroll rollout to £48,000", [INITECH, ROLLOUT])
+    assert made[-1] == (
+        "records.update",
+        {
+            "module": "deals",
+            "recordId": ROLLOUT["recordId"],
+            "fields": {"amount": {"amount": 48000, "currency": "GBP"}},
+        },
+    )
+
+
+def test_two_records_named_as_long_is_asked_about_not_written() -> None:
+    other = record("companies", "Initech Ventures")
+    made = calls("Initech Holdings and Initech Ventures grew to 90 staff, update", [INITECH, other])
+    assert all(name == "records.search" for name, _ in made)
