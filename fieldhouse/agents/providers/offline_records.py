@@ -1350,6 +1350,8 @@ def _update(text: str, today: date, ws: Workspace, change: Change | None = None)
                 name = str(record.get("displayName") or "")
                 if _named_in(name, said) and _named_in(target, words(name).split()):
                     found[str(record.get("recordId"))] = (module, record)
+        if not found:  # "the Acme rollout deal up to ...": a record's whole name inside it
+            found = _longest_named(_said_inside(target, order, outcomes))
         if not found:
             return f"I found no record named {target!r}, so I changed nothing. Which record is it?"
         return change_it(list(found.values()))
@@ -2126,6 +2128,27 @@ def loose_update(message: str, now: datetime, ws: Workspace) -> Planned | None:
                                     "fields": fields})]  # fmt: skip
 
     return (lambda _: list(calls), then)
+
+
+def _said_inside(
+    target: str, order: Sequence[Module], outcomes: Sequence[ToolOutcome]
+) -> dict[str, tuple[Module, Mapping[str, Any]]]:
+    """The records whose whole name (two words or more) is said, in order, inside a target
+    read too long ("Acme rollout deal up"), when the words left over name nothing else (none
+    has a capital: "Acme Berlin rollout" may be another record)."""
+    plain = _accentless(words(target))
+    found: dict[str, tuple[Module, Mapping[str, Any]]] = {}
+    for module, outcome in zip(order, outcomes, strict=False):
+        for record in _records(outcome):
+            name = _accentless(words(str(record.get("displayName") or "")))
+            at = re.search(rf"(?<!\S){re.escape(name)}(?!\S)", plain) if name else None
+            if at is None or len(name.split()) < 2:
+                continue
+            rest = (plain[: at.start()] + " " + plain[at.end() :]).split()
+            capitals = {_accentless(w.lower()) for w in re.findall(r"\b[A-Z][\w'&-]*", target)}
+            if not any(w in capitals for w in rest):
+                found[str(record.get("recordId"))] = (module, record)
+    return found
 
 
 def _longest_named(

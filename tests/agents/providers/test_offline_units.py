@@ -46,3 +46,19 @@ def test_two_records_named_as_long_is_asked_about_not_written() -> None:
     other = record("companies", "Initech Ventures")
     made = calls("Initech Holdings and Initech Ventures grew to 90 staff, update", [INITECH, other])
     assert all(name == "records.search" for name, _ in made)
+
+
+def test_a_target_read_too_long_still_finds_the_record_whose_whole_name_it_holds() -> None:
+    made = calls("Lower the Initech Holdings payroll rollout deal down to £40,000", [ROLLOUT])
+    assert made[-1][0] == "records.update"
+    assert made[-1][1]["recordId"] == ROLLOUT["recordId"]
+
+
+def test_a_capitalised_word_left_over_may_be_another_record_so_it_asks() -> None:
+    made = calls("Lower the Initech Holdings Berlin payroll deal down to £40,000", [INITECH])
+    assert all(name == "records.search" for name, _ in made)
+
+
+def test_a_unit_word_that_also_names_a_module_still_counts() -> None:
+    made = calls("Initech Holdings has grown to 75 people, update it", [INITECH])
+    assert made[-1][1]["fields"] == {"employees": 75}
