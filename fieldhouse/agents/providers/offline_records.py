@@ -454,6 +454,8 @@ _PERSON_AT = re.compile(
     r"(?P<org>.+)$",
     re.I,
 )
+#: a name given further on, after what the new record is for ("for Contoso named X")
+_NAMED_LATER = re.compile(r"\b(?:named|called|titled|entitled)\s+", re.I)
 _NAME_BEFORE = re.compile(
     r"^\W*\w+\s+(?P<name>.+?)\s+(?:as\s+(?:a|an|the)?|to\s+(?:the\s+|my\s+|our\s+)?)\s*"
     r"(?:new\s+)?$",
@@ -480,7 +482,8 @@ def _create(text: str, today: date, ws: Workspace) -> Planned:
     # a name read around a value said inside it: all of it stays to be read (and asked about)
     inside = said[:at] + " " + said[at + len(name) :] if at >= 0 else said
     head = re.sub(r"^\W*[\w']+\s*", "", text[: first.start])  # without the verb
-    details = " ".join((head, rest[: name_span[0]], inside, rest[name_span[1] :]))
+    lead = re.sub(r"\b(?:named|called|titled|entitled)\s*$", " ", rest[: name_span[0]], flags=re.I)
+    details = " ".join((head, lead, inside, rest[name_span[1] :]))
     mine = _MINE_NEW.search(details)
     people = module.fields_of("user")
     me: str | None = None
@@ -658,7 +661,9 @@ def _create_name(
     rest = text[first.end :]
     name, name_span = _new_name(rest, module, today)
     before = _NAME_BEFORE.match(text[: first.start])
-    if not name and before and (not rest.strip(" .!?") or rest.lstrip()[:1] in (",", ";")):
+    # "add Kestrel Lane as a company, retail": after the comma come details, not its name
+    listed = rest.lstrip()[:1] in (",", ";") and not _names_a_record(name, rest, ws)
+    if (not name or listed) and before and (not rest.strip(" .!?") or listed):
         name, name_span = before["name"].strip(" '\""), (0, 0)
         text = text[: before.start("name")] + text[before.end("name") :]
         first = next(m for m in _mentions(text, ws) if m.field is None and m.module is module)
@@ -862,7 +867,10 @@ def _new_name(rest: str, module: Module, today: date) -> tuple[str, tuple[int, i
         if re.match(r"(?:the|a|an|our|my|this|that)\b", rest[start:], re.I):
             return "", (start, start)  # "a task for the renewal": what it is for, no name
         if intro.group().lower().startswith("for") and not _person_like(module):
-            return "", (start, start)  # "a deal for contoso": whose, not its name
+            named = _NAMED_LATER.search(rest, start)
+            if named is None:
+                return "", (start, start)  # "a deal for contoso": whose, not its name
+            start = named.end()  # "a deal for Contoso named Contoso renewal": its name
     body = rest[start:]
     cut = _clause(module).search(body)
     name = body[: cut.start()] if cut else body
