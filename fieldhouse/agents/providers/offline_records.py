@@ -302,7 +302,7 @@ def _route(text: str, ws: Workspace, today: date) -> tuple[str | None, Change | 
     unquoted = _QUOTED.sub(" ", lower)  # a record named 'Contoso imaging archive'
     if _DELETE.search(unquoted) and not re.match(r"^(?:remind|e-?mail|send|draft)\b", lower):
         return "delete", None
-    if _CREATE.search(lower) or _module_first(text, ws):
+    if _CREATE.search(lower) or _module_first(text, ws) or _new_one_asked(text, ws):
         return "create", None
     if re.match(_UPDATE_VERB + r"\b", lower):
         return "update", None
@@ -316,6 +316,25 @@ def _route(text: str, ws: Workspace, today: date) -> tuple[str | None, Change | 
     if len(said) <= 4 and plain and re.fullmatch(r"[\w .,'&-]+", text) and not _chat(lower):
         return "name", None
     return None, None
+
+
+def _new_one_asked(text: str, ws: Workspace) -> bool:
+    """ "Could you pop a new company in for me: X": a new record of a module asked for
+    anywhere in a request (not a question about new ones: "any new deals?"), whatever choice
+    values or dates the rest says."""
+    if _QUESTION.search(text):
+        return False
+    return any(
+        m.field is None and re.search(r"\b(?:a|an)\s+new\s+$", text[: m.start], re.I)
+        for m in _mentions(text, ws)
+    )
+
+
+_QUESTION = re.compile(
+    r"\?\s*$|^\W*(?:which|what|who|whose|how|when|where|why|any|did|do|does|is|are|were|was|"
+    r"have|has)\b",
+    re.I,
+)
 
 
 def _module_first(text: str, ws: Workspace) -> bool:

@@ -38,3 +38,15 @@ def test_a_deal_for_a_company_named_further_on_takes_that_name() -> None:
     assert made[-1][0] == "records.create"
     assert made[-1][1]["displayName"] == "Umbra cold chain pilot"
     assert made[-1][1]["fields"]["company"] == umbra["recordId"]
+
+
+def test_a_new_record_asked_for_mid_sentence_is_a_create_not_a_filtered_list() -> None:
+    made = calls("Would you slip a new company in for me: Tarnwick Mills, healthcare.", [])
+    assert made[-1][0] == "records.create"
+    assert made[-1][1]["displayName"] == "Tarnwick Mills"
+    assert made[-1][1]["fields"]["industry"] == "healthcare"
+
+
+def test_a_question_about_new_records_creates_nothing() -> None:
+    made = calls("Did someone put in a new company in healthcare?", [])
+    assert all(name == "records.search" for name, _ in made)
