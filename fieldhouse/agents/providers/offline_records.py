@@ -32,6 +32,7 @@ from fieldhouse.agents.providers.offline_schema import (
     words,
 )
 from fieldhouse.agents.providers.offline_slots import Said, read_value
+from fieldhouse.agents.providers.offline_units import unit_values
 from fieldhouse.agents.providers.offline_values import (
     Found,
     find_amounts,
@@ -301,7 +302,7 @@ def _route(text: str, ws: Workspace, today: date) -> tuple[str | None, Change | 
     unquoted = _QUOTED.sub(" ", lower)  # a record named 'Contoso imaging archive'
     if _DELETE.search(unquoted) and not re.match(r"^(?:remind|e-?mail|send|draft)\b", lower):
         return "delete", None
-    if _CREATE.search(lower) or _module_first(text, ws):
+    if _CREATE.search(lower) or _module_first(text, ws) or _new_one_asked(text, ws):
         return "create", None
     if re.match(_UPDATE_VERB + r"\b", lower):
         return "update", None
@@ -315,6 +316,25 @@ def _route(text: str, ws: Workspace, today: date) -> tuple[str | None, Change | 
     if len(said) <= 4 and plain and re.fullmatch(r"[\w .,'&-]+", text) and not _chat(lower):
         return "name", None
     return None, None
+
+
+def _new_one_asked(text: str, ws: Workspace) -> bool:
+    """ "Could you pop a new company in for me: X": a new record of a module asked for
+    anywhere in a request (not a question about new ones: "any new deals?"), whatever choice
+    values or dates the rest says."""
+    if _QUESTION.search(text):
+        return False
+    return any(
+        m.field is None and re.search(r"\b(?:a|an)\s+new\s+$", text[: m.start], re.I)
+        for m in _mentions(text, ws)
+    )
+
+
+_QUESTION = re.compile(
+    r"\?\s*$|^\W*(?:which|what|who|whose|how|when|where|why|any|did|do|does|is|are|were|was|"
+    r"have|has)\b",
+    re.I,
+)
 
 
 def _module_first(text: str, ws: Workspace) -> bool:
@@ -453,6 +473,8 @@ _PERSON_AT = re.compile(
     r"(?P<org>.+)$",
     re.I,
 )
+#: a name given further on, after what the new record is for ("for Contoso named X")
+_NAMED_LATER = re.compile(r"\b(?:named|called|titled|entitled)\s+", re.I)
 _NAME_BEFORE = re.compile(
     r"^\W*\w+\s+(?P<name>.+?)\s+(?:as\s+(?:a|an|the)?|to\s+(?:the\s+|my\s+|our\s+)?)\s*"
     r"(?:new\s+)?$",
@@ -479,7 +501,8 @@ def _create(text: str, today: date, ws: Workspace) -> Planned:
     # a name read around a value said inside it: all of it stays to be read (and asked about)
     inside = said[:at] + " " + said[at + len(name) :] if at >= 0 else said
     head = re.sub(r"^\W*[\w']+\s*", "", text[: first.start])  # without the verb
-    details = " ".join((head, rest[: name_span[0]], inside, rest[name_span[1] :]))
+    lead = re.sub(r"\b(?:named|called|titled|entitled)\s*$", " ", rest[: name_span[0]], flags=re.I)
+    details = " ".join((head, lead, inside, rest[name_span[1] :]))
     mine = _MINE_NEW.search(details)
     people = module.fields_of("user")
     me: str | None = None
@@ -657,7 +680,9 @@ def _create_name(
     rest = text[first.end :]
     name, name_span = _new_name(rest, module, today)
     before = _NAME_BEFORE.match(text[: first.start])
-    if not name and before and (not rest.strip(" .!?") or rest.lstrip()[:1] in (",", ";")):
+    # "add Kestrel Lane as a company, retail": after the comma come details, not its name
+    listed = rest.lstrip()[:1] in (",", ";") and not _names_a_record(name, rest, ws)
+    if (not name or listed) and before and (not rest.strip(" .!?") or listed):
         name, name_span = before["name"].strip(" '\""), (0, 0)
         text = text[: before.start("name")] + text[before.end("name") :]
         first = next(m for m in _mentions(text, ws) if m.field is None and m.module is module)
@@ -861,7 +886,10 @@ def _new_name(rest: str, module: Module, today: date) -> tuple[str, tuple[int, i
         if re.match(r"(?:the|a|an|our|my|this|that)\b", rest[start:], re.I):
             return "", (start, start)  # "a task for the renewal": what it is for, no name
         if intro.group().lower().startswith("for") and not _person_like(module):
-            return "", (start, start)  # "a deal for contoso": whose, not its name
+            named = _NAMED_LATER.search(rest, start)
+            if named is None:
+                return "", (start, start)  # "a deal for contoso": whose, not its name
+            start = named.end()  # "a deal for Contoso named Contoso renewal": its name
     body = rest[start:]
     cut = _clause(module).search(body)
     name = body[: cut.start()] if cut else body
@@ -1349,6 +1377,8 @@ def _update(text: str, today: date, ws: Workspace, change: Change | None = None)
                 name = str(record.get("displayName") or "")
                 if _named_in(name, said) and _named_in(target, words(name).split()):
                     found[str(record.get("recordId"))] = (module, record)
+        if not found:  # "the Acme rollout deal up to ...": a record's whole name inside it
+            found = _longest_named(_said_inside(target, order, outcomes))
         if not found:
             return f"I found no record named {target!r}, so I changed nothing. Which record is it?"
         return change_it(list(found.values()))
@@ -2106,6 +2136,7 @@ def loose_update(message: str, now: datetime, ws: Workspace) -> Planned | None:
                     found[str(record.get("recordId"))] = (module, record)
         if not found:
             found = _first_name_only(order, outcomes, capital)
+        found = _longest_named(found)
         if len(found) != 1:
             return "Which record should I change? Give me its full name; I changed nothing yet."
         module, record = next(iter(found.values()))
@@ -2124,6 +2155,43 @@ def loose_update(message: str, now: datetime, ws: Workspace) -> Planned | None:
                                     "fields": fields})]  # fmt: skip
 
     return (lambda _: list(calls), then)
+
+
+def _said_inside(
+    target: str, order: Sequence[Module], outcomes: Sequence[ToolOutcome]
+) -> dict[str, tuple[Module, Mapping[str, Any]]]:
+    """The records whose whole name (two words or more) is said, in order, inside a target
+    read too long ("Acme rollout deal up"), when the words left over name nothing else (none
+    has a capital: "Acme Berlin rollout" may be another record)."""
+    plain = _accentless(words(target))
+    found: dict[str, tuple[Module, Mapping[str, Any]]] = {}
+    for module, outcome in zip(order, outcomes, strict=False):
+        for record in _records(outcome):
+            name = _accentless(words(str(record.get("displayName") or "")))
+            at = re.search(rf"(?<!\S){re.escape(name)}(?!\S)", plain) if name else None
+            if at is None or len(name.split()) < 2:
+                continue
+            rest = (plain[: at.start()] + " " + plain[at.end() :]).split()
+            capitals = {_accentless(w.lower()) for w in re.findall(r"\b[A-Z][\w'&-]*", target)}
+            if not any(w in capitals for w in rest):
+                found[str(record.get("recordId"))] = (module, record)
+    return found
+
+
+def _longest_named(
+    found: dict[str, tuple[Module, Mapping[str, Any]]],
+) -> dict[str, tuple[Module, Mapping[str, Any]]]:
+    """The records whose name is not a part of another named record's name: "the Adventure
+    Works factory sensors deal" names the deal, not the company its name starts with."""
+    names = {k: words(str(r.get("displayName") or "")) for k, (_, r) in found.items()}
+    return {
+        k: v
+        for k, v in found.items()
+        if not any(
+            o != k and names[k] != names[o] and re.search(rf"(?<!\S){re.escape(names[k])}(?!\S)", n)
+            for o, n in names.items()
+        )
+    }
 
 
 def _first_name_only(
@@ -2186,6 +2254,13 @@ def _loose_pairs(
             out.append((m.module, f, None, (end - len(value), end)))  # only its span
         elif before and f.reads in ("number", "money"):
             out.append((m.module, f, before[1], (before.start(), m.end)))
+    taken = [span for _, _, _, span in out]
+    out += [
+        u
+        for u in unit_values(text, ws)
+        if not any(s < u[3][1] and u[3][0] < e for s, e in taken)
+        and read_value(u[1], u[2], Said(today, {})) is not None
+    ]
     return out
 
 
