@@ -473,8 +473,12 @@ _PERSON_AT = re.compile(
     r"(?P<org>.+)$",
     re.I,
 )
+#: the words that introduce a new record's name
+_NAMING = r"\b(?:named|called|titled|entitled)"
 #: a name given further on, after what the new record is for ("for Contoso named X")
-_NAMED_LATER = re.compile(r"\b(?:named|called|titled|entitled)\s+", re.I)
+_NAMED_LATER = re.compile(_NAMING + r"\s+", re.I)
+#: the naming word just before a name (read as the name, not as one of the details)
+_NAMING_AT_END = re.compile(_NAMING + r"\s*$", re.I)
 _NAME_BEFORE = re.compile(
     r"^\W*\w+\s+(?P<name>.+?)\s+(?:as\s+(?:a|an|the)?|to\s+(?:the\s+|my\s+|our\s+)?)\s*"
     r"(?:new\s+)?$",
@@ -501,7 +505,7 @@ def _create(text: str, today: date, ws: Workspace) -> Planned:
     # a name read around a value said inside it: all of it stays to be read (and asked about)
     inside = said[:at] + " " + said[at + len(name) :] if at >= 0 else said
     head = re.sub(r"^\W*[\w']+\s*", "", text[: first.start])  # without the verb
-    lead = re.sub(r"\b(?:named|called|titled|entitled)\s*$", " ", rest[: name_span[0]], flags=re.I)
+    lead = _NAMING_AT_END.sub(" ", rest[: name_span[0]])
     details = " ".join((head, lead, inside, rest[name_span[1] :]))
     mine = _MINE_NEW.search(details)
     people = module.fields_of("user")
@@ -2164,6 +2168,7 @@ def _said_inside(
     read too long ("Acme rollout deal up"), when the words left over name nothing else (none
     has a capital: "Acme Berlin rollout" may be another record)."""
     plain = _accentless(words(target))
+    capitals = {_accentless(w.lower()) for w in re.findall(r"\b[A-Z][\w'&-]*", target)}
     found: dict[str, tuple[Module, Mapping[str, Any]]] = {}
     for module, outcome in zip(order, outcomes, strict=False):
         for record in _records(outcome):
@@ -2172,7 +2177,6 @@ def _said_inside(
             if at is None or len(name.split()) < 2:
                 continue
             rest = (plain[: at.start()] + " " + plain[at.end() :]).split()
-            capitals = {_accentless(w.lower()) for w in re.findall(r"\b[A-Z][\w'&-]*", target)}
             if not any(w in capitals for w in rest):
                 found[str(record.get("recordId"))] = (module, record)
     return found
