@@ -58,11 +58,18 @@ def writes(plan: Plan, records: Sequence[Mapping[str, Any]] = ()) -> list[Call]:
     return [call for call in walk(plan, records)[0] if call[0] not in READS]
 
 
+def walked(
+    message: str, records: Sequence[Mapping[str, Any]], now: datetime, workspace: Workspace
+) -> tuple[list[Call], str]:
+    """Every call of the plan for ``message``, walked over ``records``, and its reply."""
+    plan = plan_for(message, now, workspace)
+    assert plan is not None, message
+    return walk(plan, records)
+
+
 def written(
     message: str, records: list[dict[str, Any]], now: datetime, workspace: Workspace
 ) -> tuple[list[Call], str]:
     """The writes of the plan for ``message``, walked over ``records``, and its reply."""
-    plan = plan_for(message, now, workspace)
-    assert plan is not None, message
-    made, reply = walk(plan, records)
+    made, reply = walked(message, records, now, workspace)
     return [call for call in made if call[0] not in READS], reply

@@ -6,18 +6,15 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from fieldhouse.agents.providers.offline_plans import plan_for
 from fieldhouse.agents.providers.offline_schema import builtin
-from tests.agents.providers.planner_walk import record, walk
+from tests.agents.providers.planner_walk import record, walked
 
 NOW = datetime(2026, 11, 28, 10, 0, tzinfo=UTC)
 WS = builtin()
 
 
 def calls(message: str, records: list[dict[str, Any]]) -> list[Any]:
-    made = plan_for(message, NOW, WS)
-    assert made is not None, message
-    return walk(made, records)[0]
+    return walked(message, records, NOW, WS)[0]
 
 
 def test_a_name_before_the_module_word_with_details_after_a_comma() -> None:

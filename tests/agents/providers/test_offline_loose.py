@@ -6,9 +6,8 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from fieldhouse.agents.providers.offline_plans import plan_for
 from fieldhouse.agents.providers.offline_schema import builtin
-from tests.agents.providers.planner_walk import record, walk
+from tests.agents.providers.planner_walk import record, walked
 
 NOW = datetime(2026, 11, 28, 10, 0, tzinfo=UTC)
 WS = builtin()
@@ -18,9 +17,7 @@ GLOBEX = record("companies", "Globex Systems")
 
 
 def calls(message: str, records: list[dict[str, Any]]) -> tuple[list[Any], str]:
-    made = plan_for(message, NOW, WS)
-    assert made is not None, message
-    return walk(made, records)
+    return walked(message, records, NOW, WS)
 
 
 def test_a_flag_set_after_some_context_changes_the_one_record_named() -> None:

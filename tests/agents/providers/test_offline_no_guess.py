@@ -8,18 +8,15 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from fieldhouse.agents.providers.offline_plans import plan_for
 from fieldhouse.agents.providers.offline_schema import builtin
-from tests.agents.providers.planner_walk import walk
+from tests.agents.providers.planner_walk import walked
 
 NOW = datetime(2026, 11, 28, 10, 0, tzinfo=UTC)
 WS = builtin()
 
 
 def calls(message: str) -> tuple[list[Any], str]:
-    made = plan_for(message, NOW, WS)
-    assert made is not None, message
-    return walk(made, [])
+    return walked(message, [], NOW, WS)
 
 
 def writes(made: list[Any]) -> list[Any]:

@@ -6,9 +6,8 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from fieldhouse.agents.providers.offline_plans import plan_for
 from fieldhouse.agents.providers.offline_schema import builtin
-from tests.agents.providers.planner_walk import record, walk
+from tests.agents.providers.planner_walk import record, walked
 
 NOW = datetime(2026, 11, 28, 10, 0, tzinfo=UTC)
 WS = builtin()
@@ -17,9 +16,7 @@ ROLLOUT = record("deals", "Initech Holdings payroll rollout")
 
 
 def calls(message: str, records: list[dict[str, Any]]) -> list[Any]:
-    made = plan_for(message, NOW, WS)
-    assert made is not None, message
-    return walk(made, records)[0]
+    return walked(message, records, NOW, WS)[0]
 
 
 def test_a_count_said_with_its_unit_word_changes_the_named_company() -> None:
