@@ -58,6 +58,13 @@ def request_first(text: str, ws: Workspace, today: date) -> str:
         rest = clean(rest[asked.end() :]) if asked else rest
         lower = rest.lower()
         creates = bool(_CREATE_VERB.match(lower))
+        if _LIST_VERB.match(lower) and not _points_back(lower):
+            # "..., so give me all the tasks that are overdue": a list asked for after the
+            # reason, naming what it lists itself
+            before = text[: m.start()]
+            if _modules_of(rest, ws) and not _says_a_value(before, ws, _modules_of(rest, ws)):
+                return _without_after(rest, ws)
+            continue
         if not (creates or re.match(_UPDATE_VERB + r"\b", lower)):
             continue
         context = text[: m.start()]
@@ -70,8 +77,30 @@ def request_first(text: str, ws: Workspace, today: date) -> str:
             return text  # "..., so update the lifecycle to customer": the name is before
         if _says_a_value(context, ws, _modules_of(rest, ws)):
             return text  # the context may name the record or give its values: all of it
-        return rest
+        return _without_after(rest, ws)
     return text
+
+
+#: a list or a search asked for by its verb
+_LIST_VERB = re.compile(
+    r"(?:list|show(?:\s+me)?|give\s+me|pull\s+up|pull|find|get\s+me|fetch|bring\s+up)\s", re.I
+)
+#: a sentence after the request that says what the person will do next ("I'll send the
+#: paperwork Monday.", "Thanks!")
+_AFTER = re.compile(
+    r"(?<=[.!?])\s+(?:i'?ll|i\s+will|i'?m|i\s+am|we'?ll|we\s+will|thanks|thank\s+you|cheers|ta)"
+    r"\b[^.!?]*[.!?]?\s*$",
+    re.I,
+)
+
+
+def _without_after(request: str, ws: Workspace) -> str:
+    """The request without a last sentence that only says what comes next, when it gives no
+    value for the request's modules."""
+    after = _AFTER.search(request)
+    if after and not _says_a_value(after[0], ws, _modules_of(request[: after.start()], ws)):
+        return request[: after.start()].rstrip(" .")
+    return request
 
 
 _QUOTED_START = re.compile(r"^\s*['\"]")

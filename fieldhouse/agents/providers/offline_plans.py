@@ -36,6 +36,7 @@ from fieldhouse.agents.providers.offline_records import (
     route_of,
     without_title_dots,
 )
+from fieldhouse.agents.providers.offline_register import plain_register
 from fieldhouse.agents.providers.offline_schema import Workspace, builtin
 from fieldhouse.agents.providers.offline_values import find_date, find_time
 
@@ -114,7 +115,7 @@ def plan_for(message: str, now: datetime, workspace: Workspace | None = None) ->
     settled = settle(plain_symbols(message))
     if settled is None:  # a correction the reader cannot place: ask, do not guess
         return Plan((), UNSETTLED)
-    message = without_title_dots(settled)
+    message = plain_register(without_title_dots(settled))
     said = rewrite(" ".join(message.split()).strip())
     text = rewrite(clean(message))  # without "please", "could you" and the like
     parsers = (_remind, _remind_any, _reminders, _mail, _mail_slots, _outreach, _social, _page)

@@ -83,7 +83,8 @@ _DELETE = re.compile(
 _CREATE = re.compile(
     r"^(?:\+\s*|create|creat|crate|add|new|log|make\s+(?=a\b|an\b|new\b)|register|set\s+up|enter|insert|save|"
     r"schedule|(?:put|record|open)\s+(?=(?:in\s+)?(?:a|an)\s|a\s+new\b))\b"
-    r"|^(?:i|we)\s+(?:need|want)\s+(?:a|an)\s+(?:new\s+)?"
+    r"|^(?:i|we)\s+(?:need|want)\s+(?:a|an)\s+(?!list\b|listing\b|rundown\b|overview\b|report\b|"
+    r"summary\b|count\b|look\b)(?:new\s+)?"
     r"|^(?:i'?d\s+like|let'?s\s+have|let'?s\s+add|give\s+me)\s+(?:a|an)\s+(?:new\s+)?"
     r"|^(?:todo|to-do|to\s+do|task)\s*:",
     re.I,
@@ -467,7 +468,10 @@ _CLAUSE = re.compile(
 )
 
 
-_KIND_FIRST = re.compile(r"^(?P<verb>add|create|new|schedule|set\s+up)\s+(?:an?\s+|new\s+)*", re.I)
+_KIND_FIRST = re.compile(
+    r"^(?P<verb>add|create|new|schedule|set\s+up|log|make|spin\s+up|raise)\s+(?:an?\s+|new\s+)*",
+    re.I,
+)
 _PERSON_AT = re.compile(
     r"^(?P<verb>add|create|new)\s+(?P<name>[a-z][\w'-]*(?:\s+[a-z][\w'-]*){1,2})\s+(?:at|from)\s+"
     r"(?P<org>.+)$",
@@ -518,6 +522,7 @@ def _create(text: str, today: date, ws: Workspace) -> Planned:
     labelled, asked, details = _labelled_parts(details, module, today, ws)
     fields, pending = _details(details, module, today, ws, creating=True)
     fields |= labelled
+    fields |= _kind_said(text, first, module, ws)
     pending += asked
     loose = _loose_numbers(details, fields, today)
     money = module.fields_of("money")
@@ -550,6 +555,20 @@ def _create(text: str, today: date, ws: Workspace) -> Planned:
     if me is not None:
         fields[people[0].slug] = me
     return _create_plan(module, name, fields, pending, ws)
+
+
+def _kind_said(text: str, first: Mention, module: Module, ws: Workspace) -> dict[str, Any]:
+    """ "create a to-do", "log a follow-up": the word that names the module is also, exactly,
+    a value of one of its choice fields (task type "to-do"): that value."""
+    said = text[first.start : first.end].lower()
+    kinds = [
+        m
+        for m in _mentions(said, ws)
+        if m.module is module and m.field is not None and m.option == said
+    ]
+    if len(kinds) != 1 or kinds[0].field is None or kinds[0].field.reads == "choices":
+        return {}
+    return {kinds[0].field.slug: said}
 
 
 def _unread_reference(
@@ -1077,7 +1096,7 @@ _ROLE_AT = re.compile(
 )
 _FOR = re.compile(
     r"(?:^|\s)for\s+(?P<role>)(?!(?:the|a|an|my|our|this|that|next)\b)(?P<org>[A-Za-z0-9][^,;?.!]{1,80}?)"
-    r"(?=\s*(?:[,;?.!]|\s+(?:worth|valued|due|with|in\s+stage)\b|$))",
+    r"(?=\s*(?:[,;?.!](?!\d)|\s+(?:worth|valued|due|with|in\s+stage)\b|\s+at\s+[$€£]?\d|$))",
     re.I,
 )
 _PRONOUN_LEAD = (
@@ -1253,7 +1272,11 @@ def _parse_change(text: str) -> Change | None:
 
 _VERB_SAID = re.compile(r"\b(?:should|be|is|are|was|were|has|have|will|got|gets)\b", re.I)
 _YES_NO = r"yes|no|true|false|on|off|y|n|checked|unchecked"
-_TERSE_VALUE = re.compile(r"\s*(?:->|=>|=|:|\u2192|\bto\b|\bis\b)?\s*(?P<v>\S.*)$", re.I)
+_TERSE_VALUE = re.compile(
+    r"\s*(?:->|=>|=|:|\u2192|\bto\b|\b(?:should|must|needs\s+to)\s+(?:now\s+)?be\b|\bis\b)?"
+    r"\s*(?P<v>\S.*)$",
+    re.I,
+)
 
 
 def _terse_change(text: str, today: date, ws: Workspace) -> Change | None:
@@ -1321,7 +1344,7 @@ def _split_more(value: str) -> tuple[str, str]:
 
 
 def _update(text: str, today: date, ws: Workspace, change: Change | None = None) -> Planned:
-    change = change or _parse_change(text)
+    change = change or _field_first(text, ws) or _parse_change(text)
     if change is None:
         return "What should I change, on which record, and to what?"
     change = _without_old_value(change, ws)
@@ -1405,6 +1428,27 @@ def _update(text: str, today: date, ws: Workspace, change: Change | None = None)
     return (lambda _: list(searches), then, spelled)
 
 
+_FIELD_FIRST = re.compile(
+    r"^(?:the\s+)?(?P<field>[\w -]+?)\s+(?:of|on|for)\s+(?P<target>.+?)\s+"
+    r"(?:should\s+(?:now\s+)?be|must\s+be|needs\s+to\s+be|is\s+now|is)\s+(?P<value>.+)$",
+    re.I,
+)
+
+
+def _field_first(text: str, ws: Workspace) -> Change | None:
+    """ "The amount of the Northwind design system deal should be 25,000", "Probability on
+    the Contoso records migration is 75 percent": a field named first, then its record, then
+    the value; only when the words before "of" are exactly a field's name."""
+    m = _FIELD_FIRST.match(text.strip())
+    if m is None:
+        return None
+    said = [x for x in _mentions(m["field"], ws) if x.field is not None and x.option is None]
+    if not any((x.start, x.end) == (0, len(m["field"])) for x in said):
+        return None
+    value, extra = _split_more(m["value"])
+    return Change(m["target"].strip(" '\""), m["field"], value.strip(" '\"."), extra)
+
+
 def _without_old_value(change: Change, ws: Workspace) -> Change:
     """ "Move Shafi Goldwasser from lead to qualified": the value it had is no part of the
     record's name (a choice option or a number after "from")."""
@@ -1442,6 +1486,8 @@ def _strip_target(target: str, ws: Workspace) -> tuple[str, list[Mention]]:
             target = before + " " + after
     target = re.sub(r"^\s*(?:the|a|an|my|our)\s+", "", " ".join(target.split()), flags=re.I)
     target = re.sub(r"'s$", "", target).strip(" '\"")
+    # "Mr Wirth", "Ms Adele Goldberg": the name without the honorific
+    target = re.sub(rf"^(?:{'|'.join(_TITLES)})\.?\s+(?=\S)", "", target, flags=re.I)
     return target, mentions
 
 

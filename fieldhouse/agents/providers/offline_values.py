@@ -246,7 +246,8 @@ _HOUR = r"(?:\d{1,2}|" + "|".join(sorted(HOURS, key=len, reverse=True)) + r")"
 _TIME = re.compile(
     r"\b(?:at\s+)?(?P<h>" + _HOUR + r")(?::(?P<min>\d{2}))?\s*(?P<ampm>am|pm|a\.m\.|p\.m\.|"
     r"o'?clock)(?!\w)"
-    r"|\bat\s+(?P<h2>\d{1,2})(?::(?P<min2>\d{2}))?\b(?!\s*(?:%|k\b|days?|weeks?))"
+    # "at 9" is a time, "at 18,000" or "at 9.5k" an amount
+    r"|\bat\s+(?P<h2>\d{1,2})(?::(?P<min2>\d{2}))?\b(?![,.]\d)(?!\s*(?:%|k\b|m\b|days?|weeks?))"
     r"|(?<![\d:])(?:at\s+)?(?P<h3>[01]?\d|2[0-3]):(?P<min3>[0-5]\d)\b"
     r"|\b(?P<noon>noon|midday|midnight)\b"
 )

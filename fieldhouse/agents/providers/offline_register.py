@@ -1,0 +1,134 @@
+"""Requests said in a formal register or as a correction, in the plain words the offline
+planner reads: "It is requested that a deal entitled 'X' be opened for Y" is "create a deal
+entitled 'X' for Y"; "X's job title is wrong, it should say CTO" is "X's job title should be
+CTO"; "Kindly note that ... is hereby amended to V" is "... should be V".
+
+Each rewrite keeps every word that names a record, a field or a value; only the words that
+say how the person asks (officialese, the shape of a correction) change. The planner reads the
+result as it reads any request, with the same checks (the record looked up, the value read as
+its field's type), so a rewrite never writes anything by itself.
+"""
+
+from __future__ import annotations
+
+import re
+
+_NAME = r"[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)+"
+#: verbs that say a record is to come into being, in the passive ("is to be raised")
+_BROUGHT_IN = (
+    r"(?:opened|created|raised|registered|recorded|logged|added|set\s+up|entered|put\s+in)"
+)
+#: verbs that say a value is to change, in the passive ("is to be revised to")
+_CHANGED = r"(?:amended|revised|changed|updated|moved|altered|corrected|adjusted)"
+#: "is wrong", "looks wrong", "is out of date": a value said to be wrong
+_WRONG = (
+    r"(?:is|are|looks|seems|appears(?:\s+to\s+be)?)\s+(?:wrong|incorrect|off|out\s+of\s+date|"
+    r"outdated|not\s+right|mistaken)"
+)
+
+#: (pattern, replacement), each applied once, in order, to the whole message
+_RULES: tuple[tuple[re.Pattern[str], str], ...] = tuple(
+    (re.compile(p, re.I), r)
+    for p, r in (
+        # officialese that asks nothing by itself
+        (r"^\s*(?:please\s+)?kindly\s+(?:note|be\s+advised|be\s+informed)\s+that\s+", ""),
+        (r"^\s*(?:please\s+)?(?:note|be\s+advised)\s+that\s+", ""),
+        (r"\bkindly\s+", ""),
+        (r"\s+hereby\b", ""),
+        (r"\s*,?\s+(?:with\s+immediate\s+effect|with\s+effect\s+from\s+today|forthwith)\b", ""),
+        (r"\s+(?:is|are)\s+(?:hereby\s+)?requested\s*(?=[.!]?\s*$)", ""),
+        # "A listing of all deals at the lead stage": a list asked for
+        (r"^\s*(?:an?|the)\s+(?:list|listing|rundown|summary|register)\s+of\s+", "list "),
+        (r"^\s*(?:please\s+)?(?:furnish|provide|produce|supply)\s+(?:me\s+)?(?:with\s+)?"
+         r"(?:an?\s+)?(?:list|listing|rundown)\s+of\s+", "list "),
+        # "It is requested that X be ...": the request itself
+        (r"^\s*it\s+is\s+(?:requested|asked|required)\s+that\s+", ""),
+        # "A new deal, 'X', is to be recorded against Y": a create
+        (r"^\s*(?P<what>(?:an?|the)\s+(?:new\s+)?[\w-]+(?:\s+(?:entitled|named|called|titled)"
+         r"\s+'[^']+')?)\s*,?\s*(?P<name>'[^']+')?\s*,?\s+(?:is|are|shall|should|must|will)?"
+         r"\s*(?:to\s+)?be\s+" + _BROUGHT_IN + r"\b\s*(?P<rest>.*)$",
+         r"create \g<what> \g<name> \g<rest>"),
+        (r"\b(?:recorded|opened|raised|registered|logged)\s+against\s+", "for "),
+        (r"\bagainst\s+(?=" + _NAME + r")", "for "),
+        # "X's title is wrong, it should say CTO" / "X amount looks wrong, should be 36,000"
+        (r"\s+" + _WRONG + r"\s*[,;:.-]*\s*(?:and\s+)?(?:it\s+|that\s+)?"
+         r"(?:should|must|ought\s+to|needs\s+to)\s+(?:be|say|read|show)\s+(?:as\s+)?",
+         " should be "),
+        (r"\s+" + _WRONG + r"\s*[,;:.-]*\s*(?:it'?s|it\s+is|that'?s)\s+(?:actually\s+)?",
+         " should be "),
+        # "X shouldn't be high priority, it's medium"
+        (r"\s+(?:(?:shouldn'?t|should\s+not)\s+be|isn'?t|is\s+not)\s+[^,;.]+?\s*[,;.]\s*"
+         r"(?:it'?s|it\s+is|it\s+should\s+be|they'?re|make\s+it|but)\s+", " should be "),
+        # "is to be revised to", "shall be moved to", "is amended to", "be amended to"
+        (r"\s+(?:(?:is|are)\s+to\s+be|shall\s+be|should\s+be|must\s+be|is|are|be|has\s+been|"
+         r"have\s+been)\s+(?:now\s+)?" + _CHANGED + r"\s+(?:from\s+[^,;]+?\s+)?(?:to|as)\s+",
+         " should be "),
+        (r"\s+(?:(?:is|are)\s+to\s+be|shall\s+be|be)\s+(?:set|put)\s+(?:to|at|as)\s+",
+         " should be "),
+        (r"\s+(?:shall|is\s+to|are\s+to)\s+be\s+(?:recorded\s+as\s+|shown\s+as\s+)?",
+         " should be "),
+        # "should be qualified, not lead": the old value is no part of the new one
+        (r"(\bshould\s+be\s+[^,;]+?)\s*,?\s+(?:not|rather\s+than|instead\s+of)\s+[^,;]+?"
+         r"\s*(?=[.!]?\s*$)", r"\1"),
+        # "push X's close date back to", "move the due date out to"
+        (r"\s+(?:back|forward|out)\s+(?=(?:to|until|till)\b)", " "),
+        # "Grace Hopper's been made Chief Digital Officer, could you update her title?"
+        (r"^(?P<who>" + _NAME + r")(?:'s|\s+has|\s+is)\s+(?:just\s+)?(?:been\s+)?"
+         r"(?:made|promoted\s+to|appointed(?:\s+as)?|named\s+as|named)\s+(?:the\s+)?"
+         r"(?P<v>(?:[A-Z][\w&/-]*|of|and|for|the)(?:\s+(?:[A-Z][\w&/-]*|of|and|for|the))*)"
+         r"\s*(?:[,;.]\s*(?:could|can|would|will|please|so|update|change)\b.*)?[.!]?$",
+         r"update \g<who>'s job title to \g<v>"),
+        # "Hedy Lamarr got a promotion, she's Chief Innovation Officer now"
+        (r"^(?P<who>" + _NAME + r")\s+(?:got|has\s+got|has\s+had|had|was\s+given)\s+"
+         r"(?:a\s+)?promotion\s*[,;:.-]+\s*(?:and\s+)?(?:she|he|they)(?:'s|\s+is|'re|\s+are)\s+"
+         r"(?:now\s+)?(?:the\s+)?(?P<v>[A-Z][\w&/-]*(?:\s+(?:[A-Z][\w&/-]*|of|and|for))*)"
+         r"(?:\s+now)?\s*[.!]?$",
+         r"update \g<who>'s job title to \g<v>"),
+        # "he holds the position of Compliance Officer at Tailspin Finance"
+        (r"\s*[;,.]?\s+(?:and\s+)?(?:he|she|they|who)\s+(?:holds|hold|has|have|occupies)\s+"
+         r"the\s+(?:position|role|post|title)\s+of\s+", ", "),
+        # "dispatch an e-mail", "despatch a message"
+        (r"\b(?:dispatch|despatch|transmit)\s+(?=(?:an?\s+)?(?:e-?mail|message)\b)", "send "),
+    )
+)  # fmt: skip
+
+
+#: words shortened as people type them on a phone, and what they stand for
+_SHORT = {
+    "pls": "please", "plz": "please", "u": "you", "r": "are", "ur": "your", "tmrw": "tomorrow",
+    "tmr": "tomorrow", "tmrrw": "tomorrow", "2moro": "tomorrow", "2day": "today",
+    "nxt": "next", "abt": "about", "w/": "with", "w/o": "without", "upd": "update",
+    "prio": "priority", "prob": "probability", "cust": "customer", "tsk": "task",
+    "tsks": "tasks", "cntct": "contact", "cntcts": "contacts", "chg": "change",
+    "any1": "anyone", "some1": "someone", "ppl": "people", "dont": "don't", "msg": "message",
+    "mtg": "meeting", "subj": "subject", "pri": "priority", "co": "company", "amt": "amount",
+    "thx": "thanks", "b4": "before", "wk": "week", "wks": "weeks", "mk": "make",
+}  # fmt: skip
+#: "2" and "4" said as words ("assigned 2 me", "new deal 4 northwind"): between a word and a
+#: word that is no unit of a count
+_TWO_FOR = re.compile(
+    r"(?<=[a-z]\s)(?P<d>[24])\s+(?=(?!(?:k|m|pm|am|h|hrs?|hours?|mins?|minutes?|secs?|seconds?|"
+    r"days?|weeks?|wks?|months?|years?|times|nights|ppl|people|staff|employees|seats|users|"
+    r"tasks|deals|contacts|companies|records|more|of|new|or|and|percent|pct|x)\b)[a-z])"
+)
+
+
+def _plain_words(text: str) -> str:
+    """A message typed the quick way (no capital letter anywhere): its shortened words in
+    full. Nothing changes in a message with a capital: "R" or "4" there is no shorthand."""
+    if any(c.isupper() for c in text):
+        return text
+    text = _TWO_FOR.sub(lambda m: "to " if m["d"] == "2" else "for ", text)
+    return re.sub(
+        r"(?<![\w@./-])(" + "|".join(re.escape(k) for k in _SHORT) + r")(?![\w@/-])",
+        lambda m: _SHORT[m[1]],
+        text,
+    )
+
+
+def plain_register(text: str) -> str:
+    """The message in plain words (unchanged when no rule applies)."""
+    text = _plain_words(text)
+    for pattern, replacement in _RULES:
+        text = pattern.sub(replacement, text, count=1)
+    return " ".join(text.split())

@@ -1,0 +1,135 @@
+"""Requests said formally, as a correction, typed the quick way or after their reasons, read
+as the plain requests they are (issue 32, item 6): ``offline_register`` and the readers it
+feeds. Each test fails on the planner before this change."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+import pytest
+
+from fieldhouse.agents.providers.offline_register import plain_register
+from fieldhouse.agents.providers.offline_schema import builtin
+from tests.agents.providers.planner_walk import READS, record, walked
+
+NOW = datetime(2026, 11, 28, 10, 0, tzinfo=UTC)
+WS = builtin()
+BEACON = record("deals", "Beacon fleet telematics")
+ORLA = record("contacts", "Orla Finnegan")
+KESTREL = record("companies", "Kestrel Freight")
+AUDIT = record("tasks", "Vendor audit checklist")
+EVERYONE = [BEACON, ORLA, KESTREL, AUDIT]
+
+
+def writes(message: str, records: list[dict[str, Any]] = EVERYONE) -> list[Any]:
+    return [c for c in walked(message, records, NOW, WS)[0] if c[0] not in READS]
+
+
+def update(target: dict[str, Any], **fields: Any) -> tuple[str, dict[str, Any]]:
+    module = target["moduleSlug"]
+    return ("records.update", {"module": module, "recordId": target["recordId"], "fields": fields})
+
+
+@pytest.mark.parametrize(
+    ("message", "expected"),
+    [
+        # a value said to be wrong, and the right one after it
+        ("Orla Finnegan's job title is wrong, it should say Fleet Director.",
+         update(ORLA, **{"job-title": "Fleet Director"})),
+        ("The Beacon fleet telematics stage looks wrong; it should be proposal, not lead.",
+         update(BEACON, stage="proposal")),
+        ("Vendor audit checklist shouldn't be low priority, it's high.",
+         update(AUDIT, priority="high")),
+        # officialese
+        ("Kindly note that Ms. Finnegan's job title is hereby amended to Head of Fleet.",
+         update(ORLA, **{"job-title": "Head of Fleet"})),
+        ("The amount of the Beacon fleet telematics deal is to be revised to 64,000.",
+         update(BEACON, amount={"amount": 64000, "currency": "USD"})),
+        # the field first, then the record
+        ("Probability on the Beacon fleet telematics deal is 35 percent.",
+         update(BEACON, probability=35)),
+        ("The priority of the task 'Vendor audit checklist' shall be changed from low to urgent.",
+         update(AUDIT, priority="urgent")),
+        # a promotion said as news
+        ("Orla Finnegan's been made Chief Operating Officer, could you update her record?",
+         update(ORLA, **{"job-title": "Chief Operating Officer"})),
+        # typed the quick way
+        ("beacon fleet telematics prob 70% pls", update(BEACON, probability=70)),
+    ],
+)  # fmt: skip
+def test_a_change_said_in_other_words_writes_the_value_meant(
+    message: str, expected: tuple[str, dict[str, Any]]
+) -> None:
+    assert writes(message) == [expected]
+
+
+def test_a_create_in_the_passive_reads_its_quoted_name_and_its_details() -> None:
+    made = writes(
+        "A new deal, 'Kestrel cold chain sensors', is to be recorded against Kestrel Freight, "
+        "stage qualified."
+    )
+    assert len(made) == 1
+    tool, args = made[0]
+    assert (tool, args["module"], args["displayName"]) == (
+        "records.create",
+        "deals",
+        "Kestrel cold chain sensors",
+    )
+    assert args["fields"]["stage"] == "qualified"
+    assert args["fields"]["company"] == KESTREL["recordId"]
+
+
+def test_an_amount_after_at_is_money_not_a_time_of_day() -> None:
+    made = writes("open a deal called 'Kestrel depot pilot' for Kestrel Freight at 18,000")
+    assert made[0][1]["fields"]["amount"] == {"amount": 18000, "currency": "USD"}
+
+
+def test_the_word_that_names_the_kind_of_task_sets_its_type() -> None:
+    made = writes("create a to-do called 'Renew the depot lease'")
+    assert made[0][1]["fields"]["task-type"] == "to-do"
+    made = writes("log a follow-up called 'Chase the depot invoice'")
+    assert made[0][1]["fields"]["task-type"] == "follow-up"
+
+
+def test_asking_for_a_list_is_no_create() -> None:
+    assert writes("I need a list of every company in retail.") == []
+
+
+def test_a_list_asked_for_after_its_reasons_reads_the_request_alone() -> None:
+    made, _ = walked(
+        "The board meets on Friday and I have to explain what is late, so give me all the tasks "
+        "that are overdue.",
+        EVERYONE,
+        NOW,
+        WS,
+    )
+    assert [(name, args["module"]) for name, args in made] == [("records.search", "tasks")]
+    (condition,) = made[0][1]["advancedFilter"]["root"]["conditions"]
+    assert (condition["fieldSlug"], condition["operator"]) == ("due-date", "lt")
+
+
+def test_what_the_person_will_do_next_is_no_part_of_the_value() -> None:
+    made = writes(
+        "Orla and her team argued about scope for weeks and finally agreed, so please move "
+        "Beacon fleet telematics to proposal. I'll send the contract on Monday."
+    )
+    assert made == [update(BEACON, stage="proposal")]
+
+
+@pytest.mark.parametrize(
+    ("typed", "meant"),
+    [
+        ("tsks assigned 2 me that r blocked", "tasks assigned to me that are blocked"),
+        ("new deal 4 kestrel 20k", "new deal for kestrel 20k"),
+        ("remind me in 2 hours to call orla", "remind me in 2 hours to call orla"),
+        ("Send 2 copies to Orla", "Send 2 copies to Orla"),  # a capital: not typed the quick way
+    ],
+)
+def test_shorthand_is_read_only_in_a_message_typed_the_quick_way(typed: str, meant: str) -> None:
+    assert plain_register(typed) == meant
+
+
+def test_a_name_that_is_not_said_whole_is_asked_about_not_guessed() -> None:
+    # "4" read as "for": a deal for a company, with no name of its own
+    assert writes("new deal 4 kestrel freight 20k") == []
