@@ -18,6 +18,8 @@ Mail = tuple[str, dict[str, Any]] | str
 _SUBJECT = re.compile(r"\b(?:subject(?:\s+line)?|subj)\b\s*(?:is\s+)?[:=]?\s*|\bre:\s*", re.I)
 _BODY = re.compile(
     r"\b(?:body|saying|(?:say|tell\s+(?:him|her|them))(?=\s+\w)|"
+    # "send x@y a quick note: ..." (the words after the colon are the body)
+    r"(?:quick\s+|short\s+|brief\s+)?(?:note|message|line)(?=\s*:)|"
     r"(?:letting|let|to\s+let)\s+(?:him|her|them)\s+know(?:\s+that)?|"
     r"(?:telling|informing)\s+(?:him|her|them)(?:\s+that)?)\b\s*(?:is\s+)?[:=]?\s*",
     re.I,

@@ -273,7 +273,11 @@ def _reminders(text: str, now: datetime) -> Plan | None:
     args: dict[str, Any] = {}
     if re.search(r"\b(?:went\s+off|fired|past|already|old|done|missed)\b", lower):
         args["status"] = "fired"
-    elif re.search(r"\b(?:upcoming|scheduled|pending|future|coming|next)\b", lower):
+    elif re.search(
+        r"\b(?:upcoming|scheduled|pending|future|coming|next|open|queued|not\s+(?:yet\s+)?fired|"
+        r"(?:haven'?t|have\s+not|hasn'?t)\s+(?:yet\s+)?(?:fired|gone\s+off))\b",
+        lower,
+    ):
         args["status"] = "scheduled"
     return Plan((_stage(("reminders.list", args)),))
 

@@ -81,7 +81,8 @@ _DELETE = re.compile(
     r"\b(?:delete|del|remove|erase|wipe|purge|destroy|trash|get\s+rid\s+of|drop|archive)\b", re.I
 )
 _CREATE = re.compile(
-    r"^(?:\+\s*|create|creat|crate|add|new|log|make\s+(?=a\b|an\b|new\b)|register|set\s+up|enter|insert|save|"
+    r"^(?:\+\s*|create|creat|crate|add|new|log|make\s+(?=a\b|an\b|new\b)|register|set\s+up|"
+    r"spin\s+up|enter|insert|save|"
     r"schedule|(?:put|record|open)\s+(?=(?:in\s+)?(?:a|an)\s|a\s+new\b))\b"
     r"|^(?:i|we)\s+(?:need|want)\s+(?:a|an)\s+(?!list\b|listing\b|rundown\b|overview\b|report\b|"
     r"summary\b|count\b|look\b)(?:new\s+)?"
@@ -473,7 +474,9 @@ _KIND_FIRST = re.compile(
     re.I,
 )
 _PERSON_AT = re.compile(
-    r"^(?P<verb>add|create|new)\s+(?P<name>[a-z][\w'-]*(?:\s+[a-z][\w'-]*){1,2})\s+(?:at|from)\s+"
+    r"^(?P<verb>add|create|new)\s+(?P<name>[a-z][\w'-]*(?:\s+[a-z][\w'-]*){1,2})"
+    # "add Marcus Webb, head of growth at Litware Labs": the role stays to be read
+    r"(?P<role>\s*,\s*[^,;]{2,60}?)?\s+(?:at|from)\s+"
     r"(?P<org>.+)$",
     re.I,
 )
@@ -741,7 +744,8 @@ def _create_kind(text: str, ws: Workspace) -> tuple[str, list[Mention]]:
     person = _PERSON_AT.match(text)
     if person and people:
         word = singular(words(people[0].name))
-        text = f"{person['verb']} {word} {person['name']} at {person['org']}"
+        role = person["role"] or ""
+        text = f"{person['verb']} {word} {person['name']}{role} at {person['org']}"
         mentions = _mentions(text, ws)
         if _modules_named(mentions):
             return text, mentions

@@ -87,6 +87,16 @@ _RULES: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         # "he holds the position of Compliance Officer at Tailspin Finance"
         (r"\s*[;,.]?\s+(?:and\s+)?(?:he|she|they|who)\s+(?:holds|hold|has|have|occupies)\s+"
          r"the\s+(?:position|role|post|title)\s+of\s+", ", "),
+        # "is Brightline Health already in here?", "do we have Acme on file?": a look-up
+        (r"^\s*(?:is|are)\s+(?P<x>.+?)\s+(?:already\s+|still\s+)?(?:in\s+here|in\s+there|on\s+file|"
+         r"in\s+(?:the|our)\s+(?:system|crm|workspace|database))\s*\??$", r"find \g<x>"),
+        # "what's on my plate": the person's own tasks
+        (r"^\s*what'?s\s+on\s+my\s+plate\b", "show my tasks"),
+        # "I would like that you make ...", "Mister Brandt"
+        (r"^\s*i\s+(?:would|'d)\s+like\s+that\s+you\s+", ""),
+        (r"\bmister\s+(?=[A-Z])", "Mr "),
+        # "shoot x@y an email", "fire off an email to"
+        (r"^\s*(?:shoot|fire\s+off|drop)\s+(?=\S+@\S+\s+an?\s+e-?mail\b|an?\s+e-?mail\b)", "send "),
         # "dispatch an e-mail", "despatch a message"
         (r"\b(?:dispatch|despatch|transmit)\s+(?=(?:an?\s+)?(?:e-?mail|message)\b)", "send "),
     )

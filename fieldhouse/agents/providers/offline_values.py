@@ -214,7 +214,7 @@ def _compiled() -> list[tuple[re.Pattern[str], DateRule]]:
 
 
 _RANGE_NEXT = re.compile(
-    r"\b(?:in|within|over)\s+the\s+(?:next|coming)\s+" + _COUNT + r"\s+" + _UNIT
+    r"\b(?:in|within|over)\s+(?:the\s+)?(?:next|coming)\s+" + _COUNT + r"\s+" + _UNIT
 )
 _RANGE_MONTH = re.compile(r"\b(?P<rel>this|last|next|previous)\s+(?P<unit>month|week)\b")
 

@@ -133,3 +133,64 @@ def test_shorthand_is_read_only_in_a_message_typed_the_quick_way(typed: str, mea
 def test_a_name_that_is_not_said_whole_is_asked_about_not_guessed() -> None:
     # "4" read as "for": a deal for a company, with no name of its own
     assert writes("new deal 4 kestrel freight 20k") == []
+
+
+def test_a_note_after_a_colon_is_the_body_and_a_word_in_it_is_no_verb() -> None:
+    made = writes(
+        "send orla@kestrel.example a quick note: the draft contract is ready. subj 'Contract'"
+    )
+    assert made == [
+        (
+            "email.send",
+            {
+                "to": ["orla@kestrel.example"],
+                "subject": "Contract",
+                "body": "the draft contract is ready",
+            },
+        )
+    ]
+
+
+@pytest.mark.parametrize(
+    ("message", "tool", "args"),
+    [
+        ("Which reminders are still open for me?", "reminders.list", {"status": "scheduled"}),
+        ("shoot orla@kestrel.example an email, subject 'Depot', tell her the depot is ready",
+         "email.send",
+         {"to": ["orla@kestrel.example"], "subject": "Depot", "body": "the depot is ready"}),
+    ],
+)  # fmt: skip
+def test_everyday_words_for_a_list_or_a_send(message: str, tool: str, args: Any) -> None:
+    made, _ = walked(message, EVERYONE, NOW, WS)
+    assert made == [(tool, args)]
+
+
+def test_a_period_without_the_is_still_a_range() -> None:
+    made, _ = walked("deals closing in next 30 days", EVERYONE, NOW, WS)
+    conditions = made[0][1]["advancedFilter"]["root"]["conditions"]
+    assert [(c["fieldSlug"], c["operator"], c["value"]) for c in conditions] == [
+        ("close-date", "gte", "2026-11-28"),
+        ("close-date", "lte", "2026-12-28"),
+    ]
+
+
+def test_a_person_with_a_role_at_a_company_is_a_new_contact() -> None:
+    made = writes("add Nuala Byrne, head of depots at Kestrel Freight")
+    assert len(made) == 1
+    tool, args = made[0]
+    assert (tool, args["module"], args["displayName"]) == (
+        "records.create",
+        "contacts",
+        "Nuala Byrne",
+    )
+    assert args["fields"]["job-title"] == "head of depots"
+    assert args["fields"]["company"] == KESTREL["recordId"]
+
+
+def test_asking_whether_a_name_is_in_here_looks_it_up() -> None:
+    made, _ = walked("is Kestrel Freight already in here?", EVERYONE, NOW, WS)
+    assert (
+        "records.search",
+        {"module": "companies", "query": "Kestrel Freight", "limit": 10},
+    ) in made
+    assert all(name == "records.search" for name, _ in made)
