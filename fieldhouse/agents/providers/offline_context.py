@@ -58,6 +58,8 @@ def request_first(text: str, ws: Workspace, today: date) -> str:
         rest = clean(rest[asked.end() :]) if asked else rest
         lower = rest.lower()
         creates = bool(_CREATE_VERB.match(lower))
+        if re.match(r"remind\s+me\b", lower) and not _points_back(lower):
+            return rest  # "..., so remind me on the 10th to check in with Adele"
         if _LIST_VERB.match(lower) and not _points_back(lower):
             # "..., so give me all the tasks that are overdue": a list asked for after the
             # reason, naming what it lists itself

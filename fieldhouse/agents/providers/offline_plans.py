@@ -199,7 +199,9 @@ def _remind(text: str, now: datetime) -> Plan | None:
 
 
 _REMIND_ANY = re.compile(
-    r"^\W*(?:(?:please|pls|can\s+you|could\s+you)\s+)?(?:remind\s+me|remember\s+me|"
+    # after what led to it ("The decision comes after their board meets, so remind me ...")
+    r"^(?:.*?(?:[,;.!?]\s+(?:so\s+|and\s+|but\s+)?|\s+so\s+)(?=(?:please\s+)?remind\s+me\b))?"
+    r"\W*(?:(?:please|pls|can\s+you|could\s+you)\s+)?(?:remind\s+me|remember\s+me|"
     r"(?:set|put|add)\s+(?:me\s+)?(?:a\s+|up\s+a\s+)?(?:reminder|remider)|(?:reminder|remider)\b\s*:?|"
     r"(?:don'?t|do\s+not)\s+let\s+me\s+forget|ping\s+me|nudge\s+me)\s*(?P<rest>.*)$",
     re.I,

@@ -78,7 +78,10 @@ _GERUND = {
     "deleting": "delete", "removing": "remove",
 }  # fmt: skip
 _DELETE = re.compile(
-    r"\b(?:delete|del|remove|erase|wipe|purge|destroy|trash|get\s+rid\s+of|drop|archive)\b", re.I
+    r"\b(?:delete|del|remove|erase|wipe|purge|destroy|trash|get\s+rid\s+of|archive|"
+    # "drop it to 1", "drop the probability down to 20": a lower value, not a delete
+    r"drop(?![^,.;]*\b(?:to|by)\s+[$€£]?\d))\b",
+    re.I,
 )
 _CREATE = re.compile(
     r"^(?:\+\s*|create|creat|crate|add|new|log|make\s+(?=a\b|an\b|new\b)|register|set\s+up|"
@@ -92,7 +95,8 @@ _CREATE = re.compile(
 )
 _UPDATE_VERB = (
     r"(?:update|change|set|move|bump|mark|rename|reassign|assign|upgrade|downgrade|switch|record|"
-    r"put|push|promote|demote|flag|tag|make|edit|modify|record\s+that|note\s+that|log\s+that)"
+    r"put|push|promote|demote|flag|tag|make|edit|modify|record\s+that|note\s+that|log\s+that|"
+    r"lower|raise|drop|increase|decrease|reduce)"
 )
 _FIND = re.compile(
     r"^(?:find|search(?:\s+for)?|look\s+up|lookup|look\s+for|pull\s+up|bring\s+up|show|list|"
@@ -640,7 +644,7 @@ def _loose_numbers(text: str, fields: Mapping[str, Any], today: date) -> list[in
         for a in find_amounts(text)
         if a.value[0] not in taken | sums
         and (a.start, a.end) not in money
-        and not any(f.start <= a.start < f.end for f in spans)
+        and not any(f.start < a.end and a.start < f.end for f in spans)  # (any overlap)
     ]
 
 

@@ -97,6 +97,13 @@ _RULES: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         (r"\bmister\s+(?=[A-Z])", "Mr "),
         # "shoot x@y an email", "fire off an email to"
         (r"^\s*(?:shoot|fire\s+off|drop)\s+(?=\S+@\S+\s+an?\s+e-?mail\b|an?\s+e-?mail\b)", "send "),
+        # reminders: "give me a nudge on Monday to ...", "A reminder is to be scheduled for ..."
+        (r"^\s*(?:give\s+me|gimme|send\s+me)\s+a\s+(?:nudge|shout|ping|reminder)\b", "remind me"),
+        (r"^\s*(?:an?\s+)?reminder\s+(?:is\s+to\s+be|should\s+be|shall\s+be|needs\s+to\s+be|"
+         r"must\s+be)\s+(?:set|scheduled|created|made|added|put\s+in)\s+", "set a reminder "),
+        (r"\b(?:concerning|regarding|in\s+respect\s+of|with\s+regard\s+to)\s+", "about "),
+        # "write email to Margaret Hamilton": the article left out
+        (r"^\s*(?P<v>write|draft|send|compose)\s+e-?mail\s+(?=to\b)", r"\g<v> an email "),
         # "dispatch an e-mail", "despatch a message"
         (r"\b(?:dispatch|despatch|transmit)\s+(?=(?:an?\s+)?(?:e-?mail|message)\b)", "send "),
     )

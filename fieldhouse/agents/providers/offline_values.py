@@ -137,6 +137,8 @@ def _rules() -> list[tuple[str, DateRule]]:
 
     def month_day(m: re.Match[str], today: date) -> date:
         month, day = MONTHS[m["m"]], _ordinal(m["d"])
+        if m["y"]:  # "31 March 2028": the year said
+            return date(int(m["y"]), month, day)
         found = date(today.year, month, min(day, calendar.monthrange(today.year, month)[1]))
         return found if found >= today else date(today.year + 1, month, day)
 
@@ -169,11 +171,14 @@ def _rules() -> list[tuple[str, DateRule]]:
             end_of,
         ),
         (
-            r"\b(?P<m>" + _MONTH + r")\.?\s+(?P<d>\d{1,2})(?:st|nd|rd|th)?\b",
+            r"\b(?P<m>"
+            + _MONTH
+            + r")\.?\s+(?P<d>\d{1,2})(?:st|nd|rd|th)?\b(?:,?\s+(?P<y>20\d\d)\b)?",
             month_day,
         ),
         (
-            r"\b(?P<d>\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?(?P<m>" + _MONTH + r")\b",
+            r"\b(?P<d>\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?(?P<m>" + _MONTH + r")\b"
+            r"(?:,?\s+(?P<y>20\d\d)\b)?",
             month_day,
         ),
         (
@@ -275,12 +280,13 @@ def find_time(text: str) -> Found[tuple[int, int]] | None:
 
 _AMOUNT = re.compile(
     r"(?P<cur>[$€£])?\s?(?P<num>\d[\d,]*(?:\.\d+)?)\s?(?P<mult>k|m|mm|bn|b|thousand|million|"
-    r"billion)?\b(?!\s*%)(?:\s*(?P<code>usd|eur|gbp|dollars|euros|pounds))?",
+    r"billion)?\b(?!\s*%)(?:\s*(?P<code>usd|eur|gbp|dollars?|euros?|pounds?|bucks)\b)?",
     re.I,
 )
 _MULT = {"k": 1e3, "thousand": 1e3, "m": 1e6, "mm": 1e6, "million": 1e6}
 _MULT |= {"b": 1e9, "bn": 1e9, "billion": 1e9}
 _CODES = {"$": "USD", "€": "EUR", "£": "GBP", "dollars": "USD", "euros": "EUR", "pounds": "GBP"}
+_CODES |= {"dollar": "USD", "euro": "EUR", "pound": "GBP", "bucks": "USD"}
 
 
 def find_amounts(text: str, *, money_only: bool = False) -> list[Found[Amount]]:

@@ -194,3 +194,41 @@ def test_asking_whether_a_name_is_in_here_looks_it_up() -> None:
         {"module": "companies", "query": "Kestrel Freight", "limit": 10},
     ) in made
     assert all(name == "records.search" for name, _ in made)
+
+
+def test_a_year_said_with_a_date_is_that_year() -> None:
+    made = writes(
+        "create a deal called 'Kestrel rail spur' for Kestrel Freight, stage lead, with an "
+        "expected close date of 31 March 2028."
+    )
+    assert made[0][1]["fields"]["close-date"] == "2028-03-31"
+
+
+def test_a_sum_in_dollars_is_the_deal_amount() -> None:
+    made = writes("create a deal called 'Kestrel yard lights' for Kestrel Freight, 40000 dollar")
+    assert made[0][1]["fields"]["amount"] == {"amount": 40000, "currency": "USD"}
+
+
+def test_drop_to_a_value_is_a_change_not_a_delete() -> None:
+    assert writes("drop the Beacon fleet telematics probability to 10") == [
+        update(BEACON, probability=10)
+    ]
+    assert writes("lower the Beacon fleet telematics probability to 15") == [
+        update(BEACON, probability=15)
+    ]
+
+
+@pytest.mark.parametrize(
+    ("message", "text", "due"),
+    [
+        ("Give me a nudge on Monday to ring Orla.", "ring Orla", "2026-11-30T09:00:00+00:00"),
+        ("A reminder is to be scheduled for the 1st of next month concerning the depot lease.",
+         "the depot lease", "2026-12-01T09:00:00+00:00"),
+        ("Kestrel decide after their board meets, so remind me on the 10th of next month at "
+         "11:00 to call Orla.", "call Orla", "2026-12-10T11:00:00+00:00"),
+    ],
+)  # fmt: skip
+def test_a_reminder_asked_for_in_other_words(message: str, text: str, due: str) -> None:
+    made, _ = walked(message, EVERYONE, NOW, WS)
+    assert len(made) == 1 and made[0][0] == "reminders.create"
+    assert text in made[0][1]["text"] and made[0][1]["dueAt"] == due
