@@ -711,7 +711,10 @@ def _create_name(
     name, name_span = _new_name(rest, module, today)
     before = _NAME_BEFORE.match(text[: first.start])
     # "add Kestrel Lane as a company, retail": after the comma come details, not its name
-    listed = rest.lstrip()[:1] in (",", ";") and not _names_a_record(name, rest, ws)
+    # ("register X as a contact; he is ..."): the name was said before the module word
+    listed = rest.lstrip()[:1] in (",", ";") and (
+        before is not None or not _names_a_record(name, rest, ws)
+    )
     if (not name or listed) and before and (not rest.strip(" .!?") or listed):
         name, name_span = before["name"].strip(" '\""), (0, 0)
         text = text[: before.start("name")] + text[before.end("name") :]

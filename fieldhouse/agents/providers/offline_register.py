@@ -97,6 +97,21 @@ _RULES: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         (r"\bmister\s+(?=[A-Z])", "Mr "),
         # "shoot x@y an email", "fire off an email to"
         (r"^\s*(?:shoot|fire\s+off|drop)\s+(?=\S+@\S+\s+an?\s+e-?mail\b|an?\s+e-?mail\b)", "send "),
+        # "create a company record for Pemberton Mutual": the record's name
+        (r"\b(?P<m>company|contact|deal|task)\s+(?:record|entry)\s+(?:for|of)\s+(?=[A-Z'\"])",
+         r"\g<m> called "),
+        # lists: the order and the bounds said in words
+        (r"\s*,?\s+in\s+(?P<d>descending|ascending)\s+order\s+of\s+(?:the\s+)?(?P<f>[\w -]+?)"
+         r"\s*(?=[.!?]?\s*$)", r" sorted by \g<f> \g<d>"),
+        (r"\s+by\s+(?P<f>[\w -]+?)\s*,?\s+(?:most|highest|largest|biggest|greatest)\s+first"
+         r"\s*(?=[.!?]?\s*$)", r" sorted by \g<f> descending"),
+        (r"\s+by\s+(?P<f>[\w -]+?)\s*,?\s+(?:least|fewest|lowest|smallest)\s+first"
+         r"\s*(?=[.!?]?\s*$)", r" sorted by \g<f> ascending"),
+        (r"\b(?:valued\s+|worth\s+)?in\s+excess\s+of\b", "over"),
+        (r"\bon\s+or\s+before\b", "before"),
+        (r"\bon\s+or\s+after\b", "after"),
+        # "... so I can check them": why a list is asked for
+        (r"\s*,?\s+so\s+(?:that\s+)?(?:i|we)\s+can\s+[^,;.]+?\s*(?=[.!?]?\s*$)", ""),
         # reminders: "give me a nudge on Monday to ...", "A reminder is to be scheduled for ..."
         (r"^\s*(?:give\s+me|gimme|send\s+me)\s+a\s+(?:nudge|shout|ping|reminder)\b", "remind me"),
         (r"^\s*(?:an?\s+)?reminder\s+(?:is\s+to\s+be|should\s+be|shall\s+be|needs\s+to\s+be|"

@@ -232,3 +232,38 @@ def test_a_reminder_asked_for_in_other_words(message: str, text: str, due: str) 
     made, _ = walked(message, EVERYONE, NOW, WS)
     assert len(made) == 1 and made[0][0] == "reminders.create"
     assert text in made[0][1]["text"] and made[0][1]["dueAt"] == due
+
+
+def test_an_order_and_a_bound_said_in_words() -> None:
+    made, _ = walked(
+        "Please furnish a list of deals valued in excess of 30,000, in descending order of amount.",
+        EVERYONE,
+        NOW,
+        WS,
+    )
+    ((tool, args),) = made
+    assert (tool, args["sortField"], args["sortDirection"]) == ("records.search", "amount", "desc")
+    (condition,) = args["advancedFilter"]["root"]["conditions"]
+    assert (condition["fieldSlug"], condition["operator"], condition["value"]) == (
+        "amount",
+        "gt",
+        30000,
+    )
+    made, _ = walked("list the companies by number of employees, most first", EVERYONE, NOW, WS)
+    assert (made[0][1]["sortField"], made[0][1]["sortDirection"]) == ("employees", "desc")
+
+
+def test_a_name_said_before_as_a_contact_is_the_name_and_the_rest_its_details() -> None:
+    made = writes(
+        "Kindly register Mr. Dara Quinlan as a contact; he holds the position of Depot Manager "
+        "at Kestrel Freight."
+    )
+    ((tool, args),) = made
+    assert (tool, args["displayName"]) == ("records.create", "Dara Quinlan")
+    assert args["fields"]["job-title"] == "Depot Manager"
+    assert args["fields"]["company"] == KESTREL["recordId"]
+
+
+def test_a_company_record_for_a_name() -> None:
+    made = writes("create a company record for Harland Wharf Logistics, industry logistics")
+    assert [args["displayName"] for _, args in made] == ["Harland Wharf Logistics"]
