@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import re
 
+from fieldhouse.agents.providers.offline_values import find_phone
+
 _NAME = r"[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)+"
 #: verbs that say a record is to come into being, in the passive ("is to be raised")
 _BROUGHT_IN = (
@@ -158,9 +160,110 @@ def _plain_words(text: str) -> str:
     )
 
 
+#: a person's name as people write it: two or three capitalised words
+_PERSON = r"(?-i:[A-Z][\w'-]+(?:\s+[A-Z][\w'-]+){1,2})"
+#: a job title: quoted, or capitalised words (small joining words inside), or a C-level
+#: abbreviation in any case ("ceo")
+_TITLE = (
+    r"(?:'(?P<q1>[^']+)'|\"(?P<q2>[^\"]+)\"|(?P<t>(?:(?-i:[A-Z][\w&/-]*)|(?:c[etofi]o|vp)\b)"
+    r"(?:\s+(?:(?-i:[A-Z][\w&/-]*)|of|and|for|the|c[etofi]o\b))*))"
+)
+_SHE = r"(?:she|he|they)(?:'s|\s+is|s|'re|\s+are)\s+(?:now\s+)?(?:the\s+|our\s+|an?\s+)?"
+#: "X got promoted, she's CEO now", "X's job is different now, she is the Chief Digital
+#: Officer", "X: he is now Head of IT", "X ... her title is now 'VP of Operations'"
+_NEW_TITLE = (
+    re.compile(
+        r"\b(?P<who>"
+        + _PERSON
+        + r")(?:'s|\s+is|\s+has\s+become)\s+now\s+(?:the\s+|our\s+|an?\s+)?"
+        + _TITLE,
+        re.I,
+    ),
+    re.compile(
+        r"\b(?P<who>"
+        + _PERSON
+        + r")\b[^.;:!?]{0,60}?(?:[,;.:!]\s*|\s+)(?:and\s+|so\s+)?(?:now\s+)?"
+        + _SHE
+        + _TITLE,
+        re.I,
+    ),
+    re.compile(
+        r"\b(?P<who>" + _PERSON + r")\b[^;]{0,80}?\b(?:her|his|their)\s+(?:job\s+)?title\s+is\s+"
+        r"(?:now\s+)?" + _TITLE,
+        re.I,
+    ),
+)
+#: words that say the change is asked for, or what changed: a title, a promotion
+_TITLE_CUE = re.compile(
+    r"\b(?:title|job|role|position|promot\w*|update|change|reflect|fix|amend|record|note)\b", re.I
+)
+
+
+#: a second change asked for beside the title ("... please also tag him decision-maker"): the
+#: message is read whole, not as a title alone
+_MORE_ASKED = re.compile(
+    r"\b(?:also|as\s+well\s+as|plus)\b|\band\s+(?:tag|set|mark|flag|move)\b", re.I
+)
+
+
+def _new_title(text: str) -> str | None:
+    """ "update <person>'s title to <title>" for a message that says a person's new title in
+    passing, with a word that asks for it or names it; None otherwise. A title that is no
+    capitalised run, quote or C-level word ("she's now a customer") is not read here."""
+    if not _TITLE_CUE.search(text) or _MORE_ASKED.search(text):
+        return None
+    for pattern in _NEW_TITLE:
+        m = pattern.search(text)
+        if m is None:
+            continue
+        title = (m["q1"] or m["q2"] or m["t"] or "").strip()
+        title = re.sub(r"\s+(?:now|too|as\s+well)$", "", title, flags=re.I)
+        if not title or title.lower() in ("the", "a", "an"):
+            continue
+        who = re.sub(r"'s$", "", m["who"])
+        who = re.sub(
+            r"^(?:(?:customer|client|contact|mr|mrs|ms|dr|prof)\.?\s+)+", "", who, flags=re.I
+        )
+        return f"update {who}'s title to '{title}'"
+    return None
+
+
+_PHONE_CUE = re.compile(r"\b(?:phone|number|mobile|cell|line|tel|telephone)\b", re.I)
+_PHONE_ASKED = re.compile(
+    r"\b(?:add|change|update|new|gave|give|it'?s|is\s+now|set|put|record|save|store|fix)\b", re.I
+)
+_NOT_A_PHONE_CHANGE = re.compile(r"\b(?:remind|e-?mail|send|draft|call\s+task|create|log)\b", re.I)
+#: a record's name said first in a message: capitalised words, not after "at"/"from" (a
+#: company someone works at is not the record that changed)
+_FIRST_NAME_SAID = re.compile(
+    r"(?<!\bat\s)(?<!\bfrom\s)(?<!\bof\s)(?<!\bwith\s)(?<!\bfor\s)"
+    r"\b(?!(?i:our|the|my|we|please|support|customer|new|note|can|could|hi|hello)\b)"
+    r"(?P<who>(?-i:[A-Z][a-z\u00e0-\u00ff'][\w'-]*(?:\s+[A-Z][a-z\u00e0-\u00ff'][\w'-]*){1,2}))"
+)
+
+
+def _new_phone(text: str) -> str | None:
+    """ "set <record>'s phone to <number>" for a message that gives one phone number for the
+    record it names first ("Margaret Hamilton gave me her phone number, it's +1 408 555
+    0199, can you add it"); None when it is anything else (an e-mail, a reminder, a create)."""
+    phone = find_phone(text)
+    if phone is None or not _PHONE_CUE.search(text) or not _PHONE_ASKED.search(text):
+        return None
+    if _NOT_A_PHONE_CHANGE.search(text) or find_phone(text[phone.end :]) is not None:
+        return None
+    first = _FIRST_NAME_SAID.search(text[: phone.start])
+    if first is None:
+        return None
+    who = re.sub(r"'s$", "", first["who"])
+    return f"set {who}'s phone to {phone.value}"
+
+
 def plain_register(text: str) -> str:
     """The message in plain words (unchanged when no rule applies)."""
     text = _plain_words(text)
+    said = _new_title(text) or _new_phone(text)
+    if said is not None:
+        return said
     for pattern, replacement in _RULES:
         text = pattern.sub(replacement, text, count=1)
     return " ".join(text.split())

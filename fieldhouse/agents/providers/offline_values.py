@@ -19,7 +19,8 @@ T = TypeVar("T")
 Amount = tuple[int | float, str | None]
 
 EMAIL = r"[^@\s<>\"',;()]+@[^@\s<>\"',;()]+\.[A-Za-z]{2,}"
-PHONE = r"(?<![\w.])\+?\d[\d\s().-]{6,}\d(?![\w.])"
+#: (a full stop right after it ends the sentence: "... it's +1 408 555 0199.")
+PHONE = r"(?<![\w.])\+?\d[\d\s().-]{6,}\d(?!\w|\.\d)"
 WEEKDAYS = {
     "monday": 0, "mon": 0, "tuesday": 1, "tue": 1, "tues": 1, "wednesday": 2, "wed": 2,
     "thursday": 3, "thu": 3, "thur": 3, "thurs": 3, "friday": 4, "fri": 4, "saturday": 5,

@@ -267,3 +267,44 @@ def test_a_name_said_before_as_a_contact_is_the_name_and_the_rest_its_details() 
 def test_a_company_record_for_a_name() -> None:
     made = writes("create a company record for Harland Wharf Logistics, industry logistics")
     assert [args["displayName"] for _, args in made] == ["Harland Wharf Logistics"]
+
+
+@pytest.mark.parametrize(
+    ("message", "title"),
+    [
+        ("Orla Finnegan got promoted, shes coo now, update her", "coo"),
+        ("Orla Finnegan's job is different now, she is the Chief Operating Officer. Can you "
+         "change that?", "Chief Operating Officer"),
+        ("Had coffee with Orla Finnegan; she is now Head of Fleet. Could you update her title?",
+         "Head of Fleet"),
+        ("Orla Finnegan let me know that her title is now 'VP of Depots'. Please reflect that.",
+         "VP of Depots"),
+    ],
+)  # fmt: skip
+def test_a_new_title_said_in_passing_updates_the_persons_title(message: str, title: str) -> None:
+    assert writes(message) == [update(ORLA, **{"job-title": title})]
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        # a second change asked for beside the title: not read as the title alone
+        "Orla Finnegan says she's now Chief Operating Officer; please also tag her champion",
+        # not a title: a lifecycle, which the title reader leaves alone
+        "Orla Finnegan is now a customer, please update her",
+    ],
+)
+def test_the_title_reader_keeps_out_of_other_changes(message: str) -> None:
+    assert all("job-title" not in args.get("fields", {}) for _, args in writes(message))
+
+
+def test_a_phone_number_given_for_the_record_named_first() -> None:
+    made = writes("Orla Finnegan gave me her phone number, it's +353 1 555 0142. Can you add it?")
+    assert made == [update(ORLA, phones=["+35315550142"])]
+    made = writes("Kestrel Freight has a new main line, +12125550188. Please change the phone.")
+    assert made == [update(KESTREL, phone="+12125550188")]
+
+
+def test_a_phone_for_someone_described_at_a_company_is_not_the_companys() -> None:
+    made = writes("Our fleet contact at Kestrel Freight changed her number, it's now +12125550190.")
+    assert all(args["recordId"] != KESTREL["recordId"] for _, args in made)
