@@ -258,10 +258,46 @@ def _new_phone(text: str) -> str | None:
     return f"set {who}'s phone to {phone.value}"
 
 
+#: an e-mail asked for at the end of a message, after what led to it
+_MAIL_ASKED = re.compile(
+    r"(?:^|[.;!?]\s+|,\s+(?:so\s+|and\s+)?|\s+so\s+)(?:(?:please|could\s+you|can\s+you|would\s+you)"
+    r"\s+)?(?P<req>(?:send|draft|write|shoot|e-?mail)\b.*)$",
+    re.I,
+)
+#: the person it goes to, said as a pronoun
+_TO_PRONOUN = re.compile(
+    r"^(?:send|write|draft|shoot)\s+(?P<p>him|her|them)\s+(?=an?\s+(?:e-?mail|note|message)\b)"
+    r"|\b(?:e-?mail|note|message|draft)\s+to\s+(?P<p2>him|her|them)\b"
+    r"|^e-?mail\s+(?P<p3>him|her|them)\b",
+    re.I,
+)
+_QUOTED_WORDS = re.compile(r"'[^']*'|\"[^\"]*\"")
+
+
+def _mail_to_pronoun(text: str) -> str | None:
+    """ "I told Ken Thompson I'd send the details; send him an email, subject ...": the
+    request, with the one person the words before it name in place of the pronoun; None when
+    they name no one or several."""
+    m = _MAIL_ASKED.search(text)
+    if m is None:
+        return None
+    request = m["req"]
+    to = _TO_PRONOUN.search(request)
+    if to is None:
+        return None
+    before = _QUOTED_WORDS.sub(" ", text[: m.start("req")])
+    people = {re.sub(r"'s$", "", p["who"]) for p in _FIRST_NAME_SAID.finditer(before)}
+    if len(people) != 1:
+        return None
+    name = people.pop()
+    pronoun = "p" if to["p"] else "p2" if to["p2"] else "p3"
+    return request[: to.start(pronoun)] + name + request[to.end(pronoun) :]
+
+
 def plain_register(text: str) -> str:
     """The message in plain words (unchanged when no rule applies)."""
     text = _plain_words(text)
-    said = _new_title(text) or _new_phone(text)
+    said = _new_title(text) or _new_phone(text) or _mail_to_pronoun(text)
     if said is not None:
         return said
     for pattern, replacement in _RULES:

@@ -308,3 +308,23 @@ def test_a_phone_number_given_for_the_record_named_first() -> None:
 def test_a_phone_for_someone_described_at_a_company_is_not_the_companys() -> None:
     made = writes("Our fleet contact at Kestrel Freight changed her number, it's now +12125550190.")
     assert all(args["recordId"] != KESTREL["recordId"] for _, args in made)
+
+
+def test_an_email_to_him_goes_to_the_one_person_named_before() -> None:
+    orla = dict(ORLA, fields={"emails": ["orla@kestrel.example"]})
+    made, _ = walked(
+        "I promised Orla Finnegan the depot plans; send her an email, subject 'Depot plans', "
+        "body 'Attached as promised.'",
+        [orla, BEACON],
+        NOW,
+        WS,
+    )
+    assert made[-1] == (
+        "email.send",
+        {"to": ["orla@kestrel.example"], "subject": "Depot plans", "body": "Attached as promised."},
+    )
+
+
+def test_an_email_to_him_after_two_people_is_not_guessed() -> None:
+    said = plain_register("Orla Finnegan and Dara Quinlan met, so send him an email about it")
+    assert said == "Orla Finnegan and Dara Quinlan met, so send him an email about it"
