@@ -92,6 +92,13 @@ _RULES: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         # "is Brightline Health already in here?", "do we have Acme on file?": a look-up
         (r"^\s*(?:is|are)\s+(?P<x>.+?)\s+(?:already\s+|still\s+)?(?:in\s+here|in\s+there|on\s+file|"
          r"in\s+(?:the|our)\s+(?:system|crm|workspace|database))\s*\??$", r"find \g<x>"),
+        # "have we got anyone at Fabrikam Cloud on file?", "which of our contacts work at X?"
+        (r"^\s*(?:have\s+we\s+got|do\s+we\s+have|is\s+there|are\s+there|got|any)\s+"
+         r"(?:anyone|anybody|someone|any\s+contacts?|any\s+people|contacts?|people)\s+"
+         r"(?:at|from)\s+(?P<org>(?-i:[A-Z])[^?.,;]*?)(?:\s+(?:on\s+file|in\s+here|in\s+the\s+system))?"
+         r"\s*\??$", r"list contacts at \g<org>"),
+        (r"^.*?\b(?:which|what)\s+of\s+(?:our|the|my)\s+contacts\s+(?:work|works|are)\s+(?:at|for|with)\s+",
+         "list contacts at "),
         # "what's on my plate": the person's own tasks
         (r"^\s*what'?s\s+on\s+my\s+plate\b", "show my tasks"),
         # "I would like that you make ...", "Mister Brandt"

@@ -328,3 +328,19 @@ def test_an_email_to_him_goes_to_the_one_person_named_before() -> None:
 def test_an_email_to_him_after_two_people_is_not_guessed() -> None:
     said = plain_register("Orla Finnegan and Dara Quinlan met, so send him an email about it")
     assert said == "Orla Finnegan and Dara Quinlan met, so send him an email about it"
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        "Have we got anyone at Kestrel Freight on file?",
+        "Hi, sorry to bother you, but which of our contacts work at Kestrel Freight? I'd like to "
+        "send them a card.",
+    ],
+)
+def test_people_at_a_company_are_its_contacts(message: str) -> None:
+    made, _ = walked(message, EVERYONE, NOW, WS)
+    assert made[-1] == (
+        "records.search",
+        {"module": "contacts", "limit": 20, "filters": {"company": KESTREL["recordId"]}},
+    )
