@@ -23,7 +23,7 @@ _MARKER = re.compile(
     r",\s*(?:no\s+wait|no|nope|wait|er|erm|um|uh|sorry|actually|i\s+mean|correction)"
     r"\s*,\s*(?:make\s+that\s+|scratch\s+that\s*,?\s*)?"
     r"|,?\s*\b(?:no\s+scratch\s+that|scratch\s+that|actually\s+make\s+that|make\s+that|"
-    r"or\s+let'?s\s+say|or\s+rather)\b\s*,?\s*",
+    r"or\s+let'?s\s+say|or\s+rather|no\s+wait|no\s+sorry)\b\s*,?\s*",
     re.I,
 )
 #: the most words a new value may have

@@ -273,9 +273,13 @@ def _reminders(text: str, now: datetime) -> Plan | None:
     ):
         return None
     args: dict[str, Any] = {}
-    if re.search(r"\b(?:went\s+off|fired|past|already|old|done|missed)\b", lower):
+    waiting = re.search(
+        r"\b(?:not|n't|never)\s+(?:yet\s+|been\s+)?(?:fired|gone\s+off|went\s+off|triggered)\b",
+        lower,
+    )
+    if not waiting and re.search(r"\b(?:went\s+off|fired|past|already|old|done|missed)\b", lower):
         args["status"] = "fired"
-    elif re.search(
+    elif waiting or re.search(
         r"\b(?:upcoming|scheduled|pending|future|coming|next|open|queued|not\s+(?:yet\s+)?fired|"
         r"(?:haven'?t|have\s+not|hasn'?t)\s+(?:yet\s+)?(?:fired|gone\s+off))\b",
         lower,

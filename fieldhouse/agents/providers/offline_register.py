@@ -69,8 +69,11 @@ _RULES: tuple[tuple[re.Pattern[str], str], ...] = tuple(
          " should be "),
         (r"\s+(?:shall|is\s+to|are\s+to)\s+be\s+(?:recorded\s+as\s+|shown\s+as\s+)?",
          " should be "),
+        (r"\b(?:must|needs\s+to|has\s+to|ought\s+to)\s+(?:now\s+)?be\b(?!\s+(?:done|finished|sent|"
+         r"called|made|created|added)\b)", "should be"),
         # "should be qualified, not lead": the old value is no part of the new one
-        (r"(\bshould\s+be\s+[^,;]+?)\s*,?\s+(?:not|rather\s+than|instead\s+of)\s+[^,;]+?"
+        (r"(\b(?:should\s+be|must\s+be|is\s+now)\s+[^,;]+?)\s*,?\s+(?:not|rather\s+than|instead\s+of)\s+"
+         r"[^,;]+?"
          r"\s*(?=[.!]?\s*$)", r"\1"),
         # "push X's close date back to", "move the due date out to"
         (r"\s+(?:back|forward|out)\s+(?=(?:to|until|till)\b)", " "),

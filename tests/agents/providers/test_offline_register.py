@@ -344,3 +344,20 @@ def test_people_at_a_company_are_its_contacts(message: str) -> None:
         "records.search",
         {"module": "contacts", "limit": 20, "filters": {"company": KESTREL["recordId"]}},
     )
+
+
+def test_a_correction_without_commas_keeps_the_last_value() -> None:
+    assert writes("uh move the beacon fleet telematics to proposal no wait negotiation") == [
+        update(BEACON, stage="negotiation")
+    ]
+
+
+def test_must_be_with_the_old_value_after_it() -> None:
+    assert writes("the amount of Beacon fleet telematics must be 40000, not 32000") == [
+        update(BEACON, amount={"amount": 40000, "currency": "USD"})
+    ]
+
+
+def test_reminders_that_have_not_fired_are_the_scheduled_ones() -> None:
+    made, _ = walked("I have reminders? show me that are not fired yet", EVERYONE, NOW, WS)
+    assert made == [("reminders.list", {"status": "scheduled"})]
