@@ -68,7 +68,9 @@ _POLITE = re.compile(
 )
 _TAIL = re.compile(
     r"(?:\s*,?\s*(?:please|pls|for\s+me|thanks?(?:\s+you)?|thx|could\s+you\s+help|"
-    r"if\s+you\s+can|asap))+\s*[?.!]*\s*$|\s*[?.!]+\s*$",
+    r"if\s+you\s+can|asap|right\s+now|right\s+away|immediately|straight\s+away|at\s+once|"
+    # "... title to CEO now": when it is to happen, no part of the value
+    r"(?<=\S\s)now))+\s*[?.!]*\s*$|\s*[?.!]+\s*$",
     re.I,
 )
 _GERUND = {
@@ -812,6 +814,17 @@ def _create_plan(
                 "want a second one, or what to change on it."
             )
         for (slug, (_, look)), outcome in zip(pending, outcomes[1:], strict=False):
+            if slug.startswith(_MAYBE):  # the company, if one has exactly that name
+                said, ref = slug[len(_MAYBE) :].split(">")
+                named = [
+                    r
+                    for r in _records(outcome)
+                    if _same(str(r.get("displayName", "")), fields[said])
+                ]
+                if len(named) == 1:
+                    fields.pop(said)
+                    fields[ref] = str(named[0].get("recordId"))
+                continue
             hits = _matching(
                 str(look["query"]), [ws.module(str(look["module"])) or module], [outcome]
             )
@@ -998,10 +1011,24 @@ def _details(
     title = next((f for f in module.fields if f.reads == "text" and "title" in f.slug), None)
     pending = _reference(text, module, ws, title, fields)
     if title and creating and title.slug not in fields and not title.display:
-        role = _bare_title(text, ws)
-        if role and module.field("emails") is not None:
+        role = _bare_title(text, ws, module)
+        org = next((f for f in module.fields if f.target == "companies"), None)
+        if role and _ROLE_IN.match(role):
+            pass  # "Procurement Manager in Contoso Health": a title and a company; left unread
+        elif role and module.field("emails") is not None:
             fields[title.slug] = role
+            # "New contact - Odette Marchand, odette@x, Contoso Health": a bare part may be the
+            # company; looked up, and the company's if one is named exactly so
+            if org is not None and org.slug not in fields:
+                look = {"module": "companies", "query": role, "limit": 10}
+                pending.append((f"{_MAYBE}{title.slug}>{org.slug}", ("records.search", look)))
     return fields, pending
+
+
+#: a role at a company said in one part ("Procurement Manager in Contoso Health")
+_ROLE_IN = re.compile(r"^(?P<role>.+?)\s+(?:in|at|with|from)\s+(?P<org>(?-i:[A-Z]).+)$", re.I)
+#: a look-up whose record, when found by its exact name, takes a value's place (see _details)
+_MAYBE = "?"
 
 
 #: values found by their shape wherever they are said, by how their field is spoken
@@ -1084,20 +1111,24 @@ def _reference(
     return [(reference.slug, ("records.search", look))]
 
 
-def _bare_title(text: str, ws: Workspace) -> str | None:
-    """A bare trailing phrase beside a person's name and e-mail: their job title."""
+def _bare_title(text: str, ws: Workspace, module: Module | None = None) -> str | None:
+    """A bare trailing phrase beside a person's name and e-mail: their job title (or the
+    company, when one has that name: see :func:`_details`). Only the words of ``module`` (when
+    given) make a part a value of its own: "Contoso Health" says no contact's field."""
     parts = [s.strip(" .()") for s in re.split(r"[,;]", text)[1:]]
     leftovers = [re.sub(_PRONOUN_LEAD, "", s, flags=re.I) for s in parts]
     plain = [s for s in leftovers if s and re.fullmatch(r"[A-Za-z][A-Za-z &/-]{2,60}", s)]
-    plain = [s for s in plain if len(s.split()) <= 5 and not _values_in(s, ws)]
+    plain = [s for s in plain if len(s.split()) <= 5 and not _values_in(s, ws, module)]
     return plain[0] if len(plain) == 1 else None
 
 
-def _values_in(part: str, ws: Workspace) -> bool:
+def _values_in(part: str, ws: Workspace, module: Module | None = None) -> bool:
     """Whether a part of a list names a module, a field or a choice on its own (a choice's
-    word after capitalised words, "QA lead", is part of a title)."""
+    word after capitalised words, "QA lead", is part of a title); of ``module`` when given."""
     return any(
-        m.option is None or not _IN_A_PHRASE.search(part[: m.start]) for m in _mentions(part, ws)
+        (module is None or m.module is module)
+        and (m.option is None or not _IN_A_PHRASE.search(part[: m.start]))
+        for m in _mentions(part, ws)
     )
 
 

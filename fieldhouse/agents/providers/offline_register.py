@@ -159,7 +159,11 @@ _TWO_FOR = re.compile(
 
 def _plain_words(text: str) -> str:
     """A message typed the quick way (no capital letter anywhere): its shortened words in
-    full. Nothing changes in a message with a capital: "R" or "4" there is no shorthand."""
+    full. Nothing changes in a message with a capital: "R" or "4" there is no shorthand. A
+    message in capitals only is read in small letters (names are then read as typed in small
+    letters: "odette marchand" is Odette Marchand)."""
+    if not any(c.islower() for c in text) and sum(c.isupper() for c in text) >= 4:
+        text = text.lower()
     if any(c.isupper() for c in text):
         return text
     text = _TWO_FOR.sub(lambda m: "to " if m["d"] == "2" else "for ", text)

@@ -361,3 +361,23 @@ def test_must_be_with_the_old_value_after_it() -> None:
 def test_reminders_that_have_not_fired_are_the_scheduled_ones() -> None:
     made, _ = walked("I have reminders? show me that are not fired yet", EVERYONE, NOW, WS)
     assert made == [("reminders.list", {"status": "scheduled"})]
+
+
+def test_a_message_in_capitals_is_read_in_small_letters_and_now_is_no_part_of_a_value() -> None:
+    assert writes("CHANGE ORLA FINNEGAN TITLE TO CEO NOW") == [update(ORLA, **{"job-title": "ceo"})]
+
+
+def test_a_bare_part_that_is_a_companys_exact_name_is_the_company_not_the_title() -> None:
+    made = writes("New contact - Dara Quinlan, dara@kestrel.example, Kestrel Freight")
+    ((_, args),) = made
+    assert args["fields"]["company"] == KESTREL["recordId"]
+    assert "job-title" not in args["fields"]
+    made = writes("New contact: Dara Quinlan, dara@kestrel.example, Head of Depots")
+    assert made[0][1]["fields"]["job-title"] == "Head of Depots"
+
+
+def test_a_title_in_a_company_said_in_one_part_is_asked_about_not_written_whole() -> None:
+    assert (
+        writes("Kindly add one new contact: Mr. Dara Quinlan, Depot Manager in Kestrel Freight.")
+        == []
+    )
