@@ -125,7 +125,8 @@ _RULES: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         # "... so I can check them": why a list is asked for
         (r"\s*,?\s+so\s+(?:that\s+)?(?:i|we)\s+can\s+[^,;.]+?\s*(?=[.!?]?\s*$)", ""),
         # reminders: "give me a nudge on Monday to ...", "A reminder is to be scheduled for ..."
-        (r"^\s*(?:give\s+me|gimme|send\s+me)\s+a\s+(?:nudge|shout|ping|reminder)\b", "remind me"),
+        (r"^\s*(?:give\s+(?:me|us)|gimme|send\s+me)\s+a\s+(?:nudge|shout|ping|reminder)\b",
+         "remind me"),
         (r"^\s*(?:an?\s+)?reminder\s+(?:is\s+to\s+be|should\s+be|shall\s+be|needs\s+to\s+be|"
          r"must\s+be)\s+(?:set|scheduled|created|made|added|put\s+in)\s+", "set a reminder "),
         (r"\b(?:concerning|regarding|in\s+respect\s+of|with\s+regard\s+to)\s+", "about "),

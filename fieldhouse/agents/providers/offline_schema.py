@@ -23,7 +23,7 @@ MODULE_WORDS: Mapping[str, tuple[str, ...]] = {
     "contacts": ("person", "people", "persons", "contact", "anyone", "someone", "anybody"),
     "companies": ("organisation", "organization", "org", "account", "firm", "business", "co"),
     "deals": ("opportunity", "opportunities", "opp", "opps", "pipeline", "deal"),
-    "tasks": ("to-do", "to-dos", "todo", "todos", "to do", "task"),
+    "tasks": ("to-do", "to-dos", "todo", "todos", "to do", "task", "activity", "activities"),
 }
 #: everyday words for fields, by field slug
 FIELD_WORDS: Mapping[str, tuple[str, ...]] = {
@@ -31,7 +31,7 @@ FIELD_WORDS: Mapping[str, tuple[str, ...]] = {
     "emails": ("email", "e-mail", "mail", "email address"),
     "phones": ("phone", "phone number", "mobile", "cell", "number"),
     "phone": ("phone", "phone number"),
-    "job-title": ("title", "role", "position", "job"),
+    "job-title": ("title", "role", "position", "job", "designation"),
     "close-date": ("close date", "closing date", "closing", "close", "closes", "closed"),
     "due-date": ("due", "deadline", "due date"),
     "amount": ("value", "worth", "size"),
@@ -41,7 +41,7 @@ FIELD_WORDS: Mapping[str, tuple[str, ...]] = {
     "assignee": ("assigned to", "assignee", "owner"),
     "lost-reason": ("reason",),
     "website": ("site", "url", "domain", "web"),
-    "industry": ("sector",),
+    "industry": ("sector", "vertical"),
     "company": ("company", "works at", "employer"),
     "related-deal": ("deal", "on the deal", "for the deal"),
 }
@@ -57,7 +57,7 @@ OPTION_WORDS: Mapping[str, tuple[str, ...]] = {
     "in-progress": ("ongoing", "underway", "in flight", "started"),
     "follow-up": ("followup", "follow up"),
     "urgent": ("critical", "asap"),
-    "won": ("closed won", "win"),
+    "won": ("closed won", "close won", "win"),
     "lost": ("closed lost", "lose"),
 }
 #: generic one-word suffixes of labels that name no field on their own

@@ -381,3 +381,20 @@ def test_a_title_in_a_company_said_in_one_part_is_asked_about_not_written_whole(
         writes("Kindly add one new contact: Mr. Dara Quinlan, Depot Manager in Kestrel Freight.")
         == []
     )
+
+
+@pytest.mark.parametrize(
+    ("message", "expected"),
+    [
+        ("Please update Orla Finnegan's designation as Fleet Director.",
+         update(ORLA, **{"job-title": "Fleet Director"})),
+        ("Is it possible to set the Beacon fleet telematics probability to 45?",
+         update(BEACON, probability=45)),
+        ("Would it be OK to move Beacon fleet telematics to close won?",
+         update(BEACON, stage="won")),
+    ],
+)  # fmt: skip
+def test_another_crms_words_and_polite_questions(
+    message: str, expected: tuple[str, dict[str, Any]]
+) -> None:
+    assert writes(message) == [expected]
