@@ -57,8 +57,8 @@ EMBED_WAIT_SECONDS = 30.0
 EMBED_POLL_SECONDS = 0.05
 #: how many workers ``fieldhouse serve`` starts before it prepares the store (the others start
 #: once the supervisor runs): one is enough to answer, and on two cores a second one importing
-#: beside the CLI and the first delays that first answer (ready 1.3-1.5 s with one, ~1.7 s
-#: with two)
+#: beside the CLI and the first delays that first answer (benchmarks/ready.sh, 6 runs each,
+#: alternated, under other load: median 1.5 s with one, 1.76 s with two)
 PRESTART = 1
 #: the signals that stop a server
 STOP_SIGNALS = {signal.SIGINT, signal.SIGTERM}
