@@ -4,12 +4,27 @@ their help) and the Settings they make with the FIELDHOUSE_* variables."""
 from __future__ import annotations
 
 import argparse
+import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from fieldhouse import __version__
 from fieldhouse.config import MAX_WORKERS, Settings, settings_from_env
+
+
+class CliError(Exception):
+    """Wrong input the command cannot go on with: one line on stderr, exit status 2."""
+
+
+def first_line(exc: BaseException) -> str:
+    """An error's first line, for a one-line message."""
+    return str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+
+
+def redact(url: str) -> str:
+    """The URL without its password."""
+    return re.sub(r"(://[^:/@]+):[^@/]*@", r"\1:***@", url)
 
 
 def _csv(text: str) -> list[str]:

@@ -14,10 +14,17 @@ the socket, asks every worker to stop gracefully and exits 0 once they have.
 Two servers on one SQLite data directory would each believe they own it; the supervisor holds
 the backend's serve lock (:meth:`fieldhouse.storage.backend.Backend.serve_lock`: an exclusive
 lock on ``<data dir>/serve.lock``) while it runs, and a second one refuses to start.
+
+Start-up overlaps: ``fieldhouse serve`` binds the socket and starts the first worker
+(:func:`prestart`) before it imports the rest of the server and prepares the store, so the
+worker's own imports (~1 s of CPU: the models, the routes) run beside them; the worker waits
+for its settings on stdin, which the CLI writes once the store is ready (:func:`hand_off`), and
+the supervisor the CLI then becomes adopts it (:class:`Adopted`) and starts the others.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import os
@@ -29,7 +36,7 @@ import sys
 import tempfile
 from collections.abc import AsyncIterator
 from dataclasses import replace
-from typing import Any, NoReturn
+from typing import Any, NoReturn, Protocol
 
 import trio
 
@@ -48,6 +55,13 @@ STOP_SECONDS = 15.0
 EMBED_WAIT_SECONDS = 30.0
 #: how often the workers' address is tried meanwhile
 EMBED_POLL_SECONDS = 0.05
+#: how many workers ``fieldhouse serve`` starts before it prepares the store (the others start
+#: once the supervisor runs): one is enough to answer, and on two cores a second one importing
+#: beside the CLI and the first delays that first answer (benchmarks/ready.sh, 6 runs each,
+#: alternated, under other load: median 1.5 s with one, 1.76 s with two)
+PRESTART = 1
+#: the signals that stop a server
+STOP_SIGNALS = {signal.SIGINT, signal.SIGTERM}
 
 
 async def until_signal() -> None:
@@ -79,13 +93,103 @@ async def until_signal_or_orphaned() -> None:
         nursery.start_soon(signalled)
 
 
+class Prestarted:
+    """A worker process the CLI started before preparing the store: its pid and the write end
+    of its stdin pipe (its settings go there once the store is ready; then the pipe stays
+    open, and the worker stops when it closes)."""
+
+    def __init__(self, process: subprocess.Popen[bytes]) -> None:
+        assert process.stdin is not None
+        self.pid = process.pid
+        self.stdin = process.stdin.fileno()
+        self._process = process
+
+    def abandon(self) -> None:
+        """Stop the worker, not yet handed its settings (``serve`` failed, or was stopped,
+        while preparing the store), and wait for it: SIGTERM ends it quietly (it set no
+        handler yet), or it reads the end of its closed pipe."""
+        assert self._process.stdin is not None
+        self._process.stdin.close()
+        self._process.terminate()
+        self._process.wait()
+
+
+def can_prestart() -> bool:
+    """Whether a prestarted worker can be adopted after the exec (waiting on it needs a pidfd:
+    Linux 5.3 and later)."""
+    return hasattr(os, "pidfd_open")
+
+
+def run_settings(settings: Settings) -> Settings:
+    """``settings`` with the directories a supervised server shares among its processes:
+    every worker writes its metrics in one (whichever answers /metrics adds them all up) and
+    counts its open connections in the other (to accept only its share of them), where the
+    embedding process also listens. :func:`supervise` removes them when it ends."""
+    metrics_dir = tempfile.mkdtemp(prefix="fieldhouse-metrics-")
+    run_dir = tempfile.mkdtemp(prefix="fieldhouse-run-")
+    shares = os.path.join(run_dir, "connections")
+    balance.create(shares, settings.workers)
+    settings = replace(settings, metrics_dir=metrics_dir, connection_shares=shares)
+    if embeds(settings):
+        settings = replace(settings, embed_socket=os.path.join(run_dir, "embed.sock"))
+    return settings
+
+
+def remove_run_dirs(settings: Settings) -> None:
+    """Remove what :func:`run_settings` made."""
+    if settings.metrics_dir is not None:
+        shutil.rmtree(settings.metrics_dir, ignore_errors=True)
+    if settings.connection_shares is not None:
+        shutil.rmtree(os.path.dirname(settings.connection_shares), ignore_errors=True)
+
+
+def prestart(settings: Settings, sock: socket.socket, count: int) -> list[Prestarted]:
+    """Start workers 0..count-1 on ``sock`` (``settings`` from :func:`run_settings`); each
+    imports the server, then waits for :func:`hand_off`."""
+    started: list[Prestarted] = []
+    try:
+        for _ in range(min(count, settings.workers)):
+            process = subprocess.Popen(
+                [sys.executable, "-m", "fieldhouse.worker"],
+                stdin=subprocess.PIPE,
+                pass_fds=(sock.fileno(),),
+                env=_worker_env(settings),
+                process_group=0,  # (as _run_once's)
+            )
+            started.append(Prestarted(process))
+    except BaseException:
+        for worker in started:
+            worker.abandon()
+        raise
+    return started
+
+
+def hand_off(settings: Settings, sock: socket.socket, workers: list[Prestarted]) -> None:
+    """Give each prestarted worker its settings: it starts serving. From here a Ctrl-C or
+    SIGTERM waits for the supervisor this process becomes (:func:`become_supervisor`), which
+    stops these workers for it."""
+    signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
+    for index, worker in enumerate(workers):
+        handoff = _handoff(replace(settings, worker_index=index), sock)
+        # (a few KB: within the pipe's buffer); a worker that died starting is restarted
+        # by the supervisor
+        with contextlib.suppress(BrokenPipeError):
+            os.write(worker.stdin, handoff)
+
+
 def become_supervisor(
-    settings: Settings, sock: socket.socket, lock: int | None, announce: str | None = None
+    settings: Settings,
+    sock: socket.socket,
+    lock: int | None,
+    announce: str | None = None,
+    workers: list[Prestarted] | None = None,
 ) -> NoReturn:
     """Replace this process (the CLI, which imported the whole server to prepare the store)
     by a fresh ``python -m fieldhouse.supervisor`` that imports only what supervising needs:
     its memory is the server's overhead beside the workers (91 -> ~40 MB). The listening
-    socket and the data directory's lock pass through the exec as open descriptors."""
+    socket, the data directory's lock and the pipes to the ``workers`` already started (its
+    children still, after the exec) pass through the exec as open descriptors."""
+    workers = workers or []
     # the settings (secrets among them) go through a pipe: a command line is any user's to read
     read, write = os.pipe()
     handoff = {
@@ -94,13 +198,18 @@ def become_supervisor(
         "lock": lock,
         # printed once the server answers (fieldhouse.banner)
         "announce": announce,
+        "workers": [{"pid": worker.pid, "stdin": worker.stdin} for worker in workers],
     }
     os.write(write, json.dumps(handoff).encode())  # (a few KB: within the pipe's buffer)
     os.close(write)
-    for fd in [read, sock.fileno()] + ([lock] if lock is not None else []):
+    fds = [read, sock.fileno()] + ([lock] if lock is not None else [])
+    for fd in fds + [worker.stdin for worker in workers]:
         os.set_inheritable(fd, True)
     sys.stdout.flush()
     sys.stderr.flush()
+    # a Ctrl-C or SIGTERM from here until the new process can take it (:func:`main`) waits:
+    # blocked signals stay blocked, and pending, across the exec
+    signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
     os.execv(sys.executable, [sys.executable, "-m", "fieldhouse.supervisor", str(read)])
 
 
@@ -114,10 +223,31 @@ def main() -> int:
     settings = Settings.from_json(handoff["settings"])
     configure_logging(settings)
     sock = socket.socket(fileno=int(handoff["fd"]))
+    adopted = [(int(w["pid"]), int(w["stdin"])) for w in handoff.get("workers", [])]
+    # until trio listens for them, SIGTERM stops this process as Ctrl-C does: one sent while
+    # it started (blocked over the exec: become_supervisor) arrives at the unblocking
+    signal.signal(signal.SIGTERM, signal.default_int_handler)
     try:
-        return trio.run(supervise, settings, sock, handoff.get("announce"))
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, STOP_SIGNALS)
+        return trio.run(supervise, settings, sock, handoff.get("announce"), adopted)
     except KeyboardInterrupt:
+        # stopped before supervising (or by a second Ctrl-C): the workers the CLI started
+        # are this process's to stop, as supervise stops its own
+        _stop_unreaped([pid for pid, _ in adopted])
+        remove_run_dirs(settings)
         return 130
+
+
+def _stop_unreaped(pids: list[int]) -> None:
+    """SIGTERM each child of ``pids`` not reaped yet, and wait for it."""
+    for pid in pids:
+        try:
+            exited, _ = os.waitpid(pid, os.WNOHANG)
+        except ChildProcessError:
+            continue  # reaped already (its pid may be another process's now)
+        if not exited:
+            os.kill(pid, signal.SIGTERM)
+            os.waitpid(pid, 0)
 
 
 def listening_socket(settings: Settings) -> socket.socket:
@@ -134,25 +264,24 @@ def listening_socket(settings: Settings) -> socket.socket:
     return sock
 
 
-async def supervise(settings: Settings, sock: socket.socket, announce: str | None = None) -> int:
+async def supervise(
+    settings: Settings,
+    sock: socket.socket,
+    announce: str | None = None,
+    adopted: list[tuple[int, int]] | None = None,
+) -> int:
     """Run ``settings.workers`` workers on ``sock`` until a signal; the exit code. The
-    ``announce`` text is printed once the server answers."""
+    ``announce`` text is printed once the server answers. ``adopted``: the (pid, stdin pipe)
+    of workers already started and handed their settings (:func:`prestart`), which then come
+    with the directories of :func:`run_settings`."""
+    if settings.connection_shares is None:
+        settings = run_settings(settings)
     stopping = trio.Event()
     failed: list[int] = []
-    # every worker writes its metrics here; whichever answers /metrics adds them all up
-    metrics_dir = tempfile.mkdtemp(prefix="fieldhouse-metrics-")
-    # and counts its open connections here, to accept only its share of them
-    run_dir = tempfile.mkdtemp(prefix="fieldhouse-run-")
-    shares = os.path.join(run_dir, "connections")
-    balance.create(shares, settings.workers)
-    settings = replace(settings, metrics_dir=metrics_dir, connection_shares=shares)
-    if embeds(settings):
-        settings = replace(settings, embed_socket=os.path.join(run_dir, "embed.sock"))
     try:
-        await _supervise(settings, sock, stopping, failed, announce)
+        await _supervise(settings, sock, stopping, failed, announce, adopted or [])
     finally:
-        shutil.rmtree(metrics_dir, ignore_errors=True)
-        shutil.rmtree(run_dir, ignore_errors=True)
+        remove_run_dirs(settings)
     return 1 if failed else 0
 
 
@@ -161,7 +290,8 @@ async def _supervise(
     sock: socket.socket,
     stopping: trio.Event,
     failed: list[int],
-    announce: str | None = None,
+    announce: str | None,
+    adopted: list[tuple[int, int]],
 ) -> None:
     with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
         async with trio.open_nursery() as outer:
@@ -176,7 +306,8 @@ async def _supervise(
             async with trio.open_nursery() as workers:
                 for index in range(settings.workers):
                     worker = replace(settings, worker_index=index)
-                    workers.start_soon(_keep_running, worker, sock, stopping, failed)
+                    first = Adopted(*adopted[index]) if index < len(adopted) else None
+                    workers.start_soon(_keep_running, worker, sock, stopping, failed, first)
                 await stopping.wait()
                 sock.close()  # once every worker has closed its copy, connections are refused
             outer.cancel_scope.cancel()
@@ -226,9 +357,14 @@ async def _watch_signals(signals: AsyncIterator[int], stopping: trio.Event) -> N
 
 
 async def _keep_running(
-    settings: Settings, sock: socket.socket, stopping: trio.Event, failed: list[int]
+    settings: Settings,
+    sock: socket.socket,
+    stopping: trio.Event,
+    failed: list[int],
+    first: Adopted | None = None,
 ) -> None:
-    """One worker slot: start the worker, restart it when it dies, stop it on request.
+    """One worker slot: start the worker (or adopt ``first``, already started), restart it
+    when it dies, stop it on request.
 
     The worker reads its settings from its stdin pipe and then watches the pipe: when the
     supervisor dies (even by SIGKILL) the pipe closes and the worker stops too.
@@ -236,7 +372,8 @@ async def _keep_running(
     quick_exits = 0
     while not stopping.is_set():
         started = trio.current_time()
-        code = await _run_once(settings, sock, stopping)
+        code = await _run_once(settings, sock, stopping, adopted=first)
+        first = None
         if stopping.is_set():
             return
         log.error("worker %d exited with %s; restarting it", settings.worker_index, code)
@@ -249,31 +386,99 @@ async def _keep_running(
         await trio.sleep(0.2 * quick_exits)  # back off a crash loop
 
 
+class _Child(Protocol):
+    """What the supervisor does with a child: a trio.Process, or an :class:`Adopted` one."""
+
+    @property
+    def pid(self) -> int: ...
+
+    @property
+    def returncode(self) -> int | None: ...
+
+    async def wait(self) -> int: ...
+
+    def send_signal(self, sig: int) -> None: ...
+
+    def kill(self) -> None: ...
+
+
+class Adopted:
+    """A worker the CLI started before it became this supervisor (:func:`prestart`): a child
+    of this process, waited for through a pidfd (trio cannot adopt a process it did not
+    start). Its pid stays its own until it is reaped here."""
+
+    def __init__(self, pid: int, stdin: int) -> None:
+        self.pid = pid
+        self.stdin = trio.lowlevel.FdStream(stdin)
+        self.returncode: int | None = None
+        self._pidfd = os.pidfd_open(pid)
+
+    async def wait(self) -> int:
+        """Its exit code, once it exits. Several tasks may wait at once (the slot, and
+        :func:`_stop`): each on its own copy of the pidfd, as trio lets one task wait per fd."""
+        if self.returncode is None:
+            pidfd = os.dup(self._pidfd)
+            try:
+                await trio.lowlevel.wait_readable(pidfd)  # readable: it has exited
+            finally:
+                os.close(pidfd)
+        if self.returncode is None:
+            _, status = os.waitpid(self.pid, os.WNOHANG)  # noqa: ASYNC222 (exited: no wait)
+            self.returncode = os.waitstatus_to_exitcode(status)
+            os.close(self._pidfd)
+        return self.returncode
+
+    def send_signal(self, sig: int) -> None:
+        if self.returncode is None:
+            os.kill(self.pid, sig)
+
+    def kill(self) -> None:
+        self.send_signal(signal.SIGKILL)
+
+
+def _worker_env(settings: Settings) -> dict[str, str]:
+    env = dict(os.environ)
+    if settings.metrics_dir is not None:
+        env["PROMETHEUS_MULTIPROC_DIR"] = settings.metrics_dir
+    return env
+
+
+def _handoff(settings: Settings, sock: socket.socket | None) -> bytes:
+    """What a worker (or the embedding process) reads on its stdin: one line of JSON."""
+    handoff = {"settings": settings.to_json(), "fd": None if sock is None else sock.fileno()}
+    return json.dumps(handoff).encode() + b"\n"
+
+
 async def _run_once(
     settings: Settings,
     sock: socket.socket | None,
     stopping: trio.Event,
     module: str = "fieldhouse.worker",
+    adopted: Adopted | None = None,
 ) -> int:
-    """Start one worker process (or the embedding process) and wait for it to exit (stopping
-    it when asked to)."""
-    env = dict(os.environ)
-    if settings.metrics_dir is not None:
-        env["PROMETHEUS_MULTIPROC_DIR"] = settings.metrics_dir
-    process = await trio.lowlevel.open_process(
-        [sys.executable, "-m", module],
-        stdin=subprocess.PIPE,
-        pass_fds=() if sock is None else (sock.fileno(),),
-        env=env,
-        # a process group of its own: a terminal's Ctrl-C (SIGINT to the foreground group)
-        # reaches the supervisor alone, which stops each child with SIGTERM; a child still
-        # starting Python would otherwise die of it with a traceback or a fatal error
-        process_group=0,
-    )
-    assert process.stdin is not None
-    handoff = {"settings": settings.to_json(), "fd": None if sock is None else sock.fileno()}
-    async with process.stdin, trio.open_nursery() as nursery:
-        await process.stdin.send_all(json.dumps(handoff).encode() + b"\n")
+    """Start one worker process (or the embedding process), or take over ``adopted``, and
+    wait for it to exit (stopping it when asked to)."""
+    process: _Child
+    stdin: trio.abc.SendStream
+    if adopted is not None:
+        process, stdin = adopted, adopted.stdin
+    else:
+        started = await trio.lowlevel.open_process(
+            [sys.executable, "-m", module],
+            stdin=subprocess.PIPE,
+            pass_fds=() if sock is None else (sock.fileno(),),
+            env=_worker_env(settings),
+            # a process group of its own: a terminal's Ctrl-C (SIGINT to the foreground
+            # group) reaches the supervisor alone, which stops each child with SIGTERM; a
+            # child still starting Python would otherwise die of it with a traceback or a
+            # fatal error
+            process_group=0,
+        )
+        assert started.stdin is not None
+        process, stdin = started, started.stdin
+    async with stdin, trio.open_nursery() as nursery:
+        if adopted is None:
+            await stdin.send_all(_handoff(settings, sock))
 
         async def stop_on_request() -> None:
             await stopping.wait()
@@ -293,7 +498,7 @@ async def _run_once(
     return code
 
 
-async def _stop(process: trio.Process) -> None:
+async def _stop(process: _Child) -> None:
     """SIGTERM (graceful), then SIGKILL after STOP_SECONDS."""
     with trio.CancelScope(shield=True):
         if process.returncode is None:

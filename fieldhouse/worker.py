@@ -60,8 +60,14 @@ def settle_heap() -> None:
 
 
 def main() -> int:
-    """Entry of a supervised worker process: ``{"settings": {...}, "fd": N}`` on stdin."""
-    handoff = json.loads(sys.stdin.buffer.readline())
+    """Entry of a supervised worker process: ``{"settings": {...}, "fd": N}`` on stdin, read
+    once the server is imported. A pipe closed before that line is ``fieldhouse serve`` gone
+    (it failed to prepare the store, or was stopped) before handing this worker its settings
+    (:func:`fieldhouse.supervisor.prestart`): nothing to serve, nothing to report."""
+    line = sys.stdin.buffer.readline()
+    if not line:
+        return 0
+    handoff = json.loads(line)
     settings = Settings.from_json(handoff["settings"])
     configure_logging(settings, worker=settings.worker_index)
     try:

@@ -195,3 +195,73 @@ async def test_nothing_outlives_a_killed_supervisor_and_one_embedder_serves_all(
         with trio.fail_after(30):
             while any(_alive(pid) for pid in children):  # noqa: ASYNC110
                 await trio.sleep(0.05)
+
+
+def _started_at(pid: int) -> int:
+    """When process ``pid`` started (clock ticks since boot)."""
+    stat = Path(f"/proc/{pid}/stat").read_text()
+    return int(stat[stat.rfind(")") + 2 :].split()[19])
+
+
+async def test_the_worker_started_before_the_store_is_ready_is_replaced_and_stopped_like_any(
+    tmp_path: Path,
+) -> None:
+    """serve starts its first worker before it prepares the store (its imports overlap the
+    preparation); the supervisor the CLI becomes runs it like the workers it starts itself."""
+    url = sqlite_url(tmp_path / "data")
+    (tmp_path / "data").mkdir()
+    key = cli(url, "init", "--name", "First")["apiKey"]
+    headers = {"Authorization": f"Bearer {key}"}
+    env = {"FIELDHOUSE_WORKERS": "2"}
+    async with serve(url, tmp_path / "data", log=tmp_path / "log", env=env) as server:
+        first = min(await _workers(server, 2), key=_started_at)
+        os.kill(first, signal.SIGKILL)
+        replaced = await _workers(server, 2, other_than={first})
+        async with httpx.AsyncClient(base_url=server.base, timeout=30) as client:
+            for _ in range(4):  # a fresh connection each: whichever worker takes it answers
+                me = await client.get("/v1/me", headers={**headers, "Connection": "close"})
+                assert me.status_code == 200, me.text
+        server.process.send_signal(signal.SIGTERM)
+        assert await server.wait() == 0, await server.output()
+    assert not any(_alive(pid) for pid in replaced)
+    assert "Traceback" not in await server.output()
+
+
+def _processes_with(tmpdir: Path) -> list[int]:
+    """The processes whose environment has TMPDIR=``tmpdir`` (children inherit it)."""
+    marker = f"TMPDIR={tmpdir}".encode()
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit() and _alive(int(entry.name)):
+            try:
+                environ = (entry / "environ").read_bytes().split(b"\0")
+            except OSError:
+                continue
+            if marker in environ:
+                found.append(int(entry.name))
+    return found
+
+
+async def test_a_serve_that_cannot_prepare_its_store_leaves_nothing_behind(
+    tmp_path: Path,
+) -> None:
+    """A worker already started (and importing) when the store fails to open is stopped with
+    the command: one error line, no process and no temporary directory left."""
+    tmpdir = tmp_path / "tmp"
+    tmpdir.mkdir()
+    env = {**os.environ, "TMPDIR": str(tmpdir), "FIELDHOUSE_WORKERS": "2"}
+    unreachable = "postgresql://nobody@127.0.0.1:1/nothing"
+    command = [sys.executable, "-m", "fieldhouse", "serve", "--database-url", unreachable]
+    failed = await trio.run_process(
+        [*command, "--data-dir", str(tmp_path / "data"), "--port", "0"],
+        capture_stdout=True,
+        capture_stderr=True,
+        check=False,
+        stdin=subprocess.DEVNULL,
+        env=env,
+    )
+    assert failed.returncode == 2, failed.stderr
+    lines = failed.stderr.decode().splitlines()
+    assert len(lines) == 1 and "cannot open the database" in lines[0], lines
+    assert _processes_with(tmpdir) == []
+    assert list(tmpdir.iterdir()) == []

@@ -458,3 +458,16 @@ async def test_a_worker_serving_records_loads_no_web_framework(
         assert [name for name in agents if name.startswith("fieldhouse.agents.tools")] == []
         if index:
             assert agents == [], agents
+
+
+def test_a_worker_whose_pipe_closes_before_its_settings_exits_quietly() -> None:
+    """``fieldhouse serve`` starts its first worker before it prepares the store; if serve
+    fails (or is stopped) first, the worker meets the end of its stdin: nothing to serve."""
+    done = subprocess.run(
+        [sys.executable, "-m", "fieldhouse.worker"],
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        timeout=120,
+        check=False,
+    )
+    assert (done.returncode, done.stdout, done.stderr) == (0, b"", b"")

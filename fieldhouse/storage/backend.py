@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 from urllib.parse import urlparse
 
-from fieldhouse.storage.open import UnsupportedDatabase, is_postgres
+from fieldhouse.storage.urls import UnsupportedDatabase, is_postgres
 
 if TYPE_CHECKING:
     from fieldhouse.config import Settings

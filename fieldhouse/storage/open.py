@@ -11,14 +11,9 @@ import trio
 
 from fieldhouse.storage.sqlite import SQLiteDriver
 from fieldhouse.storage.store import Store
+from fieldhouse.storage.urls import UnsupportedDatabase, is_postgres
 
-
-class UnsupportedDatabase(ValueError):
-    """The database URL names a backend this build does not have."""
-
-
-def is_postgres(url: str) -> bool:
-    return urlparse(url).scheme in ("postgres", "postgresql")
+__all__ = ["UnsupportedDatabase", "is_postgres", "open_database"]
 
 
 async def _open_store(url: str, sqlite_synchronous: str = "normal") -> Store:
