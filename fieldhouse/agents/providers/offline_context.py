@@ -63,8 +63,8 @@ def request_first(text: str, ws: Workspace, today: date) -> str:
         if _LIST_VERB.match(lower) and not _points_back(lower):
             # "..., so give me all the tasks that are overdue": a list asked for after the
             # reason, naming what it lists itself
-            before = text[: m.start()]
-            if _modules_of(rest, ws) and not _says_a_value(before, ws, _modules_of(rest, ws)):
+            listed = _modules_of(rest, ws)
+            if listed and not _says_a_value(text[: m.start()], ws, listed):
                 return _without_after(rest, ws)
             continue
         if not (creates or re.match(_UPDATE_VERB + r"\b", lower)):

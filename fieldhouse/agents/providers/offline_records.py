@@ -1013,13 +1013,12 @@ def _details(
     pending = _reference(text, module, ws, title, fields)
     if title and creating and title.slug not in fields and not title.display:
         role = _bare_title(text, ws, module)
-        org = next((f for f in module.fields if f.target == "companies"), None)
-        if role and _ROLE_IN.match(role):
-            pass  # "Procurement Manager in Contoso Health": a title and a company; left unread
-        elif role and module.field("emails") is not None:
+        # ("Procurement Manager in Contoso Health", a title and a company, is left unread)
+        if role and not _ROLE_IN.match(role) and module.field("emails") is not None:
             fields[title.slug] = role
             # "New contact - Odette Marchand, odette@x, Contoso Health": a bare part may be the
             # company; looked up, and the company's if one is named exactly so
+            org = next((f for f in module.fields if f.target == "companies"), None)
             if org is not None and org.slug not in fields:
                 look = {"module": "companies", "query": role, "limit": 10}
                 pending.append((f"{_MAYBE}{title.slug}>{org.slug}", ("records.search", look)))
@@ -1027,7 +1026,7 @@ def _details(
 
 
 #: a role at a company said in one part ("Procurement Manager in Contoso Health")
-_ROLE_IN = re.compile(r"^(?P<role>.+?)\s+(?:in|at|with|from)\s+(?P<org>(?-i:[A-Z]).+)$", re.I)
+_ROLE_IN = re.compile(r"^.+?\s+(?:in|at|with|from)\s+(?-i:[A-Z])", re.I)
 #: a look-up whose record, when found by its exact name, takes a value's place (see _details)
 _MAYBE = "?"
 
