@@ -358,8 +358,16 @@ def test_must_be_with_the_old_value_after_it() -> None:
     ]
 
 
-def test_reminders_that_have_not_fired_are_the_scheduled_ones() -> None:
-    made, _ = walked("I have reminders? show me that are not fired yet", EVERYONE, NOW, WS)
+@pytest.mark.parametrize(
+    "message",
+    [
+        "I have reminders? show me that are not fired yet",
+        "show my reminders that haven't fired yet",
+        "which reminders haven't gone off",
+    ],
+)
+def test_reminders_that_have_not_fired_are_the_scheduled_ones(message: str) -> None:
+    made, _ = walked(message, EVERYONE, NOW, WS)
     assert made == [("reminders.list", {"status": "scheduled"})]
 
 
