@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import fcntl
 import os
+import sqlite3
 import threading
 import time
 from collections.abc import AsyncIterator
@@ -374,6 +375,44 @@ async def test_a_commit_that_makes_a_checkpoint_due_does_not_wait_for_it(
     await _light(scratch, 13)  # so the WAL is written again from its start
     assert _wal_restarts(wal) == restarts + 1
     assert await scratch.read(_scratch_rows()) == 14
+
+
+async def test_a_wal_that_is_never_all_copied_is_started_over_past_its_limit(
+    tmp_path: Path, scratch: SQLiteDriver, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """SQLite starts the WAL over only at a commit that finds all of it copied into the
+    database. Under a steady load a passive checkpoint never gets that far: a reader (another
+    worker's request) is on a snapshot older than the last commit, and it stops there; so the
+    WAL grew by every commit (2.4 GB in 30 s of creates). Past WAL_RESTART_BYTES the
+    checkpoint starts it over, under the write lock."""
+    monkeypatch.setattr(sqlite_driver, "CHECKPOINT_COMMITS", 1)
+    monkeypatch.setattr(sqlite_driver, "WAL_RESTART_BYTES", 1_000_000)
+    wal = tmp_path / "w.sqlite3-wal"
+    reader = sqlite3.connect(tmp_path / "w.sqlite3", isolation_level=None, check_same_thread=False)
+    checkpointer = scratch._checkpointer
+    passive = checkpointer._passive
+
+    def passive_while_reading() -> bool:
+        ran = passive()  # it stops at the reader's snapshot, one commit short
+        reader.execute("COMMIT")  # the reader's request is done
+        return ran
+
+    monkeypatch.setattr(checkpointer, "_passive", passive_while_reading)
+    await _light(scratch, 0)
+    restarts = _wal_restarts(wal)
+    largest = 0
+    try:
+        for n in range(1, 41):  # 40 commits of 64 KB: 2.6 MB of WAL were it never started over
+            reader.execute("BEGIN")
+            reader.execute("SELECT count(*) FROM scratch").fetchone()
+            await _light(scratch, n, pad=65_536)
+            await scratch.checkpoints_settled()
+            largest = max(largest, wal.stat().st_size)
+    finally:
+        reader.close()
+    assert largest < 1_200_000  # the limit, and a commit past it
+    assert _wal_restarts(wal) > restarts
+    assert await scratch.read(_scratch_rows()) == 41  # every commit is in
 
 
 def _wal_restarts(wal: Path) -> int:
