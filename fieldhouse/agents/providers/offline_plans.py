@@ -38,6 +38,7 @@ from fieldhouse.agents.providers.offline_records import (
 )
 from fieldhouse.agents.providers.offline_register import plain_register
 from fieldhouse.agents.providers.offline_schema import Workspace, builtin
+from fieldhouse.agents.providers.offline_structured import plain_structured
 from fieldhouse.agents.providers.offline_values import find_date, find_time
 
 Call = tuple[str, dict[str, Any]]
@@ -112,6 +113,7 @@ def plan_for(message: str, now: datetime, workspace: Workspace | None = None) ->
         if not _BUILTIN:
             _BUILTIN.append(builtin())
         workspace = _BUILTIN[0]
+    message = plain_structured(message, workspace) or message
     settled = settle(plain_symbols(message))
     if settled is None:  # a correction the reader cannot place: ask, do not guess
         return Plan((), UNSETTLED)
