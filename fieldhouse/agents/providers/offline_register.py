@@ -74,7 +74,9 @@ _RULES: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         # "should be qualified, not lead": the old value is no part of the new one
         (r"(\b(?:should\s+be|must\s+be|is\s+now)\s+[^,;]+?)\s*,?\s+(?:not|rather\s+than|instead\s+of)\s+"
          r"[^,;]+?"
-         r"\s*(?=[.!]?\s*$)", r"\1"),
+         r"\s*(?=[.!?]?\s*$)", r"\1"),
+        # "bump the probability up to 80": the new value
+        (r"\s+(?:up|down)\s+to\s+(?=\d)", " to "),
         # "push X's close date back to", "move the due date out to"
         (r"\s+(?:back|forward|out)\s+(?=(?:to|until|till)\b)", " "),
         # "Grace Hopper's been made Chief Digital Officer, could you update her title?"
@@ -309,9 +311,55 @@ def _mail_to_pronoun(text: str) -> str | None:
     return request[: to.start(pronoun)] + name + request[to.end(pronoun) :]
 
 
+#: how a hesitant person wraps a request: it asks nothing by itself ("Um, I think we should
+#: probably add ...", "Sorry to bother you, but ...", "... Only if you think that's sensible,
+#: of course."). A real choice left open ("X or maybe Y?") stays: the value reader asks.
+_HEDGES: tuple[re.Pattern[str], ...] = tuple(
+    re.compile(p, re.I)
+    for p in (
+        r"^\s*(?:um+|uh+|erm*|hmm+|so|well|ok(?:ay)?|right)\s*[,.!]+\s*",
+        r"^\s*sorry(?:\s+to\s+(?:bother|trouble|pester|bug)\s+you)?(?:\s+again)?\s*[,.!]*\s*"
+        r"(?:but\s+)?(?=\S)",
+        r"^\s*(?:i\s+(?:think|believe|guess|suppose|reckon|feel\s+like)|i'?m\s+not\s+(?:sure|certain)"
+        r"(?:\s+(?:if|whether)\s+this\s+is\s+(?:right|ok(?:ay)?|the\s+right\s+(?:place|way)))?|"
+        r"not\s+sure\s+(?:if|whether)\s+this\s+is\s+(?:right|ok(?:ay)?|the\s+right\s+(?:place|way))|"
+        r"if\s+it'?s\s+not\s+(?:too\s+much\s+)?(?:a\s+)?(?:bother|trouble)|if\s+you\s+don'?t\s+mind|"
+        r"if\s+you\s+(?:get|have)\s+a\s+(?:sec|second|moment|minute|chance)|when\s+you\s+(?:get|have)"
+        r"\s+a\s+(?:sec|second|moment|minute|chance)|if\s+you'?re\s+sure\s+it'?s\s+(?:ok(?:ay)?|fine)"
+        r"[^,;]*)\s*[,;:]*\s*(?:but\s+|that\s+|then\s+)?",
+        r"^\s*(?:(?:maybe|perhaps)\s+)?(?:we|you)\s+(?:should|could|might|may)\s+(?:probably\s+|"
+        r"maybe\s+|perhaps\s+)?(?:want\s+to\s+)?(?=(?:add|create|set|change|move|mark|update|bump|"
+        r"put|log|make|open|send|draft|remind|list|show|find|push|raise|lower|drop)\b)",
+        r"^\s*(?:maybe|perhaps|possibly|probably)\s*,?\s+(?=(?:add|create|set|change|move|mark|"
+        r"update|bump|put|log|make|open|send|draft|remind|list|show|find|search|look|push|raise|"
+        r"lower|drop|a|an|the)\b)",
+        r"\s*[,.;!?]?\s*(?:only\s+if\s+you\s+think[^.?!]*|if\s+(?:that'?s|it'?s)\s+(?:ok(?:ay)?|"
+        r"alright|all\s+right|fine|not\s+too\s+much\s+trouble)|i\s+think|i\s+believe|"
+        r"i'?m\s+(?:fairly|pretty|quite)\s+sure|if\s+i\s+(?:copied|got|typed|wrote)\s+it\s+right|"
+        r"of\s+course|maybe|perhaps|sorry\s+if\s+[^.?!]*|(?:that\s+)?would\s+be\s+(?:fine|great|ok(?:ay)?)"
+        r"(?:,?\s+i\s+think)?)\s*[.?!]*\s*$",
+        r"\b(?:i\s+(?:think|believe|guess|reckon)|i'?m\s+(?:fairly|pretty)\s+sure)\s+(?=(?:she|he|"
+        r"they|it|his|her|their|the|its)\b)",
+    )
+)
+#: "add a contact? Her name is ...": the question mark of a create asked as a question
+_ASKED_CREATE = re.compile(r"^(\s*(?:add|create)\s+an?\s+(?:new\s+)?[\w-]+)\?\s+", re.I)
+
+
+def without_hedges(text: str) -> str:
+    """The request without the hedges around it (each pattern up to twice: "Um, sorry, ...")."""
+    for pattern in _HEDGES:
+        for _ in range(2):
+            text, n = pattern.subn("", text, count=1)
+            if not n:
+                break
+    text = _ASKED_CREATE.sub(r"\1: ", text, count=1)
+    return text.strip() or text
+
+
 def plain_register(text: str) -> str:
     """The message in plain words (unchanged when no rule applies)."""
-    text = _plain_words(text)
+    text = without_hedges(_plain_words(text))
     said = _new_title(text) or _new_phone(text) or _mail_to_pronoun(text)
     if said is not None:
         return said

@@ -406,3 +406,43 @@ def test_another_crms_words_and_polite_questions(
     message: str, expected: tuple[str, dict[str, Any]]
 ) -> None:
     assert writes(message) == [expected]
+
+
+@pytest.mark.parametrize(
+    ("message", "expected"),
+    [
+        ("Maybe bump the Beacon fleet telematics probability up to 60? Only if you think "
+         "that's sensible, of course.", update(BEACON, probability=60)),
+        ("Sorry to bother you, but I believe the Vendor audit checklist priority should be high "
+         "rather than low?", update(AUDIT, priority="high")),
+        ("Um, if it's not too much trouble, set Orla Finnegan's job title to Fleet Director, "
+         "I think.", update(ORLA, **{"job-title": "Fleet Director"})),
+    ],
+)  # fmt: skip
+def test_a_hedged_change_is_read_without_its_hedges(
+    message: str, expected: tuple[str, dict[str, Any]]
+) -> None:
+    assert writes(message) == [expected]
+
+
+def test_a_create_asked_as_a_hesitant_question_creates_the_record() -> None:
+    made = writes(
+        "Um, I think we should probably add a contact? His name is Tomas Brennan, I believe "
+        "he's the new Fleet Analyst at Kestrel Freight. Sorry if he's already in there."
+    )
+    assert len(made) == 1
+    tool, args = made[0]
+    assert (tool, args["module"], args["displayName"]) == (
+        "records.create",
+        "contacts",
+        "Tomas Brennan",
+    )
+    assert args["fields"]["job-title"] == "Fleet Analyst"
+    assert args["fields"]["company"] == KESTREL["recordId"]
+
+
+def test_a_choice_left_open_behind_a_hedge_is_still_asked_about() -> None:
+    assert (
+        writes("Could you set the Beacon fleet telematics amount to 30k? Or 35k, I'm not sure.")
+        == []
+    )
