@@ -20,6 +20,7 @@ from typing import Any
 from fieldhouse.agents.contract import ToolOutcome
 from fieldhouse.agents.providers.offline_context import request_first
 from fieldhouse.agents.providers.offline_corrections import settle
+from fieldhouse.agents.providers.offline_lexicon import plain_english
 from fieldhouse.agents.providers.offline_mail import ToPerson, read_mail
 from fieldhouse.agents.providers.offline_phrasings import (
     closed_deals,
@@ -113,7 +114,7 @@ def plan_for(message: str, now: datetime, workspace: Workspace | None = None) ->
         if not _BUILTIN:
             _BUILTIN.append(builtin())
         workspace = _BUILTIN[0]
-    message = plain_structured(message, workspace) or message
+    message = plain_english(plain_structured(message, workspace) or message)
     settled = settle(plain_symbols(message))
     if settled is None:  # a correction the reader cannot place: ask, do not guess
         return Plan((), UNSETTLED)
