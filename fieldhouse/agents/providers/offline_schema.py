@@ -20,9 +20,37 @@ from fieldhouse.model.schema import FieldDef
 #: everyday words for the standard modules, by module slug (a module's own name, singular and
 #: plural, always counts)
 MODULE_WORDS: Mapping[str, tuple[str, ...]] = {
-    "contacts": ("person", "people", "persons", "contact", "anyone", "someone", "anybody"),
-    "companies": ("organisation", "organization", "org", "account", "firm", "business", "co"),
-    "deals": ("opportunity", "opportunities", "opp", "opps", "pipeline", "deal"),
+    "contacts": (
+        "person",
+        "people",
+        "persons",
+        "contact",
+        "anyone",
+        "someone",
+        "anybody",
+        "candidate",
+    ),
+    "companies": (
+        "organisation",
+        "organization",
+        "org",
+        "account",
+        "firm",
+        "business",
+        "co",
+        "client company",
+    ),
+    "deals": (
+        "opportunity",
+        "opportunities",
+        "opp",
+        "opps",
+        "pipeline",
+        "deal",
+        "req",
+        "requisition",
+        "placement",
+    ),
     "tasks": ("to-do", "to-dos", "todo", "todos", "to do", "task", "activity", "activities"),
 }
 #: everyday words for fields, by field slug
@@ -34,7 +62,7 @@ FIELD_WORDS: Mapping[str, tuple[str, ...]] = {
     "job-title": ("title", "role", "position", "job", "designation"),
     "close-date": ("close date", "closing date", "closing", "close", "closes", "closed"),
     "due-date": ("due", "deadline", "due date"),
-    "amount": ("value", "worth", "size"),
+    "amount": ("value", "worth", "size", "fee"),
     "probability": ("chance", "odds", "likelihood"),
     "tags": ("tag", "tagged", "label", "labelled"),
     "owner": ("owner", "owned by", "assigned to"),
@@ -57,7 +85,7 @@ OPTION_WORDS: Mapping[str, tuple[str, ...]] = {
     "in-progress": ("ongoing", "underway", "in flight", "started"),
     "follow-up": ("followup", "follow up"),
     "urgent": ("critical", "asap"),
-    "won": ("closed won", "close won", "win"),
+    "won": ("closed won", "close won", "win", "placed"),
     "lost": ("closed lost", "lose"),
 }
 #: generic one-word suffixes of labels that name no field on their own

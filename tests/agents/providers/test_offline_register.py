@@ -446,3 +446,17 @@ def test_a_choice_left_open_behind_a_hedge_is_still_asked_about() -> None:
         writes("Could you set the Beacon fleet telematics amount to 30k? Or 35k, I'm not sure.")
         == []
     )
+
+
+def test_a_recruiters_words_name_the_modules_and_fields() -> None:
+    """A candidate is a contact, a req a deal, a fee its amount, a placed req a won deal."""
+    made = writes("New candidate: Tomas Brennan, Fleet Analyst at Kestrel Freight.")
+    assert [(t, a["module"], a["displayName"]) for t, a in made] == [
+        ("records.create", "contacts", "Tomas Brennan")
+    ]
+    assert writes("Mark the Beacon fleet telematics req as placed.") == [
+        update(BEACON, stage="won")
+    ]
+    assert writes("Set the fee on the Beacon fleet telematics req to 12,000.") == [
+        update(BEACON, amount={"amount": 12000, "currency": "USD"})
+    ]
