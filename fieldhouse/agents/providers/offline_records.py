@@ -521,6 +521,9 @@ def _create(text: str, today: date, ws: Workspace) -> Planned:
     head = re.sub(r"^\W*[\w']+\s*", "", text[: first.start])  # without the verb
     lead = _NAMING_AT_END.sub(" ", rest[: name_span[0]])
     details = " ".join((head, lead, inside, rest[name_span[1] :]))
+    # the quotes a quoted name leaves behind ("for Contoso Health: 'X', 45k"), and the colon
+    # that led to it, are no part of the details
+    details = _EMPTY_QUOTES.sub(" ", details)
     mine = _MINE_NEW.search(details)
     people = module.fields_of("user")
     me: str | None = None
@@ -565,6 +568,9 @@ def _create(text: str, today: date, ws: Workspace) -> Planned:
     if me is not None:
         fields[people[0].slug] = me
     return _create_plan(module, name, fields, pending, ws)
+
+
+_EMPTY_QUOTES = re.compile(r"\s*:?\s*(['\"\u2018\u201c])\s*['\"\u2019\u201d]")
 
 
 def _kind_said(text: str, first: Mention, module: Module, ws: Workspace) -> dict[str, Any]:

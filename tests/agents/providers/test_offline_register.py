@@ -460,3 +460,13 @@ def test_a_recruiters_words_name_the_modules_and_fields() -> None:
     assert writes("Set the fee on the Beacon fleet telematics req to 12,000.") == [
         update(BEACON, amount={"amount": 12000, "currency": "USD"})
     ]
+
+
+def test_a_quoted_name_after_its_company_leaves_no_quotes_in_the_company() -> None:
+    made = writes("New deal for Kestrel Freight: 'Kestrel yard sensors', 45k, stage qualified.")
+    assert len(made) == 1
+    _, args = made[0]
+    assert args["displayName"] == "Kestrel yard sensors"
+    assert args["fields"]["company"] == KESTREL["recordId"]
+    assert args["fields"]["amount"] == {"amount": 45000, "currency": "USD"}
+    assert args["fields"]["stage"] == "qualified"
