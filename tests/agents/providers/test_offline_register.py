@@ -470,3 +470,29 @@ def test_a_quoted_name_after_its_company_leaves_no_quotes_in_the_company() -> No
     assert args["fields"]["company"] == KESTREL["recordId"]
     assert args["fields"]["amount"] == {"amount": 45000, "currency": "USD"}
     assert args["fields"]["stage"] == "qualified"
+
+
+TOMAS = record("contacts", "Tomas Brennan", emails=["tomas@kestrel.example"])
+
+
+@pytest.mark.parametrize(
+    ("message", "tool", "subject", "body"),
+    [
+        ("Can you send Tomas Brennan an email thanking him for the depot tour?", "email.send",
+         "Thank you for the depot tour", "Thank you for the depot tour."),
+        ("Could you draft an email to Tomas Brennan asking if he can join the audit on Monday?",
+         "email.draft", "Asking if he can join the audit on Monday",
+         "Asking if he can join the audit on Monday."),
+        ("Please draft a mail to Tomas Brennan regarding the yard lease.", "email.draft",
+         "the yard lease", "the yard lease"),
+    ],
+)  # fmt: skip
+def test_an_e_mail_said_by_its_purpose_is_written_to_the_person_named(
+    message: str, tool: str, subject: str, body: str
+) -> None:
+    made = writes(message, [*EVERYONE, TOMAS])
+    assert made == [(tool, {"to": ["tomas@kestrel.example"], "subject": subject, "body": body})]
+
+
+def test_an_e_mail_said_by_its_purpose_to_no_one_named_is_asked_about() -> None:
+    assert writes("Draft an email to him asking for the depot keys.", [*EVERYONE, TOMAS]) == []
