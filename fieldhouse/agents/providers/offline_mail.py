@@ -24,6 +24,12 @@ _BODY = re.compile(
     r"(?:telling|informing)\s+(?:him|her|them)(?:\s+that)?)\b\s*(?:is\s+)?[:=]?\s*",
     re.I,
 )
+#: what the e-mail is for, said after its subject without a body keyword: the body
+_PURPOSE = re.compile(
+    r"[,;]\s*((?:asking|thanking|inviting|reminding|letting\s+(?:him|her|them)\s+know)\b.+?)"
+    r"\s*[.!?]?$",
+    re.I,
+)
 _SLOT_END = re.compile(r"\s*(?:[,;]\s*|\s+(?=(?:body|saying|subject|subj)\b)|$)", re.I)
 _DRAFT = re.compile(
     r"\b(?:draft|prepare|compose|write)\b|\b(?:don'?t|do\s+not)\s+send\b|\bnot\s+send\b", re.I
@@ -90,7 +96,13 @@ def _fill(text: str, subject_at: re.Match[str]) -> tuple[str, str, str] | str:
     if not subject:
         return "What should the e-mail's subject be?"
     body_at = _BODY.search(text)
-    body = _slot(text, body_at.end(), body=True) if body_at else _quoted_body(text, subject)
+    purpose = _PURPOSE.search(text, subject_at.end())
+    if body_at:
+        body = _slot(text, body_at.end(), body=True)
+    elif purpose:  # "subject 'Quick sync?', asking if he is free on Tuesday"
+        body = purpose[1][0].upper() + purpose[1][1:] + "."
+    else:
+        body = _quoted_body(text, subject)
     verbs = text.replace(body, " ") if body else text  # "body: please send ...": not a verb
     tool = "email.draft" if _DRAFT.search(verbs) else "email.send" if _SEND.search(verbs) else ""
     if not tool and re.match(r"\W*e-?mail\b", text, re.I):

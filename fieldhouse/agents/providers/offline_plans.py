@@ -294,6 +294,9 @@ def _mail(text: str, now: datetime) -> Plan | None:
     m = _MAIL.match(text)
     if m is None:
         return None
+    said = (m["subject"] or "").strip()
+    if said[:1] in ("'", '"') and not re.fullmatch(r"(['\"]).*\1", said):
+        return None  # a quoted subject and more after it: the slot reader reads them apart
     subject = (m["subject"] or "Hello").strip(" '\"")
     body = (m["body"] or subject).strip(" '\"")
     tool = "email.send" if m["verb"].lower() == "send" else "email.draft"

@@ -496,3 +496,24 @@ def test_an_e_mail_said_by_its_purpose_is_written_to_the_person_named(
 
 def test_an_e_mail_said_by_its_purpose_to_no_one_named_is_asked_about() -> None:
     assert writes("Draft an email to him asking for the depot keys.", [*EVERYONE, TOMAS]) == []
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        "help me write a draft to Tomas Brennan, subject 'Depot keys?', asking if he has them",
+        "draft an email to tomas@kestrel.example subject 'Depot keys?', asking if he has them",
+    ],
+)
+def test_a_purpose_after_the_subject_is_the_body_not_the_subject_again(message: str) -> None:
+    made = writes(message, [*EVERYONE, TOMAS])
+    assert made == [
+        (
+            "email.draft",
+            {
+                "to": ["tomas@kestrel.example"],
+                "subject": "Depot keys?",
+                "body": "Asking if he has them.",
+            },
+        )
+    ]
