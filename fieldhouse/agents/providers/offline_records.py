@@ -539,12 +539,18 @@ def _create(text: str, today: date, ws: Workspace) -> Planned:
     pending += asked
     loose = _loose_numbers(details, fields, today)
     money = module.fields_of("money")
-    # "..., 24000" is the amount; "~120 ppl" counts something else: asked about, not guessed
+    # "..., 24000" is the amount; "~120 ppl" counts something else: asked about, not guessed;
+    # so is a bare number that another number field could hold (a company's 1,200: its
+    # employees or its revenue), but for a percentage it is too big for
     if (
         len(loose) == 1
         and len(money) == 1
         and money[0].slug not in fields
         and not _a_count(details, loose[0])
+        and all(
+            f.slug in fields or ("percent" in f.units() and loose[0] > 100)
+            for f in module.fields_of("number")
+        )
     ):
         fields[money[0].slug] = {"amount": loose.pop(), "currency": "USD"}
     unread = " ".join(str(n) for n in loose) or _unread(details, module, today, ws, fields)
@@ -633,7 +639,9 @@ def _a_count(text: str, number: float) -> bool:
     "40 seats"): a word other than a small one follows it."""
     for a in find_amounts(text):
         if a.value[0] == number and not a.value[1]:
-            after = re.match(r"\s*([a-z]+)\b", text[a.end :].lower())
+            # from the number's last digit: "28,000, qualified" is no count of "qualified"
+            end = a.start + len(text[a.start : a.end].rstrip(",.; "))
+            after = re.match(r"\s*([a-z]+)\b", text[end:].lower())
             if after is not None and after[1] not in _NOT_A_UNIT:
                 return True
     return False
@@ -1167,7 +1175,7 @@ def _unread(
     text: str, module: Module, today: date, ws: Workspace, fields: Mapping[str, Any]
 ) -> str:
     """What a create's details say that no field took (3+ words): asked about, not dropped."""
-    spans = _read_spans(text, today, ws)
+    spans = _read_spans(text, today, ws, module)
     at = _ROLE_AT.search(text)
     if at and any(
         (f.reads == "record" and f.slug in fields) or "title" in f.slug for f in module.fields
@@ -1180,11 +1188,18 @@ def _unread(
     rest = "".join(keep)
     for said in role:
         rest = rest.replace(said.strip(" .()"), " ")
+    address = find_email(rest)
+    if address is not None:  # one word, but of weight: an address no field of the module takes
+        return address.value
     return _weighty(rest)
 
 
-def _read_spans(text: str, today: date, ws: Workspace) -> list[tuple[int, int]]:
-    """Where the text names a module, field or choice, or says a typed value."""
+def _read_spans(
+    text: str, today: date, ws: Workspace, module: Module | None = None
+) -> list[tuple[int, int]]:
+    """Where the text names a module, field or choice, or says a typed value. With ``module``:
+    an address, a phone number or a web address counts as read only where the module has a
+    field for it (a deal's "for the company of x@y" says something no field of a deal took)."""
     spans: list[tuple[int, int]] = [(m.start, m.end) for m in _mentions(text, ws)]
     spans += [(f.start, f.end) for f in find_amounts(text)]
     units = {u for m in ws.modules for f in m.fields for u in f.units()}
@@ -1193,8 +1208,15 @@ def _read_spans(text: str, today: date, ws: Workspace) -> list[tuple[int, int]]:
             (u.start(), u.end())
             for u in re.finditer(r"\d\s*" + re.escape(unit) + r"(?!\w)", text, re.I)
         ]
-    found_all = (find_date(text, today), find_time(text), find_email(text), find_phone(text))
-    for found in (*found_all, find_url(text)):
+    kinds = {f.reads for f in module.fields} if module is not None else {"email", "phone", "url"}
+    found_all = (
+        find_date(text, today),
+        find_time(text),
+        find_email(text) if "email" in kinds else None,
+        find_phone(text) if "phone" in kinds else None,
+        find_url(text) if "url" in kinds else None,
+    )
+    for found in found_all:
         if found is not None:
             spans.append((found.start, found.end))
     return spans

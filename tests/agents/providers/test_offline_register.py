@@ -517,3 +517,24 @@ def test_a_purpose_after_the_subject_is_the_body_not_the_subject_again(message: 
             },
         )
     ]
+
+
+def test_a_bare_sum_before_another_detail_is_a_deals_amount() -> None:
+    made = writes("Log a new deal for Kestrel Freight: 'Kestrel yard sensors', 28,000, qualified.")
+    assert len(made) == 1
+    assert made[0][1]["fields"]["amount"] == {"amount": 28000, "currency": "USD"}
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        # a company's bare 1,200: its employees or its revenue
+        "add company Pinecrest Haulage, retail, 1,200, logistics",
+        # a deal's bare 60: its amount or its probability
+        "Log a new deal for Kestrel Freight: 'Kestrel yard sensors', 60, qualified.",
+        # an address no field of a deal takes: not dropped
+        "Open a deal for the company of orla@kestrel.example: 'Kestrel yard sensors', 45k, lead.",
+    ],
+)
+def test_a_detail_no_field_surely_takes_is_asked_about(message: str) -> None:
+    assert writes(message) == []
