@@ -1983,13 +1983,20 @@ def _date_conditions(q: _Query) -> None:
         return
     lower = q.lower
     period = find_range(lower, q.today)
+    when = find_date(lower, q.today)
+    if period and when is not None and isinstance(when.value, date):
+        # "before the 5th of next month": a day inside the period, after a bound, is the bound
+        where = period[1]
+        within = when.start <= where.start and where.end <= when.end
+        longer = when.end - when.start > where.end - where.start
+        if within and longer and _SIDE.search(lower[: when.end]):
+            period = None
     if period:
         span, where = period
         f = _date_field(lower, dates)
         q.add(f.slug, "gte", value=span.first.isoformat())
         q.add(f.slug, "lte", (where.start, where.end), value=span.last.isoformat())
         return
-    when = find_date(lower, q.today)
     lone = len(dates) == 1 and when is not None and _DATE_LEAD.match(lower, when.start)
     if when and isinstance(when.value, date) and (_date_said(lower, dates) or lone):
         word = _SIDE.search(lower[: when.end])

@@ -538,3 +538,20 @@ def test_a_bare_sum_before_another_detail_is_a_deals_amount() -> None:
 )
 def test_a_detail_no_field_surely_takes_is_asked_about(message: str) -> None:
     assert writes(message) == []
+
+
+@pytest.mark.parametrize(
+    ("message", "field", "operator", "value"),
+    [
+        ("Show the tasks due before the 5th of next month.", "due-date", "lt", "2026-12-05"),
+        ("deals closing after the 20th of next month", "close-date", "gt", "2026-12-20"),
+    ],
+)
+def test_a_bound_on_a_day_of_next_month_is_that_day_not_the_month(
+    message: str, field: str, operator: str, value: str
+) -> None:
+    made, _ = walked(message, EVERYONE, NOW, WS)
+    conditions = made[0][1]["advancedFilter"]["root"]["conditions"]
+    assert [(c["fieldSlug"], c["operator"], c["value"]) for c in conditions] == [
+        (field, operator, value)
+    ]
