@@ -674,7 +674,7 @@ def _labelled_parts(
     fields: dict[str, Any] = {}
     pending: list[tuple[str, Call]] = []
     kept: list[str] = []
-    for part in re.split(r"(?<=[,;])", text):
+    for part in _PARTS.split(text):
         m = _field_part(part, module)
         if m is None:
             kept.append(part)
@@ -693,6 +693,8 @@ def _labelled_parts(
     return fields, pending, "".join(kept)
 
 
+#: where details part: after a comma or a semicolon, but not inside a number ("15,000")
+_PARTS = re.compile(r"(?<=;)|(?<=,)(?<!\d,)|(?<=\d,)(?!\d{3}(?!\d))")
 _PART_VALUE = r"(?![\w-])\s*(?:=|:|\bis\b)?\s*(?P<v>\S.*)"
 
 
@@ -729,7 +731,7 @@ def _create_name(
     before = _NAME_BEFORE.match(text[: first.start])
     # "add Kestrel Lane as a company, retail": after the comma come details, not its name
     # ("register X as a contact; he is ..."): the name was said before the module word
-    listed = rest.lstrip()[:1] in (",", ";") and (
+    listed = rest.lstrip()[:1] in (",", ";", ":") and (
         before is not None or not _names_a_record(name, rest, ws)
     )
     if (not name or listed) and before and (not rest.strip(" .!?") or listed):

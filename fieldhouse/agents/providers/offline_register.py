@@ -77,6 +77,10 @@ _RULES: tuple[tuple[re.Pattern[str], str], ...] = tuple(
          r"\s*(?=[.!?]?\s*$)", r"\1"),
         # "bump the probability up to 80": the new value
         (r"\s+(?:up|down)\s+to\s+(?=\d)", " to "),
+        # "stick a new company in called X", "get a new deal in for X called Y": the particle
+        (r"\b(?P<m>company|contact|deal|task)\s+in\s+(?=(?:called|named|for)\b)", r"\g<m> "),
+        # "... for X at the lead stage": the stage said as its field
+        (r"\s+(?:at|in)\s+the\s+(?P<s>[\w-]+)\s+stage\b", r", stage \g<s>"),
         # "push X's close date back to", "move the due date out to"
         (r"\s+(?:back|forward|out)\s+(?=(?:to|until|till)\b)", " "),
         # "Grace Hopper's been made Chief Digital Officer, could you update her title?"

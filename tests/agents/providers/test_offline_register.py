@@ -555,3 +555,27 @@ def test_a_bound_on_a_day_of_next_month_is_that_day_not_the_month(
     assert [(c["fieldSlug"], c["operator"], c["value"]) for c in conditions] == [
         (field, operator, value)
     ]
+
+
+@pytest.mark.parametrize(
+    ("message", "module", "name", "fields"),
+    [
+        ("Stick a new company in called Pinecrest Haulage, they are retail", "companies",
+         "Pinecrest Haulage", {"industry": "retail"}),
+        ("Add Pinecrest Haulage as a company: retail, about 150 people", "companies",
+         "Pinecrest Haulage", {"industry": "retail", "employees": 150}),
+        ("Can you add a deal called Kestrel depot app for Kestrel Freight at the lead stage?",
+         "deals", "Kestrel depot app", {"stage": "lead", "company": KESTREL["recordId"]}),
+        ("Can we get a new deal in for Kestrel Freight called Kestrel depot app, worth 15,000?",
+         "deals", "Kestrel depot app",
+         {"amount": {"amount": 15000, "currency": "USD"}, "company": KESTREL["recordId"]}),
+    ],
+)  # fmt: skip
+def test_a_create_said_in_passing_shapes_is_made_whole(
+    message: str, module: str, name: str, fields: dict[str, Any]
+) -> None:
+    made = writes(message)
+    assert len(made) == 1
+    tool, args = made[0]
+    assert (tool, args["module"], args["displayName"]) == ("records.create", module, name)
+    assert {k: args["fields"].get(k) for k in fields} == fields
