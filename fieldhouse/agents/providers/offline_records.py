@@ -480,6 +480,8 @@ _KIND_FIRST = re.compile(
     r"^(?P<verb>add|create|new|schedule|set\s+up|log|make|spin\s+up|raise)\s+(?:an?\s+|new\s+)*",
     re.I,
 )
+#: a person's name after a record's kind and a colon ("a lead: Tomas Brennan, ...")
+_A_PERSON = re.compile(r"\s*:\s*(?-i:[A-Z][\w'-]+\s+[A-Z][\w'-]+)\b")
 _PERSON_AT = re.compile(
     r"^(?P<verb>add|create|new)\s+(?P<name>[a-z][\w'-]*(?:\s+[a-z][\w'-]*){1,2})"
     # "add Marcus Webb, head of growth at Litware Labs": the role stays to be read
@@ -777,6 +779,13 @@ def _create_kind(text: str, ws: Workspace) -> tuple[str, list[Mention]]:
             return text, mentions
     kind = _KIND_FIRST.match(text)
     first_said = [m for m in mentions if m.option and kind and m.start == kind.end()]
+    if kind and len({m.module.slug for m in first_said}) > 1:
+        # "add a lead: Tomas Brennan, ...": a value of several modules (a contact's lifecycle,
+        # a deal's stage), then a person's name: the record of the one person-like module
+        after = text[max(m.end for m in first_said) :]
+        person = [m for m in first_said if _person_like(m.module)]
+        if len({m.module.slug for m in person}) == 1 and _A_PERSON.match(after):
+            first_said = person
     if kind and len({m.module.slug for m in first_said}) == 1:
         word = singular(words(first_said[0].module.name))
         text = f"{kind['verb']} {word} {text[kind.end() :]}"

@@ -579,3 +579,14 @@ def test_a_create_said_in_passing_shapes_is_made_whole(
     tool, args = made[0]
     assert (tool, args["module"], args["displayName"]) == ("records.create", module, name)
     assert {k: args["fields"].get(k) for k in fields} == fields
+
+
+def test_a_value_of_two_modules_then_a_colon_and_a_persons_name_is_a_contact() -> None:
+    made = writes("Add a lead: Tomas Brennan, Fleet Analyst at Kestrel Freight.")
+    assert len(made) == 1
+    _, args = made[0]
+    assert (args["module"], args["displayName"]) == ("contacts", "Tomas Brennan")
+    assert args["fields"]["lifecycle"] == "lead"
+    # without the colon, or before something that is no person's name: which kind is asked
+    assert writes("Add a lead Tomas Brennan, Fleet Analyst at Kestrel Freight.") == []
+    assert writes("add a lead: Kestrel depot app") == []
