@@ -783,9 +783,9 @@ def _create_kind(text: str, ws: Workspace) -> tuple[str, list[Mention]]:
         # "add a lead: Tomas Brennan, ...": a value of several modules (a contact's lifecycle,
         # a deal's stage), then a person's name: the record of the one person-like module
         after = text[max(m.end for m in first_said) :]
-        person = [m for m in first_said if _person_like(m.module)]
-        if len({m.module.slug for m in person}) == 1 and _A_PERSON.match(after):
-            first_said = person
+        personal = [m for m in first_said if _person_like(m.module)]
+        if len({m.module.slug for m in personal}) == 1 and _A_PERSON.match(after):
+            first_said = personal
     if kind and len({m.module.slug for m in first_said}) == 1:
         word = singular(words(first_said[0].module.name))
         text = f"{kind['verb']} {word} {text[kind.end() :]}"
