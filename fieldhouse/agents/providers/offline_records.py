@@ -1759,7 +1759,7 @@ _SIDE = re.compile(r"\b(?P<w>before|until|till|after|since)\b[^,;]{0,30}$")
 #: a date said as when something is ("tasks for friday"), for a module with one date field
 _DATE_LEAD = re.compile(r"(?:due|on|by|for|before|until|till|after|since)\b")
 _EMPTY = re.compile(r"\b(?:without|with\s+no|missing|no)\s+(?:an?\s+|the\s+)?$")
-_NUMBER = r"[$€£]?\s?\d[\d,.]*\s?(?:k|m)?"
+_NUMBER = r"[$€£]?\s?\d[\d,.]*\s?(?:k|m|grand|thousand)?"
 _BETWEEN = re.compile(r"between\s+(?P<a>" + _NUMBER + r")\s+and\s+(?P<b>" + _NUMBER + r")\b")
 _SORT = (
     (r"\b(?:biggest|largest|highest|top|most\s+valuable)\b", "desc"),
@@ -1970,7 +1970,7 @@ def _compare_conditions(q: _Query) -> None:
         return
     lower = q.lower
     for pattern, op in _COMPARE:
-        compared = pattern + r"\s+(?P<n>[$€£]?\s?\d[\d,.]*\s?(?:k|m|bn)?\b%?)"
+        compared = pattern + r"\s+(?P<n>[$€£]?\s?\d[\d,.]*\s?(?:k|m|bn|grand|thousand)?\b%?)"
         for c in re.finditer(compared, lower):
             amounts = find_amounts(c["n"].rstrip("%"))
             if amounts:
@@ -2031,6 +2031,14 @@ _SORT_WORD = re.compile(
 )
 
 
+_MOST = frozenset({"biggest", "largest", "highest", "most", "greatest"})
+#: "largest headcount first", "lowest health first": a superlative before a field's name
+_MOST_OF = re.compile(
+    r"\b(?P<d>biggest|largest|highest|most|greatest|smallest|lowest|fewest|least)\s+"
+    r"(?P<f>[a-z][\w -]*?)\s+first\b"
+)
+
+
 def _sort(q: _Query) -> None:
     """ "biggest deals" (by money), "sorted by close date descending", "sort employees desc",
     "soonest close date first"."""
@@ -2040,6 +2048,12 @@ def _sort(q: _Query) -> None:
             q.args["sortField"], q.args["sortDirection"] = money[0].slug, direction
     by = _SORT_BY.search(q.lower) or _SORT_WORD.search(q.lower)
     sorted_by = _field_named(q.module, by["f"]) if by else None
+    most = _MOST_OF.search(q.lower)
+    named = _field_named(q.module, most["f"]) if most else None
+    if most and named and sorted_by is None:  # "largest headcount first": that field, not money
+        q.args["sortField"] = named.slug
+        q.args["sortDirection"] = "desc" if most["d"] in _MOST else "asc"
+        q.used.append((most.start(), most.end()))
     if by and sorted_by:
         q.args["sortField"] = sorted_by.slug
         said = by["d"] or ""

@@ -280,11 +280,11 @@ def find_time(text: str) -> Found[tuple[int, int]] | None:
 
 
 _AMOUNT = re.compile(
-    r"(?P<cur>[$€£])?\s?(?P<num>\d[\d,]*(?:\.\d+)?)\s?(?P<mult>k|m|mm|bn|b|thousand|million|"
+    r"(?P<cur>[$€£])?\s?(?P<num>\d[\d,]*(?:\.\d+)?)\s?(?P<mult>k|m|mm|bn|b|thousand|grand|million|"
     r"billion)?\b(?!\s*%)(?:\s*(?P<code>usd|eur|gbp|dollars?|euros?|pounds?|bucks)\b)?",
     re.I,
 )
-_MULT = {"k": 1e3, "thousand": 1e3, "m": 1e6, "mm": 1e6, "million": 1e6}
+_MULT = {"k": 1e3, "thousand": 1e3, "grand": 1e3, "m": 1e6, "mm": 1e6, "million": 1e6}
 _MULT |= {"b": 1e9, "bn": 1e9, "billion": 1e9}
 _CODES = {"$": "USD", "€": "EUR", "£": "GBP", "dollars": "USD", "euros": "EUR", "pounds": "GBP"}
 _CODES |= {"dollar": "USD", "euro": "EUR", "pound": "GBP", "bucks": "USD"}

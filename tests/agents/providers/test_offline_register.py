@@ -590,3 +590,19 @@ def test_a_value_of_two_modules_then_a_colon_and_a_persons_name_is_a_contact() -
     # without the colon, or before something that is no person's name: which kind is asked
     assert writes("Add a lead Tomas Brennan, Fleet Analyst at Kestrel Freight.") == []
     assert writes("add a lead: Kestrel depot app") == []
+
+
+def test_grand_is_a_thousand_and_a_superlative_names_the_field_sorted_by() -> None:
+    made, _ = walked("All the deals over fifty grand, biggest first", EVERYONE, NOW, WS)
+    args = made[-1][1]
+    conditions = args["advancedFilter"]["root"]["conditions"]
+    assert [(c["fieldSlug"], c["operator"], c["value"]) for c in conditions] == [
+        ("amount", "gt", 50000)
+    ]
+    assert (args["sortField"], args["sortDirection"]) == ("amount", "desc")
+    made, _ = walked("All companies in retail, largest headcount first.", EVERYONE, NOW, WS)
+    assert (made[-1][1]["sortField"], made[-1][1]["sortDirection"]) == ("employees", "desc")
+    made, _ = walked("companies in retail, lowest health first", EVERYONE, NOW, WS)
+    assert (made[-1][1]["sortField"], made[-1][1]["sortDirection"]) == ("health", "asc")
+    made = writes("add a deal called Kestrel depot app for Kestrel Freight, 12 grand")
+    assert made[0][1]["fields"]["amount"] == {"amount": 12000, "currency": "USD"}
