@@ -97,7 +97,8 @@ _CREATE = re.compile(
     re.I,
 )
 _UPDATE_VERB = (
-    r"(?:update|change|set|move|bump|mark|rename|reassign|assign|upgrade|downgrade|switch|record|"
+    r"(?:update|change|set|move|bump|mark|rename|reassign|assign|upgrade|downgrade|switch|convert|"
+    r"record|"
     r"put|push|promote|demote|flag|tag|make|edit|modify|record\s+that|note\s+that|log\s+that|"
     r"lower|raise|drop|increase|decrease|reduce)"
 )

@@ -77,6 +77,12 @@ _RULES: tuple[tuple[re.Pattern[str], str], ...] = tuple(
          r"\s*(?=[.!?]?\s*$)", r"\1"),
         # "bump the probability up to 80": the new value
         (r"\s+(?:up|down)\s+to\s+(?=\d)", " to "),
+        # "update the mobile number of X, it is +91 ...": the new value after the field's record
+        (r"^(?P<h>\s*(?:please\s+)?(?:update|change|correct|fix|set)\s+(?:the\s+)?[\w -]+?\s+"
+         r"(?:of|for|on)\s+[^,;:]+?)\s*[,;:.-]+\s*(?:it\s+is|it'?s|its|that\s+is|which\s+is)\s+"
+         r"(?:now\s+)?(?!(?:not\s+)?(?:wrong|incorrect|off|out\s+of\s+date|outdated|right|"
+         r"mistaken|missing|empty|blank|old|stale|correct)\b)(?P<v>[^,;]+?)\s*[.!]?$",
+         r"\g<h> to \g<v>"),
         # "stick a new company in called X", "get a new deal in for X called Y": the particle
         (r"\b(?P<m>company|contact|deal|task)\s+in\s+(?=(?:called|named|for)\b)", r"\g<m> "),
         # "... for X at the lead stage": the stage said as its field

@@ -606,3 +606,24 @@ def test_grand_is_a_thousand_and_a_superlative_names_the_field_sorted_by() -> No
     assert (made[-1][1]["sortField"], made[-1][1]["sortDirection"]) == ("health", "asc")
     made = writes("add a deal called Kestrel depot app for Kestrel Freight, 12 grand")
     assert made[0][1]["fields"]["amount"] == {"amount": 12000, "currency": "USD"}
+
+
+@pytest.mark.parametrize(
+    ("message", "expected"),
+    [
+        ("Convert Orla Finnegan from lead to qualified.", update(ORLA, lifecycle="qualified")),
+        ("Please update the mobile number of Orla Finnegan, it is +353 86 123 4567.",
+         update(ORLA, phones=["+353861234567"])),
+        ("change the stage of Beacon fleet telematics; it is now proposal",
+         update(BEACON, stage="proposal")),
+    ],
+)  # fmt: skip
+def test_a_value_said_after_the_field_and_its_record(
+    message: str, expected: tuple[str, dict[str, Any]]
+) -> None:
+    assert writes(message) == [expected]
+
+
+def test_a_value_said_to_be_wrong_is_no_new_value() -> None:
+    assert writes("update the title of Orla Finnegan, it is wrong") == []
+    assert writes("update the title of Orla Finnegan, it is out of date") == []
