@@ -356,6 +356,28 @@ _HEDGES: tuple[re.Pattern[str], ...] = tuple(
 _ASKED_CREATE = re.compile(r"^(\s*(?:add|create)\s+an?\s+(?:new\s+)?[\w-]+)\?\s+", re.I)
 
 
+#: slang that wraps a request and asks nothing by itself ("..., bet", "slay", "ngl", "rn",
+#: "real quick", "for me bestie", "tiny but they ate"), and slang for a won or lost deal
+_SLANG: tuple[tuple[re.Pattern[str], str], ...] = tuple(
+    (re.compile(p, re.I), r)
+    for p, r in (
+        (r"^\s*(?:ngl|tbh|lowkey|highkey|fr|ok\s+so|so\s+like|yo|bruh|bestie)\s*[,:]?\s+", ""),
+        (r"\s*[,.;!]*\s+(?:bet|slay|periodt?|no\s+cap|fr(?:\s+fr)?|ngl|tbh|rn|lol|lmao|iykyk|"
+         r"for\s+me\s+bestie|bestie|real\s+quick|asap\s+pls|tiny\s+but\s+they\s+ate|"
+         r"i\s+need\s+the\s+tea|the\s+big\s+dogs\s+only)\s*[.!]*\s*$", ""),
+        (r"\s+(?:rn|real\s+quick)\b(?=[,.!?]|\s*$)", ""),
+        (r"(?-i:\b(?:that'?s|it'?s|is|was)\s+a\s+W\b)", "is won"),
+        (r"(?-i:\btook\s+the\s+L\s+on\s+)", "lost "),
+    )
+)  # fmt: skip
+
+
+def without_slang(text: str) -> str:
+    for pattern, replacement in _SLANG:
+        text = pattern.sub(replacement, text, count=1)
+    return text
+
+
 def without_hedges(text: str) -> str:
     """The request without the hedges around it (each pattern up to twice: "Um, sorry, ...")."""
     for pattern in _HEDGES:
@@ -369,7 +391,7 @@ def without_hedges(text: str) -> str:
 
 def plain_register(text: str) -> str:
     """The message in plain words (unchanged when no rule applies)."""
-    text = without_hedges(_plain_words(text))
+    text = without_hedges(without_slang(_plain_words(text)))
     said = _new_title(text) or _new_phone(text) or _mail_to_pronoun(text)
     if said is not None:
         return said

@@ -627,3 +627,16 @@ def test_a_value_said_after_the_field_and_its_record(
 def test_a_value_said_to_be_wrong_is_no_new_value() -> None:
     assert writes("update the title of Orla Finnegan, it is wrong") == []
     assert writes("update the title of Orla Finnegan, it is out of date") == []
+
+
+def test_slang_around_a_request_is_dropped_and_a_w_is_a_won_deal() -> None:
+    assert writes("Beacon fleet telematics just closed, that's a W, update the stage") == [
+        update(BEACON, stage="won")
+    ]
+    made, _ = walked("show me every deal that's a W", EVERYONE, NOW, WS)
+    assert made[-1][1].get("filters") == {"stage": "won"} or [
+        (c["fieldSlug"], c["value"]) for c in made[-1][1]["advancedFilter"]["root"]["conditions"]
+    ] == [("stage", "won")]
+    assert writes("set Vendor audit checklist to high priority rn, bet") == [
+        update(AUDIT, priority="high")
+    ]
