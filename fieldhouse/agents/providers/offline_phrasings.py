@@ -77,45 +77,13 @@ _CLOSED = re.compile(
     re.I,
 )
 _GROUP_MAIL = re.compile(
-    r"^(?:(?P<verb>send|write|draft)\s+an?\s+(?:e-?mail|mail)\s+to|e-?mail|write\s+to)\s+(?:all\s+)?"
+    r"^(?:(?P<verb>send|write|draft)\s+an?\s+e-?mail\s+to|e-?mail|write\s+to)\s+(?:all\s+)?"
     r"(?:(?:the\s+)?(?:contacts|people)\s+(?:at|from)\s+(?P<org>.+?)|"
     r"(?P<person>[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)+?))\s+"
     r"(?:about|re:?|with\s+(?:the\s+)?subject(?:\s+line)?|subject(?:\s+line)?:?)\s+(?P<subject>.+?)"
     r"(?:\s*(?:,?\s*saying|:)\s*(?P<body>.+))?\s*[.!]?$",
     re.I,
 )
-
-
-_NAME = r"[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)+?"
-_A_MAIL = r"(?:an?\s+)?(?:(?:quick|short|brief)\s+)?(?:e-?mail|mail|note|message)"
-#: an e-mail said by its purpose, without a subject: "send Ada an email thanking her for the
-#: workshop", "draft an email to Grace Hopper asking if she is free on Wednesday"
-_PURPOSE_MAIL = re.compile(
-    r"^(?P<verb>send|write|draft|compose)\s+(?:" + _A_MAIL + r"\s+to\s+(?P<p1>" + _NAME + r")|"
-    r"(?P<p2>" + _NAME + r")\s+" + _A_MAIL + r")\s*,?\s+"
-    r"(?P<purpose>(?:asking|thanking|inviting|reminding|congratulating|welcoming|"
-    r"letting\s+(?:him|her|them)\s+know)\b.+?)\s*[.!?]?$",
-    re.I,
-)
-_THANKS = re.compile(r"^thanking\s+(?:him|her|them)\s+(?P<for>for\s+.+)$", re.I)
-
-
-def _purpose_mail(text: str) -> tuple[str, str, str, str] | None:
-    """Whom to e-mail, the tool, a subject and a body, for an e-mail said by its purpose: the
-    purpose is the body, and the subject is made from it ("Thank you for the workshop")."""
-    m = _PURPOSE_MAIL.match(text)
-    if m is None:
-        return None
-    purpose = m["purpose"].strip()
-    thanks = _THANKS.match(purpose)
-    subject = f"Thank you {thanks['for']}" if thanks else purpose[0].upper() + purpose[1:]
-    if len(subject) > 60:
-        subject = subject[:60].rsplit(" ", 1)[0]
-    # the purpose, as the e-mail says it where that is plain ("Thank you for ..."); else as
-    # asked, for the approver (a send waits for approval) or the drafter to word
-    body = f"{subject}." if thanks else purpose[0].upper() + purpose[1:] + "."
-    tool = "email.send" if m["verb"].lower() == "send" else "email.draft"
-    return (m["p1"] or m["p2"]).strip(), tool, subject, body
 
 
 def closed_deals(text: str, now: datetime) -> list[Call] | None:
@@ -139,11 +107,7 @@ def group_mail(text: str) -> tuple[Callable[[Sequence[ToolOutcome]], list[Call]]
     of what it found (a person by name must match exactly one contact)."""
     m = _GROUP_MAIL.match(text)
     if m is None:
-        purposed = _purpose_mail(text)
-        if purposed is None:
-            return None
-        who, tool, subject, body = purposed
-        return mail_found(who, tool, subject, body, person=True)
+        return None
     who = (m["org"] or m["person"]).strip(" '\"")
     subject = m["subject"].strip(" '\"")
     body = (m["body"] or subject).strip(" '\"")

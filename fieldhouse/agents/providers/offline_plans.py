@@ -39,7 +39,7 @@ from fieldhouse.agents.providers.offline_records import (
 )
 from fieldhouse.agents.providers.offline_register import plain_register
 from fieldhouse.agents.providers.offline_schema import Workspace, builtin
-from fieldhouse.agents.providers.offline_structured import plain_structured
+from fieldhouse.agents.providers.offline_structured import Asked, plain_structured
 from fieldhouse.agents.providers.offline_values import find_date, find_time
 
 Call = tuple[str, dict[str, Any]]
@@ -114,7 +114,10 @@ def plan_for(message: str, now: datetime, workspace: Workspace | None = None) ->
         if not _BUILTIN:
             _BUILTIN.append(builtin())
         workspace = _BUILTIN[0]
-    message = plain_english(plain_structured(message, workspace) or message)
+    structured = plain_structured(message, workspace)
+    if isinstance(structured, Asked):  # code that names a value still to be filled in
+        return Plan((), str(structured))
+    message = plain_english(structured or message)
     settled = settle(plain_symbols(message))
     if settled is None:  # a correction the reader cannot place: ask, do not guess
         return Plan((), UNSETTLED)
@@ -294,9 +297,6 @@ def _mail(text: str, now: datetime) -> Plan | None:
     m = _MAIL.match(text)
     if m is None:
         return None
-    said = (m["subject"] or "").strip()
-    if said[:1] in ("'", '"') and not re.fullmatch(r"(['\"]).*\1", said):
-        return None  # a quoted subject and more after it: the slot reader reads them apart
     subject = (m["subject"] or "Hello").strip(" '\"")
     body = (m["body"] or subject).strip(" '\"")
     tool = "email.send" if m["verb"].lower() == "send" else "email.draft"

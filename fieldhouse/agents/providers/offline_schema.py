@@ -20,37 +20,9 @@ from fieldhouse.model.schema import FieldDef
 #: everyday words for the standard modules, by module slug (a module's own name, singular and
 #: plural, always counts)
 MODULE_WORDS: Mapping[str, tuple[str, ...]] = {
-    "contacts": (
-        "person",
-        "people",
-        "persons",
-        "contact",
-        "anyone",
-        "someone",
-        "anybody",
-        "candidate",
-    ),
-    "companies": (
-        "organisation",
-        "organization",
-        "org",
-        "account",
-        "firm",
-        "business",
-        "co",
-        "client company",
-    ),
-    "deals": (
-        "opportunity",
-        "opportunities",
-        "opp",
-        "opps",
-        "pipeline",
-        "deal",
-        "req",
-        "requisition",
-        "placement",
-    ),
+    "contacts": ("person", "people", "persons", "contact", "anyone", "someone", "anybody"),
+    "companies": ("organisation", "organization", "org", "account", "firm", "business", "co"),
+    "deals": ("opportunity", "opportunities", "opp", "opps", "pipeline", "deal"),
     "tasks": ("to-do", "to-dos", "todo", "todos", "to do", "task", "activity", "activities"),
 }
 #: everyday words for fields, by field slug
@@ -62,7 +34,7 @@ FIELD_WORDS: Mapping[str, tuple[str, ...]] = {
     "job-title": ("title", "role", "position", "job", "designation"),
     "close-date": ("close date", "closing date", "closing", "close", "closes", "closed"),
     "due-date": ("due", "deadline", "due date"),
-    "amount": ("value", "worth", "size", "fee"),
+    "amount": ("value", "worth", "size"),
     "probability": ("chance", "odds", "likelihood"),
     "tags": ("tag", "tagged", "label", "labelled"),
     "owner": ("owner", "owned by", "assigned to"),
@@ -85,7 +57,7 @@ OPTION_WORDS: Mapping[str, tuple[str, ...]] = {
     "in-progress": ("ongoing", "underway", "in flight", "started"),
     "follow-up": ("followup", "follow up"),
     "urgent": ("critical", "asap"),
-    "won": ("closed won", "close won", "win", "placed"),
+    "won": ("closed won", "close won", "win"),
     "lost": ("closed lost", "lose"),
 }
 #: generic one-word suffixes of labels that name no field on their own

@@ -43,12 +43,34 @@ _PAIR = re.compile(
 )
 
 
+class Asked(str):
+    """A question back instead of a request: the code names a value still to be filled in."""
+
+
+def _asked(module: Module, pairs: list[tuple[str, str]], target: str | None = None) -> Asked | None:
+    """The question for a placeholder among the values ("name: TBD", "amount = ???"), if any."""
+    if target is not None and _placeholder(target):
+        return Asked(
+            f"Which {_kind(module)} do you mean? {target!r} is a placeholder; I changed nothing."
+        )
+    for key, value in pairs:
+        if _placeholder(value):
+            f = _field(key, module)
+            said = "name" if _is_name(key, module) else words(f.label) if f else words(key)
+            return Asked(
+                f"What should the {said} be? {_unquote(value)!r} is a placeholder; I "
+                "changed nothing yet."
+            )
+    return None
+
+
 #: a message longer than this is not read as code (each key is matched against every field)
 MOST_CHARS = 4_000
 
 
 def plain_structured(message: str, ws: Workspace) -> str | None:
-    """``message`` in plain words when it is code or data the schema reads, else None."""
+    """``message`` in plain words when it is code or data the schema reads, else None; an
+    :class:`Asked` when it names a value still to be filled in."""
     text = message.strip()
     if not text or len(text) > MOST_CHARS:
         return None
@@ -118,6 +140,19 @@ def _said(value: str, f: Field | None = None) -> str:
     return v
 
 
+#: a value written to be filled in later ("name TBD", ":id", "<someone at X>", "???"): never
+#: written; asked about (:func:`_asked`)
+_PLACEHOLDER = re.compile(
+    r"(?:tbd|tba|tbc|n/?a|null|none|unknown|\?+|x{2,}|todo|placeholder|\.{3}|<[^>]*>|:\w+|"
+    r"\$\d+|\{\{.*\}\}|\[.*\])",
+    re.I,
+)
+
+
+def _placeholder(value: str) -> bool:
+    return _PLACEHOLDER.fullmatch(_unquote(value).strip()) is not None
+
+
 def _pairs(text: str) -> list[tuple[str, str]]:
     return [(m["k"], m["v"]) for m in _PAIR.finditer(text)]
 
@@ -163,6 +198,9 @@ def _parts(pairs: list[tuple[str, str]], module: Module) -> list[str]:
 
 
 def _create(module: Module, pairs: list[tuple[str, str]]) -> str:
+    asked = _asked(module, pairs)
+    if asked is not None:
+        return asked
     names = [_said(v) for k, v in pairs if _is_name(k, module)]
     rest = [(k, v) for k, v in pairs if not _is_name(k, module)]
     head = f"add {_kind(module)} {names[0]}" if names else f"add {_kind(module)}"
@@ -170,6 +208,9 @@ def _create(module: Module, pairs: list[tuple[str, str]]) -> str:
 
 
 def _update(module: Module, target: str, pairs: list[tuple[str, str]]) -> str:
+    asked = _asked(module, pairs, target)
+    if asked is not None:
+        return asked
     return f"update {_kind(module)} {target}: " + ", ".join(_parts(pairs, module))
 
 

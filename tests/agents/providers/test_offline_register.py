@@ -448,20 +448,6 @@ def test_a_choice_left_open_behind_a_hedge_is_still_asked_about() -> None:
     )
 
 
-def test_a_recruiters_words_name_the_modules_and_fields() -> None:
-    """A candidate is a contact, a req a deal, a fee its amount, a placed req a won deal."""
-    made = writes("New candidate: Tomas Brennan, Fleet Analyst at Kestrel Freight.")
-    assert [(t, a["module"], a["displayName"]) for t, a in made] == [
-        ("records.create", "contacts", "Tomas Brennan")
-    ]
-    assert writes("Mark the Beacon fleet telematics req as placed.") == [
-        update(BEACON, stage="won")
-    ]
-    assert writes("Set the fee on the Beacon fleet telematics req to 12,000.") == [
-        update(BEACON, amount={"amount": 12000, "currency": "USD"})
-    ]
-
-
 def test_a_quoted_name_after_its_company_leaves_no_quotes_in_the_company() -> None:
     made = writes("New deal for Kestrel Freight: 'Kestrel yard sensors', 45k, stage qualified.")
     assert len(made) == 1
@@ -476,33 +462,9 @@ TOMAS = record("contacts", "Tomas Brennan", emails=["tomas@kestrel.example"])
 
 
 @pytest.mark.parametrize(
-    ("message", "tool", "subject", "body"),
-    [
-        ("Can you send Tomas Brennan an email thanking him for the depot tour?", "email.send",
-         "Thank you for the depot tour", "Thank you for the depot tour."),
-        ("Could you draft an email to Tomas Brennan asking if he can join the audit on Monday?",
-         "email.draft", "Asking if he can join the audit on Monday",
-         "Asking if he can join the audit on Monday."),
-        ("Please draft a mail to Tomas Brennan regarding the yard lease.", "email.draft",
-         "the yard lease", "the yard lease"),
-    ],
-)  # fmt: skip
-def test_an_e_mail_said_by_its_purpose_is_written_to_the_person_named(
-    message: str, tool: str, subject: str, body: str
-) -> None:
-    made = writes(message, [*EVERYONE, TOMAS])
-    assert made == [(tool, {"to": ["tomas@kestrel.example"], "subject": subject, "body": body})]
-
-
-def test_an_e_mail_said_by_its_purpose_to_no_one_named_is_asked_about() -> None:
-    assert writes("Draft an email to him asking for the depot keys.", [*EVERYONE, TOMAS]) == []
-
-
-@pytest.mark.parametrize(
     "message",
     [
         "help me write a draft to Tomas Brennan, subject 'Depot keys?', asking if he has them",
-        "draft an email to tomas@kestrel.example subject 'Depot keys?', asking if he has them",
     ],
 )
 def test_a_purpose_after_the_subject_is_the_body_not_the_subject_again(message: str) -> None:

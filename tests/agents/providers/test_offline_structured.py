@@ -182,3 +182,19 @@ def test_code_that_misses_something_or_deletes_writes_nothing(message: str) -> N
 )
 def test_prose_is_not_read_as_code(message: str) -> None:
     assert plain_structured(message, WS) is None
+
+
+@pytest.mark.parametrize(
+    ("message", "asked"),
+    [
+        ("kind: deal\nname: TBD\ncompany: Kestrel Freight\namount: 9000", "'TBD'"),
+        ("kind: deal\nname: Kestrel yard sensors\namount: TBD", "amount"),
+        ("UPDATE deals SET stage = 'won' WHERE name = :name;", "':name'"),
+        ('tasks.update(":id", { status: "done" })', "':id'"),
+        ("INSERT INTO contacts (name, email) VALUES ('Tomas Brennan', '<his email>')", "email"),
+    ],
+)
+def test_a_value_still_to_be_filled_in_is_asked_about_not_written(message: str, asked: str) -> None:
+    made, reply = calls(message)
+    assert [c for c in made if c[0] not in READS] == []
+    assert "placeholder" in reply and asked in reply
