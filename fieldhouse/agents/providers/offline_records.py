@@ -1220,13 +1220,16 @@ def _read_spans(
             (u.start(), u.end())
             for u in re.finditer(r"\d\s*" + re.escape(unit) + r"(?!\w)", text, re.I)
         ]
-    kinds = {f.reads for f in module.fields} if module is not None else {"email", "phone", "url"}
+
+    def taken(spoken: Spoken) -> bool:
+        return module is None or bool(module.fields_of(spoken))
+
     found_all = (
         find_date(text, today),
         find_time(text),
-        find_email(text) if "email" in kinds else None,
-        find_phone(text) if "phone" in kinds else None,
-        find_url(text) if "url" in kinds else None,
+        find_email(text) if taken("email") else None,
+        find_phone(text) if taken("phone") else None,
+        find_url(text) if taken("url") else None,
     )
     for found in found_all:
         if found is not None:
