@@ -1737,9 +1737,9 @@ def _field_named(module: Module, said: str) -> Field | None:
     want = words(said)
     want = re.sub(r"^(?:the|its|his|her|their)\s+", "", want)
     live = [f for f in module.fields if not f.computed]
-    for f in live:
-        if want in f.phrases() or singular(want) in f.phrases():
-            return f
+    named = module.field_said(want, live)
+    if named is not None:
+        return named
     # "health rating", "probability field": the one field one of whose names is said in it
     inside = [f for f in live if any(re.search(rf"\b{re.escape(p)}\b", want) for p in f.phrases())]
     return inside[0] if len(inside) == 1 else None

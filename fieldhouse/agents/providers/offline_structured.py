@@ -17,7 +17,6 @@ it was said, for the planner to ask about.
 
 from __future__ import annotations
 
-import functools
 import json
 import re
 from urllib.parse import parse_qsl, unquote
@@ -55,8 +54,7 @@ def _asked(module: Module, pairs: list[tuple[str, str]], target: str | None = No
         )
     for key, value in pairs:
         if _placeholder(value):
-            f = _field(key, module)
-            said = "name" if _is_name(key, module) else words(f.label) if f else words(key)
+            said = "name" if _is_name(key, module) else _label(key, module)
             return Asked(
                 f"What should the {said} be? {_unquote(value)!r} is a placeholder; I "
                 "changed nothing yet."
@@ -89,18 +87,8 @@ def _module(name: str, ws: Workspace) -> Module | None:
     return next((m for m in ws.modules if said in m.phrases()), None)
 
 
-@functools.lru_cache(maxsize=256)
-def _phrases(f: Field) -> frozenset[str]:
-    return frozenset(f.phrases())
-
-
 def _field(key: str, module: Module) -> Field | None:
-    said = words(key.strip("`\"' "))
-    for f in module.fields:
-        phrases = _phrases(f)
-        if said in phrases or singular(said) in phrases:
-            return f
-    return None
+    return module.field_said(words(key.strip("`\"' ")))
 
 
 def _is_name(key: str, module: Module) -> bool:
@@ -109,6 +97,18 @@ def _is_name(key: str, module: Module) -> bool:
         return True
     shown = module.display_fields
     return len(shown) == 1 and _field(key, module) is shown[0]
+
+
+def _label(key: str, module: Module) -> str:
+    """How a key is said: its field's label, else the key itself in words."""
+    f = _field(key, module)
+    return words(f.label) if f else words(key)
+
+
+def _named(pairs: list[tuple[str, str]], module: Module) -> tuple[list[str], list[tuple[str, str]]]:
+    """The record's names said among the pairs, and the other pairs."""
+    names = [_said(v) for k, v in pairs if _is_name(k, module)]
+    return names, [(k, v) for k, v in pairs if not _is_name(k, module)]
 
 
 def _unquote(value: str) -> str:
@@ -193,7 +193,7 @@ def _parts(pairs: list[tuple[str, str]], module: Module) -> list[str]:
         if f is not None and f.reads == "user" and v.lower() == "me":
             said.append("assigned to me")
         else:
-            said.append(f"{words(f.label) if f else words(key)} {v}")
+            said.append(f"{_label(key, module)} {v}")
     return said
 
 
@@ -201,8 +201,7 @@ def _create(module: Module, pairs: list[tuple[str, str]]) -> str:
     asked = _asked(module, pairs)
     if asked is not None:
         return asked
-    names = [_said(v) for k, v in pairs if _is_name(k, module)]
-    rest = [(k, v) for k, v in pairs if not _is_name(k, module)]
+    names, rest = _named(pairs, module)
     head = f"add {_kind(module)} {names[0]}" if names else f"add {_kind(module)}"
     return ", ".join([head, *_parts(rest, module)])
 
@@ -229,7 +228,7 @@ _SAID_OPS = {
 
 def _condition(key: str, op: str, value: str, module: Module) -> str:
     f = _field(key, module)
-    label = words(f.label) if f else words(key)
+    label = _label(key, module)
     v = _said(value, f)
     if f is not None and f.reads == "user" and v.lower() == "me":
         return "assigned to me" if op in ("=", "==") else f"{label} is not me"
@@ -257,9 +256,7 @@ def _listing(module: Module, conditions: list[str], order: tuple[str, bool] | No
     if conditions:
         said += " where " + " and ".join(conditions)
     if order is not None:
-        f = _field(order[0], module)
-        label = words(f.label) if f else words(order[0])
-        said += f" sorted by {label} {'descending' if order[1] else 'ascending'}"
+        said += f" sorted by {_label(order[0], module)} {'descending' if order[1] else 'ascending'}"
     return said
 
 
@@ -330,9 +327,10 @@ def _sql_select(text: str, ws: Workspace) -> str | None:
     module = _module(m["table"].split(".")[-1], ws)
     if module is None:
         return None
+    parts = re.split(r"\s+AND\s+", m["where"], flags=re.I) if m["where"] else []
+    matched = [_COND.match(part) for part in parts]
     conditions: list[str] = []
-    for part in re.split(r"\s+AND\s+", m["where"] or "", flags=re.I) if m["where"] else []:
-        c = _COND.match(part)
+    for c in matched:
         if c is None:
             return None
         if c["nk"]:
@@ -345,8 +343,7 @@ def _sql_select(text: str, ws: Workspace) -> str | None:
             if op in ("in", "not in"):
                 value = " or ".join(_said(v) for v in _split_top(value.strip("()")))
             conditions.append(_condition(c["k"], "like" if "like" in op else op, value, module))
-    where = m["where"] or ""
-    one = _COND.match(where) if where and not re.search(r"\s+AND\s+", where, re.I) else None
+    one = matched[0] if len(matched) == 1 else None
     if one is not None and one["op"] in ("=", "==") and not m["order"]:
         key = one["k"]
         f = _field(key, module)
@@ -384,10 +381,10 @@ def _call(text: str, ws: Workspace) -> str | None:
     if verb in _CREATE:
         return _create(module, pairs)
     if verb in _UPDATE:
-        names = [_said(v) for k, v in pairs if _is_name(k, module)] if target is None else []
-        if target is None and names:
-            target = names[0]
-            pairs = [(k, v) for k, v in pairs if not _is_name(k, module)]
+        if target is None:
+            names, rest = _named(pairs, module)
+            if names:
+                target, pairs = names[0], rest
         return _update(module, target, pairs) if target and pairs else None
     if verb in _FIND and target:
         return _find(module, target)
@@ -497,7 +494,6 @@ def _lines(text: str, ws: Workspace) -> str | None:
     if action in _CREATE:
         return _create(module, fields)
     if action in _UPDATE:
-        names = [_said(v) for k, v in fields if _is_name(k, module)]
-        rest = [(k, v) for k, v in fields if not _is_name(k, module)]
+        names, rest = _named(fields, module)
         return _update(module, names[0], rest) if names and rest else None
     return None
