@@ -2035,10 +2035,9 @@ _SORT_WORD = re.compile(
 )
 
 
-_MOST = frozenset({"biggest", "largest", "highest", "most", "greatest"})
 #: "largest headcount first", "lowest health first": a superlative before a field's name
 _MOST_OF = re.compile(
-    r"\b(?P<d>biggest|largest|highest|most|greatest|smallest|lowest|fewest|least)\s+"
+    r"\b(?:(?P<up>biggest|largest|highest|most|greatest)|smallest|lowest|fewest|least)\s+"
     r"(?P<f>[a-z][\w -]*?)\s+first\b"
 )
 
@@ -2056,7 +2055,7 @@ def _sort(q: _Query) -> None:
     named = _field_named(q.module, most["f"]) if most else None
     if most and named and sorted_by is None:  # "largest headcount first": that field, not money
         q.args["sortField"] = named.slug
-        q.args["sortDirection"] = "desc" if most["d"] in _MOST else "asc"
+        q.args["sortDirection"] = "desc" if most["up"] else "asc"
         q.used.append((most.start(), most.end()))
     if by and sorted_by:
         q.args["sortField"] = sorted_by.slug

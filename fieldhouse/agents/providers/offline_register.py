@@ -15,6 +15,9 @@ import re
 
 from fieldhouse.agents.providers.offline_values import find_phone
 
+#: (pattern, replacement) pairs, applied in order (:func:`_applied`)
+Rules = tuple[tuple[re.Pattern[str], str], ...]
+
 _NAME = r"[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)+"
 #: verbs that say a record is to come into being, in the passive ("is to be raised")
 _BROUGHT_IN = (
@@ -29,7 +32,7 @@ _WRONG = (
 )
 
 #: (pattern, replacement), each applied once, in order, to the whole message
-_RULES: tuple[tuple[re.Pattern[str], str], ...] = tuple(
+_RULES: Rules = tuple(
     (re.compile(p, re.I), r)
     for p, r in (
         # officialese that asks nothing by itself
@@ -324,8 +327,8 @@ def _mail_to_pronoun(text: str) -> str | None:
 #: how a hesitant person wraps a request: it asks nothing by itself ("Um, I think we should
 #: probably add ...", "Sorry to bother you, but ...", "... Only if you think that's sensible,
 #: of course."). A real choice left open ("X or maybe Y?") stays: the value reader asks.
-_HEDGES: tuple[re.Pattern[str], ...] = tuple(
-    re.compile(p, re.I)
+_HEDGES: Rules = tuple(
+    (re.compile(p, re.I), "")
     for p in (
         r"^\s*(?:um+|uh+|erm*|hmm+|so|well|ok(?:ay)?|right)\s*[,.!]+\s*",
         r"^\s*sorry(?:\s+to\s+(?:bother|trouble|pester|bug)\s+you)?(?:\s+again)?\s*[,.!]*\s*"
@@ -358,7 +361,7 @@ _ASKED_CREATE = re.compile(r"^(\s*(?:add|create)\s+an?\s+(?:new\s+)?[\w-]+)\?\s+
 
 #: slang that wraps a request and asks nothing by itself ("..., bet", "slay", "ngl", "rn",
 #: "real quick", "for me bestie", "tiny but they ate"), and slang for a won or lost deal
-_SLANG: tuple[tuple[re.Pattern[str], str], ...] = tuple(
+_SLANG: Rules = tuple(
     (re.compile(p, re.I), r)
     for p, r in (
         (r"^\s*(?:ngl|tbh|lowkey|highkey|fr|ok\s+so|so\s+like|yo|bruh|bestie)\s*[,:]?\s+", ""),
@@ -372,19 +375,23 @@ _SLANG: tuple[tuple[re.Pattern[str], str], ...] = tuple(
 )  # fmt: skip
 
 
-def without_slang(text: str) -> str:
-    for pattern, replacement in _SLANG:
-        text = pattern.sub(replacement, text, count=1)
+def _applied(rules: Rules, text: str, times: int = 1) -> str:
+    """``text`` with each rule applied in order, each at most ``times`` times."""
+    for pattern, replacement in rules:
+        for _ in range(times):
+            text, n = pattern.subn(replacement, text, count=1)
+            if not n:
+                break
     return text
+
+
+def without_slang(text: str) -> str:
+    return _applied(_SLANG, text)
 
 
 def without_hedges(text: str) -> str:
     """The request without the hedges around it (each pattern up to twice: "Um, sorry, ...")."""
-    for pattern in _HEDGES:
-        for _ in range(2):
-            text, n = pattern.subn("", text, count=1)
-            if not n:
-                break
+    text = _applied(_HEDGES, text, times=2)
     text = _ASKED_CREATE.sub(r"\1: ", text, count=1)
     return text.strip() or text
 
@@ -395,6 +402,4 @@ def plain_register(text: str) -> str:
     said = _new_title(text) or _new_phone(text) or _mail_to_pronoun(text)
     if said is not None:
         return said
-    for pattern, replacement in _RULES:
-        text = pattern.sub(replacement, text, count=1)
-    return " ".join(text.split())
+    return " ".join(_applied(_RULES, text).split())
