@@ -8,7 +8,7 @@ from typing import Any
 
 from fieldhouse.agents.providers.offline_lexicon import plain_english
 from fieldhouse.agents.providers.offline_schema import builtin
-from tests.agents.providers.planner_walk import READS, record, walked
+from tests.agents.providers.planner_walk import record, written
 
 NOW = datetime(2026, 11, 28, 10, 0, tzinfo=UTC)  # a Saturday
 WS = builtin()
@@ -19,7 +19,7 @@ EVERYONE = [BEACON, ORLA, KESTREL]
 
 
 def writes(message: str) -> list[Any]:
-    return [c for c in walked(message, EVERYONE, NOW, WS)[0] if c[0] not in READS]
+    return written(message, EVERYONE, NOW, WS)[0]
 
 
 def test_a_task_asked_for_in_spanish_is_created_with_its_day_and_priority() -> None:

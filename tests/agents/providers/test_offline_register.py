@@ -11,7 +11,7 @@ import pytest
 
 from fieldhouse.agents.providers.offline_register import plain_register
 from fieldhouse.agents.providers.offline_schema import builtin
-from tests.agents.providers.planner_walk import READS, record, walked
+from tests.agents.providers.planner_walk import record, walked, written
 
 NOW = datetime(2026, 11, 28, 10, 0, tzinfo=UTC)
 WS = builtin()
@@ -23,7 +23,7 @@ EVERYONE = [BEACON, ORLA, KESTREL, AUDIT]
 
 
 def writes(message: str, records: list[dict[str, Any]] = EVERYONE) -> list[Any]:
-    return [c for c in walked(message, records, NOW, WS)[0] if c[0] not in READS]
+    return written(message, records, NOW, WS)[0]
 
 
 def update(target: dict[str, Any], **fields: Any) -> tuple[str, dict[str, Any]]:

@@ -11,7 +11,7 @@ import pytest
 
 from fieldhouse.agents.providers.offline_schema import builtin
 from fieldhouse.agents.providers.offline_structured import plain_structured
-from tests.agents.providers.planner_walk import READS, record, walked
+from tests.agents.providers.planner_walk import record, walked, written
 
 NOW = datetime(2026, 11, 28, 10, 0, tzinfo=UTC)
 WS = builtin()
@@ -28,7 +28,7 @@ def calls(message: str) -> tuple[list[Any], str]:
 
 
 def writes(message: str) -> list[Any]:
-    return [c for c in calls(message)[0] if c[0] not in READS]
+    return written(message, EVERYONE, NOW, WS)[0]
 
 
 def searches(message: str) -> list[dict[str, Any]]:
@@ -195,6 +195,6 @@ def test_prose_is_not_read_as_code(message: str) -> None:
     ],
 )
 def test_a_value_still_to_be_filled_in_is_asked_about_not_written(message: str, asked: str) -> None:
-    made, reply = calls(message)
-    assert [c for c in made if c[0] not in READS] == []
+    made, reply = written(message, EVERYONE, NOW, WS)
+    assert made == []
     assert "placeholder" in reply and asked in reply
