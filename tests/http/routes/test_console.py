@@ -27,6 +27,7 @@ import httpx
 import pytest
 import trio
 from selenium import webdriver
+from selenium.common.exceptions import StaleElementReferenceException
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.remote.webdriver import WebDriver
@@ -260,7 +261,10 @@ def shots(tmp_path: Path) -> Path:
 
 
 def _wait(driver: WebDriver) -> WebDriverWait[WebDriver]:
-    return WebDriverWait(driver, DEADLINE)
+    # a check that reads elements the view is redrawing meets them gone (stale): it looks
+    # again, as it does when they are not there yet (seen on a slow machine, reading the
+    # company picker's options while its search answered)
+    return WebDriverWait(driver, DEADLINE, ignored_exceptions=[StaleElementReferenceException])
 
 
 def _turn(driver: WebDriver) -> int:
