@@ -14,7 +14,10 @@ from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
+import trio
+
 from fieldhouse.agents.contract import ToolCall, ToolOutcome, ToolSpec
+from fieldhouse.agents.providers import offline_spelling as spelling
 from fieldhouse.agents.providers.base import Step, TextSink, Turn
 from fieldhouse.agents.providers.offline_plans import Call, Plan, plan_for
 from fieldhouse.agents.providers.offline_schema import Workspace
@@ -49,6 +52,8 @@ class OfflineProvider:
 
     async def step(self, turns: Sequence[Turn], tools: Sequence[ToolSpec], emit: TextSink) -> Step:
         message = next((t.text for t in reversed(turns) if t.role == "user"), "")
+        if not spelling.warmed():  # the word lists are read once, off the event loop
+            await trio.to_thread.run_sync(spelling.warm)
         plan = plan_for(message, self._clock(), self._workspace)
         if plan is None:
             return await _say(HELP, emit)

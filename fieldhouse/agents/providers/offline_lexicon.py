@@ -10,6 +10,7 @@ message that has at least two of them (one may be a name or an English word).
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable
 
@@ -167,3 +168,12 @@ def _translate(part: str) -> str:
     for pattern, english in _PHRASE:
         part = pattern.sub(english, part)
     return _WORD.sub(lambda m: _WORDS.get(m[1].lower(), m[1]), part)
+
+
+@functools.cache
+def lexicon_words() -> frozenset[str]:
+    """Every Spanish and French word this module reads (a spelling check leaves them be)."""
+    said = set(_WORDS) | set(_NUMBERS) | {"mil", "mille"}
+    for phrase, _ in _PHRASES:
+        said.update(re.findall(r"[^\W\d_]{2,}", phrase))
+    return frozenset(w.lower() for w in said)

@@ -38,7 +38,9 @@ from fieldhouse.agents.providers.offline_records import (
     without_title_dots,
 )
 from fieldhouse.agents.providers.offline_register import plain_register
+from fieldhouse.agents.providers.offline_relay import plain_relayed
 from fieldhouse.agents.providers.offline_schema import Workspace, builtin
+from fieldhouse.agents.providers.offline_spelling import plain_spelling
 from fieldhouse.agents.providers.offline_structured import Asked, plain_structured
 from fieldhouse.agents.providers.offline_values import find_date, find_time
 
@@ -117,7 +119,10 @@ def plan_for(message: str, now: datetime, workspace: Workspace | None = None) ->
     structured = plain_structured(message, workspace)
     if isinstance(structured, Asked):  # code that names a value still to be filled in
         return Plan((), str(structured))
-    message = plain_english(structured or message)
+    if structured:
+        message = plain_english(structured)
+    else:  # (code is read by its keys: its spelling is left as typed)
+        message = plain_relayed(plain_spelling(plain_english(message), workspace))
     settled = settle(plain_symbols(message))
     if settled is None:  # a correction the reader cannot place: ask, do not guess
         return Plan((), UNSETTLED)

@@ -477,6 +477,13 @@ _CLAUSE = re.compile(
 )
 
 
+def _described(text: str, name: str) -> bool:
+    """Whether ``name`` (in lower case) describes a person rather than names one: "the booth
+    lead", "our new sponsor"."""
+    said = r"\b(?:the|our|my|their|his|her|this|that)\s+" + re.escape(name)
+    return bool(re.search(said, text, re.I))
+
+
 _KIND_FIRST = re.compile(
     r"^(?P<verb>add|create|new|schedule|set\s+up|log|make|spin\s+up|raise)\s+(?:an?\s+|new\s+)*",
     re.I,
@@ -516,6 +523,8 @@ def _create(text: str, today: date, ws: Workspace) -> Planned:
         name = re.sub(r"(?:\s+(?:on|at|for|in|with|to|of|the|a|an|and|by))+$", "", name, flags=re.I)
     if not _names_a_record(name, rest, ws) or _field_part(name, module):
         return f"What should the new {kind} be called?"
+    if _person_like(module) and name == name.lower() and _described(text, name):
+        return f"What should the new {kind} be called?"  # "add the booth lead": who is it?
     # the name's own words out: a date or amount said inside it ("call hedy tmrw") stays
     said = rest[name_span[0] : name_span[1]]
     at = said.lower().find(name.lower())
@@ -1239,8 +1248,14 @@ def _read_spans(
 
 def _weighty(rest: str) -> str:
     """The words of weight left (two or more), or "" when there are fewer."""
-    said = [w.strip(".'-") for w in re.findall(r"[\w'@.-]+", rest.lower())]
-    left = [w for w in said if re.search(r"[a-z]", w) and w not in _FILLER]
+    said = [w.strip(".'-") for w in re.findall(r"[\w'@.-]+", rest)]
+    # a filler word inside a capitalised name is the name's ("Adventure Works")
+    named = {i for i in range(1, len(said)) if said[i][:1].isupper() and said[i - 1][:1].isupper()}
+    left = [
+        w.lower()
+        for i, w in enumerate(said)
+        if re.search(r"[a-z]", w.lower()) and (w.lower() not in _FILLER or i in named)
+    ]
     left = [w for w in left if w not in _STOP and w not in _VERBS and not w.isdigit()]
     return " ".join(left) if len(left) >= 2 else ""
 

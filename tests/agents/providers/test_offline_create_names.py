@@ -47,3 +47,23 @@ def test_a_new_record_asked_for_mid_sentence_is_a_create_not_a_filtered_list() -
 def test_a_question_about_new_records_creates_nothing() -> None:
     made = calls("Did someone put in a new company in healthcare?", [])
     assert all(name == "records.search" for name, _ in made)
+
+
+def test_a_person_described_not_named_is_asked_for_by_name() -> None:
+    # "the booth lead" says who it is, not what they are called: nothing is created
+    kestrel = record("companies", "Kestrel Freight")
+    made = calls("Add the booth lead from Kestrel Freight.", [kestrel])
+    assert not [c for c in made if c[0] == "records.create"]
+
+
+def test_a_filler_word_inside_a_deals_capitalised_name_stays_in_its_look_up() -> None:
+    # "Works" is a filler word ("works at"), but inside "Adventure Works ..." it is the name's
+    deal = record("deals", "Quarry Works kiln upgrade")
+    made = calls(
+        "Add a task 'Book the kiln survey', due Friday, for the Quarry Works kiln upgrade deal",
+        [deal],
+    )
+    looked = {"module": "deals", "query": "quarry works kiln upgrade", "limit": 10}
+    assert ("records.search", looked) in made
+    assert made[-1][0] == "records.create"
+    assert made[-1][1]["fields"]["related-deal"] == deal["recordId"]

@@ -1,0 +1,165 @@
+"""Requests passed on for someone else, or said in a spreadsheet's words, in the plain words
+the offline planner reads.
+
+People relay what a colleague asked: "Marcus from sales said to create a follow-up task ...",
+"My boss asked me to get a new deal in: ...", "According to Linus, the ... task should be
+pushed to ...", "The Contoso folks told us Grace Hopper's title is now ...", "Tell the CRM that
+Mary Jackson is now Head of Quality". The relaying frame asks nothing by itself: the request is
+what follows it. Others think of the workspace as a spreadsheet: "Add a row to Deals: ...",
+"Filter column Amount > 50000 in the Deals sheet", "Row 'Ken Thompson' in Contacts: put 'X' in
+the Job title column", "Amount 18000 -> 21000". Each is put in the words of the request it is.
+
+As in ``offline_register``, a rewrite keeps every word that names a record, a field or a value;
+the planner reads the result with its usual checks, so a rewrite writes nothing by itself.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from fieldhouse.agents.providers.offline_schema import singular
+
+#: who a request is relayed from: a colleague by name ("Marcus", "Marcus from sales"), "my
+#: boss", "the finance team", "the Contoso folks", "someone in finance"
+_WHO = (
+    r"(?:(?:my|our)\s+(?:boss|manager|team\s+lead|lead|director|colleague|cfo|ceo|coo|vp|cto)"
+    r"|(?-i:[A-Z][a-z]+)(?:\s+(?:from|in|on)\s+[\w-]+)?"
+    r"|the\s+(?:[\w-]+\s+){1,2}(?:team|folks|people|department|guys)"
+    r"|some(?:one|body)\s+(?:in|from|on)\s+[\w-]+)"
+)
+#: a sheet's words for a module: "Deals", "the Deals sheet", "the Contacts tab"
+_SHEET = r"(?:the\s+)?(?P<module>[A-Za-z][\w-]*)(?:\s+(?:sheet|table|tab|list))?"
+#: a value in a sheet's cell: a quoted text, a number or a word
+_NUMBER = r"[$€£]?\d[\d,._]*(?:\.\d+)?\s*[kKmM]?"
+
+
+def _module(m: re.Match[str]) -> str:
+    return singular(m["module"].lower())
+
+
+Replacement = str | Callable[[re.Match[str]], str]
+Rule = tuple[re.Pattern[str], Replacement, int]
+#: a rule applied wherever it matches (the others: at their first match only)
+ALL = 0
+
+
+def _rules(*rules: tuple[str, Replacement] | tuple[str, Replacement, int]) -> tuple[Rule, ...]:
+    return tuple((re.compile(r[0], re.I), r[1], r[2] if len(r) > 2 else 1) for r in rules)
+
+
+_RULES = _rules(
+    # --- relayed: the frame goes, the request stays ---
+    (r"^\s*(?:please\s+)?(?:tell|let)\s+the\s+(?:crm|system|database|app|tool)\s+(?:know\s+)?"
+     r"(?:that\s+)?", ""),
+    (r"^\s*according\s+to\s+" + _WHO + r"\s*,\s*", ""),
+    (r"^\s*" + _WHO + r"\s+(?:just\s+)?(?:called|rang|phoned|emailed|messaged|wrote|pinged)"
+     r"(?:\s+(?:in|me|us))?\s*[.!]\s*(?:she|he|they)\s+(?:said|says|told\s+(?:us|me))\s+"
+     r"(?:that\s+)?", ""),
+    (r"^\s*" + _WHO + r"\s+(?:told\s+(?:us|me)|said|says|mentioned)\s+(?:that\s+)?"
+     r"(?=\S+(?:\s+\S+)?'s\s|(?-i:[A-Z]))", ""),
+    (r"^\s*" + _WHO + r"\s+(?:asked\s+(?:me|us)\s+to|said\s+to|wants\s+(?:you|me|us)\s+to|"
+     r"would\s+like\s+(?:you|me|us)\s+to|needs\s+(?:you|me|us)\s+to|told\s+(?:me|us)\s+to)\s+",
+     ""),
+    (r"^\s*" + _WHO + r"\s+wants\s+me\s+reminded\s+", "remind me "),
+    (r"^\s*" + _WHO + r"\s+wants\s+(?P<what>an?\s+(?:new\s+)?[\w-]+)\s+(?:recorded|added|logged|"
+     r"created|entered|opened|set\s+up|put\s+in)\s*:", r"add \g<what>:"),
+    (r"^\s*" + _WHO + r"\s+wants\s+(?P<what>.+?)\s+(?:pulled|brought|looked)\s+up\b",
+     r"pull up \g<what>"),
+    (r"^\s*" + _WHO + r"\s+wants\s+to\s+know\s+who\s+has\s+(?:the\s+)?(?:e-?mail\s+)?"
+     r"(?:address\s+)?(?=\S+@)", "find "),
+    (r"^\s*who\s+has\s+(?:the\s+)?(?:e-?mail\s+)?(?:address\s+)?(?=\S+@)", "find "),
+    # "Who does the address X belong to?", "Which company is the contact X with?"
+    (r"^\s*(?:who|which\s+[\w-]+)\s+(?:does|is)\s+(?:the\s+)?(?:contact\s+|person\s+)?"
+     r"(?:e-?mail\s+)?(?:address\s+)?(?P<address>[^\s@]+@[^\s?]+?)\s+(?:belong\s+to|with|from|at)"
+     r"\s*\??\s*$", r"find \g<address>"),
+    # "A new account came in through the portal: ..."
+    (r"^\s*an?\s+new\s+(?P<what>account|company|contact|lead|deal|customer)\s+(?:came|come|comes)\s+"
+     r"in\s+(?:through|from|via|at|on)\s+[^:]{1,40}:\s*", r"add a \g<what>: "),
+    # "get a new deal in: ..." / "put a new contact in: ..."
+    (r"^\s*(?:get|put)\s+(?P<what>an?\s+(?:new\s+)?[\w-]+)\s+in\s*:", r"add \g<what>:"),
+    # "the deal is now at negotiation, please reflect that on Tailspin analytics"
+    (r"^\s*the\s+(?:deal|contact|company|task|record)\s+(?P<change>(?:is|was)\s+now\s+.+?)\s*,?"
+     r"\s*(?:so\s+)?(?:please\s+)?(?:reflect|record|update|note|show)\s+(?:that|this|it)\s+"
+     r"(?:on|in|for|against)\s+(?P<target>.+?)\s*[.!]?\s*$", r"\g<target> \g<change>"),
+    # met at an event: the contact or company met is the one to add
+    (r"^\s*met\s+(?:at|during|on)\s+(?:the|a|our)\s+[\w\s-]{1,30}?:\s*", "Add "),
+    (r"^\s*add\s+(?P<what>an?\s+[\w-]+)\s+(?:we|I)\s+met\s+(?:at|during|on)\s+(?:the|a|our)\s+"
+     r"[\w\s-]{1,30}?:\s*", r"add \g<what>: "),
+    (r"^\s*(?:open|start|log)\s+(?P<what>an?\s+(?:new\s+)?deal)\s+from\s+(?:the|a|our)\s+"
+     r"[\w\s-]{1,30}?:\s*", r"add \g<what>: "),
+    # --- e-mails: "a note to", "an event follow-up email to" ---
+    (r"^\s*(?P<verb>draft|write|send|compose)\s+(?:a|an)\s+(?:quick\s+|short\s+)?note\s+to\b",
+     r"\g<verb> an email to"),
+    (r"^\s*(?P<verb>draft|write|send|compose)\s+(?:a|an)\s+(?:[\w-]+\s+){1,3}?"
+     r"(?:e-?mail|message)\s+to\b", r"\g<verb> an email to"),
+    # --- a look-up, and why it is wanted ---
+    # "Open the X account, I need to check ..."
+    (r"^(?P<ask>\s*(?:open|find|look\s+up|pull\s+up|bring\s+up|show\s+me)\b[^,.;!?]+?)\s*[,;]\s*"
+     r"(?:(?:I|we)\s+(?:need|want|have|'d\s+like|would\s+like)\s+to|so\s+(?:I|we)\s+can)\s+[^.!?]*"
+     r"[.!]?\s*$", r"\g<ask>"),
+    # "Where's the X deal? It's up for renewal soon."
+    (r"^(?P<ask>\s*(?:where'?s|where\s+is|find|look\s+up|pull\s+up|show\s+me)\b[^?.!]+)[?.!]\s+"
+     r"(?:it'?s|it\s+is|he'?s|she'?s|they'?re|they\s+are)\b[^?]*[.!]?\s*$", r"\g<ask>?"),
+    # "Look up Grace Hopper, our exec sponsor at Contoso, before my call."
+    (r"^(?P<ask>\s*(?:look\s+up|find|pull\s+up|open|show\s+me)\s+"
+     r"(?-i:[A-Z][\w'-]+(?:\s+[A-Z][\w'-]+)+))\s*,\s*(?:our|my|their|the)\s+[^,.]+,?[^.!?]*[.!]?\s*$",
+     r"\g<ask>"),
+    # "Leslie Lamport is our new exec sponsor at X, add the decision maker tag to him."
+    (r"^\s*(?P<who>(?-i:[A-Z][\w'-]+(?:\s+[A-Z][\w'-]+)+))\s+is\s+(?:now\s+)?(?:our|my|their|the)\s+"
+     r"[^,.;]+[,;]\s*(?:so\s+)?(?:please\s+)?add\s+the\s+(?P<tag>[\w\s-]{1,30}?)\s+tag\s+to\s+"
+     r"(?:him|her|them)\b\s*[.!]?\s*$", r"tag \g<who> as \g<tag>"),
+    # "Mary Jackson is now Head of Quality": a new job title
+    (r"^\s*(?P<who>(?-i:[A-Z][\w'-]+\s+[A-Z][\w'-]+))\s+is\s+now\s+(?:the\s+|our\s+|an?\s+)?"
+     r"(?P<title>(?-i:[A-Z])[\w&-]*(?:\s+(?:of|and|for|&|(?-i:[A-Z])[\w&-]*))*)\s*[.!]?\s*$",
+     r"set \g<who>'s job title to \g<title>"),
+    # --- a spreadsheet's words ---
+    (r"\badd\s+a\s+(?:new\s+)?(?:row|line|entry)\s+(?:to|in|into|on)\s+" + _SHEET + r"\s*:\s*"
+     r"(?:[\w-]+\s+)?(?:name|title)?\s*(?=')",
+     lambda m: f"add a {_module(m)}: "),
+    (r"\badd\s+a\s+(?:new\s+)?(?:row|line|entry)\s+(?:to|in|into|on)\s+" + _SHEET + r"\s*:\s*",
+     lambda m: f"add a {_module(m)}: "),
+    (r"^\s*filter\s+(?:the\s+)?(?:column\s+)?(?P<field>[\w\s-]+?)\s*(?P<op>>=|<=|>|<|=)\s*"
+     r"(?P<n>" + _NUMBER + r")\s+(?:in|on)\s+" + _SHEET + r"\s*[.!]?\s*$",
+     lambda m: f"{m['module'].lower()} with {m['field']} {m['op']} {m['n']}"),
+    (r"^\s*row\s+(?P<name>'[^']+'|\"[^\"]+\")\s+(?:in|of|on)\s+" + _SHEET + r"\s*:\s*"
+     r"put\s+(?P<value>'[^']+'|\"[^\"]+\")\s+in\s+the\s+(?P<field>[\w\s-]+?)\s+(?:column|cell)"
+     r"\s*[.!]?\s*$",
+     lambda m: f"update {_module(m)} {m['name']}: set {m['field']} to {m['value']}"),
+    (r"^\s*(?P<module>[A-Za-z][\w-]*)\s+row\s+(?P<name>'[^']+'|\"[^\"]+\")\s*:\s*",
+     lambda m: f"update {_module(m)} {m['name']}: "),
+    # "Amount 18000 -> 21000": the new value (each of them: ALL)
+    (r"(?P<old>" + _NUMBER + r")\s*(?:->|→|=>|-->)\s*(?P<new>" + _NUMBER + r")", r"\g<new>", ALL),
+    # "X | Y | Amount 47,000": a sheet's cells, as a list
+    (r"\s*\|\s*", ", ", ALL),
+    # "add a deal: 'X', Adventure Works, 130k": the name after the quoted one is its company
+    (r"^(?P<head>\s*add\s+an?\s+(?:new\s+)?deal\s*:?\s*'[^']+')\s*,\s*(?:company\s+)?"
+     r"(?P<org>(?-i:[A-Z][\w&.-]*)(?:\s+(?-i:[A-Z][\w&.-]*)){0,3})\s*,", r"\g<head> for \g<org>,"),
+    (r"\b(?:the\s+)?(?:e-?mail\s+)?address\s+(?:in|on|from)\s+(?P<name>(?-i:[A-Z])[^.,;:']*?)"
+     r"'s\s+row\b", r"\g<name>"),
+    (r"\b(?P<on>on|in|for)\s+(?:the\s+)?(?P<name>(?-i:[A-Z])[^.,;:']*?)(?:'s)?\s+row\b",
+     r"\g<on> \g<name>"),
+    # "job title Operations Manager at Litware Labs": the title, and the company (looked up)
+    (r"\b(?P<label>job\s+title|title|role|position)\s*:?\s+(?P<title>[^,;:]+?)\s+at\s+"
+     r"(?P<org>(?-i:[A-Z])[^,;:]*)", r"\g<label> \g<title>, company \g<org>"),
+    # "linked to the X deal" (a task's deal)
+    (r"\blinked\s+to\s+the\s+", "for the "),
+    # "Add the newsletter tag to X"
+    (r"^\s*add\s+the\s+(?P<tag>[\w\s-]{1,30}?)\s+tag\s+to\s+(?P<who>(?-i:[A-Z])[^.;!?]*?)"
+     r"\s*(?:[.;!?].*)?$", r"tag \g<who> as \g<tag>"),
+    # "X's title is now Y": the value is Y ("now" is no part of it)
+    (r"(?<='s)\s+(?P<field>[\w\s-]{1,25}?)\s+(?:is|are)\s+now\s+(?=\S)", r" \g<field> is "),
+    # "Tick the Do not contact checkbox on X" / "untick ..."
+    (r"^\s*(?:tick|check)\s+(?:the\s+)?(?P<field>[\w\s-]+?)\s+(?:checkbox|check\s*box|box|flag)\s+"
+     r"(?:on|for|of)\s+(?P<who>.+?)\s*[.!]?\s*$", r"mark \g<who> as \g<field>"),
+    (r"^\s*(?:untick|uncheck|clear)\s+(?:the\s+)?(?P<field>[\w\s-]+?)\s+(?:checkbox|check\s*box|box|flag)"
+     r"\s+(?:on|for|of)\s+(?P<who>.+?)\s*[.!]?\s*$", r"set \g<field> on \g<who> to false"),
+)  # fmt: skip
+
+
+def plain_relayed(text: str) -> str:
+    """The message without a relaying frame and in a request's words, not a sheet's
+    (unchanged when no rule applies)."""
+    for pattern, replacement, count in _RULES:
+        text = pattern.sub(replacement, text, count=count)
+    return text
