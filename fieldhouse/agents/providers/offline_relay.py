@@ -113,6 +113,14 @@ _RULES = _rules(
     (r"^\s*(?P<who>(?-i:[A-Z][\w'-]+\s+[A-Z][\w'-]+))\s+is\s+now\s+(?:the\s+|our\s+|an?\s+)?"
      r"(?P<title>(?-i:[A-Z])[\w&-]*(?:\s+(?:of|and|for|&|(?-i:[A-Z])[\w&-]*))*)\s*[.!]?\s*$",
      r"set \g<who>'s job title to \g<title>"),
+    # --- a change, and why ---
+    # "Push X to Wednesday, the candidate can't make Friday": the reason after it goes
+    (r"^(?P<req>\s*(?:push|move|set|change|mark|update|put|bump|shift)\b[^,;]+?)\s*[,;]\s*"
+     r"(?:we'?ve|we\s+have|we\s+made|(?:the\s+)?[\w-]+\s+(?:can'?t|cannot|couldn'?t|won'?t|"
+     r"isn'?t|wasn'?t|didn'?t|doesn'?t))\b[^,;]*[.!]?\s*$", r"\g<req>"),
+    # "should be 7,500 rather than 6,000": the new value, not the old one
+    (r"\b(?P<new>(?:should|must|needs\s+to)\s+be\s+\S+?)\s+(?:rather|instead)\s+(?:than|of)\s+"
+     r"(?:" + _NUMBER + r"|[^\s,.;?!]+)", r"\g<new>"),
     # --- a spreadsheet's words ---
     (r"\badd\s+a\s+(?:new\s+)?(?:row|line|entry)\s+(?:to|in|into|on)\s+" + _SHEET + r"\s*:\s*"
      r"(?:[\w-]+\s+)?(?:name|title)?\s*(?=')",

@@ -101,6 +101,11 @@ def test_a_company_cell_naming_no_company_is_asked_about_not_dropped() -> None:
     assert writes(said) == []
 
 
+def test_the_old_value_said_beside_the_new_one_is_not_written() -> None:
+    said = "I believe the Quayside cold storage amount should be 9,500 rather than 8,000?"
+    assert writes(said) == update(QUAYSIDE, amount={"amount": 9500, "currency": "USD"})
+
+
 def test_a_cell_changed_from_one_value_to_another_takes_the_new_one() -> None:
     said = "Deals row 'Quayside cold storage': Amount 9000 -> 11000, Win probability 20 -> 35."
     assert writes(said) == update(
@@ -124,6 +129,10 @@ def test_a_job_title_at_a_company_that_is_not_there_is_asked_about() -> None:
     [
         ("Filter column Amount > 50000 in the Deals sheet.", "deals with Amount > 50000"),
         ("Who does the address bronwen@ferrol.example belong to?", "find bronwen@ferrol.example"),
+        ("Move Print the pallet labels to Monday, the printer can't do Friday.",
+         "Move Print the pallet labels to Monday"),
+        ("the Quayside amount should be 9,500 rather than 8,000",
+         "the Quayside amount should be 9,500"),
         ("A new account came in via the web form: Harwick Mills, retail",
          "add a account: Harwick Mills, retail"),
         ("Odile wants to know who has the address bronwen@ferrol.example",
