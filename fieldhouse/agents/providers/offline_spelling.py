@@ -4,20 +4,24 @@ A hurried or dyslexic typist swaps, drops, doubles or mistypes letters in the wo
 a request: the verb, the module, the field, a choice's value, a day. The planner reads those
 words by their spelling, so each such word is put right before it reads the message.
 
-A word is only changed when it is no English word (the English word list of ``pyspellchecker``)
-and no word the planner or the workspace's schema knows, and then only to one of:
+A word is only changed when it is no English word (the English word list of ``pyspellchecker``),
+none of the 20,000 most used Spanish or French words, no British spelling, no chat shorthand
+and no word the planner or the workspace's schema knows; and then only to one of:
 
 1. the one request word (a verb, a module, a field, an option, a day: the workspace's own
-   words and the planner's) within one slip of it (a letter swapped with its neighbour,
-   dropped, added or replaced; two for a word of eight letters or more): "stgae" -> "stage",
-   "priorty" -> "priority"; a swap beats a replaced letter ("taks" is "task", not "tags");
+   words and the planner's) within one slip of it (a letter swapped with its neighbour, left
+   out, added or mistyped; two for a word of eight letters or more): "stgae" -> "stage",
+   "priorty" -> "priority"; a likelier slip wins ("taks" is "task", not "tags"), and two
+   words as near and as likely leave it as typed;
 2. two such words run together: "tothe" -> "to the", "jobtitle" -> "job title";
-3. the most common English word within one slip, among the most common words only: "taht"
-   -> "that", "alredy" -> "already".
+3. the one common English word within one slip: "taht" -> "that", "alredy" -> "already".
 
-Names are left as typed: a capitalised word is only looked at as a message's first word, and
+A word of four letters or less is often shorthand ("abt", "amt", "req" are no slips of "at" or
+"red"): only a swap or a left-out letter puts it right ("nxt", "tsk"). Names are left as typed:
+a capitalised word is only looked at at a sentence's start, and then only for a swap ("FIdn");
 quoted text, addresses, links and words with digits never. A first word that is a rare English
-word one slip from a request verb ("crate a meeting task") is read as that verb. Nothing else
+word one slip from a request verb ("crate a meeting task") is read as that verb, and a rare one
+that is a very common word with two letters swapped as that word ("fro" -> "for"). Nothing else
 that is an English word changes: "dead" is not "deal", "lost" is not "list".
 """
 
