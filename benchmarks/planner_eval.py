@@ -38,6 +38,7 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import date, datetime, timedelta
+from functools import partial
 from pathlib import Path
 from typing import Any, Literal
 
@@ -81,6 +82,9 @@ class Context:
     me: str = ""
     #: record id -> display name, for references and updates by id
     names: Mapping[str, str] = field(default_factory=dict)
+    #: a text written to a record's field must equal the expected one (the format lets a
+    #: longer text containing it count: "now Head of Quality" for "Head of Quality")
+    strict: bool = False
 
 
 @dataclass(frozen=True)
@@ -174,9 +178,27 @@ def _display(expected: Mapping[str, Any], actual: Mapping[str, Any]) -> bool:
 def _fields(expected: Mapping[str, Any], actual: Mapping[str, Any], ctx: Context) -> bool:
     got = actual.get("fields") or {}
     return all(
-        slug in got and value_match(value, got[slug], ctx)
+        slug in got
+        and value_match(value, got[slug], ctx)
+        and not (ctx.strict and _longer_text(value, got[slug], ctx))
         for slug, value in (expected.get("fields") or {}).items()
     )
+
+
+def _longer_text(expected: Any, actual: Any, ctx: Context) -> bool:
+    """Whether a text was matched only by containing the expected one (a date, a name for an
+    id and a choice are no such text)."""
+    if not isinstance(expected, str) or not isinstance(actual, str) or expected.startswith("@"):
+        return False
+    if _as_date(expected, ctx) is not None:
+        return False
+    said = ctx.names.get(actual.lower(), actual)
+    # a link is stored with its scheme ("https://quillink.example" for "quillink.example")
+    return _unlinked(norm(said)) != _unlinked(norm(expected))
+
+
+def _unlinked(text: str) -> str:
+    return re.sub(r"^https?://(?:www\.)?", "", text).rstrip("/")
 
 
 def _target(target: str, actual: Mapping[str, Any], ctx: Context) -> bool:
@@ -434,9 +456,12 @@ def load(path: Path) -> list[Phrasing]:
     return rows
 
 
-async def evaluate(phrasings: Sequence[Phrasing], provider: Any = None) -> list[Result]:
+async def evaluate(
+    phrasings: Sequence[Phrasing], provider: Any = None, *, strict: bool = False
+) -> list[Result]:
     """Run each phrasing against a demo workspace (a fresh one after any write), with the
-    offline provider, or ``provider`` (a stand-in model, to check the harness itself)."""
+    offline provider, or ``provider`` (a stand-in model, to check the harness itself);
+    ``strict``: see :attr:`Context.strict`."""
     import httpx
 
     from fieldhouse.config import Settings
@@ -465,7 +490,7 @@ async def evaluate(phrasings: Sequence[Phrasing], provider: Any = None) -> list[
                     if ctx is None:
                         demo = await create_demo(rt.actors, today)
                         headers = {"Authorization": f"Bearer {demo.api_key}"}
-                        ctx = Context(today, "", await _names(http, headers))
+                        ctx = Context(today, "", await _names(http, headers), strict)
                     calls, response, me = await _run(http, headers, phrasing.text)
                     ctx = replace(ctx, me=me or ctx.me)
                     verdict = score(phrasing.expect, calls, ctx)
@@ -571,12 +596,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.planner_eval")
     parser.add_argument("file", type=Path, help="a phrasings .jsonl file")
     parser.add_argument("--show-failures", action="store_true", help="print each miss")
+    parser.add_argument(
+        "--strict",
+        action="store_true",
+        help="a text written to a field must equal the expected one, not contain it",
+    )
     args = parser.parse_args(argv)
     phrasings = load(args.file)
     import trio
 
     began = time.perf_counter()
-    results = trio.run(evaluate, phrasings)
+    results = trio.run(partial(evaluate, strict=args.strict), phrasings)
     if args.show_failures:
         print(failures(results))
         print()

@@ -119,3 +119,55 @@ def test_values_and_relative_dates_match_as_the_tools_take_them() -> None:
         },
     )
     assert score(amount, [over], CTX).outcome == "right"
+
+
+def test_strict_scoring_counts_a_longer_text_in_a_field_as_a_wrong_write() -> None:
+    from dataclasses import replace
+
+    title = {
+        "kind": "call",
+        "tool": "records.update",
+        "args": {
+            "module": "contacts",
+            "target": "Litware pilot",
+            "fields": {"job-title": "Head of Quality"},
+        },
+    }
+    padded = Call(
+        "records.update",
+        {
+            "module": "contacts",
+            "name": "Litware pilot",
+            "fields": {"job-title": "now Head of Quality"},
+        },
+    )
+    exact = Call(
+        "records.update",
+        {
+            "module": "contacts",
+            "name": "Litware pilot",
+            "fields": {"job-title": "head of  quality"},
+        },
+    )
+    strict = replace(CTX, strict=True)
+    assert score(title, [padded], CTX).outcome == "right"  # the format's rule
+    assert score(title, [padded], strict).outcome == "wrong_write"
+    assert score(title, [exact], strict).outcome == "right"
+    site = {
+        "kind": "call",
+        "tool": "records.update",
+        "args": {
+            "module": "companies",
+            "target": "Litware pilot",
+            "fields": {"website": "lw.example"},
+        },
+    }
+    linked = Call(
+        "records.update",
+        {
+            "module": "companies",
+            "name": "Litware pilot",
+            "fields": {"website": "https://lw.example/"},
+        },
+    )
+    assert score(site, [linked], strict).outcome == "right"  # stored with its scheme

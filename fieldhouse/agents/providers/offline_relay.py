@@ -133,7 +133,7 @@ _RULES = _rules(
     (r"^\s*row\s+(?P<name>'[^']+'|\"[^\"]+\")\s+(?:in|of|on)\s+" + _SHEET + r"\s*:\s*"
      r"put\s+(?P<value>'[^']+'|\"[^\"]+\")\s+in\s+the\s+(?P<field>[\w\s-]+?)\s+(?:column|cell)"
      r"\s*[.!]?\s*$",
-     lambda m: f"update {_module(m)} {m['name']}: set {m['field']} to {m['value']}"),
+     lambda m: f"set {m['name'][1:-1]}'s {m['field']} to {m['value']}"),
     (r"^\s*(?P<module>[A-Za-z][\w-]*)\s+row\s+(?P<name>'[^']+'|\"[^\"]+\")\s*:\s*",
      lambda m: f"update {_module(m)} {m['name']}: "),
     # "Amount 18000 -> 21000": the new value (each of them: ALL)
