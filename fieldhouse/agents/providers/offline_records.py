@@ -477,6 +477,10 @@ _CLAUSE = re.compile(
 )
 
 
+#: words a person's description starts with, never a name's ("the new CFO")
+_DETERMINERS = frozenset({"the", "our", "my", "their", "his", "her", "this", "that", "a", "an"})
+
+
 def _described(text: str, name: str) -> bool:
     """Whether ``name`` (in lower case) describes a person rather than names one: "the booth
     lead", "our new sponsor"."""
@@ -523,7 +527,8 @@ def _create(text: str, today: date, ws: Workspace) -> Planned:
         name = re.sub(r"(?:\s+(?:on|at|for|in|with|to|of|the|a|an|and|by))+$", "", name, flags=re.I)
     if not _names_a_record(name, rest, ws) or _field_part(name, module):
         return f"What should the new {kind} be called?"
-    if _person_like(module) and name == name.lower() and _described(text, name):
+    described = name == name.lower() and _described(text, name)
+    if _person_like(module) and (described or name.split()[0].lower() in _DETERMINERS):
         return f"What should the new {kind} be called?"  # "add the booth lead": who is it?
     # the name's own words out: a date or amount said inside it ("call hedy tmrw") stays
     said = rest[name_span[0] : name_span[1]]

@@ -157,11 +157,18 @@ _RULES = _rules(
      r"\s*(?:[.;!?].*)?$", r"tag \g<who> as \g<tag>"),
     # "X's title is now Y": the value is Y ("now" is no part of it)
     (r"(?<='s)\s+(?P<field>[\w\s-]{1,25}?)\s+(?:is|are)\s+now\s+(?=\S)", r" \g<field> is "),
-    # "Tick the Do not contact checkbox on X" / "untick ..."
-    (r"^\s*(?:tick|check)\s+(?:the\s+)?(?P<field>[\w\s-]+?)\s+(?:checkbox|check\s*box|box|flag)\s+"
-     r"(?:on|for|of)\s+(?P<who>.+?)\s*[.!]?\s*$", r"mark \g<who> as \g<field>"),
-    (r"^\s*(?:untick|uncheck|clear)\s+(?:the\s+)?(?P<field>[\w\s-]+?)\s+(?:checkbox|check\s*box|box|flag)"
-     r"\s+(?:on|for|of)\s+(?P<who>.+?)\s*[.!]?\s*$", r"set \g<field> on \g<who> to false"),
+    # "Tick the Do not contact checkbox on X" / "untick ..." ("tick" and "untick" need no box)
+    (r"^\s*(?:(?:tick|check)\s+(?:the\s+)?(?P<field>[\w\s-]+?)\s+(?:checkbox|check\s*box|box|flag)"
+     r"|tick\s+(?:the\s+)?(?P<ticked>[\w\s-]+?))\s+(?:on|for|of)\s+(?P<who>.+?)\s*[.!]?\s*$",
+     lambda m: f"mark {m['who']} as {m['field'] or m['ticked']}"),
+    (r"^\s*(?:(?:untick|uncheck|clear)\s+(?:the\s+)?(?P<field>[\w\s-]+?)\s+"
+     r"(?:checkbox|check\s*box|box|flag)|(?:untick|uncheck)\s+(?:the\s+)?(?P<unticked>[\w\s-]+?))"
+     r"\s+(?:on|for|of)\s+(?P<who>.+?)\s*[.!]?\s*$",
+     lambda m: f"set {m['field'] or m['unticked']} on {m['who']} to false"),
+    # "untick do not contact" inside a change: the box's field set to false, not ticked
+    (r"\b(?:untick|uncheck)\s+(?:the\s+)?(?P<field>[\w -]+?)"
+     r"(?:\s+(?:checkbox|check\s*box|box|flag))?(?=\s*(?:$|[,.;!]|\s+and\b))", r"\g<field> false",
+     ALL),
 )  # fmt: skip
 
 
