@@ -165,6 +165,31 @@ _RULES = _rules(
      r"(?:checkbox|check\s*box|box|flag)|(?:untick|uncheck)\s+(?:the\s+)?(?P<unticked>[\w\s-]+?))"
      r"\s+(?:on|for|of)\s+(?P<who>.+?)\s*[.!]?\s*$",
      lambda m: f"set {m['field'] or m['unticked']} on {m['who']} to false"),
+    # --- contrasts: what is not meant goes, what is meant stays ---
+    # "The vendor can't do Thursday, so the X moves to Friday": the reason goes
+    (r"^[^,.;]{3,80}?\b(?:can't|cannot|can\s+not|won't|couldn't)\b[^,.;]*,\s*so\s+", ""),
+    # "the X moves to Friday. Update the due date." is a move
+    (r"^(?:the\s+)?(?P<what>[^.;]+?)\s+(?:moves|is\s+moving|has\s+moved|gets\s+moved)\s+to\s+"
+     r"(?P<when>[^.;]+?)\s*(?:\.\s*(?:please\s+)?update\s+(?:the|its)\s+[\w -]+?)?\s*[.!]?\s*$",
+     r"move \g<what> to \g<when>"),
+    # "X isn't a lead any more, she's qualified now"
+    (r"^(?P<who>(?-i:[A-Z])[^,;.]+?)\s+(?:isn't|is\s+not|is\s+no\s+longer)\s+(?:an?\s+)?[\w-]+"
+     r"(?:\s+any\s*more)?\s*[,;]\s*(?:she|he|they|it)(?:'s|\s+is|\s+are|'re)\s+(?:now\s+)?"
+     r"(?:an?\s+)?(?P<value>[\w-]+)(?:\s+now)?\s*[.!]?\s*$", r"mark \g<who> as \g<value>"),
+    # "I'm not reopening the X deal; just change its lost reason to ..."
+    (r"^\s*I'?m\s+not\s+[\w-]+ing\s+(?P<what>[^;,]+?)\s*[;,]\s*(?:just\s+|only\s+)?"
+     r"(?P<verb>change|set|update)\s+its\s+", r"\g<verb> \g<what>'s "),
+    # "Industry software, not financial services, whatever their website says."
+    (r",\s*whatever\s+[^.;,]*?\bsays?\s*(?=[.;,]|$)", ""),
+    (r"(?<=\w),\s+not\s+(?!only\b|yet\b|sure\b|now\b)[\w -]{2,30}?(?=\s*[,.;]|\s*$)", "", ALL),
+    # "Don't put it at lead, it's already qualified": the value meant
+    (r"\b(?:don't|do\s+not)\s+(?:put|set|leave|make)\s+it\s+(?:at|to|as|in|on)\s+[\w-]+\s*[,;]\s*"
+     r"it'?s\s+(?:already\s+)?(?P<value>[\w-]+)", r"\g<value>"),
+    # "Draft, don't send, an email to ..."
+    (r"^\s*(?P<verb>draft|write)\s*,\s*(?:but\s+)?(?:don't|do\s+not)\s+send(?:\s+it)?\s*,\s*",
+     r"\g<verb> "),
+    # "Show my reminders, not the ones that already went off, ..."
+    (r",?\s*not\s+the\s+ones?\s+(?:that|which|who)\s+[^,.;]+", ""),
     # "untick do not contact" inside a change: the box's field set to false, not ticked
     (r"\b(?:untick|uncheck)\s+(?:the\s+)?(?P<field>[\w -]+?)"
      r"(?:\s+(?:checkbox|check\s*box|box|flag))?(?=\s*(?:$|[,.;!]|\s+and\b))", r"\g<field> false",

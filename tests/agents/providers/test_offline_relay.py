@@ -161,3 +161,55 @@ def test_the_request_is_said_plainly(said: str, plain: str) -> None:
 )
 def test_a_message_with_no_frame_stays_as_it_is(said: str) -> None:
     assert plain_relayed(said) == said
+
+
+# --- contrasts: what is not meant is left out ---
+
+
+def test_a_reason_before_so_is_left_out_and_the_move_made() -> None:
+    said = "The printer can't do Friday, so Print the pallet labels moves to Monday."
+    assert writes(said) == update(LABEL, **{"due-date": "2026-11-30"})
+
+
+def test_what_someone_is_no_longer_is_not_written_what_they_are_now_is() -> None:
+    said = "Bronwen Achterberg isn't a subscriber any more, she's a customer now."
+    assert writes(said) == update(BRONWEN, lifecycle="customer")
+
+
+def test_a_change_said_after_what_is_not_done_is_made() -> None:
+    said = "I'm not reopening the Quayside cold storage deal; just change its amount to 7,250."
+    assert writes(said) == update(QUAYSIDE, amount={"amount": 7250, "currency": "USD"})
+
+
+def test_a_value_said_as_not_meant_is_not_written() -> None:
+    made = writes(
+        "Add a company called Harwick Mills. Industry retail, not logistics, whatever their "
+        "brochure says. 80 employees."
+    )
+    assert len(made) == 1
+    _, args = made[0]
+    assert args["fields"]["industry"] == "retail"
+    assert args["fields"]["employees"] == 80
+
+
+def test_the_value_a_new_record_is_already_at_is_written_not_the_one_refused() -> None:
+    made = writes(
+        "Add a new deal, 'Ferrol reefer lease', for Ferrol Shipping at 8,000. Don't put it at "
+        "lead, it's already qualified."
+    )
+    assert len(made) == 1
+    _, args = made[0]
+    assert args["fields"]["stage"] == "qualified"
+
+
+@pytest.mark.parametrize(
+    ("said", "plain"),
+    [
+        ("Show my reminders, not the ones that already went off, only those still pending.",
+         "Show my reminders, only those still pending."),
+        ("Draft, don't send, an email to bronwen@ferrol.example about rates",
+         "Draft an email to bronwen@ferrol.example about rates"),
+    ],
+)  # fmt: skip
+def test_what_is_not_asked_for_is_left_out(said: str, plain: str) -> None:
+    assert plain_relayed(said) == plain
