@@ -165,6 +165,11 @@ _RULES = _rules(
      r"(?:checkbox|check\s*box|box|flag)|(?:untick|uncheck)\s+(?:the\s+)?(?P<unticked>[\w\s-]+?))"
      r"\s+(?:on|for|of)\s+(?P<who>.+?)\s*[.!]?\s*$",
      lambda m: f"set {m['field'] or m['unticked']} on {m['who']} to false"),
+    # "Log the listing as a deal called X", "Book me a viewing as a meeting task: X", "Add the
+    # agency we co-list with as a company: X": a thing described, then the record it is
+    (r"(?:^|(?<=[.!?]\s))\s*(?:log|book|record|enter|register|add|put\s+in)\s+(?:me\s+)?"
+     r"(?:the|a|an|this|that|our)\s+[\w -]{2,40}?\s+as\s+an?\s+(?:new\s+)?"
+     r"(?P<kind>(?:[\w-]+\s+)?(?:deal|task|contact|company))\b", r"create a \g<kind>"),
     # --- contrasts: what is not meant goes, what is meant stays ---
     # "The vendor can't do Thursday, so the X moves to Friday": the reason goes
     (r"^[^,.;]{3,80}?\b(?:can't|cannot|can\s+not|won't|couldn't)\b[^,.;]*,\s*so\s+", ""),

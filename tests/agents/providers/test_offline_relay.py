@@ -163,6 +163,20 @@ def test_a_message_with_no_frame_stays_as_it_is(said: str) -> None:
     assert plain_relayed(said) == said
 
 
+@pytest.mark.parametrize(
+    "said",
+    [
+        "Log the shipment as a deal called 'Ferrol reefer lease', amount 8,000.",
+        "Book me the lease as a deal: 'Ferrol reefer lease', amount 8,000.",
+    ],
+)
+def test_a_thing_described_then_named_as_a_record_is_created(said: str) -> None:
+    made = writes(said)
+    assert len(made) == 1
+    _, args = made[0]
+    assert (args["module"], args["displayName"]) == ("deals", "Ferrol reefer lease")
+
+
 # --- contrasts: what is not meant is left out ---
 
 
