@@ -24,6 +24,10 @@ sentence. Notes to self put the verb last ("Omar Haddad, Research Engineer, Litw
 contact, create.") or leave it out ("Task, renew SSL certs, Friday, high priority, mine."):
 the verb goes first.
 
+A request can also follow the story it is about in plain text: "Just met Bartholomew Quist from
+Fabrikam Software at the expo, he runs their partner programme. Can you add him?". The story
+becomes the new record's details: "add a contact: Bartholomew Quist from Fabrikam Software ...".
+
 As in ``offline_relay``, a rewrite keeps every word that names a record, a field or a value;
 the planner reads the result with its usual checks, so a rewrite writes nothing by itself.
 """
@@ -385,3 +389,94 @@ def plain_fragment(message: str) -> str:
 def _mine(text: str) -> str:
     """A task's "mine" among its details: assigned to the person typing."""
     return re.sub(r"(?<=,)\s*mine\b", " assigned to me", text, flags=re.I)
+
+
+#: the request at a story's end that points back into it: "... so add him as a contact at X",
+#: "Can you add him?", "Put them in as a company, manufacturing."
+_REFERRED = re.compile(
+    r"(?:^|(?<=[.!?;,])\s*|\s+(?:so|and|then)\s+)(?:(?:can|could|would)\s+you\s+|please\s+)?"
+    r"(?P<verb>add|put|create|save|log|enter)\s+(?P<pronoun>him|her|them)(?:\s+in)?"
+    r"(?:\s+as\s+an?\s+(?:new\s+)?(?P<kind>contact|company|lead|customer|account|subscriber)"
+    r"|\s+to\s+(?:the\s+)?(?P<kinds>contacts|companies))?"
+    r"(?P<rest>[^.!?]*)[.!?]?\s*$",
+    re.I,
+)
+#: what a new record of each kind said is
+_KINDS = {
+    "contact": ("contact", ""),
+    "contacts": ("contact", ""),
+    "lead": ("contact", ", lifecycle lead"),
+    "customer": ("contact", ", lifecycle customer"),
+    "subscriber": ("contact", ", lifecycle subscriber"),
+    "company": ("company", ""),
+    "companies": ("company", ""),
+    "account": ("company", ""),
+}
+
+
+def plain_referred(message: str) -> str:
+    """A request that points back into the story before it ("add him"), with the story as
+    the new record's details; any other message as it is."""
+    m = _REFERRED.search(message)
+    if m is None or m.start() < 12:
+        return message
+    said = (m["kind"] or m["kinds"] or "").lower()
+    if not said:
+        if m["pronoun"].lower() == "them":
+            return message  # a company or people? ask, do not guess
+        said = "contact"
+    kind, extra = _KINDS[said]
+    story = message[: m.start()].strip().rstrip(",;.")
+    story = re.sub(r"\b(?:his|her|their|its)\s+name\s+is\s+", ", ", story, flags=re.I)
+    details = _story_details(story)
+    if not details:
+        return message  # nobody named before the request
+    rest = m["rest"].strip(" ,")
+    if kind == "contact":  # "add him as a contact at Tailspin Finance"
+        rest = re.sub(r"^(?:at|from|with)\s+(?=(?-i:[A-Z]))", "company ", rest)
+    name, _, said = details.partition(", ")
+    works = re.match(r"^(?P<name>.+?)\s+(?:from|at|of|with)\s+(?P<org>(?-i:[A-Z]).+)$", name)
+    if kind == "contact" and works:  # "Bartholomew Quist from Fabrikam Software"
+        name, said = works["name"], ", ".join(p for p in (f"company {works['org']}", said) if p)
+    more = ", ".join(p for p in (said, extra.strip(", "), rest) if p)
+    return f"create a {kind} named {name}" + (f", {more}" if more else "")
+
+
+#: a name of two or three capitalised words
+_NAMED = re.compile(r"(?-i:[A-Z][\w'-]+(?:\s+[A-Z][\w'-]+){1,2})")
+#: "about 120 people", "45 staff"
+_HEADCOUNT = re.compile(
+    r"\b(?:about\s+|around\s+|some\s+)?(\d[\d,]*)\s+(?:people|staff|employees)\b", re.I
+)
+
+
+def _story_details(story: str) -> str:
+    """The new record's details in a story: from the first name said (not a sentence's first
+    words) on, without the clauses about someone ("he runs ...") but with the addresses,
+    phones and headcounts said in them; empty when no name is said."""
+    named = next(
+        (
+            n
+            for n in _NAMED.finditer(story)
+            if n.start() and not re.search(r"[.!?]\s*$", story[: n.start()])
+        ),
+        None,
+    )
+    if named is None:
+        return ""
+    kept: list[str] = []
+    for clause in re.split(
+        r"\s*[,;]\s*|\.\s+|\s+and\s+(?=(?:his|her|their|its)\b)", story[named.start() :]
+    ):
+        if not clause:
+            continue
+        if kept and re.match(
+            r"(?:he|she|they|it|his|her|their|its|who|which|relocating)\b", clause, re.I
+        ):
+            kept += [f"email {a}" for a in _ADDRESS.findall(clause)]
+            kept += [f"phone {p.strip()}" for p in _PHONE.findall(clause)]
+            kept += [f"{h.replace(',', '')} employees" for h in _HEADCOUNT.findall(clause)]
+            continue
+        headcount = _HEADCOUNT.search(clause)
+        kept.append(f"{headcount[1].replace(',', '')} employees" if headcount else clause)
+    return ", ".join(kept)

@@ -22,7 +22,12 @@ from fieldhouse.agents.providers.offline_context import request_first
 from fieldhouse.agents.providers.offline_corrections import settle
 from fieldhouse.agents.providers.offline_lexicon import plain_english
 from fieldhouse.agents.providers.offline_mail import ToPerson, read_mail
-from fieldhouse.agents.providers.offline_paste import plain_fragment, plain_pasted, plain_steps
+from fieldhouse.agents.providers.offline_paste import (
+    plain_fragment,
+    plain_pasted,
+    plain_referred,
+    plain_steps,
+)
 from fieldhouse.agents.providers.offline_phrasings import (
     closed_deals,
     group_mail,
@@ -117,7 +122,7 @@ def plan_for(message: str, now: datetime, workspace: Workspace | None = None) ->
         if not _BUILTIN:
             _BUILTIN.append(builtin())
         workspace = _BUILTIN[0]
-    message = plain_fragment(plain_steps(plain_pasted(message)))
+    message = plain_referred(plain_fragment(plain_steps(plain_pasted(message))))
     structured = plain_structured(message, workspace)
     if isinstance(structured, Asked):  # code that names a value still to be filled in
         return Plan((), str(structured))

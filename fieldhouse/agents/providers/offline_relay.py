@@ -170,6 +170,12 @@ _RULES = _rules(
     (r"(?:^|(?<=[.!?]\s))\s*(?:log|book|record|enter|register|add|put\s+in)\s+(?:me\s+)?"
      r"(?:the|a|an|this|that|our)\s+[\w -]{2,40}?\s+as\s+an?\s+(?:new\s+)?"
      r"(?P<kind>(?:[\w-]+\s+)?(?:deal|task|contact|company))\b", r"create a \g<kind>"),
+    # "add a contact: Bartholomew Quist from Fabrikam Software": the company named as such
+    # (the name's "from" / "at" had been dropped, or read as a job title ":")
+    (r"^\s*(?P<verb>add|create|new)\s+(?:an?\s+)?(?:new\s+)?contact\s*:?\s*"
+     r"(?P<name>(?-i:[A-Z][\w'-]+(?:\s+[A-Z][\w'-]+){1,2}))\s+(?:from|at|of|with)\s+"
+     r"(?P<org>(?-i:[A-Z])[\w&'-]*(?:\s+(?-i:[A-Z])[\w&'-]*){0,3})(?=\s*(?:[,;.]|$))",
+     r"\g<verb> a contact: \g<name>, company \g<org>"),
     # --- contrasts: what is not meant goes, what is meant stays ---
     # "The vendor can't do Thursday, so the X moves to Friday": the reason goes
     (r"^[^,.;]{3,80}?\b(?:can't|cannot|can\s+not|won't|couldn't)\b[^,.;]*,\s*so\s+", ""),

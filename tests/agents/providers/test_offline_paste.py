@@ -8,7 +8,12 @@ from typing import Any
 
 import pytest
 
-from fieldhouse.agents.providers.offline_paste import plain_fragment, plain_pasted, plain_steps
+from fieldhouse.agents.providers.offline_paste import (
+    plain_fragment,
+    plain_pasted,
+    plain_referred,
+    plain_steps,
+)
 from fieldhouse.agents.providers.offline_schema import builtin
 from tests.agents.providers.planner_walk import record, written
 
@@ -18,8 +23,9 @@ QUAYSIDE = record("deals", "Quayside cold storage", stage="lead")
 BRONWEN = record("contacts", "Bronwen Achterberg", emails=["bronwen@ferrol.example"])
 ODILE = record("contacts", "Odile Marchetti", **{"do-not-contact": True})
 FERROL = record("companies", "Ferrol Shipping")
+MARLOW = record("companies", "Marlow Health")  # "health" is also a field's word
 LABEL = record("tasks", "Print the pallet labels")
-EVERYONE = [QUAYSIDE, BRONWEN, ODILE, FERROL, LABEL]
+EVERYONE = [QUAYSIDE, BRONWEN, ODILE, FERROL, MARLOW, LABEL]
 
 
 def writes(message: str) -> list[Any]:
@@ -185,3 +191,56 @@ def test_a_note_with_its_verb_last_or_none_reads_verb_first(said: str, plain: st
 
 def test_find_company_colon_is_a_search_not_a_create() -> None:
     assert writes("Find company: ferrol") == []
+
+
+# --- a request that points back into the story before it ---
+
+
+def test_a_person_met_in_a_story_is_added_with_the_company_they_are_from() -> None:
+    made = writes(
+        "Bumped into a nice woman at the port expo, Ines Carvalho from Ferrol Shipping, she "
+        "handles their cold chain. Can you add her?"
+    )
+    assert len(made) == 1
+    _, args = made[0]
+    assert (args["module"], args["displayName"]) == ("contacts", "Ines Carvalho")
+    assert args["fields"]["company"] == FERROL["recordId"]
+
+
+def test_a_phone_said_about_someone_goes_on_the_new_contact() -> None:
+    made = writes(
+        "Ferrol finally named a harbour master; his name is Joao Pires and his phone is "
+        "+351 21 555 0101, so add him as a contact at Ferrol Shipping."
+    )
+    assert len(made) == 1
+    _, args = made[0]
+    assert args["displayName"] == "Joao Pires"
+    assert args["fields"]["phones"] == ["+351215550101"]
+    assert args["fields"]["company"] == FERROL["recordId"]
+
+
+def test_a_company_told_of_is_added_with_its_headcount() -> None:
+    made = writes(
+        "Spoke with a new outfit today, Harwick Mills, about 80 people, they weave sailcloth. "
+        "Put them in as a company, manufacturing."
+    )
+    assert len(made) == 1
+    _, args = made[0]
+    assert (args["module"], args["displayName"]) == ("companies", "Harwick Mills")
+    assert args["fields"]["employees"] == 80
+    assert args["fields"]["industry"] == "manufacturing"
+
+
+def test_them_with_no_kind_said_is_left_to_ask() -> None:
+    said = "Had lunch with Harwick Mills and Ines Carvalho. Add them."
+    assert plain_referred(said) == said
+
+
+@pytest.mark.parametrize("word", ["from", "at"])
+def test_a_new_contact_from_a_company_after_a_colon_gets_that_company(word: str) -> None:
+    # the company had been dropped ("from"), or ":" written as the job title ("at")
+    made = writes(f"add a contact: Ines Carvalho {word} Marlow Health")
+    assert len(made) == 1
+    _, args = made[0]
+    assert args["fields"].get("job-title") is None
+    assert args["fields"]["company"] == MARLOW["recordId"]
