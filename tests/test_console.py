@@ -75,6 +75,23 @@ class Server:
                 os.killpg(self.process.pid, signal.SIGKILL)
                 self.process.wait()
 
+    @staticmethod
+    def waits(pids: list[int]) -> str:
+        """Each process's command line and, per thread, its state and kernel wait channel."""
+        said = []
+        for pid in pids:
+            try:
+                command = Path(f"/proc/{pid}/cmdline").read_text().replace("\0", " ")
+                threads = []
+                for task in sorted(Path(f"/proc/{pid}/task").iterdir()):
+                    stat = (task / "stat").read_text()
+                    state = stat[stat.rfind(")") + 2 :].split()[0]
+                    threads.append(f"{task.name}:{state}:{(task / 'wchan').read_text()}")
+            except OSError:
+                continue
+            said.append(f"{pid} {command}\n    " + " ".join(threads))
+        return "\n".join(said)
+
     def children(self) -> list[int]:
         out = []
         for entry in Path("/proc").iterdir():
@@ -98,16 +115,23 @@ class Server:
         return False
 
     def ctrl_c(self) -> tuple[int, str]:
-        """SIGINT to the foreground group; the exit status and everything printed."""
+        """SIGINT to the foreground group; the exit status and everything printed. A server
+        still running a minute later fails the test with what it printed and what each of
+        its processes was waiting in (it hung once under a loaded full run)."""
         children = self.children()
         os.killpg(self.process.pid, signal.SIGINT)
+        hung = ""
         try:
             status = self.process.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            hung = self.waits([self.process.pid, *self.children()])
+            status = -1
         finally:
             if self.process.poll() is None:
                 os.killpg(self.process.pid, signal.SIGKILL)
         while (line := self.lines.get(timeout=LINE_DEADLINE)) is not None:
             self.seen.append(line)
+        assert not hung, f"still running 60 s after Ctrl-C:\n{hung}\noutput:\n{''.join(self.seen)}"
         left = [pid for pid in children if Path(f"/proc/{pid}").exists()]
         assert left == [], f"still running after Ctrl-C: {left}"
         return status, "".join(self.seen)
