@@ -37,6 +37,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from fieldhouse.agents.providers.offline_values import EMAIL, PHONE
+
 #: a header line of a pasted e-mail or invite
 _HEADER = re.compile(
     r"^\s*(?P<key>from|to|cc|bcc|sent|date|subject|when|where|organi[sz]er|attendees|"
@@ -55,8 +57,8 @@ _SIGN_OFF = re.compile(
     r"all\s+the\s+best|warm(?:est)?\s+regards)\s*,?\s*$",
     re.I,
 )
-_ADDRESS = re.compile(r"[\w.+'-]+@[\w-]+(?:\.[\w-]+)+")
-_PHONE = re.compile(r"\+?\d[\d ().-]{6,}\d")
+_ADDRESS = re.compile(EMAIL)
+_PHONE = re.compile(PHONE)
 #: "Name <address>" or a bare address or a bare name
 _SENDER = re.compile(r"^\s*(?P<name>[^<>@]*?)\s*(?:<(?P<address>[^>]+)>)?\s*$")
 

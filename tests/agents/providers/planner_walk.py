@@ -73,3 +73,13 @@ def written(
     """The writes of the plan for ``message``, walked over ``records``, and its reply."""
     made, reply = walked(message, records, now, workspace)
     return [call for call in made if call[0] not in READS], reply
+
+
+def updated(target: Mapping[str, Any], **fields: Any) -> list[Call]:
+    """The writes of a plan that changes ``fields`` on ``target`` and nothing else."""
+    return [
+        (
+            "records.update",
+            {"module": target["moduleSlug"], "recordId": target["recordId"], "fields": fields},
+        )
+    ]

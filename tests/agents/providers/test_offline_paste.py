@@ -15,7 +15,7 @@ from fieldhouse.agents.providers.offline_paste import (
     plain_steps,
 )
 from fieldhouse.agents.providers.offline_schema import builtin
-from tests.agents.providers.planner_walk import record, written
+from tests.agents.providers.planner_walk import record, updated, written
 
 NOW = datetime(2026, 11, 28, 10, 0, tzinfo=UTC)  # a Saturday
 WS = builtin()
@@ -30,15 +30,6 @@ EVERYONE = [QUAYSIDE, BRONWEN, ODILE, FERROL, MARLOW, LABEL]
 
 def writes(message: str) -> list[Any]:
     return written(message, EVERYONE, NOW, WS)[0]
-
-
-def update(target: dict[str, Any], **fields: Any) -> list[Any]:
-    return [
-        (
-            "records.update",
-            {"module": target["moduleSlug"], "recordId": target["recordId"], "fields": fields},
-        )
-    ]
 
 
 INTRO = (
@@ -76,7 +67,7 @@ def test_a_number_in_a_pasted_email_goes_on_the_senders_contact() -> None:
     )
     assert plain_pasted(said).startswith("Put that number")  # only "add ... to" is read
     said = said.replace("Put that number on her contact.", "Add that number to her contact.")
-    assert writes(said) == update(BRONWEN, phones=["+442079460999"])
+    assert writes(said) == updated(BRONWEN, phones=["+442079460999"])
 
 
 def test_look_them_up_under_a_paste_searches_for_the_senders_address() -> None:
@@ -89,7 +80,7 @@ def test_the_request_under_a_forwarded_paste_is_read_alone() -> None:
         "--- forwarded ---\nFrom: Odile Marchetti\nSubject: Re: cold storage\n"
         "> Signed and sent back.\n\nQuayside cold storage -> won."
     )
-    assert writes(said) == update(QUAYSIDE, stage="won")
+    assert writes(said) == updated(QUAYSIDE, stage="won")
 
 
 def test_a_description_under_a_paste_is_asked_about_not_created() -> None:
@@ -118,16 +109,16 @@ def test_numbered_steps_on_one_record_are_one_update() -> None:
         "1. Find the deal Quayside cold storage. 2. Set the win probability to 35. "
         "3. Set the stage to proposal."
     )
-    assert writes(said) == update(QUAYSIDE, probability=35, stage="proposal")
+    assert writes(said) == updated(QUAYSIDE, probability=35, stage="proposal")
 
 
 def test_an_unticked_box_in_a_step_is_false_not_ticked() -> None:
     said = "Step one: open the contact Odile Marchetti. Step two: untick Do not contact."
-    assert writes(said) == update(ODILE, **{"do-not-contact": False})
+    assert writes(said) == updated(ODILE, **{"do-not-contact": False})
 
 
 def test_untick_without_steps_is_false_too() -> None:
-    assert writes("Untick do not contact on Odile Marchetti.") == update(
+    assert writes("Untick do not contact on Odile Marchetti.") == updated(
         ODILE, **{"do-not-contact": False}
     )
 

@@ -10,7 +10,7 @@ import pytest
 
 from fieldhouse.agents.providers.offline_relay import plain_relayed
 from fieldhouse.agents.providers.offline_schema import builtin
-from tests.agents.providers.planner_walk import record, written
+from tests.agents.providers.planner_walk import record, updated, written
 
 NOW = datetime(2026, 11, 28, 10, 0, tzinfo=UTC)  # a Saturday
 WS = builtin()
@@ -25,15 +25,6 @@ def writes(message: str) -> list[Any]:
     return written(message, EVERYONE, NOW, WS)[0]
 
 
-def update(target: dict[str, Any], **fields: Any) -> list[Any]:
-    return [
-        (
-            "records.update",
-            {"module": target["moduleSlug"], "recordId": target["recordId"], "fields": fields},
-        )
-    ]
-
-
 @pytest.mark.parametrize(
     "said",
     [
@@ -44,7 +35,7 @@ def update(target: dict[str, Any], **fields: Any) -> list[Any]:
     ],
 )
 def test_a_new_title_passed_on_is_set(said: str) -> None:
-    assert writes(said) == update(BRONWEN, **{"job-title": "Head of Logistics"})
+    assert writes(said) == updated(BRONWEN, **{"job-title": "Head of Logistics"})
 
 
 def test_a_task_asked_for_by_a_colleague_is_created_for_the_deal_named() -> None:
@@ -64,12 +55,12 @@ def test_a_change_reported_on_the_phone_is_made_on_the_deal_named() -> None:
         "Bronwen just rang. She said the deal is now at proposal, please reflect that on "
         "Quayside cold storage."
     )
-    assert writes(said) == update(QUAYSIDE, stage="proposal")
+    assert writes(said) == updated(QUAYSIDE, stage="proposal")
 
 
 def test_according_to_a_colleague_a_task_moves() -> None:
     said = "According to Odile, the Print the pallet labels task should be pushed to Friday."
-    assert writes(said) == update(LABEL, **{"due-date": "2026-12-04"})
+    assert writes(said) == updated(LABEL, **{"due-date": "2026-12-04"})
 
 
 def test_a_deal_the_boss_asked_for_is_created_for_its_company() -> None:
@@ -103,18 +94,18 @@ def test_a_company_cell_naming_no_company_is_asked_about_not_dropped() -> None:
 
 def test_the_old_value_said_beside_the_new_one_is_not_written() -> None:
     said = "I believe the Quayside cold storage amount should be 9,500 rather than 8,000?"
-    assert writes(said) == update(QUAYSIDE, amount={"amount": 9500, "currency": "USD"})
+    assert writes(said) == updated(QUAYSIDE, amount={"amount": 9500, "currency": "USD"})
 
 
 def test_a_cell_changed_from_one_value_to_another_takes_the_new_one() -> None:
     said = "Deals row 'Quayside cold storage': Amount 9000 -> 11000, Win probability 20 -> 35."
-    assert writes(said) == update(
+    assert writes(said) == updated(
         QUAYSIDE, amount={"amount": 11000, "currency": "USD"}, probability=35
     )
 
 
 def test_a_ticked_checkbox_on_a_row_sets_the_field() -> None:
-    assert writes("Tick the Do not contact checkbox on Bronwen Achterberg's row.") == update(
+    assert writes("Tick the Do not contact checkbox on Bronwen Achterberg's row.") == updated(
         BRONWEN, **{"do-not-contact": True}
     )
 
@@ -182,17 +173,17 @@ def test_a_thing_described_then_named_as_a_record_is_created(said: str) -> None:
 
 def test_a_reason_before_so_is_left_out_and_the_move_made() -> None:
     said = "The printer can't do Friday, so Print the pallet labels moves to Monday."
-    assert writes(said) == update(LABEL, **{"due-date": "2026-11-30"})
+    assert writes(said) == updated(LABEL, **{"due-date": "2026-11-30"})
 
 
 def test_what_someone_is_no_longer_is_not_written_what_they_are_now_is() -> None:
     said = "Bronwen Achterberg isn't a subscriber any more, she's a customer now."
-    assert writes(said) == update(BRONWEN, lifecycle="customer")
+    assert writes(said) == updated(BRONWEN, lifecycle="customer")
 
 
 def test_a_change_said_after_what_is_not_done_is_made() -> None:
     said = "I'm not reopening the Quayside cold storage deal; just change its amount to 7,250."
-    assert writes(said) == update(QUAYSIDE, amount={"amount": 7250, "currency": "USD"})
+    assert writes(said) == updated(QUAYSIDE, amount={"amount": 7250, "currency": "USD"})
 
 
 def test_a_value_said_as_not_meant_is_not_written() -> None:
