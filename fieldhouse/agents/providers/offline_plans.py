@@ -29,6 +29,7 @@ from fieldhouse.agents.providers.offline_paste import (
     plain_steps,
 )
 from fieldhouse.agents.providers.offline_phrasings import (
+    EMAIL,
     closed_deals,
     group_mail,
     mail_found,
@@ -55,7 +56,6 @@ Stage = Callable[[Sequence[ToolOutcome]], "list[Call] | str"]
 
 NETWORKS = {"twitter": "x", "x": "x", "linkedin": "linkedin", "facebook": "facebook"}
 NETWORKS |= {"instagram": "instagram", "mastodon": "mastodon", "bluesky": "bluesky"}
-EMAIL = r"[^@\s<>\"',;]+@[^@\s<>\"',;]+\.[A-Za-z]{2,}"
 _POLITE = r"^\s*(?:please\s+|could you\s+|can you\s+)?"
 DAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 WEEKDAY = r"(?:mon|tues|wednes|thurs|fri|satur|sun)day"
