@@ -482,3 +482,36 @@ def _story_details(story: str) -> str:
         headcount = _HEADCOUNT.search(clause)
         kept.append(f"{headcount[1].replace(',', '')} employees" if headcount else clause)
     return ", ".join(kept)
+
+
+#: the request after a story and "so": "Ada mentioned ..., so could you draft an email to her"
+#: (an e-mail, a reminder or a look-up: a change keeps its story, which names the record)
+_SO_REQUEST = re.compile(
+    r",?\s+so\s+(?:(?:could|can|would)\s+you\s+|please\s+|just\s+)*"
+    r"(?P<request>(?:draft|send|write|e-?mail|find|look\s+up|pull\s+up|show|list|remind)\b.+)$",
+    re.I | re.S,
+)
+#: a story's first word that names a person ("Ada mentioned ...", "Linus asked me ...")
+_TELLER = re.compile(r"^(?P<name>(?-i:[A-Z][a-z'-]+)(?:\s+(?-i:[A-Z][a-z'-]+))?)\s+(?-i:[a-z])")
+_NOT_PEOPLE = frozenset(
+    {"I", "The", "Our", "My", "We", "They", "He", "She", "It", "This", "That", "Before", "After",
+     "When", "Since", "Because", "If", "So", "And", "But", "Please", "Just", "Today", "Yesterday"}
+)  # fmt: skip
+
+
+def plain_so_request(message: str) -> str:
+    """The request said after a story and "so", with "her" / "him" the person the story
+    starts with; any other message as it is."""
+    m = _SO_REQUEST.search(message)
+    if m is None or len(message[: m.start()].split()) < 6:
+        return message
+    request = m["request"]
+    head = re.split(r"\b(?:subject|saying|body|asking|about|telling)\b", request, maxsplit=1)[0]
+    if re.search(r"\b(?:them|it|its|those|these|they|there|this|that)\b", head, re.I):
+        return message  # what they point to is in the story: read it all
+    if re.search(r"\b(?:him|her)\b", request, re.I):
+        teller = _TELLER.match(message)
+        if teller is None or teller["name"].split()[0] in _NOT_PEOPLE:
+            return message
+        request = re.sub(r"\b(?:him|her)\b", teller["name"], request, count=1)
+    return request

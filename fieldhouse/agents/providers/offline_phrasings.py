@@ -86,6 +86,18 @@ _GROUP_MAIL = re.compile(
 )
 
 
+#: a quoted subject with more said after it
+_QUOTED_SUBJECT = re.compile(
+    r"(?P<q>['\"\u2018\u201c])(?P<subject>[^'\"\u2019\u201d]+)['\"\u2019\u201d](?=\s+\S)"
+)
+#: what comes between a quoted subject and the body's words ("and a short body", ", saying")
+_BODY_AFTER = re.compile(
+    r"^\s*(?:,|and|with)?\s*(?:an?\s+)?(?:short\s+|quick\s+|brief\s+)?"
+    r"(?:(?:body|message|note|text)\b\s*(?:saying|that\s+says)?\s*:?|saying)?\s*",
+    re.I,
+)
+
+
 def closed_deals(text: str, now: datetime) -> list[Call] | None:
     m = _CLOSED.match(text)
     if m is None:
@@ -110,7 +122,12 @@ def group_mail(text: str) -> tuple[Callable[[Sequence[ToolOutcome]], list[Call]]
         return None
     who = (m["org"] or m["person"]).strip(" '\"")
     subject = m["subject"].strip(" '\"")
-    body = (m["body"] or subject).strip(" '\"")
+    body = (m["body"] or "").strip(" '\"")
+    quoted = _QUOTED_SUBJECT.match(m["subject"])
+    if quoted:  # "subject 'Year in review' and a short body thanking her for ...": two slots
+        subject = quoted["subject"].strip()
+        body = body or _BODY_AFTER.sub("", m["subject"][quoted.end() :]).strip(" .'\"")
+    body = body or subject
     draft = (m["verb"] or "").lower() in ("write", "draft")
     tool = "email.draft" if draft else "email.send"
     return mail_found(who, tool, subject, body, person=bool(m["person"]))

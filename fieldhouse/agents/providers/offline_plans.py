@@ -26,6 +26,7 @@ from fieldhouse.agents.providers.offline_paste import (
     plain_fragment,
     plain_pasted,
     plain_referred,
+    plain_so_request,
     plain_steps,
 )
 from fieldhouse.agents.providers.offline_phrasings import (
@@ -123,6 +124,7 @@ def plan_for(message: str, now: datetime, workspace: Workspace | None = None) ->
             _BUILTIN.append(builtin())
         workspace = _BUILTIN[0]
     message = plain_referred(plain_fragment(plain_steps(plain_pasted(message))))
+    message = plain_so_request(message)
     structured = plain_structured(message, workspace)
     if isinstance(structured, Asked):  # code that names a value still to be filled in
         return Plan((), str(structured))

@@ -79,3 +79,35 @@ def test_without_a_subject_or_a_verb_it_asks(message: str, question: str) -> Non
     calls, reply = walk(made)
     assert calls == []
     assert question in reply
+
+
+def _mailed(message: str, people: list[dict[str, Any]]) -> Any:
+    made = plan_for(message, NOW)
+    assert made is not None, message
+    calls, _ = walk(made, people)
+    return calls[-1]
+
+
+ODILE = record("contacts", "Odile Marchetti", emails=["odile@ferrol.example"])
+
+
+def test_a_quoted_subject_and_the_body_said_after_it_are_two_slots() -> None:
+    # the subject had run to the end: "Rates' and a short body thanking her ..."
+    said = (
+        "draft an email to Odile Marchetti with the subject 'Rates' and a short body thanking her"
+    )
+    assert _mailed(said + " for the tour", [ODILE]) == (
+        "email.draft",
+        {"to": ["odile@ferrol.example"], "subject": "Rates", "body": "thanking her for the tour"},
+    )
+
+
+def test_an_email_asked_for_after_a_story_and_so_goes_to_the_person_the_story_is_about() -> None:
+    said = (
+        "Odile told me on the phone that the board wants the new rate card before Friday, so "
+        "could you draft an email to her with the subject 'Rate card' saying it follows today?"
+    )
+    call = _mailed(said, [ODILE])
+    assert call[0] == "email.draft"
+    assert call[1]["to"] == ["odile@ferrol.example"]
+    assert call[1]["subject"] == "Rate card"
