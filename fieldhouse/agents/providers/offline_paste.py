@@ -433,7 +433,12 @@ def plain_referred(message: str) -> str:
     details = _story_details(story)
     if not details:
         return message  # nobody named before the request
-    rest = m["rest"].strip(" ,")
+    rest = re.sub(
+        r"\s*\b(?:for\s+now|for\s+the\s+moment|please|pls|thanks|if\s+possible)\s*$",
+        "",
+        m["rest"].strip(" ,"),
+        flags=re.I,
+    )
     if kind == "contact":  # "add him as a contact at Tailspin Finance"
         rest = re.sub(r"^(?:at|from|with)\s+(?=(?-i:[A-Z]))", "company ", rest)
     name, _, said = details.partition(", ")

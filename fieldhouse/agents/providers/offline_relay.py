@@ -38,6 +38,21 @@ def _module(m: re.Match[str]) -> str:
     return singular(m["module"].lower())
 
 
+#: what people call a module's records, beyond its own words
+_KIND_WORDS = {
+    "candidate": "contact", "person": "contact", "client": "contact", "lead": "contact",
+    "customer": "contact", "account": "company", "organisation": "company",
+    "organization": "company", "firm": "company", "opportunity": "deal", "todo": "task",
+}  # fmt: skip
+
+
+def _kind_of(word: str) -> str:
+    """The module word for what a record was called ("candidate": "contact "), with a space;
+    empty for a word no module is known by."""
+    said = _KIND_WORDS.get(word.lower(), singular(word.lower()))
+    return f"{said} " if said in ("contact", "company", "deal", "task") else ""
+
+
 Replacement = str | Callable[[re.Match[str]], str]
 Rule = tuple[re.Pattern[str], Replacement, int]
 #: a rule applied wherever it matches (the others: at their first match only)
@@ -176,11 +191,23 @@ _RULES = _rules(
      r"(?P<name>(?-i:[A-Z][\w'-]+(?:\s+[A-Z][\w'-]+){1,2}))\s+(?:from|at|of|with)\s+"
      r"(?P<org>(?-i:[A-Z])[\w&'-]*(?:\s+(?-i:[A-Z])[\w&'-]*){0,3})(?=\s*(?:[,;.]|$))",
      r"\g<verb> a contact: \g<name>, company \g<org>"),
+    # "Add Harbor Lane Staffing as a client company: ..." (what the company is to us goes)
+    (r"\bas\s+an?\s+(?:new\s+)?(?:client|prospect|partner|customer|vendor|supplier|target)\s+"
+     r"(?=company\b|contact\b)", "as a "),
+    # a closing interjection ("..., slay", "... lol", "... ta"): no part of the request
+    (r"(?:\s*[,.!]\s*|\s+)(?:slay|lol|lmao|fr|ngl|tbh|thx|ty|ta|yay|woo+|yass+|cheers)\s*[.!]*\s*$",
+     ""),
+    # "Is there a candidate called Radia in here somewhere?": a look-up of that name
+    (r"^\s*(?:is\s+there|do\s+we\s+have|have\s+we\s+got)\s+(?:an?\s+|any\s+)?(?P<kind>[\w-]+)\s+"
+     r"(?:called|named)\s+(?P<name>.+?)(?:\s+(?:in\s+here|in\s+the\s+(?:crm|system)|on\s+file))?"
+     r"(?:\s+(?:somewhere|at\s+all))?\s*\?\s*$",
+     lambda m: f"find {_kind_of(m['kind'])}{m['name']}"),
     # --- contrasts: what is not meant goes, what is meant stays ---
     # "The vendor can't do Thursday, so the X moves to Friday": the reason goes
     (r"^[^,.;]{3,80}?\b(?:can't|cannot|can\s+not|won't|couldn't)\b[^,.;]*,\s*so\s+", ""),
     # "the X moves to Friday. Update the due date." is a move
-    (r"^(?:the\s+)?(?P<what>[^.;]+?)\s+(?:moves|is\s+moving|has\s+moved|gets\s+moved)\s+to\s+"
+    (r"^(?:the\s+)?(?P<what>[^.;]+?)\s+(?:moves|is\s+moving|has\s+moved|slipped|slips|"
+     r"(?:gets|got|was|has\s+been|is)\s+(?:moved|pushed))\s+(?:back\s+|out\s+)?to\s+"
      r"(?P<when>[^.;]+?)\s*(?:\.\s*(?:please\s+)?update\s+(?:the|its)\s+[\w -]+?)?\s*[.!]?\s*$",
      r"move \g<what> to \g<when>"),
     # "X isn't a lead any more, she's qualified now"

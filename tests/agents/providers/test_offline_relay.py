@@ -214,6 +214,12 @@ def test_the_value_a_new_record_is_already_at_is_written_not_the_one_refused() -
          "Show my reminders, only those still pending."),
         ("Draft, don't send, an email to bronwen@ferrol.example about rates",
          "Draft an email to bronwen@ferrol.example about rates"),
+        ("Print the pallet labels got pushed to Monday, slay",
+         "move Print the pallet labels to Monday"),
+        ("Add Harwick Mills as a client company: retail, 80 people",
+         "Add Harwick Mills as a company: retail, 80 people"),
+        ("Is there a candidate called Odile in here somewhere?", "find contact Odile"),
+        ("Do we have a firm named Harwick Mills on file?", "find company Harwick Mills"),
     ],
 )  # fmt: skip
 def test_what_is_not_asked_for_is_left_out(said: str, plain: str) -> None:
