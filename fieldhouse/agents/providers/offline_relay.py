@@ -53,6 +53,35 @@ def _kind_of(word: str) -> str:
     return f"{said} " if said in ("contact", "company", "deal", "task") else ""
 
 
+#: an e-mail's purpose -> the few words of its subject
+_SUBJECTS = (
+    (r"^thanking\s+(?:him|her|them)\s+for\s+(?P<what>.+)$", "Thank you for {what}"),
+    (r"^asking\s+(?:(?:him|her|them)\s+)?for\s+(?P<what>.+)$", "{What}"),
+    (r"^inviting\s+(?:him|her|them)\s+to\s+(?P<what>.+)$", "Invitation: {what}"),
+    (r"^reminding\s+(?:him|her|them)\s+(?:about|of|to)\s+(?P<what>.+)$", "Reminder: {what}"),
+    (r"^(?P<what>.+)$", "{What}"),  # "asking if she has time ...": the purpose itself
+)
+
+
+def _purpose_mail(m: re.Match[str]) -> str:
+    """ "draft an email to X asking for Y": to X, about Y, the purpose as the body (the tools
+    want a subject; the draft or the send's approval shows it before anything goes out)."""
+    who = m["to"] or m["named"]
+    if not who:
+        return m[0]
+    purpose = m["purpose"].strip()
+    subject = purpose
+    for pattern, shape in _SUBJECTS:
+        said = re.match(pattern, purpose, re.I)
+        if said:
+            what = said["what"].strip()
+            subject = shape.format(what=what, What=what[:1].upper() + what[1:])
+            break
+    subject = subject if len(subject) <= 70 else subject[:70].rsplit(" ", 1)[0]
+    body = purpose[:1].upper() + purpose[1:]
+    return f"{m['verb']} an email to {who} about {subject}, saying {body}"
+
+
 Replacement = str | Callable[[re.Match[str]], str]
 Rule = tuple[re.Pattern[str], Replacement, int]
 #: a rule applied wherever it matches (the others: at their first match only)
@@ -202,6 +231,17 @@ _RULES = _rules(
      r"(?:called|named)\s+(?P<name>.+?)(?:\s+(?:in\s+here|in\s+the\s+(?:crm|system)|on\s+file))?"
      r"(?:\s+(?:somewhere|at\s+all))?\s*\?\s*$",
      lambda m: f"find {_kind_of(m['kind'])}{m['name']}"),
+    # "draft a mail to X regarding Y": about Y
+    (r"\b(?P<verb>draft|send|write)\s+an?\s+(?:e-?mail|mail)\s+to\s+(?P<who>.+?)\s+"
+     r"(?:regarding|concerning|re\b:?|on\s+the\s+(?:topic|subject)\s+of)\s+",
+     r"\g<verb> an email to \g<who> about "),
+    # "draft an email to X asking if ...", "send X an email thanking him for ...": an e-mail
+    # whose purpose is its body, and its subject said in a few words
+    (r"^\s*(?:please\s+|kindly\s+)?(?:(?:could|can|would)\s+you\s+)?(?P<verb>draft|send|write)\s+"
+     r"(?:(?P<named>(?-i:[A-Z])[\w'-]+(?:\s+(?-i:[A-Z])[\w'-]+){1,2})\s+)?an?\s+"
+     r"(?:e-?mail|mail|note|message)\s+(?:to\s+(?P<to>(?-i:[A-Z])[\w'-]+(?:\s+(?-i:[A-Z])[\w'-]+){1,2})"
+     r"\s+)?(?P<purpose>(?:asking|thanking|inviting|reminding)\b[^?!.]*)[?!.]?\s*$",
+     lambda m: _purpose_mail(m)),
     # --- contrasts: what is not meant goes, what is meant stays ---
     # "The vendor can't do Thursday, so the X moves to Friday": the reason goes
     (r"^[^,.;]{3,80}?\b(?:can't|cannot|can\s+not|won't|couldn't)\b[^,.;]*,\s*so\s+", ""),

@@ -111,3 +111,23 @@ def test_an_email_asked_for_after_a_story_and_so_goes_to_the_person_the_story_is
     assert call[0] == "email.draft"
     assert call[1]["to"] == ["odile@ferrol.example"]
     assert call[1]["subject"] == "Rate card"
+
+
+@pytest.mark.parametrize(
+    ("said", "tool", "subject", "body"),
+    [
+        ("Could you draft an email to Odile Marchetti asking for the signed rate card?",
+         "email.draft", "The signed rate card", "Asking for the signed rate card"),
+        ("Can you send Odile Marchetti an email thanking her for the port tour?",
+         "email.send", "Thank you for the port tour", "Thanking her for the port tour"),
+        ("Please draft a mail to Odile Marchetti regarding the winter rates.",
+         "email.draft", "the winter rates", "the winter rates"),
+    ],
+)  # fmt: skip
+def test_an_email_said_by_its_purpose_has_it_as_its_body_and_a_short_subject(
+    said: str, tool: str, subject: str, body: str
+) -> None:
+    assert _mailed(said, [ODILE]) == (
+        tool,
+        {"to": ["odile@ferrol.example"], "subject": subject, "body": body},
+    )
