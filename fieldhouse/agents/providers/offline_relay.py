@@ -242,6 +242,18 @@ _RULES = _rules(
      r"(?:e-?mail|mail|note|message)\s+(?:to\s+(?P<to>(?-i:[A-Z])[\w'-]+(?:\s+(?-i:[A-Z])[\w'-]+){1,2})"
      r"\s+)?(?P<purpose>(?:asking|thanking|inviting|reminding)\b[^?!.]*)[?!.]?\s*$",
      lambda m: _purpose_mail(m)),
+    # other CRMs' and other Englishes' words: "prepone" (move earlier), "the activity X"
+    (r"\bprepone\b", "move"),
+    (r"\b(?:the\s+)?activity\s+(?=(?-i:[A-Z]))", "the task "),
+    # "creating a company for Pinecrest Dental": a company has no "for"; it is its name
+    (r"\b(?P<verb>creat(?:e|ing)|add(?:ing)?|mak(?:e|ing)|set(?:ting)?\s+up)\s+an?\s+(?:new\s+)?"
+     r"company\s+for\s+(?=(?-i:[A-Z]))", r"\g<verb> a company called "),
+    # "Frances Allen's a proper customer now": what the person is now
+    (r"^(?P<who>(?-i:[A-Z])[\w'-]+(?:\s+(?-i:[A-Z])[\w'-]+){1,2})(?:'s|\s+is)\s+(?:an?\s+)?"
+     r"(?:proper|real|full|paying|actual|fully\s+fledged)\s+(?P<value>[\w-]+)\s+now\b",
+     r"mark \g<who> as \g<value>"),
+    # "(the people, not the opps)": a parenthesis that only says what is not meant
+    (r"\s*\((?:the\s+)?[\w -]{2,30},\s*not\s+(?:the\s+)?[\w -]{2,30}\)", ""),
     # --- contrasts: what is not meant goes, what is meant stays ---
     # "The vendor can't do Thursday, so the X moves to Friday": the reason goes
     (r"^[^,.;]{3,80}?\b(?:can't|cannot|can\s+not|won't|couldn't)\b[^,.;]*,\s*so\s+", ""),
