@@ -397,7 +397,8 @@ def _mine(text: str) -> str:
 #: "Can you add him?", "Put them in as a company, manufacturing."
 _REFERRED = re.compile(
     r"(?:^|(?<=[.!?;,])\s*|\s+(?:so|and|then)\s+)(?:(?:can|could|would)\s+you\s+|please\s+)?"
-    r"(?P<verb>add|put|create|save|log|enter)\s+(?P<pronoun>him|her|them)(?:\s+in)?"
+    r"(?P<verb>add|put|create|save|log|enter)\s+(?P<pronoun>him|her|them|the\s+(?P<thing>company|"
+    r"contact|person)|(?P<first>(?-i:[A-Z])[a-z'-]+))(?:\s+in)?"
     r"(?:\s+as\s+an?\s+(?:new\s+)?(?P<kind>contact|company|lead|customer|account|subscriber)"
     r"|\s+to\s+(?:the\s+)?(?P<kinds>contacts|companies))?"
     r"(?P<rest>[^.!?]*)[.!?]?\s*$",
@@ -422,15 +423,22 @@ def plain_referred(message: str) -> str:
     m = _REFERRED.search(message)
     if m is None or m.start() < 12:
         return message
-    said = (m["kind"] or m["kinds"] or "").lower()
+    said = (m["kind"] or m["kinds"] or m["thing"] or "").lower().replace("person", "contact")
+    story = message[: m.start()].strip().rstrip(",;.")
+    named_first = False
+    if m["first"]:  # "Please add Omar.": the Omar of the story, by full name
+        full = re.search(rf"\b{re.escape(m['first'])}\s+(?-i:[A-Z])[\w'-]+", story)
+        if full is None:
+            return message
+        story, named_first = story[full.start() :], True
+        said = said or "contact"
     if not said:
         if m["pronoun"].lower() == "them":
             return message  # a company or people? ask, do not guess
         said = "contact"
     kind, extra = _KINDS[said]
-    story = message[: m.start()].strip().rstrip(",;.")
     story = re.sub(r"\b(?:his|her|their|its)\s+name\s+is\s+", ", ", story, flags=re.I)
-    details = _story_details(story)
+    details = _story_details(story, named_first=named_first)
     if not details:
         return message  # nobody named before the request
     rest = re.sub(
@@ -457,25 +465,42 @@ _HEADCOUNT = re.compile(
 )
 
 
-def _story_details(story: str) -> str:
+#: "their Treasury Manager (omar@tailspin.example)": a person's title said in a story
+_THEIR_TITLE = re.compile(
+    r"^(?:his|her|their)\s+(?P<title>(?-i:[A-Z])[\w&' -]+?)\s*(?:\((?P<inside>[^)]*)\))?$"
+)
+
+
+def _story_details(story: str, *, named_first: bool = False) -> str:
     """The new record's details in a story: from the first name said (not a sentence's first
-    words) on, without the clauses about someone ("he runs ...") but with the addresses,
-    phones and headcounts said in them; empty when no name is said."""
+    words, unless ``named_first``) on, without the clauses about someone ("he runs ...") but
+    with the titles, addresses, phones and headcounts said in them; empty when no name is
+    said."""
     named = next(
         (
             n
             for n in _NAMED.finditer(story)
-            if n.start() and not re.search(r"[.!?]\s*$", story[: n.start()])
+            if named_first or (n.start() and not re.search(r"[.!?]\s*$", story[: n.start()]))
         ),
         None,
     )
     if named is None:
         return ""
     kept: list[str] = []
-    for clause in re.split(
+    clauses = re.split(
         r"\s*[,;]\s*|\.\s+|\s+and\s+(?=(?:his|her|their|its)\b)", story[named.start() :]
-    ):
+    )
+    # the name alone first ("Priya Raman joined X as Y" is no name); "Name from Org" stays
+    said = clauses[0][len(named[0]) :].strip()
+    if said and not re.match(r"(?:from|at|of|with)\s+(?-i:[A-Z])", said):
+        clauses[0:1] = [named[0], said]
+    for clause in clauses:
         if not clause:
+            continue
+        title = _THEIR_TITLE.match(clause)
+        if kept and title:  # "their Treasury Manager (omar@...)": the title, and what it holds
+            kept.append(f"job title {title['title']}")
+            kept += [f"email {a}" for a in _ADDRESS.findall(title["inside"] or "")]
             continue
         if kept and re.match(
             r"(?:he|she|they|it|his|her|their|its|who|which|relocating)\b", clause, re.I

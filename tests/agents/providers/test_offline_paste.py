@@ -235,3 +235,24 @@ def test_a_new_contact_from_a_company_after_a_colon_gets_that_company(word: str)
     _, args = made[0]
     assert args["fields"].get("job-title") is None
     assert args["fields"]["company"] == MARLOW["recordId"]
+
+
+def test_add_the_company_after_notes_creates_the_company_named_in_them() -> None:
+    said = (
+        "Notes from the port expo: we should go after Harwick Mills. Retail, about 80 staff. "
+        "Add the company."
+    )
+    assert plain_referred(said) == "create a company named Harwick Mills, Retail, 80 employees"
+
+
+def test_a_first_name_asked_for_is_the_full_name_said_before() -> None:
+    said = (
+        "Ferrol meeting, attendees: Bronwen and a new face, Ines Carvalho, their Fleet Planner "
+        "(ines@ferrol.example). Please add Ines."
+    )
+    assert plain_referred(said) == (
+        "create a contact named Ines Carvalho, job title Fleet Planner, email ines@ferrol.example"
+    )
+    assert (
+        plain_referred("Lunch went well. Please add Ines.") == "Lunch went well. Please add Ines."
+    )
