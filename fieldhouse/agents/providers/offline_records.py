@@ -1921,6 +1921,7 @@ def _find_said(text: str, today: date, ws: Workspace) -> Planned | None:
         q.args["query"] = who["role"]
     else:  # "who are our champions": a choice value, not a role to search for
         _choice_conditions(q)
+    _flag_conditions(q)
     _compare_conditions(q)
     _date_conditions(q)
     _sort(q)
@@ -1985,6 +1986,27 @@ def _choice_conditions(q: _Query) -> None:
             q.add(f.slug, "eq", value=values[0])
         else:
             q.add(f.slug, "in", values=values)
+
+
+#: a yes/no field said as not wanted, a few words before it ("except anyone marked do not
+#: contact", "who aren't flagged urgent")
+_FLAG_NEGATION = re.compile(
+    r"(?:\bnot|n't|\bno\b|\bexcept|\bexcluding|\bwithout|\bother\s+than)\s+(?:[\w-]+\s+){0,3}$"
+)
+
+
+def _flag_conditions(q: _Query) -> None:
+    """Yes/no fields ("contacts marked do not contact": true; "..., except anyone marked do
+    not contact": false)."""
+    for m in q.mentions:
+        f = m.field
+        if m.module is not q.module or f is None or m.option is not None or f.reads != "flag":
+            continue
+        said = q.lower[m.start : m.end].split()
+        if len(said) < min(2, len(f.label.split())):  # "her contact" is no "do not contact"
+            continue
+        negated = bool(_FLAG_NEGATION.search(q.lower[: m.start]))
+        q.add(f.slug, "eq", (m.start, m.end), value=not negated)
 
 
 def _compare_conditions(q: _Query) -> None:

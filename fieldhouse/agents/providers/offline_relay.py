@@ -254,6 +254,8 @@ _RULES = _rules(
      r"mark \g<who> as \g<value>"),
     # "(the people, not the opps)": a parenthesis that only says what is not meant
     (r"\s*\((?:the\s+)?[\w -]{2,30},\s*not\s+(?:the\s+)?[\w -]{2,30}\)", ""),
+    # "Newsletter-tagged contacts": contacts tagged newsletter
+    (r"\b(?P<tag>[A-Za-z]+)-tagged\s+(?P<what>[\w-]+)", r"\g<what> tagged \g<tag>", ALL),
     # --- contrasts: what is not meant goes, what is meant stays ---
     # "The vendor can't do Thursday, so the X moves to Friday": the reason goes
     (r"^[^,.;]{3,80}?\b(?:can't|cannot|can\s+not|won't|couldn't)\b[^,.;]*,\s*so\s+", ""),

@@ -92,6 +92,26 @@ def test_lists_filter_and_compare_by_the_schema() -> None:
 
 
 @pytest.mark.parametrize(
+    ("message", "value"),
+    [
+        ("which contacts are marked do not contact?", True),
+        ("contacts tagged vip, except anyone marked do not contact", False),
+    ],
+)
+def test_lists_filter_by_a_yes_no_field_said(message: str, value: bool) -> None:
+    ((_, args),) = walk(plan(message))[0]
+    conditions = args["advancedFilter"]["root"]["conditions"]
+    assert {"fieldSlug": "do-not-contact", "value": value} in [
+        {"fieldSlug": c["fieldSlug"], "value": c.get("value")} for c in conditions
+    ]
+
+
+def test_a_contact_said_as_a_record_is_no_do_not_contact_filter() -> None:
+    ((_, args),) = walk(plan("Can you pull up Ada's contact?"))[0]
+    assert "advancedFilter" not in args
+
+
+@pytest.mark.parametrize(
     ("message", "records", "question"),
     [
         ("move apollo to build", [record("projects", f"Apollo {n}") for n in (1, 2)], "Which one"),

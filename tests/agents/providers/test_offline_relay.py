@@ -227,6 +227,7 @@ def test_the_value_a_new_record_is_already_at_is_written_not_the_one_refused() -
         ("Bronwen Achterberg's a proper customer now, not just a lead",
          "mark Bronwen Achterberg as customer"),
         ("Show every lead (the people, not the deals).", "Show every lead."),
+        ("Newsletter-tagged contacts", "contacts tagged Newsletter"),
         ("Do we have a firm named Harwick Mills on file?", "find company Harwick Mills"),
     ],
 )  # fmt: skip
