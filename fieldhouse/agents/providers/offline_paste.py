@@ -397,7 +397,8 @@ def _mine(text: str) -> str:
 #: "Can you add him?", "Put them in as a company, manufacturing."
 _REFERRED = re.compile(
     r"(?:^|(?<=[.!?;,])\s*|\s+(?:so|and|then)\s+)(?:(?:can|could|would)\s+you\s+|please\s+)?"
-    r"(?P<verb>add|put|create|save|log|enter)\s+(?P<pronoun>him|her|them|the\s+(?P<thing>company|"
+    r"(?P<verb>add|put|create|save|log|enter|wants?|would\s+like|needs?)\s+"
+    r"(?P<pronoun>him|her|them|the\s+(?P<thing>company|"
     r"contact|person)|(?P<first>(?-i:[A-Z])[a-z'-]+))(?:\s+in)?"
     r"(?:\s+as\s+an?\s+(?:new\s+)?(?P<kind>contact|company|lead|customer|account|subscriber)"
     r"|\s+to\s+(?:the\s+)?(?P<kinds>contacts|companies))?"
@@ -423,6 +424,9 @@ def plain_referred(message: str) -> str:
     m = _REFERRED.search(message)
     if m is None or m.start() < 12:
         return message
+    wanted = m["verb"].lower().startswith(("want", "would", "need"))
+    if wanted and not re.match(r"\s+in\b", message[m.end("pronoun") :]):
+        return message  # "she wants him to call back": no record asked for
     said = (m["kind"] or m["kinds"] or m["thing"] or "").lower().replace("person", "contact")
     story = message[: m.start()].strip().rstrip(",;.")
     named_first = False

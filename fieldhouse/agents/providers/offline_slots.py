@@ -125,8 +125,15 @@ def _flag(f: Field, value: str, said: Said) -> Any:
     return not _NEGATIVE.search(value.lower())
 
 
+#: words that ask for no value at all: a field emptied, not set to the word ("set the lost
+#: reason to empty" had written "empty"); the planner asks instead
+_EMPTINESS = frozenset({"empty", "blank", "nothing", "none", "null", "n/a", "na", "nil", "-"})
+
+
 def _text(f: Field, value: str, said: Said) -> Any:
-    return value if value and value.lower() not in _PRONOUNS else None
+    if not value or value.lower() in _PRONOUNS or value.lower() in _EMPTINESS:
+        return None
+    return value
 
 
 _READERS: Mapping[Spoken, Callable[[Field, str, Said], Any]] = {

@@ -256,3 +256,16 @@ def test_a_first_name_asked_for_is_the_full_name_said_before() -> None:
     assert (
         plain_referred("Lunch went well. Please add Ines.") == "Lunch went well. Please add Ines."
     )
+
+
+def test_someone_wanted_in_as_a_lead_is_a_new_contact_but_wanted_to_call_is_not() -> None:
+    said = (
+        "Odile met Ines Carvalho, their Fleet Planner (ines@ferrol.example), and wants her in "
+        "as a lead."
+    )
+    assert plain_referred(said) == (
+        "create a contact named Ines Carvalho, job title Fleet Planner, email ines@ferrol.example,"
+        " lifecycle lead"
+    )
+    said = "Bronwen rang about the quote from Ferrol Shipping and she wants him to call back."
+    assert plain_referred(said) == said

@@ -289,3 +289,13 @@ def test_a_record_said_to_have_a_number_of_a_field_is_changed() -> None:
         "records.update",
         {"module": "companies", "recordId": litware["recordId"], "fields": {"employees": 55}},
     )
+
+
+@pytest.mark.parametrize("word", ["empty", "blank", "nothing"])
+def test_a_text_said_to_be_empty_is_asked_about_not_written_as_the_word(word: str) -> None:
+    deal = record("deals", "Quayside cold storage", stage="lost")
+    made = plan_for(f"set the lost reason on Quayside cold storage to {word}", NOW, builtin())
+    assert made is not None
+    calls, reply = walk(made, [deal])
+    assert [tool for tool, _ in calls if tool != "records.search"] == []
+    assert "What should lost reason" in reply
