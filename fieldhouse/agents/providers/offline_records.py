@@ -528,6 +528,7 @@ def _create(text: str, today: date, ws: Workspace) -> Planned:
     if not _names_a_record(name, rest, ws) or _field_part(name, module):
         return f"What should the new {kind} be called?"
     described = name == name.lower() and _described(text, name)
+    described = described or bool(re.search(r"['\u2019]s\s+\w", name))  # "Grace's assistant"
     if _person_like(module) and (described or name.split()[0].lower() in _DETERMINERS):
         return f"What should the new {kind} be called?"  # "add the booth lead": who is it?
     # the name's own words out: a date or amount said inside it ("call hedy tmrw") stays

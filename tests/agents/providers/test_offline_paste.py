@@ -269,3 +269,7 @@ def test_someone_wanted_in_as_a_lead_is_a_new_contact_but_wanted_to_call_is_not(
     )
     said = "Bronwen rang about the quote from Ferrol Shipping and she wants him to call back."
     assert plain_referred(said) == said
+
+
+def test_someones_assistant_is_asked_about_not_created_as_a_name() -> None:
+    assert writes("add Bronwen Achterberg's assistant as a contact") == []
