@@ -126,7 +126,8 @@ _THOUSANDS = re.compile(
 _LABELS = r"(?:objet|sujet|asunto|subject|message|mensaje|body|cuerpo|texto|texte)"
 #: a quoted text (a title, a subject, an e-mail's body), or a text after its label ("objet:
 #: Visite du site, message: on arrive à 10h"): left as typed
-_QUOTED = re.compile(r"'[^']*'|\"[^\"]*\"|«[^»]*»|“[^”]*”")
+#: a quoted text, in any of the quotes people type: typed on purpose, left as it is
+QUOTED = re.compile(r"'[^']*'|\"[^\"]*\"|«[^»]*»|\u2018[^\u2019]*\u2019|\u201c[^\u201d]*\u201d")
 _LABELLED = re.compile(
     r"\b" + _LABELS + r"\s*:\s*(?P<v>.+?)(?=\s*,\s*" + _LABELS + r"\s*:|\s*[.!?]?\s*$)", re.I | re.S
 )
@@ -147,10 +148,10 @@ def _thousands(m: re.Match[str]) -> str:
 def plain_english(text: str) -> str:
     """``text`` with its Spanish and French request words in English (unchanged when it has
     fewer than two that are no English word)."""
-    if _markers(_QUOTED.sub(" ", text)) < 2:
+    if _markers(QUOTED.sub(" ", text)) < 2:
         return text
     kept = sorted(
-        [(q.start(), q.end()) for q in _QUOTED.finditer(text)]
+        [(q.start(), q.end()) for q in QUOTED.finditer(text)]
         + [(m.start("v"), m.end("v")) for m in _LABELLED.finditer(text)]
     )
     out, last = [], 0

@@ -38,7 +38,7 @@ import numpy as np
 import numpy.typing as npt
 import orjson
 
-from fieldhouse.agents.providers.offline_lexicon import lexicon_words
+from fieldhouse.agents.providers.offline_lexicon import QUOTED, lexicon_words
 from fieldhouse.agents.providers.offline_schema import (
     FIELD_UNITS,
     FIELD_WORDS,
@@ -98,7 +98,6 @@ LONG = 8
 _WORD = re.compile(
     r"(?<![\w@./'-])([A-Za-z][a-z]*|[A-Z]{2,}[a-z]*|[A-Z][a-zA-Z]*)(?![\w@/'-]|\.\w)"
 )
-_QUOTED = re.compile(r"'[^']*'|\"[^\"]*\"|\u2018[^\u2019]*\u2019|\u201c[^\u201d]*\u201d")
 _SENTENCE = re.compile(r"(?:^|[.!?:]\s+)$")
 #: what may come before a request's first word
 _LEAD = re.compile(r"^[\W]*(?:(?:pls|plz|please|hey|hi|ok|okay|so|now)\W+)*$", re.I)
@@ -341,7 +340,7 @@ def _british(word: str, english_words: WordSet) -> bool:
 def plain_spelling(text: str, ws: Workspace) -> str:
     """``text`` with its misspelled request words put right (unchanged when none is)."""
     known = request_words(ws)
-    quoted = [m.span() for m in _QUOTED.finditer(text)]
+    quoted = [m.span() for m in QUOTED.finditer(text)]
     out, last = [], 0
     for m in _WORD.finditer(text):
         start, end = m.span()
