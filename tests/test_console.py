@@ -24,6 +24,16 @@ LINE_DEADLINE = 90.0
 BROKEN = ("Traceback", "Fatal Python error", "KeyboardInterrupt", "Exception ignored")
 
 
+def _running(pid: int) -> bool:
+    """Whether process ``pid`` is still there and not a zombie (one that has exited, its
+    parent gone before reaping it: init reaps it, nothing runs)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat[stat.rfind(")") + 2] != "Z"
+
+
 class Server:
     """`python -m fieldhouse serve --demo` with SIGINT as a terminal leaves it (Python's
     own handler; a shell's background job would have SIGINT ignored)."""
@@ -132,8 +142,8 @@ class Server:
         while (line := self.lines.get(timeout=LINE_DEADLINE)) is not None:
             self.seen.append(line)
         assert not hung, f"still running 60 s after Ctrl-C:\n{hung}\noutput:\n{''.join(self.seen)}"
-        left = [pid for pid in children if Path(f"/proc/{pid}").exists()]
-        assert left == [], f"still running after Ctrl-C: {left}"
+        left = [pid for pid in children if _running(pid)]
+        assert left == [], f"still running after Ctrl-C:\n{self.waits(left)}"
         return status, "".join(self.seen)
 
 
