@@ -12,10 +12,15 @@ its field's type), so a rewrite never writes anything by itself.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Iterable
 
 from fieldhouse.agents.providers.offline_values import find_phone
 
-#: (pattern, replacement) pairs, applied in order (:func:`_applied`)
+#: what a rule puts in place of its match: a text (with group references) or a function
+Replacement = str | Callable[[re.Match[str]], str]
+#: (pattern, replacement), or (pattern, replacement, count) with its own count (0: every match)
+Rule = tuple[re.Pattern[str], Replacement] | tuple[re.Pattern[str], Replacement, int]
+#: rules applied in order (:func:`applied`)
 Rules = tuple[tuple[re.Pattern[str], str], ...]
 
 _NAME = r"[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)+"
@@ -375,10 +380,15 @@ _SLANG: Rules = tuple(
 )  # fmt: skip
 
 
-def _applied(rules: Rules, text: str, times: int = 1) -> str:
-    """``text`` with each rule applied in order, each at most ``times`` times."""
-    for pattern, replacement in rules:
-        for _ in range(times):
+def applied(rules: Iterable[Rule], text: str, times: int = 1) -> str:
+    """``text`` with each rule applied in order, each at most ``times`` times (a rule with a
+    count of its own: that many, 0 meaning at every match in one pass)."""
+    for pattern, replacement, *own in rules:
+        count = own[0] if own else times
+        if count == 0:
+            text = pattern.sub(replacement, text)
+            continue
+        for _ in range(count):
             text, n = pattern.subn(replacement, text, count=1)
             if not n:
                 break
@@ -386,12 +396,12 @@ def _applied(rules: Rules, text: str, times: int = 1) -> str:
 
 
 def without_slang(text: str) -> str:
-    return _applied(_SLANG, text)
+    return applied(_SLANG, text)
 
 
 def without_hedges(text: str) -> str:
     """The request without the hedges around it (each pattern up to twice: "Um, sorry, ...")."""
-    text = _applied(_HEDGES, text, times=2)
+    text = applied(_HEDGES, text, times=2)
     text = _ASKED_CREATE.sub(r"\1: ", text, count=1)
     return text.strip() or text
 
@@ -402,4 +412,4 @@ def plain_register(text: str) -> str:
     said = _new_title(text) or _new_phone(text) or _mail_to_pronoun(text)
     if said is not None:
         return said
-    return " ".join(_applied(_RULES, text).split())
+    return " ".join(applied(_RULES, text).split())

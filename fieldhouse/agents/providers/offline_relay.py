@@ -16,8 +16,8 @@ the planner reads the result with its usual checks, so a rewrite writes nothing 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 
+from fieldhouse.agents.providers.offline_register import Replacement, applied
 from fieldhouse.agents.providers.offline_schema import singular
 
 #: who a request is relayed from: a colleague by name ("Marcus", "Marcus from sales"), "my
@@ -82,7 +82,6 @@ def _purpose_mail(m: re.Match[str]) -> str:
     return f"{m['verb']} an email to {who} about {subject}, saying {body}"
 
 
-Replacement = str | Callable[[re.Match[str]], str]
 Rule = tuple[re.Pattern[str], Replacement, int]
 #: a rule applied wherever it matches (the others: at their first match only)
 ALL = 0
@@ -292,6 +291,4 @@ _RULES = _rules(
 def plain_relayed(text: str) -> str:
     """The message without a relaying frame and in a request's words, not a sheet's
     (unchanged when no rule applies)."""
-    for pattern, replacement, count in _RULES:
-        text = pattern.sub(replacement, text, count=count)
-    return text
+    return applied(_RULES, text)
