@@ -141,8 +141,10 @@ def _resolved(request: str, paste: _Paste) -> str:
         request,
         re.I,
     )
-    if contact and paste.name:
+    if contact and _NAMED.fullmatch(paste.name):  # a person's name, not "unknown"
         return _new_contact(request[contact.end() :], paste)
+    if contact:
+        return request
     if re.search(r"\b(?:look\s+" + _PRONOUN + r"\s+up|who(?:'s|\s+is)\s+this)\b", request, re.I):
         return f"find {paste.address or paste.name}"
     if paste.phones and re.search(r"\bthat\s+(?:new\s+)?(?:number|phone|mobile)\b", request, re.I):

@@ -228,6 +228,7 @@ def _spans(text: str, phrase: str) -> list[tuple[int, int]]:
 def _mentions(text: str, ws: Workspace) -> list[Mention]:
     """Every module, field and option phrase in the text (longest first, none overlapping)."""
     found: list[tuple[int, Mention]] = []
+    kinds = _module_words(ws)
     for module in ws.modules:
         for phrase in module.phrases():
             for s, e in _spans(text, phrase):
@@ -236,6 +237,8 @@ def _mentions(text: str, ws: Workspace) -> list[Mention]:
             if f.computed:
                 continue
             for phrase in f.phrases():
+                if phrase in kinds and phrase not in (words(f.label), words(f.slug)):
+                    continue  # "contact" says the Contacts module, not "Do not contact"
                 for s, e in _spans(text, phrase):
                     found.append((e - s, Mention(s, e, module, f)))
             for option in f.options:
@@ -249,6 +252,20 @@ def _mentions(text: str, ws: Workspace) -> list[Mention]:
         if all(t.start == m.start and t.end == m.end for t in overlaps):
             taken.append(m)
     return sorted(taken, key=lambda m: m.start)
+
+
+#: id(workspace) -> (the workspace, the words that name its modules)
+_MODULE_WORDS: dict[int, tuple[Workspace, frozenset[str]]] = {}
+
+
+def _module_words(ws: Workspace) -> frozenset[str]:
+    """The words that name a module ("contact", "deals"), worked out once a workspace."""
+    kept = _MODULE_WORDS.get(id(ws))
+    if kept is None or kept[0] is not ws:
+        if len(_MODULE_WORDS) > 64:
+            _MODULE_WORDS.clear()
+        kept = _MODULE_WORDS[id(ws)] = (ws, frozenset(p for m in ws.modules for p in m.phrases()))
+    return kept[1]
 
 
 def _modules_named(mentions: Iterable[Mention]) -> list[Module]:

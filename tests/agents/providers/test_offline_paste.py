@@ -273,3 +273,16 @@ def test_someone_wanted_in_as_a_lead_is_a_new_contact_but_wanted_to_call_is_not(
 
 def test_someones_assistant_is_asked_about_not_created_as_a_name() -> None:
     assert writes("add Bronwen Achterberg's assistant as a contact") == []
+
+
+def test_a_sender_with_no_name_is_not_created_as_one() -> None:
+    assert writes("From: unknown\nSubject: x\n\nAdd him as a contact.") == []
+
+
+@pytest.mark.parametrize(
+    "said",
+    ["Bronwen Achterberg contact update", "Odile Marchetti, Bronwen Achterberg. contact, update."],
+)
+def test_the_word_contact_is_the_module_not_the_do_not_contact_box(said: str) -> None:
+    # "contact" had been read as the tail of "Do not contact", and ticked it
+    assert writes(said) == []
