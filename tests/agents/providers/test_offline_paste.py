@@ -32,6 +32,13 @@ def writes(message: str) -> list[Any]:
     return written(message, EVERYONE, NOW, WS)[0]
 
 
+def only_write(message: str) -> dict[str, Any]:
+    """The arguments of the one write the message makes."""
+    made = writes(message)
+    assert len(made) == 1, made
+    return dict(made[0][1])
+
+
 INTRO = (
     "From: Tomasz Wielgus <tomasz.wielgus@ferrol.example>\n"
     "Subject: Hello\n"
@@ -50,10 +57,8 @@ INTRO = (
 def test_the_sender_of_a_pasted_email_becomes_a_contact_with_the_signature(
     request_line: str,
 ) -> None:
-    made = writes(INTRO + request_line)
-    assert len(made) == 1
-    tool, args = made[0]
-    assert (tool, args["displayName"]) == ("records.create", "Tomasz Wielgus")
+    args = only_write(INTRO + request_line)
+    assert (args["module"], args["displayName"]) == ("contacts", "Tomasz Wielgus")
     assert args["fields"]["emails"] == ["tomasz.wielgus@ferrol.example"]
     assert args["fields"]["job-title"] == "Fleet Planner"
     assert args["fields"]["company"] == FERROL["recordId"]
@@ -124,12 +129,10 @@ def test_untick_without_steps_is_false_too() -> None:
 
 
 def test_numbered_steps_that_make_a_record_are_one_create() -> None:
-    made = writes(
+    args = only_write(
         'Steps: 1) New deal. 2) Name: "Ferrol reefer lease". 3) Company: Ferrol Shipping. '
         "4) Amount: 14,500. 5) Win probability: 40."
     )
-    assert len(made) == 1
-    _, args = made[0]
     assert args["displayName"] == "Ferrol reefer lease"
     assert args["fields"]["company"] == FERROL["recordId"]
     assert args["fields"]["amount"] == {"amount": 14500, "currency": "USD"}
@@ -188,35 +191,29 @@ def test_find_company_colon_is_a_search_not_a_create() -> None:
 
 
 def test_a_person_met_in_a_story_is_added_with_the_company_they_are_from() -> None:
-    made = writes(
+    args = only_write(
         "Bumped into a nice woman at the port expo, Ines Carvalho from Ferrol Shipping, she "
         "handles their cold chain. Can you add her?"
     )
-    assert len(made) == 1
-    _, args = made[0]
     assert (args["module"], args["displayName"]) == ("contacts", "Ines Carvalho")
     assert args["fields"]["company"] == FERROL["recordId"]
 
 
 def test_a_phone_said_about_someone_goes_on_the_new_contact() -> None:
-    made = writes(
+    args = only_write(
         "Ferrol finally named a harbour master; his name is Joao Pires and his phone is "
         "+351 21 555 0101, so add him as a contact at Ferrol Shipping."
     )
-    assert len(made) == 1
-    _, args = made[0]
     assert args["displayName"] == "Joao Pires"
     assert args["fields"]["phones"] == ["+351215550101"]
     assert args["fields"]["company"] == FERROL["recordId"]
 
 
 def test_a_company_told_of_is_added_with_its_headcount() -> None:
-    made = writes(
+    args = only_write(
         "Spoke with a new outfit today, Harwick Mills, about 80 people, they weave sailcloth. "
         "Put them in as a company, manufacturing."
     )
-    assert len(made) == 1
-    _, args = made[0]
     assert (args["module"], args["displayName"]) == ("companies", "Harwick Mills")
     assert args["fields"]["employees"] == 80
     assert args["fields"]["industry"] == "manufacturing"
@@ -230,9 +227,7 @@ def test_them_with_no_kind_said_is_left_to_ask() -> None:
 @pytest.mark.parametrize("word", ["from", "at"])
 def test_a_new_contact_from_a_company_after_a_colon_gets_that_company(word: str) -> None:
     # the company had been dropped ("from"), or ":" written as the job title ("at")
-    made = writes(f"add a contact: Ines Carvalho {word} Marlow Health")
-    assert len(made) == 1
-    _, args = made[0]
+    args = only_write(f"add a contact: Ines Carvalho {word} Marlow Health")
     assert args["fields"].get("job-title") is None
     assert args["fields"]["company"] == MARLOW["recordId"]
 
