@@ -103,15 +103,13 @@ def _read(lines: list[str]) -> _Paste:
     for line in lines:
         header = _HEADER.match(line)
         if header and header["key"].lower() == "from" and not paste.name and not paste.address:
-            sender = _SENDER.match(header["value"]) or _ADDRESS.fullmatch(header["value"].strip())
-            if sender:
-                said = (sender.groupdict().get("name") or "").strip().strip('"')
-                address = sender.groupdict().get("address") or ""
-                if not said and not address:  # a bare address
-                    address = sender[0]
-                if not address and _ADDRESS.fullmatch(said):
-                    said, address = "", said
-                paste.name, paste.address = said, address.strip()
+            value = header["value"].strip()
+            sender = _SENDER.match(value)
+            if _ADDRESS.fullmatch(value):  # a bare address
+                paste.address = value
+            elif sender:
+                paste.name = sender["name"].strip().strip('"')
+                paste.address = (sender["address"] or "").strip()
             continue
         if header or _FORWARDED.match(line):
             continue
@@ -264,20 +262,24 @@ def plain_steps(message: str) -> str:
 _NUMBERS = ("one", "two", "three", "four", "five", "six", "seven", "eight")
 
 
+_STEP_NUMBER = re.compile(r"\d{1,2}|" + "|".join(_NUMBERS), re.I)
+
+
 def _in_order(found: list[re.Match[str]]) -> list[re.Match[str]]:
     """The step marks numbered 1, 2, 3, ... in turn (a "45." inside a step is no mark)."""
     kept: list[re.Match[str]] = []
+    numbered = 0
     for m in found:
-        said = re.search(r"\d{1,2}|" + "|".join(_NUMBERS), m.group(0), re.I)
+        said = _STEP_NUMBER.search(m.group(0))
         if said is None:  # "Steps:"
             if not kept:
                 kept.append(m)
             continue
         word = said.group(0).lower()
         n = int(word) if word.isdigit() else _NUMBERS.index(word) + 1
-        done = sum(1 for k in kept if re.search(r"\d|" + "|".join(_NUMBERS), k.group(0), re.I))
-        if n == done + 1:
+        if n == numbered + 1:
             kept.append(m)
+            numbered = n
     return kept
 
 
@@ -346,7 +348,7 @@ _MODULE_FIRST = re.compile(
 def _card(body: str) -> str:
     """A business card's "Name, Title, Company" with its parts named."""
     parts = [p.strip() for p in body.split(",")]
-    named = re.fullmatch(r"(?:[A-Z][\w'-]+\s+){1,2}[A-Z][\w'-]+", parts[0])
+    named = _NAMED.fullmatch(parts[0])
     plain = not any(re.search(r"\d|@|\b(?:email|phone|title|company)\b", p, re.I) for p in parts)
     if len(parts) == 3 and named and plain:
         return f"{parts[0]}, job title {parts[1]}, company {parts[2].rstrip('.')}"
@@ -371,12 +373,11 @@ def plain_fragment(message: str) -> str:
                 body = ", ".join(p for p in parts if p is not kinds[0])
         if verb == "create" and module.strip() in ("contact", "person"):
             body = _card(body)
-        last_body = body
         if verb == "create" and not module:
             found = re.search(r"\b" + _MODULE_WORD + r"\b", body, re.I)
             if found is None:
                 return message
-        return _mine(f"{verb} {module}{last_body}")
+        return _mine(f"{verb} {module}{body}")
     first = _MODULE_FIRST.match(message)
     if first and first["kind"] is None and first["body"][:1] in "\"“'":
         return message  # "task 'meeting notes'": a record named, to look up

@@ -228,7 +228,7 @@ def _spans(text: str, phrase: str) -> list[tuple[int, int]]:
 def _mentions(text: str, ws: Workspace) -> list[Mention]:
     """Every module, field and option phrase in the text (longest first, none overlapping)."""
     found: list[tuple[int, Mention]] = []
-    kinds = _module_words(ws)
+    kinds = ws.module_words
     for module in ws.modules:
         for phrase in module.phrases():
             for s, e in _spans(text, phrase):
@@ -252,20 +252,6 @@ def _mentions(text: str, ws: Workspace) -> list[Mention]:
         if all(t.start == m.start and t.end == m.end for t in overlaps):
             taken.append(m)
     return sorted(taken, key=lambda m: m.start)
-
-
-#: id(workspace) -> (the workspace, the words that name its modules)
-_MODULE_WORDS: dict[int, tuple[Workspace, frozenset[str]]] = {}
-
-
-def _module_words(ws: Workspace) -> frozenset[str]:
-    """The words that name a module ("contact", "deals"), worked out once a workspace."""
-    kept = _MODULE_WORDS.get(id(ws))
-    if kept is None or kept[0] is not ws:
-        if len(_MODULE_WORDS) > 64:
-            _MODULE_WORDS.clear()
-        kept = _MODULE_WORDS[id(ws)] = (ws, frozenset(p for m in ws.modules for p in m.phrases()))
-    return kept[1]
 
 
 def _modules_named(mentions: Iterable[Mention]) -> list[Module]:
@@ -494,14 +480,16 @@ _CLAUSE = re.compile(
 )
 
 
+#: words that say which person is meant without naming them ("the booth lead")
+_DESCRIBING = ("the", "our", "my", "their", "his", "her", "this", "that")
 #: words a person's description starts with, never a name's ("the new CFO")
-_DETERMINERS = frozenset({"the", "our", "my", "their", "his", "her", "this", "that", "a", "an"})
+_DETERMINERS = frozenset({*_DESCRIBING, "a", "an"})
 
 
 def _described(text: str, name: str) -> bool:
     """Whether ``name`` (in lower case) describes a person rather than names one: "the booth
     lead", "our new sponsor"."""
-    said = r"\b(?:the|our|my|their|his|her|this|that)\s+" + re.escape(name)
+    said = r"\b(?:" + "|".join(_DESCRIBING) + r")\s+" + re.escape(name)
     return bool(re.search(said, text, re.I))
 
 
@@ -2021,7 +2009,7 @@ def _flag_conditions(q: _Query) -> None:
         if m.module is not q.module or f is None or m.option is not None or f.reads != "flag":
             continue
         said = q.lower[m.start : m.end].split()
-        if len(said) < min(2, len(f.label.split())):  # "her contact" is no "do not contact"
+        if len(said) < min(2, len(f.label.split())):  # one word of a longer label ("out")
             continue
         negated = bool(_FLAG_NEGATION.search(q.lower[: m.start]))
         q.add(f.slug, "eq", (m.start, m.end), value=not negated)

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 
-from fieldhouse.agents.providers.offline_register import Replacement, applied
+from fieldhouse.agents.providers.offline_register import Replacement, Rule, applied
 from fieldhouse.agents.providers.offline_schema import singular
 
 #: who a request is relayed from: a colleague by name ("Marcus", "Marcus from sales"), "my
@@ -82,7 +82,6 @@ def _purpose_mail(m: re.Match[str]) -> str:
     return f"{m['verb']} an email to {who} about {subject}, saying {body}"
 
 
-Rule = tuple[re.Pattern[str], Replacement, int]
 #: a rule applied wherever it matches (the others: at their first match only)
 ALL = 0
 
@@ -240,7 +239,7 @@ _RULES = _rules(
      r"(?:(?P<named>(?-i:[A-Z])[\w'-]+(?:\s+(?-i:[A-Z])[\w'-]+){1,2})\s+)?an?\s+"
      r"(?:e-?mail|mail|note|message)\s+(?:to\s+(?P<to>(?-i:[A-Z])[\w'-]+(?:\s+(?-i:[A-Z])[\w'-]+){1,2})"
      r"\s+)?(?P<purpose>(?:asking|thanking|inviting|reminding)\b[^?!.]*)[?!.]?\s*$",
-     lambda m: _purpose_mail(m)),
+     _purpose_mail),
     # other CRMs' and other Englishes' words: "prepone" (move earlier), "the activity X"
     (r"\bprepone\b", "move"),
     (r"\b(?:the\s+)?activity\s+(?=(?-i:[A-Z]))", "the task "),

@@ -179,6 +179,11 @@ class Workspace:
     def module(self, slug: str) -> Module | None:
         return next((m for m in self.modules if m.slug == slug), None)
 
+    @functools.cached_property
+    def module_words(self) -> frozenset[str]:
+        """The words that name a module ("contact", "deals"), worked out once."""
+        return frozenset(p for m in self.modules for p in m.phrases())
+
     @classmethod
     def from_modules(cls, modules: Iterable[Mapping[str, Any]]) -> Workspace:
         """From module objects as GET /v1/modules returns them (with their fields)."""
