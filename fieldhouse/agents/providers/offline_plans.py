@@ -214,6 +214,8 @@ def _remind(text: str, now: datetime) -> Plan | None:
     m = _REMIND.match(text)
     if m is None:
         return None
+    if _VAGUE.fullmatch(m["text"].strip()):
+        return Plan((), "What should I remind you about?")
     due = _moment(m["when"], m["hour"], m["minute"], m["ampm"], now)
     return Plan((_stage(("reminders.create", {"text": m["text"], "dueAt": due})),))
 
@@ -283,7 +285,17 @@ def _reminder_text(cut: str) -> str:
     )
     said = re.sub(r"^[\s:,.-]*(?:utc\b)?[\s:,.-]*", "", said, flags=re.I)
     said = re.sub(r"^(?:to|that|about)\s+|\s+(?:to|at|on|by)$", "", said.strip(" :,.-"), flags=re.I)
-    return said.strip(" '\"")
+    said = said.strip(" '\"")
+    # "Remind me sometime next week": when, vaguely, and nothing to remind of
+    return "" if _VAGUE.fullmatch(said) else said
+
+
+#: words that only say when, vaguely: no reminder's text
+_VAGUE = re.compile(
+    r"(?:(?:some\s*time|at\s+some\s+point|later(?:\s+on)?|soon(?:ish)?|again|then|around|"
+    r"then|or\s+so|ish|maybe|please|pls)\s*)+",
+    re.I,
+)
 
 
 def _reminders(text: str, now: datetime) -> Plan | None:

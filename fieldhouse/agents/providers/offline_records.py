@@ -60,6 +60,9 @@ _POLITE = re.compile(
     r"(?:could|can|would|will)\s+(?:you|u)\s+(?:please\s+|kindly\s+|be\s+so\s+kind\s+as\s+to\s+|"
     r"be\s+(?:kind|good)\s+enough\s+to\s+|be\s+so\s+good\s+as\s+to\s+)?(?:mind\s+)?"
     r"|(?:is|would)\s+it\s+be\s+(?:ok|okay|alright|all\s+right|possible)\s+to\s+|is\s+it\s+possible\s+to\s+"
+    r"|is\s+there\s+(?:any|a)\s+way\s+(?:to|you\s+(?:could|can))\s+|(?:would|could|will)\s+you\s+be\s+able\s+to\s+"
+    # a message that adds to an earlier one: "oh and ...", "btw ...", "also, ..."
+    r"|(?:oh\s+and|and\s+also|also|btw|by\s+the\s+way)\s*,?\s+"
     r"|when\s+you\s+have\s+a\s+moment\s*,?\s+|might\s+i\s+ask\s+you\s+to\s+|i(?:'d|\s+would)\s+be\s+grateful\s+if\s+you\s+(?:could|would)\s+|"
     r"i(?:'d|\s+would)\s+(?:like|love)\s+(?:you\s+)?to\s+|i\s+want\s+you\s+to\s+|"
     r"i(?:'d|\s+would)\s+appreciate\s+it\s+if\s+you(?:'d|\s+would|\s+could)?\s+|"
@@ -185,9 +188,29 @@ _ASIDES = (
 )
 
 
+#: small talk at the end of a request: "... oh and lunch is here", "... btw nice shirt"
+_CHATTER = re.compile(
+    r"(?:[.,;!?]\s*|\s+)(?P<a>(?:ugh|btw|oh\s+and|anyway|by\s+the\s+way|fyi)\b[^.!?]*)"
+    r"[.!?]*\s*$",
+    re.I,
+)
+
+
 def without_asides(text: str, ws: Workspace) -> str:
     """The text without asides that only make sure (in brackets, between dashes, a last
-    sentence): they name no field or choice value, no number, address or date."""
+    sentence) or chat ("oh and lunch is here"): they name no field or choice value, no
+    number, address or date (and chat names no one)."""
+    chat = _CHATTER.search(text)
+    if (
+        chat
+        and chat.start() > 0
+        and not re.search(r"\d|@|\$|€|£|\b(?-i:[A-Z])[a-z]", chat["a"][3:])
+        and not any(_says_value(chat["a"], x) for x in _mentions(chat["a"], ws))
+        and not re.search(
+            _UPDATE_VERB + r"\b|\b(?:her|his|their|its)\s+\w+\s+(?:is|are)\b", chat["a"], re.I
+        )
+    ):
+        text = text[: chat.start()].strip()
     for aside in _ASIDES:
         m = aside.search(text)
         said = m["a"] if m else ""
@@ -2073,8 +2096,13 @@ def _date_conditions(q: _Query) -> None:
 
 _SORT_BY = re.compile(
     r"\b(?:(?:sort(?:ed)?|order(?:ed)?)\s+(?:by\s+)?|by\s+)(?:the\s+)?(?P<f>[\w -]+?)"
-    r"(?:\s+(?P<d>asc|desc|ascending|descending|highest\s+first|lowest\s+first|"
-    r"newest\s+first|oldest\s+first|first|last))?\s*$"
+    r"(?:,?\s+(?P<d>asc|desc|ascending|descending|highest\s+first|lowest\s+first|"
+    r"newest\s+first|oldest\s+first|latest\s+first|furthest\s+first|soonest\s+first|"
+    r"earliest\s+first|nearest\s+first|first|last))?\s*$"
+)
+#: ", soonest first" after a date condition: sorted by the date it filters on
+_SOONEST_FIRST = re.compile(
+    r"[,;]?\s+(?P<d>soonest|earliest|nearest|latest|furthest|newest|oldest)\s+first\s*\??$"
 )
 #: "soonest close date first", "the earliest close date", "latest due date"
 _SORT_WORD = re.compile(
@@ -2105,6 +2133,13 @@ def _sort(q: _Query) -> None:
         q.args["sortField"] = named.slug
         q.args["sortDirection"] = "desc" if most["up"] else "asc"
         q.used.append((most.start(), most.end()))
+    soonest = _SOONEST_FIRST.search(q.lower)
+    dated = {c["fieldSlug"] for c in q.conditions} & {f.slug for f in q.module.fields_of("date")}
+    if soonest and not (by and sorted_by) and "sortField" not in q.args and len(dated) == 1:
+        q.args["sortField"] = dated.pop()
+        later = soonest["d"] in ("latest", "furthest", "newest")
+        q.args["sortDirection"] = "desc" if later else "asc"
+        q.used.append((soonest.start(), soonest.end()))
     if by and sorted_by:
         q.args["sortField"] = sorted_by.slug
         said = by["d"] or ""
@@ -2178,6 +2213,7 @@ def _date_said(lower: str, dates: list[Field]) -> bool:
 
 _PREPOSITION = re.compile(r"\b(?:at|from|for|of|on|with|in)\s+(?:the\s+)?", re.I)
 _KIND_TAIL = re.compile(r"\s+(?P<kind>[a-z]+)\s*$", re.I)
+_CLAUSE_AFTER = re.compile(r"\s+(?:who|that|which|whose|where|with)\s", re.I)
 _WHEN_WORDS = re.compile(r"\d|\b(?:next|last|this|today|tomorrow|week|month|day|year)s?\b", re.I)
 
 
@@ -2190,7 +2226,9 @@ def _related(text: str, module: Module, ws: Workspace) -> tuple[Field, Module, s
     for m in reversed(list(_PREPOSITION.finditer(text))):
         if m.group().lower().startswith("for") and _SEARCH_VERB.match(text):
             continue  # "search contacts for lamport": the name searched for
-        said = _related_name(text[m.end() :].strip(" ?.!"), ws)
+        named = text[m.end() :]
+        clause = _CLAUSE_AFTER.search(named)  # "at X who are tagged Y": the name ends there
+        said = _related_name((named[: clause.start()] if clause else named).strip(" ?.!"), ws)
         if said is None:
             continue
         name, kinds = said

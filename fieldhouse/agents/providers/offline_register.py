@@ -234,6 +234,14 @@ _TITLE_CUE = re.compile(
 )
 
 
+#: a request to add someone: the title said after it is the new contact's ("Add Noor Haddad
+#: as a contact. Her job title is Release Manager.")
+_ADDS = re.compile(
+    r"\s*(?:(?:please|kindly|(?:could|can|would|will)\s+you(?:\s+be\s+able\s+to)?|"
+    r"(?:is|would)\s+it\s+(?:be\s+)?possible\s+to)\s+)*"
+    r"(?:add|create|new|log|register|enter|put\s+in|set\s+up)\b",
+    re.I,
+)
 #: a second change asked for beside the title ("... please also tag him decision-maker"): the
 #: message is read whole, not as a title alone
 _MORE_ASKED = re.compile(
@@ -245,7 +253,7 @@ def _new_title(text: str) -> str | None:
     """ "update <person>'s title to <title>" for a message that says a person's new title in
     passing, with a word that asks for it or names it; None otherwise. A title that is no
     capitalised run, quote or C-level word ("she's now a customer") is not read here."""
-    if not _TITLE_CUE.search(text) or _MORE_ASKED.search(text):
+    if not _TITLE_CUE.search(text) or _MORE_ASKED.search(text) or _ADDS.match(text):
         return None
     for pattern in _NEW_TITLE:
         m = pattern.search(text)

@@ -28,6 +28,11 @@ _WHO = (
     r"|the\s+(?:[\w-]+\s+){1,2}(?:team|folks|people|department|guys)"
     r"|some(?:one|body)\s+(?:in|from|on)\s+[\w-]+)"
 )
+#: the polite frame of a request: "would you be able to", "is it possible to"
+_ASKING = (
+    r"(?:(?:please|kindly|(?:could|can|would|will)\s+you(?:\s+be\s+able\s+to)?|"
+    r"(?:is|would)\s+it\s+(?:be\s+)?possible\s+to|is\s+there\s+any\s+way\s+to)\s+)*"
+)
 #: a sheet's words for a module: "Deals", "the Deals sheet", "the Contacts tab"
 _SHEET = r"(?:the\s+)?(?P<module>[A-Za-z][\w-]*)(?:\s+(?:sheet|table|tab|list))?"
 #: a value in a sheet's cell: a quoted text, a number or a word
@@ -182,6 +187,99 @@ _RULES = _rules(
     (r"(?P<old>" + _NUMBER + r")\s*(?:->|→|=>|-->)\s*(?P<new>" + _NUMBER + r")", r"\g<new>", ALL),
     # "X | Y | Amount 47,000": a sheet's cells, as a list
     (r"\s*\|\s*", ", ", ALL),
+    # --- a heading before the request: "Status from stand-up: ...", "Notes after the call:" ---
+    (r"^\s*(?!(?:[\w-]+\s+){0,2}?(?:new|add|create|log|contact|deal|company|task|ticket|lead)\b)"
+     r"(?:[\w-]+\s+){0,2}(?:from|after)\s+(?:the\s+|our\s+|today'?s\s+)?[\w -]{2,30}?:\s*"
+     r"(?=(?-i:[A-Z]))", ""),
+    # "Scope creep on the X. Bump the deal amount to ...": "the deal" is the X said before
+    (r"^[^.:;]*?\b(?:on|for|with|about|re)\s+(?:the\s+)?(?P<name>(?-i:[A-Z])[\w&' -]*?)\s*\.\s+"
+     r"(?P<verb>bump|set|move|change|update|push|raise|lower)\s+the\s+(?:deal|task|ticket|company|"
+     r"contact)(?:'s)?\s+", r"\g<verb> \g<name>'s "),
+    # "X: move the expected close date to ...": the record before the colon
+    (r"^\s*(?P<name>(?-i:[A-Z])[\w&' -]{2,60}?)\s*:\s*(?P<verb>move|set|change|update|bump|push)\s+"
+     r"(?:the|its)\s+(?=[\w -]+?\s+to\b)", r"\g<verb> \g<name>'s "),
+    # "Escalate X to priority urgent"
+    (r"^\s*escalate\s+(?P<what>.+?)\s+to\s+(?:priority\s+)?(?P<p>urgent|high|critical)\b"
+     r"(?:\s*(?:priority)?)(?:\s*[,;].*)?\s*[.!]?\s*$", r"set \g<what>'s priority to \g<p>"),
+    # "Ship it: the X ticket is done, close it out"
+    (r"^\s*(?:ship\s+it|shipped|done(?:\s+and\s+dusted)?|closed?|all\s+done)\s*[:!,.-]+\s*", ""),
+    (r"^\s*(?P<what>(?:the\s+)?.+?\s+(?:task|ticket|to-?do))\s+is\s+(?:now\s+)?"
+     r"(?P<v>done|complete|completed|finished)\s*(?:[,;]\s*(?:so\s+)?(?:please\s+)?"
+     r"(?:close|mark|tick)\s+it(?:\s+(?:out|off|as\s+done))?)?\s*[.!]?\s*$",
+     r"mark \g<what> as done"),
+    # "Throw a ticket on the backlog: ...", "Pop a task in the queue: ..."
+    (r"^\s*(?:throw|stick|pop|drop|put|add)\s+(?:an?\s+)?(?:new\s+)?(?P<kind>ticket|task|to-?do)\s+"
+     r"(?:on|in|into|onto)\s+(?:the|my|our)\s+[\w -]{2,20}?:\s*", r"add a \g<kind>: "),
+    # "Nobody's picked it up yet so leave the assignee empty": nothing to set
+    (r"(?:(?<=[.!;])|,)\s*(?:[^.!;,]*?\s+so\s+)?leave\s+(?:the\s+)?[\w -]{2,20}?\s+"
+     r"(?:empty|blank|unassigned|unset|as\s+it\s+is)\s*[.!]?", ""),
+    # "Where's the ticket about the rollout survey? Find it."
+    (r"^\s*where'?s\s+(?:the|that|my|our)\s+(?P<kind>[\w-]+)\s+(?:about|called|named|for|on|re)\s+"
+     r"(?:the\s+)?(?P<what>[^?]+?)\s*\?\s*(?:(?:can\s+you\s+|please\s+)?(?:find|pull\s+up|get|"
+     r"show\s+me|dig\s+up|open)\s+it(?:\s+for\s+me)?\s*[.!?]?)?\s*$",
+     r"find \g<kind> \g<what>"),
+    # "you'll want a new contact for this one: ...", "we need a new deal for this:"
+    (r"^\s*(?:you'?ll|you\s+will|you'?d|we'?ll|we)\s+(?:want|need)\s+(?:an?\s+)?new\s+"
+     r"(?P<kind>[\w-]+)(?:\s+for\s+(?:this|that)(?:\s+one)?)?\s*:\s*", r"add a \g<kind>: "),
+    # "..., he's their Treasury Analyst": a new contact's job title
+    (r"^(?P<head>\s*add\s+an?\s+(?:new\s+)?contact\b[^.]*?),\s*(?:he|she|they)(?:'s|\s+is|'re|"
+     r"\s+are)\s+(?:their|the|our|an?)\s+(?P<title>(?-i:[A-Z])[\w&-]*(?:\s+(?:of|and|for|&|"
+     r"(?-i:[A-Z])[\w&-]*))*)(?=\s*(?:[,.;]|$))", r"\g<head>, job title \g<title>"),
+    # "new deal for X, can you call it "Y"?": the name said after
+    (r"(?P<head>\b(?:new|add|create|put(?:\s+in)?)\s+(?:an?\s+)?(?:new\s+)?(?:deal|task|ticket)"
+     r"(?:\s+in)?)\s+for\s+(?P<org>(?-i:[A-Z])[^,.]*?)\s*(?:,\s*it'?s\s+[^.]{2,60}?\.)?\s*[,.]\s*"
+     r"(?:(?:can|could)\s+you\s+)?call\s+it\s+(?P<q>\"[^\"]+\"|'[^']+')\s*\??",
+     r"\g<head> \g<q> for \g<org>"),
+    # a draft or a note asked for: "write a draft to X", "prepare a draft to X"
+    (r"\b(?:write|prepare|make|compose|do)\s+(?:me\s+)?an?\s+(?:e-?mail\s+)?draft\s+(?:e-?mail\s+)?"
+     r"(?:to|for)\b", "draft an email to"),
+    (r"^\s*prepare\s+(?:an?\s+)?(?:e-?mail|mail|letter|note)\s+to\b", "draft an email to"),
+    # what an e-mail states is its body: "stating that ...", "to the effect that ..."
+    (r",?\s+(?:stating|informing\s+(?:him|her|them)|advising\s+(?:him|her|them)|to\s+the\s+"
+     r"effect)\s+that\s+", ", saying "),
+    # the legal register: "For the avoidance of doubt, ...", "Please be advised that ..."
+    (r"^\s*(?:for\s+the\s+avoidance\s+of\s+doubt|for\s+the\s+record|with\s+effect\s+from\s+"
+     r"today|pursuant\s+to\s+[^,]{2,60})\s*,\s*", ""),
+    (r"^\s*(?:please\s+)?(?:be\s+advised|note|kindly\s+note|take\s+note)\s+that\s+", ""),
+    (r"\bI\s+(?:require|request)\s+(?=an?\s+(?:new\s+)?(?-i:[A-Z]?)[\w-]+\b)", "create "),
+    (r"\b(?:entitled|titled)\b", "called", ALL),
+    # "the Task called "X"": the record "X" (a name is looked up by itself)
+    (r"\bthe\s+(?P<kind>deal|task|ticket|contact|company)\s+(?:called|named)\s+(?=[\"'])",
+     r"the \g<kind> ", ALL),
+    (r"\ban?\s+(?P<kind>task|deal)\s+of\s+the\s+(?P<type>[\w-]+)\s+type\b", r"a \g<type> \g<kind>"),
+    # "The Task called "X" is hereby to be marked as done, the survey having been received."
+    (r"^\s*(?P<what>[^,;]+?)\s+(?:is|shall\s+be|are)\s+(?:hereby\s+)?(?:to\s+be\s+)?"
+     r"(?:hereby\s+)?(?:marked|set|changed|amended|updated)\s+(?:as|to)\s+(?P<v>[\w -]+?)\s*"
+     r"(?:,\s*(?:the|its|his|her|their)\s+[^.]*)?[.!]?\s*$", r"mark \g<what> as \g<v>"),
+    # "the deal "X" was lost for ...; amend its Lost reason to read "Y""
+    (r"^\s*(?:the\s+)?(?P<kind>deal|task|contact|company)\s+(?P<q>\"[^\"]+\"|'[^']+')[^;.]*[;.]\s*"
+     r"(?:please\s+|kindly\s+)?(?:amend|change|update|set|correct)\s+its\s+(?P<field>[\w -]+?)\s+"
+     r"to\s+(?:read\s+)?", r"set the \g<kind> \g<q>'s \g<field> to "),
+    (r"\bto\s+read\s+(?=[\"'])", "to "),
+    (r"^\s*locate\b", "find"),
+    (r"\bthe\s+(?P<f>[\w -]+?)\s+of\s+which\s+(?:exceeds|is\s+(?:greater|more|higher)\s+than)\s+",
+     r"with \g<f> over "),
+    (r"\bat\s+the\s+(?:company|organisation|organization|firm)\s+(?=(?-i:[A-Z]))", "at "),
+    (r"\bfor\s+the\s+(?:company|organisation|organization|firm|client)\s+(?=(?-i:[A-Z]))", "for "),
+    # "expected to close at the end of next month": the close date
+    (r"\b(?:expected|due|set|slated|likely)\s+to\s+close\s+(?:at\s+|on\s+|by\s+|in\s+)?",
+     "close date "),
+    # "Pull the X's close date in to the 15th": move it earlier
+    (r"^\s*pull\s+(?P<what>.+?)\s+in\s+to\s+", r"move \g<what> to "),
+    # "... and link it to the X deal": the task's deal
+    (r",?\s+and\s+(?:link|tie|attach|connect)\s+it\s+to\s+the\s+", ", for the "),
+    # "Could you check whether we already have a deal called X and, if not, create it ..."
+    (r"^\s*(?:(?:could|can|would)\s+you\s+)?(?:check|see)\s+(?:whether|if)\s+we\s+(?:already\s+)?"
+     r"have\s+(?:an?\s+)?(?P<kind>[\w-]+)\s+(?:called|named)\s+(?P<name>.+?)\s*,?\s+and\s*,?\s*"
+     r"if\s+not\s*,?\s*(?:please\s+)?(?:create|add|make)\s+it\b",
+     r"create a \g<kind> called \g<name>"),
+    # "Can you see whether X's title is still Y, and if so change it to Z?"
+    (r"^\s*(?:(?:can|could|would)\s+you\s+)?(?:see|check)\s+(?:whether|if)\s+(?P<who>.+?)'s\s+"
+     r"(?P<field>[\w -]+?)\s+is\s+still\s+[^,?]+?\s*,?\s+and\s*,?\s*if\s+(?:so|yes|it\s+is)\s*,?\s*"
+     r"(?:please\s+)?(?:change|set|update|move|make)\s+it\s+to\s+", r"set \g<who>'s \g<field> to "),
+    # "which of the contacts at X are customers?"
+    (r"\bwhich\s+of\s+the\s+(?P<kind>[\w-]+)\s+at\s+(?P<org>(?-i:[A-Z])[^?]*?)\s+are\s+"
+     r"(?:our\s+)?(?P<v>[\w-]+?)s?\s*\?\s*$", r"\g<kind> at \g<org> with lifecycle \g<v>"),
     # "add a deal: 'X', Adventure Works, 130k": the name after the quoted one is its company
     (r"^(?P<head>\s*add\s+an?\s+(?:new\s+)?deal\s*:?\s*'[^']+')\s*,\s*(?:company\s+)?"
      r"(?P<org>(?-i:[A-Z][\w&.-]*)(?:\s+(?-i:[A-Z][\w&.-]*)){0,3})\s*,", r"\g<head> for \g<org>,"),
@@ -211,13 +309,22 @@ _RULES = _rules(
     # agency we co-list with as a company: X": a thing described, then the record it is
     (r"(?:^|(?<=[.!?]\s))\s*(?:log|book|record|enter|register|add|put\s+in)\s+(?:me\s+)?"
      r"(?:the|a|an|this|that|our)\s+[\w -]{2,40}?\s+as\s+an?\s+(?:new\s+)?"
-     r"(?P<kind>(?:[\w-]+\s+)?(?:deal|task|contact|company))\b", r"create a \g<kind>"),
+     r"(?P<kind>(?:[\w-]+\s+)?(?:deal|task|company))\b", r"create a \g<kind>"),
     # "add a contact: Bartholomew Quist from Fabrikam Software": the company named as such
     # (the name's "from" / "at" had been dropped, or read as a job title ":")
     (r"^\s*(?P<verb>add|create|new)\s+(?:an?\s+)?(?:new\s+)?contact\s*:?\s*"
      r"(?P<name>(?-i:[A-Z][\w'-]+(?:\s+[A-Z][\w'-]+){1,2}))\s+(?:from|at|of|with)\s+"
      r"(?P<org>(?-i:[A-Z])[\w&'-]*(?:\s+(?-i:[A-Z])[\w&'-]*){0,3})(?=\s*(?:[,;.]|$))",
      r"\g<verb> a contact: \g<name>, company \g<org>"),
+    # "add Noor Haddad as a contact at Fabrikam Software": the company named as such
+    (r"^\s*" + _ASKING + r"(?P<verb>add|create|put\s+in|enter)\s+"
+     r"(?P<name>(?-i:[A-Z][\w'-]+(?:\s+[A-Z][\w'-]+){1,2}))"
+     r"\s+as\s+(?:an?\s+)?(?:new\s+)?contact\s+(?:at|from|of|with|for)\s+"
+     r"(?P<org>(?-i:[A-Z])[\w&'-]*(?:\s+(?-i:[A-Z])[\w&'-]*){0,3})(?=\s*(?:[,;.?!]|$))",
+     r"\g<verb> a contact: \g<name>, company \g<org>"),
+    # "Add X as a contact. Her job title is Release Manager.": the new contact's title
+    (r"^(?P<head>\s*" + _ASKING + r"(?:add|create|put\s+in|enter)\b[^.?!;]*)(?:[.?!;]|,\s*and)\s+"
+     r"(?:her|his|their)\s+(?:job\s+)?(?P<f>title|role|position)\s+is\s+", r"\g<head>, job \g<f> "),
     # "Add Harbor Lane Staffing as a client company: ..." (what the company is to us goes)
     (r"\bas\s+an?\s+(?:new\s+)?(?:client|prospect|partner|customer|vendor|supplier|target)\s+"
      r"(?=company\b|contact\b)", "as a "),

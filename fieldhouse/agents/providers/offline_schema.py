@@ -24,8 +24,11 @@ MODULE_WORDS: Mapping[str, tuple[str, ...]] = {
     "contacts": ("person", "people", "persons", "contact", "anyone", "someone", "anybody"),
     "companies": ("organisation", "organization", "org", "account", "firm", "business", "co"),
     "deals": ("opportunity", "opportunities", "opp", "opps", "pipeline", "deal"),
-    "tasks": ("to-do", "to-dos", "todo", "todos", "to do", "task", "activity", "activities"),
-}
+    "tasks": (
+        "to-do", "to-dos", "todo", "todos", "to do", "task", "activity", "activities",
+        "ticket", "tickets",
+    ),
+}  # fmt: skip
 #: everyday words for fields, by field slug
 FIELD_WORDS: Mapping[str, tuple[str, ...]] = {
     "employees": ("headcount", "staff count", "employee count", "number of employees", "emp"),

@@ -34,7 +34,9 @@ NUMBERS = {
     "a couple of": 2, "few": 3, "a few": 3,
 }  # fmt: skip
 _COUNT = r"(?P<n>\d+|a couple of|a few|" + "|".join(sorted(NUMBERS, key=len, reverse=True)) + r")"
-_UNIT = r"(?P<unit>day|week|month|year)s?"
+_UNIT = r"(?P<unit>day|week|fortnight|month|year)s?"
+#: days in a unit said as days or weeks
+_DAYS_IN = {"day": 1, "week": 7, "fortnight": 14}
 _DAY = "|".join(sorted(WEEKDAYS, key=len, reverse=True))
 _MONTH = "|".join(sorted(MONTHS, key=len, reverse=True))
 
@@ -119,10 +121,8 @@ def _rules() -> list[tuple[str, DateRule]]:
 
     def in_n(m: re.Match[str], today: date) -> date:
         n, unit = _count(m["n"]), m["unit"]
-        if unit == "day":
-            return today + timedelta(days=n)
-        if unit == "week":
-            return today + timedelta(weeks=n)
+        if unit in _DAYS_IN:
+            return today + timedelta(days=n * _DAYS_IN[unit])
         if unit == "month":
             return _shift_months(today, n)
         return _shift_months(today, 12 * n)
@@ -159,6 +159,8 @@ def _rules() -> list[tuple[str, DateRule]]:
         (r"\byesterday\b", lambda m, t: t - timedelta(1)),
         (r"\b(?:in|within)\s+" + _COUNT + r"\s+" + _UNIT + r"\b", in_n),
         (_COUNT + r"\s+" + _UNIT + r"\s+from\s+(?:now|today)\b", in_n),
+        # "a week today", "two weeks today" (from today, in British English)
+        (r"\b" + _COUNT + r"\s+(?P<unit>week|fortnight)s?\s+today\b", in_n),
         (r"\bnext\s+week\b", lambda m, t: t + timedelta(7)),
         (r"\bnext\s+month\b(?!\s*'s)", lambda m, t: _shift_months(t, 1)),
         (
@@ -231,7 +233,7 @@ def find_range(text: str, today: date) -> tuple[Span, Found[None]] | None:
     m = _RANGE_NEXT.search(lower)
     if m:
         n, unit = _count(m["n"]), m["unit"]
-        last = today + timedelta(days=n * {"day": 1, "week": 7, "month": 30, "year": 365}[unit])
+        last = today + timedelta(days=n * ({"month": 30, "year": 365} | _DAYS_IN)[unit])
         return Span(today, last), Found(None, m.start(), m.end())
     m = _RANGE_MONTH.search(lower)
     if m:
