@@ -478,6 +478,19 @@ _THEIR_TITLE = re.compile(
 )
 
 
+#: a sentence that starts with a person's name and says who they are after a comma
+_APPOSITIVE = re.compile(
+    r"(?!(?:Last|Next|This|That|The|Our|My|Yesterday|Today|Tomorrow|Good|Hi|Hello|Dear|Thanks|"
+    r"Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday)\b)"
+    r"(?-i:[A-Z][\w'-]+(?:\s+[A-Z][\w'-]+){1,2}),\s+(?:the\s+|our\s+|their\s+|an?\s+)?(?-i:[A-Z])"
+)
+#: "Analytics Lead at Northwind Traders": a title and the company
+_TITLE_AT = re.compile(
+    r"^(?:the\s+|our\s+|their\s+|an?\s+)?(?P<title>(?-i:[A-Z])[\w&/-]*(?:\s+(?:of|and|for|&|"
+    r"(?-i:[A-Z])[\w&/-]*))*)\s+(?:at|with|from)\s+(?P<org>(?-i:[A-Z])[\w&'. -]*)$"
+)
+
+
 def _story_details(story: str, *, named_first: bool = False) -> str:
     """The new record's details in a story: from the first name said (not a sentence's first
     words, unless ``named_first``) on, without the clauses about someone ("he runs ...") but
@@ -487,7 +500,9 @@ def _story_details(story: str, *, named_first: bool = False) -> str:
         (
             n
             for n in _NAMED.finditer(story)
-            if named_first or (n.start() and not re.search(r"[.!?]\s*$", story[: n.start()]))
+            if named_first
+            or (n.start() and not re.search(r"[.!?]\s*$", story[: n.start()]))
+            or _APPOSITIVE.match(story, n.start())  # "Fran Bilas, Analytics Lead at ..."
         ),
         None,
     )
@@ -515,6 +530,10 @@ def _story_details(story: str, *, named_first: bool = False) -> str:
             kept += [f"email {a}" for a in _ADDRESS.findall(clause)]
             kept += [f"phone {p.strip()}" for p in _PHONE.findall(clause)]
             kept += [f"{h.replace(',', '')} employees" for h in _HEADCOUNT.findall(clause)]
+            continue
+        works = _TITLE_AT.match(clause)
+        if kept and works:  # "Analytics Lead at Northwind Traders": a title, and where
+            kept += [f"job title {works['title']}", f"company {works['org']}"]
             continue
         headcount = _HEADCOUNT.search(clause)
         kept.append(f"{headcount[1].replace(',', '')} employees" if headcount else clause)

@@ -20,6 +20,7 @@ from typing import Any
 from fieldhouse.agents.contract import ToolOutcome
 from fieldhouse.agents.providers.offline_context import request_first
 from fieldhouse.agents.providers.offline_corrections import settle
+from fieldhouse.agents.providers.offline_forms import plain_form, plain_markdown
 from fieldhouse.agents.providers.offline_lexicon import plain_english
 from fieldhouse.agents.providers.offline_mail import ToPerson, read_mail
 from fieldhouse.agents.providers.offline_paste import (
@@ -49,6 +50,7 @@ from fieldhouse.agents.providers.offline_register import plain_register
 from fieldhouse.agents.providers.offline_relay import plain_relayed
 from fieldhouse.agents.providers.offline_schema import Workspace, builtin
 from fieldhouse.agents.providers.offline_spelling import plain_spelling
+from fieldhouse.agents.providers.offline_spoken import plain_dictated, plain_radio
 from fieldhouse.agents.providers.offline_structured import Asked, plain_structured
 from fieldhouse.agents.providers.offline_values import find_date, find_time
 
@@ -123,7 +125,9 @@ def plan_for(message: str, now: datetime, workspace: Workspace | None = None) ->
         if not _BUILTIN:
             _BUILTIN.append(builtin())
         workspace = _BUILTIN[0]
-    message = plain_referred(plain_fragment(plain_steps(plain_pasted(message))))
+    message = plain_radio(plain_dictated(message))
+    message = plain_form(plain_steps(plain_pasted(plain_markdown(message))))
+    message = plain_referred(plain_fragment(message))
     message = plain_so_request(message)
     structured = plain_structured(message, workspace)
     if isinstance(structured, Asked):  # code that names a value still to be filled in

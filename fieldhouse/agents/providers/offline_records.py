@@ -1803,10 +1803,18 @@ def _read_value(f: Field, value: str, record: Mapping[str, Any], today: date, ws
 # --- find and list ---------------------------------------------------------------------------
 
 _COMPARE = (
-    (r"(?:over|above|more\s+than|greater\s+than|bigger\s+than|larger\s+than|higher\s+than|"
-     r"at\s+least|>=?|exceeding)", "gt"),
-    (r"(?:under|below|less\s+than|smaller\s+than|lower\s+than|at\s+most|<=?)", "lt"),
+    (r"(?:at\s+least|no\s+(?:less|fewer)\s+than|>=)", "gte"),
+    (r"(?:at\s+most|no\s+more\s+than|<=)", "lte"),
+    (r"(?<!no\s)(?:over|above|more\s+than|greater\s+than|bigger\s+than|larger\s+than|"
+     r"higher\s+than|>(?!=)|exceeding)", "gt"),
+    (r"(?<!no\s)(?:under|below|less\s+than|fewer\s+than|smaller\s+than|lower\s+than|<(?!=))",
+     "lt"),
 )  # fmt: skip
+#: "2 stars or below", "50 or more": the number, then which side of it (itself included)
+_OR_SIDE = re.compile(
+    r"(?P<n>[$€£]?\s?\d[\d,.]*\s?(?:k|m|bn|grand|thousand)?%?)(?:\s+[a-z]+)?\s+or\s+"
+    r"(?:(?P<up>more|above|higher|greater|over|better)|less|below|lower|fewer|under|worse)\b"
+)
 #: "before" / "after" a date (find_date's span starts with "before", "until", ...)
 _SIDE = re.compile(r"\b(?P<w>before|until|till|after|since)\b[^,;]{0,30}$")
 #: a date said as when something is ("tasks for friday"), for a module with one date field
@@ -2051,6 +2059,12 @@ def _compare_conditions(q: _Query) -> None:
             if amounts:
                 f = _numeric_field(lower[: c.start()], q.module, numeric, lower[c.end() :])
                 q.add(f.slug, op, (c.start(), c.end()), value=amounts[0].value[0])
+    for c in _OR_SIDE.finditer(lower):
+        amounts = find_amounts(c["n"].rstrip("%"))
+        if amounts:
+            f = _numeric_field(lower[: c.start()], q.module, numeric, lower[c.end("n") :])
+            op = "gte" if c["up"] else "lte"
+            q.add(f.slug, op, (c.start(), c.end()), value=amounts[0].value[0])
     for c in _BETWEEN.finditer(lower):
         low, high = find_amounts(c["a"]), find_amounts(c["b"])
         if low and high:

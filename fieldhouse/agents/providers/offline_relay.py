@@ -28,6 +28,20 @@ _WHO = (
     r"|the\s+(?:[\w-]+\s+){1,2}(?:team|folks|people|department|guys)"
     r"|some(?:one|body)\s+(?:in|from|on)\s+[\w-]+)"
 )
+#: a module's words, as a create names what it makes
+_KIND_NAMES = r"contact|company|deal|task|ticket|to-?do|opportunity|organi[sz]ation|account"
+_KINDS = r"(?:" + _KIND_NAMES + r")"
+#: the words of common fields, as a list of changes starts with one
+_FIELD_WORDS = (
+    r"(?:stage|status|amount|priority|lost\s+reason|employees|headcount|annual\s+revenue|revenue|"
+    r"industry|website|phone|email|job\s+title|title|lifecycle(?:\s+stage)?|(?:account\s+)?health|"
+    r"probability|close\s+date|due\s+date)"
+)
+#: a dash between what is said first and what it is for (an em or en dash, or two hyphens)
+_DASHES = "\u2014\u2013"
+_DASH = r"(?:[" + _DASHES + r"]|--)"
+#: a dash or a colon
+_SAID_FIRST = r"(?:[:" + _DASHES + r"]|--)"
 #: the polite frame of a request: "would you be able to", "is it possible to"
 _ASKING = (
     r"(?:(?:please|kindly|(?:could|can|would|will)\s+you(?:\s+be\s+able\s+to)?|"
@@ -361,6 +375,79 @@ _RULES = _rules(
     (r"\s*\((?:the\s+)?[\w -]{2,30},\s*not\s+(?:the\s+)?[\w -]{2,30}\)", ""),
     # "Newsletter-tagged contacts": contacts tagged newsletter
     (r"\b(?P<tag>[A-Za-z]+)-tagged\s+(?P<what>[\w-]+)", r"\g<what> tagged \g<tag>", ALL),
+    # --- the value first, the record last: "2 stars: Litware Labs' account health" ---
+    (r"^\s*(?P<v>[^:" + _DASHES + r"]+?)\s*" + _SAID_FIRST + r"\s*(?:that'?s\s+)?"
+     r"(?P<who>(?-i:[A-Z])[^:," + _DASHES + r"]*?)(?:'s|')\s+(?:new\s+)?(?P<field>[\w -]+?)"
+     r"(?:\s+(?:from\s+now\s+on|now|going\s+forward))?(?:\s*,?\s*please)?\s*[.!]?\s*$",
+     r"set \g<who>'s \g<field> to \g<v>"),
+    (r"^\s*(?P<v>[^:" + _DASHES + r"]+?)\s+is\s+(?P<who>(?-i:[A-Z])[^.]*?)(?:'s|')\s+new\s+"
+     r"(?P<field>[\w -]+?)\s*[.!]?\s*$", r"set \g<who>'s \g<field> to \g<v>"),
+    (r"^\s*(?P<v>[^:" + _DASHES + r"]+?)\s*" + _SAID_FIRST + r"\s*(?:that'?s\s+)?(?:the\s+)?new\s+"
+     r"(?P<field>[\w -]+?)\s+(?:for|of|on)\s+(?P<what>.+?)\s*[.!]?\s*$",
+     r"set the \g<field> of \g<what> to \g<v>"),
+    (r"^\s*(?P<v>lost|won)\s*,?\s+because\s+(?:the\s+|a\s+)?(?P<why>[^" + _DASHES + r"]+?)\s*"
+     + _DASH + r"\s*that'?s\s+(?P<what>.+?)(?:\s+now)?\s*[.!]?\s*$",
+     r"mark \g<what> as \g<v>, lost reason \g<why>"),
+    (r"^\s*(?P<what>[^" + _DASHES + r"]+?)\s*" + _DASH + r"\s*(?P<verb>find|look\s+up|pull\s+up|"
+     r"open|get)\s+(?:it|them|that|those)(?:\s+for\s+me)?\s*[.!]?\s*$", r"\g<verb> \g<what>"),
+    (r"^\s*(?P<what>[^" + _DASHES + r"]+?)\s*" + _DASH + r"\s*show\s+me\s+(?:the\s+)?"
+     r"(?:list|them|those)\s*[.!]?\s*$", r"show me \g<what>"),
+    (r"^\s*(?P<q>'[^']+'|\"[^\"]+\")\s*" + _SAID_FIRST + r"\s*(?P<req>.*?)\s+(?:for\s+)?"
+     r"(?:that|this)\s+(?:word|term|name|phrase|text)\s*[.!]?\s*$", r"\g<req> for \g<q>"),
+    (r"^\s*(?P<vals>[^" + _DASHES + r"]+?)\s*" + _DASH + r"\s*that'?s\s+(?P<name>[^,]+?),\s+an?\s+"
+     r"new\s+(?P<kind>[\w-]+)\s+to\s+add\s*[.!]?\s*$", r"add a new \g<kind> \g<name>, \g<vals>"),
+    (r"^\s*(?P<when>[^:" + _DASHES + r"]+?)\s*" + _SAID_FIRST + r"\s*(?:a\s+)?reminder\s+"
+     r"(?P<p>to|about|for)\s+(?P<what>.+?)\s*[.!]?\s*$", r"remind me \g<when> \g<p> \g<what>"),
+    (r"^\s*(?P<s>[^" + _DASHES + r"]+?)\s*" + _DASH + r"\s*that'?s\s+the\s+subject\s*,?\s*"
+     r"(?:and\s+)?the\s+body\s+(?:says|is|reads)\s+(?P<b>[^;]+?)\s*;\s*(?P<verb>send|draft)\s+it\s+"
+     r"to\s+(?P<to>.+?)\s*[.!]?\s*$", r'\g<verb> an email to \g<to> about "\g<s>", saying \g<b>'),
+    (r"^\s*(?P<s>'[^']+'|\"[^\"]+\")\s+as\s+the\s+subject\s*,\s*(?P<purpose>[^" + _DASHES + r"]+?)"
+     r"\s*" + _DASH + r"\s*an?\s+draft\s+(?:for|to)\s+(?P<to>[^,]+?)"
+     r"(?:\s*,\s*(?:don'?t|do\s+not)\s+send(?:\s+it)?)?\s*[.!]?\s*$",
+     r"draft an email to \g<to> about \g<s>, saying \g<purpose>"),
+    (r"^\s*(?P<v>[\w -]+?),\s*(?P<sort>sorted\s+by\s+[\w -]+?)\s*:\s*(?:the\s+)?(?P<what>[\w-]+)"
+     r"\s+in\s+that\s+(?P<field>[\w-]+)\s*[.!]?\s*$", r"\g<what> with \g<field> \g<v>, \g<sort>"),
+    # the values first, then the create asked for: "Retail, 300 staff -- create a company ..."
+    (r"^\s*(?P<vals>[^:," + _DASHES + r"]+,[^:" + _DASHES + r"]+?)\s*" + _SAID_FIRST + r"\s*"
+     r"(?P<req>(?:(?:please\s+)?(?:create|add|log|make|open)\s+(?:an?\s+)?(?:new\s+)?|an?\s+new\s+|"
+     r"new\s+)" + _KINDS + r"\b[^:" + _DASHES + r"]*?)\s*[.!]?\s*$", r"\g<req>, \g<vals>"),
+    (r"\b(?P<kind>company|deal|contact|task)\s+record\s+(?:for|called|named)\s+"
+     r"(?P<name>(?-i:[A-Z])[\w&'. -]*?)(?=\s*(?:[,;]|\.\s|\.?$))", r'\g<kind> "\g<name>"'),
+    (r",\s*mine\s*(?=[,.]|$)", ", assigned to me"),
+    # "Company to add: X", "Task for me: X", "New company, name X", "New deal for Y, name X"
+    (r"^\s*(?P<kind>" + _KINDS + r")\s+to\s+(?:add|create|log)\s*:\s*", r"add a \g<kind>: "),
+    (r"^\s*(?:new\s+)?(?P<kind>task|ticket|to-?do)\s+for\s+me\s*:\s*(?P<name>[^,.]+)",
+     r'add a \g<kind> "\g<name>", assigned to me'),
+    (r"^\s*(?P<head>(?:new|add\s+an?|create\s+an?)\s+(?:new\s+)?" + _KINDS + r")\s+for\s+"
+     r"(?P<org>[^,]+?)\s*,\s*name\s+(?P<name>(?![\"'])[^,.]+)",
+     r'\g<head> "\g<name>" for \g<org>'),
+    (r"^\s*(?P<head>(?:new|add\s+an?|create\s+an?)\s+(?:new\s+)?" + _KINDS + r")\s*,\s*"
+     r"name\s+(?P<name>(?![\"'])[^,.]+)", r'\g<head> "\g<name>"'),
+    # a heading before the request: "Kick-off for a new deal: X, ...", "Final whistle: send ..."
+    (r"^[^:]{0,40}?\b(?:for|of)\s+an?\s+new\s+(?P<kind>" + _KINDS + r")\s*:\s*",
+     r"add a \g<kind>: "),
+    (r"^[^:\d]{0,40}:\s*(?=an?\s+(?:new\s+)?" + _KINDS + r"\s+(?:called|named)\b)", "add "),
+    (r"^(?P<head>[^:]{0,60}?)\s*:\s*(?=remind\s+me\b)(?P<req>[^:]+?)\s*[.!]?\s*$",
+     lambda m: f"{m['req']} {m['head']}" if re.search(r"\d|day\b", m["head"]) else m["req"]),
+    (r"^(?![^:]*\b(?:new|add|create|need|want|" + _KIND_NAMES + r")\b)"
+     r"(?-i:[A-Z])[^:\d]{0,30}?\s(?-i:[a-z])[^:\d]{0,30}:\s*(?=(?:send|draft|find|list|show|create|set|"
+     r"mark|move|update)\s)", ""),
+    # "Fabrikam Software: employees 310, ...", "We took the loss on X: stage lost, ...": a record,
+    # then its fields and values
+    (r"^(?:(?![^:]*\b(?:add|create|new|log|open|make)\b)[^:]*?\b(?:on|for|with)\s+(?:the\s+)?)?"
+     r"(?!(?:update|change|set|edit|modify|amend|"
+     r"correct|fix|add|new|create)\b)(?![^:]*\b(?:is|was|are|were|has|had|have|made|got|took|did)\b)"
+     r"(?P<name>(?-i:[A-Z])[\w&' -]{2,60}?)\s*:\s*"
+     r"(?=" + _FIELD_WORDS + r"\s)", r"update \g<name>: "),
+    # "Where's the play called 'X'? It's a task."
+    (r"^\s*where'?s\s+the\s+[\w-]+\s+(?:called|named)\s+(?P<q>'[^']+'|\"[^\"]+\")\s*\?\s*"
+     r"it'?s\s+an?\s+(?P<kind>[\w-]+)\s*[.!]?\s*$", r"find \g<kind> \g<q>"),
+    # "job title now Head of Platform": the value is what follows "now"
+    (r"\b(?P<f>job\s+title|title|role|stage|status|lifecycle(?:\s+stage)?|priority|amount|phone|"
+     r"email|website|industry)\s+now\s+", r"\g<f> ", ALL),
+    # "overdue tasks: due before today, status not done": a list and its conditions
+    (r"^\s*(?P<what>(?:[\w-]+\s+){0,2}(?:tasks|deals|contacts|companies|tickets|opportunities))\s*:\s*"
+     r"(?=\S)", r"list \g<what> with "),
     # --- contrasts: what is not meant goes, what is meant stays ---
     # "The vendor can't do Thursday, so the X moves to Friday": the reason goes
     (r"^[^,.;]{3,80}?\b(?:can't|cannot|can\s+not|won't|couldn't)\b[^,.;]*,\s*so\s+", ""),
