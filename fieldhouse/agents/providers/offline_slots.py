@@ -133,7 +133,17 @@ _EMPTINESS = frozenset({"empty", "blank", "nothing", "none", "null", "n/a", "na"
 def _text(f: Field, value: str, said: Said) -> Any:
     if not value or value.lower() in _PRONOUNS or value.lower() in _EMPTINESS:
         return None
+    if any(m[1].lower() not in _ABBREVIATIONS for m in _SENTENCE_BREAK.finditer(value)):
+        return None  # "Head of Platform. Over": more than the value was taken; ask
     return value
+
+
+#: a sentence ending inside a value, and the word before it
+_SENTENCE_BREAK = re.compile(r"\b(\w+)[.!?]\s+[A-Za-z]")
+#: words a full stop shortens, not ends: "Sr. Engineer", "Acme Inc. Europe"
+_ABBREVIATIONS = frozenset(
+    {"sr", "jr", "dr", "mr", "mrs", "ms", "st", "inc", "co", "ltd", "vs", "no", "corp", "dept"}
+)
 
 
 _READERS: Mapping[Spoken, Callable[[Field, str, Said], Any]] = {

@@ -244,3 +244,14 @@ def test_a_condition_said_first_is_kept_with_the_list_asked_for_after_it() -> No
     assert conditions(searched("Over 50 employees: list those companies.")) == [
         ("employees", "gt", 50)
     ]
+
+
+def test_a_text_value_running_into_another_sentence_is_asked_about_not_written() -> None:
+    made, reply = written(
+        "set Maren Oyelaran's job title to Head of Fleet. Call me back", EVERYONE, NOW, WS
+    )
+    assert made == []
+    assert reply == "What should job title of Maren Oyelaran be?"
+    assert writes("set Maren Oyelaran's job title to Sr. Fleet Manager") == updated(
+        MAREN, **{"job-title": "Sr. Fleet Manager"}
+    )
