@@ -96,7 +96,11 @@ class LowPriorityThread:
 
     async def run(self, fn: Callable[..., T], *args: object) -> T:
         """``fn(*args)`` in the thread. When cancelled the call is abandoned: it finishes in
-        the background and its result is dropped (callers give it pure work, like embedding)."""
+        the background and its result is dropped (callers give it pure work, like embedding).
+        A caller already cancelled gets its cancellation here, before anything is handed to
+        the thread: at shutdown the thread is closed right after its callers are cancelled,
+        and a call handed over then would fail with the executor's RuntimeError instead."""
+        await trio.lowlevel.checkpoint_if_cancelled()
         return await wait_for(self._executor.submit(fn, *args))
 
     def close(self) -> None:

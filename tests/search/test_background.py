@@ -60,6 +60,15 @@ async def test_errors_reach_the_caller(worker: LowPriorityThread) -> None:
     assert await worker.run(divmod, 7, 2) == (3, 1)  # the thread lives on
 
 
+async def test_a_call_cancelled_as_the_thread_closes_is_cancelled_not_an_error() -> None:
+    thread = LowPriorityThread("test-embed")
+    with trio.CancelScope() as scope:
+        scope.cancel()
+        thread.close()  # the order of a shutdown: callers cancelled, then the thread closed
+        await thread.run(whoami)
+    assert scope.cancelled_caught
+
+
 async def test_a_cancelled_call_is_abandoned(worker: LowPriorityThread) -> None:
     release = threading.Event()
     started = threading.Event()
