@@ -94,7 +94,13 @@ def _table(rows: list[list[str]]) -> list[str]:
     return out
 
 
-_PAIR = re.compile(r"^\s*(?P<key>[A-Za-z][\w /'-]{0,30}?)\s*:\s*(?P<value>\S.*?)\s*$")
+_PAIR = re.compile(r"^\s*(?P<key>[A-Za-z][\w /'-]{0,30}?)(?<!\d)\s*:(?!\d)\s*(?P<value>\S.*?)\s*$")
+#: a line that asks for something itself: the request typed under what was pasted, not a form
+_ASKS = re.compile(
+    r"^\s*(?:please\s+)?(?:remind|add|create|send|draft|write|find|look|show|list|set|update|"
+    r"change|move|mark|log|book|schedule|can|could|would)\b",
+    re.I,
+)
 _CREATE_HEAD = re.compile(
     r"^\s*(?:(?:new|add|create|add\s+an?|create\s+an?|an?\s+new)\s+)?"
     r"(?P<kind>contact|person|company|organisation|organization|account|deal|opportunity|task|"
@@ -118,6 +124,8 @@ def plain_form(message: str) -> str:
     if len(lines) < 2:
         return message
     head, rest = lines[0], lines[1:]
+    if any(_ASKS.match(line) for line in rest):
+        return message
     pairs = [_PAIR.match(line) for line in rest]
     said = [(m["key"].strip(), m["value"].strip()) for m in pairs if m]
     loose = [line for line, m in zip(rest, pairs, strict=True) if not m]

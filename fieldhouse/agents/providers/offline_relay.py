@@ -212,6 +212,12 @@ _RULES = _rules(
     # "X: move the expected close date to ...": the record before the colon
     (r"^\s*(?P<name>(?-i:[A-Z])[\w&' -]{2,60}?)\s*:\s*(?P<verb>move|set|change|update|bump|push)\s+"
      r"(?:the|its)\s+(?=[\w -]+?\s+to\b)", r"\g<verb> \g<name>'s "),
+    # a ticket to a support desk is no task of the workspace ("raise a support ticket", "open a
+    # ticket with IT"): said as what it is, so no module word reads it
+    (r"\b(?:support|help\s*desk|helpdesk|service\s*desk|IT|bug|zendesk|jira)\s+tickets?\b",
+     "support request", ALL),
+    (r"\b(?P<v>raise|file|submit|open|log|create|put\s+in)\s+an?\s+(?:new\s+)?ticket\s+"
+     r"(?=(?:with|to)\b)", r"\g<v> a support request "),
     # "Escalate X to priority urgent"
     (r"^\s*escalate\s+(?P<what>.+?)\s+to\s+(?:priority\s+)?(?P<p>urgent|high|critical)\b"
      r"(?:\s*(?:priority)?)(?:\s*[,;].*)?\s*[.!]?\s*$", r"set \g<what>'s priority to \g<p>"),

@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from fieldhouse.agents.providers.offline_forms import plain_form
 from fieldhouse.agents.providers.offline_register import plain_register
 from fieldhouse.agents.providers.offline_schema import builtin
 from fieldhouse.agents.providers.offline_values import find_date
@@ -331,3 +332,24 @@ def test_soonest_first_after_a_date_condition_sorts_by_that_date() -> None:
 def test_ordered_by_a_date_earliest_first_is_ascending() -> None:
     args = searched("List all deals ordered by close date, latest first.")
     assert (args["sortField"], args["sortDirection"]) == ("close-date", "desc")
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "new support ticket: VPN drops every hour",
+        "Open a ticket with IT: laptop charger broken",
+    ],
+)
+def test_a_ticket_to_a_support_desk_is_no_task(said: str) -> None:
+    made, _ = written(said, EVERYONE, NOW, WS)
+    assert made == []
+
+
+def test_a_form_line_that_asks_for_something_is_the_request_not_a_field() -> None:
+    said = (
+        "Crane hire\nSubject: crane hire\nWhen: Thursday\nRemind me Thursday at 2:30pm to book it"
+    )
+    assert plain_form(said) == said  # no "update Crane hire: ..., Remind me Thursday at 2 ..."
+    made, _ = written(said, EVERYONE, NOW, WS)
+    assert made == []
