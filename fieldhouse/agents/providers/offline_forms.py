@@ -108,7 +108,7 @@ _CREATE_HEAD = re.compile(
     re.I,
 )
 _NEW = re.compile(r"^\s*(?:new|add|create)\b|\bto\s+add\s*(?::|$)", re.I)
-_MAIL_HEAD = re.compile(r"\b(?P<verb>send|draft|e-?mail|mail|message)\b", re.I)
+_MAIL_HEAD = re.compile(r"\b(?:send|draft|e-?mail|mail|message)\b", re.I)
 _SEARCH_HEAD = re.compile(r"^\s*(?:search|find|look\s*up|lookup)\b", re.I)
 _LIST_HEAD = re.compile(
     r"\b(?:contacts|people|companies|accounts|deals|opportunities|tasks|tickets|to-?dos)\b", re.I
@@ -132,16 +132,15 @@ def plain_form(message: str) -> str:
     create = _CREATE_HEAD.match(head)
     if (_PAIR.match(head) and not create) or not (said or _LIST_HEAD.search(head)):
         return message
-    mail = _MAIL_HEAD.search(head)
-    keys = {k.lower() for k, _ in said}
+    by = {k.lower(): v for k, v in said}  # the values by their labels, in lower case
     if _REMINDER_HEAD.match(head):
-        return _reminder(said, loose) or message
-    if mail and keys & {"to", "recipient"}:
-        return _mail(head, said, loose)
+        return _reminder(by, loose) or message
+    if _MAIL_HEAD.search(head) and by.keys() & {"to", "recipient"}:
+        return _mail(head, by, loose)
     if _SEARCH_HEAD.match(head):
-        return _search(said) or message
+        return _search(by) or message
     if create and (
-        _NEW.search(head) or create["name"] or keys & set(_NAME_KEYS) or "title" in keys
+        _NEW.search(head) or create["name"] or by.keys() & set(_NAME_KEYS) or "title" in by
     ):
         return _create(create["kind"].lower(), create["name"], said, loose)
     if _LIST_HEAD.search(head) and not said:
@@ -161,25 +160,21 @@ def _create(kind: str, name: str | None, said: list[tuple[str, str]], loose: lis
             continue
         details.append(f"{'job title' if k == 'title' else key} {value}")
     if not name:
-        return " ".join([f"create a {kind}", *(f", {d}" for d in details)])
-    shown = name if kind in _PERSON_KINDS else f'"{name.strip(chr(34))}"'
+        return ", ".join([f"create a {kind}", *details])
+    shown = name if kind in _PERSON_KINDS else '"' + name.strip('"') + '"'
     return ", ".join([f"create a {kind} {shown}", *details, *loose])
 
 
-def _mail(head: str, said: list[tuple[str, str]], loose: list[str]) -> str:
-    by = {k.lower(): v for k, v in said}
+def _mail(head: str, by: dict[str, str], loose: list[str]) -> str:
     send = re.search(r"\bsend\b", head, re.I) and not re.search(r"\bdraft\b", head, re.I)
     to = by.get("to") or by.get("recipient", "")
     subject = by.get("subject") or by.get("re") or by.get("about") or by.get("topic")
     body = by.get("body") or by.get("message") or by.get("text")
     for line in loose:
-        told = re.search(r"\b(?:tell|telling|say|saying|let)\s+(?:him|her|them)\s+(?:know\s+)?"
-                         r"(?:that\s+)?(?P<what>[^.;]+)", line, re.I)  # fmt: skip
+        told = _TOLD.search(line)
         if told and not body:
             body = told["what"]
-        if re.search(
-            r"\b(?:keep\s+it\s+as\s+a\s+draft|don'?t\s+send|do\s+not\s+send)\b", line, re.I
-        ):
+        if _KEPT_AS_DRAFT.search(line):
             send = False
     out = f"{'send' if send else 'draft'} an email to {to}"
     if subject:
@@ -189,18 +184,25 @@ def _mail(head: str, said: list[tuple[str, str]], loose: list[str]) -> str:
     return out
 
 
+#: what a line under an e-mail's heading says its body is: "tell her the results are in"
+_TOLD = re.compile(
+    r"\b(?:tell|telling|say|saying|let)\s+(?:him|her|them)\s+(?:know\s+)?(?:that\s+)?"
+    r"(?P<what>[^.;]+)",
+    re.I,
+)
+_KEPT_AS_DRAFT = re.compile(
+    r"\b(?:keep\s+it\s+as\s+a\s+draft|don'?t\s+send|do\s+not\s+send)\b", re.I
+)
 _REMINDER_HEAD = re.compile(r"^\s*(?:(?:new|set\s+a|add\s+a)\s+)?reminder\s*$", re.I)
 
 
-def _reminder(said: list[tuple[str, str]], loose: list[str]) -> str | None:
-    by = {k.lower(): v for k, v in said}
+def _reminder(by: dict[str, str], loose: list[str]) -> str | None:
     when = by.get("when") or by.get("at") or by.get("time") or by.get("due")
     what = by.get("what") or by.get("text") or by.get("about") or " ".join(loose)
     return f"remind me {when} to {what}" if when and what else None
 
 
-def _search(said: list[tuple[str, str]]) -> str | None:
-    by = {k.lower(): v for k, v in said}
+def _search(by: dict[str, str]) -> str | None:
     query = by.get("query") or by.get("q") or by.get("term") or by.get("text")
     if not query:
         return None

@@ -297,7 +297,7 @@ def _reminder_text(cut: str) -> str:
 #: words that only say when, vaguely: no reminder's text
 _VAGUE = re.compile(
     r"(?:(?:some\s*time|at\s+some\s+point|later(?:\s+on)?|soon(?:ish)?|again|then|around|"
-    r"then|or\s+so|ish|maybe|please|pls)\s*)+",
+    r"or\s+so|ish|maybe|please|pls)\s*)+",
     re.I,
 )
 

@@ -190,7 +190,7 @@ _ASIDES = (
 
 #: small talk at the end of a request: "... oh and lunch is here", "... btw nice shirt"
 _CHATTER = re.compile(
-    r"(?:[.,;!?]\s*|\s+)(?P<a>(?:ugh|btw|oh\s+and|anyway|by\s+the\s+way|fyi)\b[^.!?]*)"
+    r"(?:[.,;!?]\s*|\s+)(?P<a>(?:ugh|btw|oh\s+and|anyway|by\s+the\s+way|fyi)\b(?P<rest>[^.!?]*))"
     r"[.!?]*\s*$",
     re.I,
 )
@@ -204,7 +204,7 @@ def without_asides(text: str, ws: Workspace) -> str:
     if (
         chat
         and chat.start() > 0
-        and not re.search(r"\d|@|\$|€|£|\b(?-i:[A-Z])[a-z]", chat["a"][3:])
+        and not re.search(r"\d|@|\$|€|£|\b(?-i:[A-Z])[a-z]", chat["rest"])
         and not any(_says_value(chat["a"], x) for x in _mentions(chat["a"], ws))
         and not re.search(
             _UPDATE_VERB + r"\b|\b(?:her|his|their|its)\s+\w+\s+(?:is|are)\b", chat["a"], re.I
@@ -2052,19 +2052,20 @@ def _compare_conditions(q: _Query) -> None:
     if not numeric:
         return
     lower = q.lower
-    for pattern, op in _COMPARE:
-        compared = pattern + r"\s+(?P<n>[$€£]?\s?\d[\d,.]*\s?(?:k|m|bn|grand|thousand)?\b%?)"
-        for c in re.finditer(compared, lower):
-            amounts = find_amounts(c["n"].rstrip("%"))
-            if amounts:
-                f = _numeric_field(lower[: c.start()], q.module, numeric, lower[c.end() :])
-                q.add(f.slug, op, (c.start(), c.end()), value=amounts[0].value[0])
-    for c in _OR_SIDE.finditer(lower):
+
+    def compared(c: re.Match[str], op: str, after: int) -> None:
+        """The condition of a number said with its side (the field read around it)."""
         amounts = find_amounts(c["n"].rstrip("%"))
         if amounts:
-            f = _numeric_field(lower[: c.start()], q.module, numeric, lower[c.end("n") :])
-            op = "gte" if c["up"] else "lte"
+            f = _numeric_field(lower[: c.start()], q.module, numeric, lower[after:])
             q.add(f.slug, op, (c.start(), c.end()), value=amounts[0].value[0])
+
+    for pattern, op in _COMPARE:
+        said = pattern + r"\s+(?P<n>[$€£]?\s?\d[\d,.]*\s?(?:k|m|bn|grand|thousand)?\b%?)"
+        for c in re.finditer(said, lower):
+            compared(c, op, c.end())
+    for c in _OR_SIDE.finditer(lower):  # "80 employees or more": the field between
+        compared(c, "gte" if c["up"] else "lte", c.end("n"))
     for c in _BETWEEN.finditer(lower):
         low, high = find_amounts(c["a"]), find_amounts(c["b"])
         if low and high:
@@ -2148,18 +2149,24 @@ def _sort(q: _Query) -> None:
         q.args["sortDirection"] = "desc" if most["up"] else "asc"
         q.used.append((most.start(), most.end()))
     soonest = _SOONEST_FIRST.search(q.lower)
-    dated = {c["fieldSlug"] for c in q.conditions} & {f.slug for f in q.module.fields_of("date")}
-    if soonest and not (by and sorted_by) and "sortField" not in q.args and len(dated) == 1:
-        q.args["sortField"] = dated.pop()
-        later = soonest["d"] in ("latest", "furthest", "newest")
-        q.args["sortDirection"] = "desc" if later else "asc"
-        q.used.append((soonest.start(), soonest.end()))
+    if soonest and not (by and sorted_by) and "sortField" not in q.args:
+        _sort_by_dated(q, soonest)
     if by and sorted_by:
         q.args["sortField"] = sorted_by.slug
         said = by["d"] or ""
         down = said.startswith(("desc", "highest", "newest", "latest", "furthest"))
         q.args["sortDirection"] = "desc" if down else "asc"
         q.used.append((by.start(), by.end()))
+
+
+def _sort_by_dated(q: _Query, soonest: re.Match[str]) -> None:
+    """ ", soonest first": sorted by the one date field the query filters on, if one."""
+    dated = {c["fieldSlug"] for c in q.conditions} & {f.slug for f in q.module.fields_of("date")}
+    if len(dated) == 1:
+        q.args["sortField"] = dated.pop()
+        later = soonest["d"] in ("latest", "furthest", "newest")
+        q.args["sortDirection"] = "desc" if later else "asc"
+        q.used.append((soonest.start(), soonest.end()))
 
 
 def _empty_conditions(q: _Query) -> None:

@@ -234,13 +234,15 @@ _TITLE_CUE = re.compile(
 )
 
 
+#: the polite frame of a request: "would you be able to", "is it possible to"
+ASKING = (
+    r"(?:(?:please|kindly|(?:could|can|would|will)\s+you(?:\s+be\s+able\s+to)?|"
+    r"(?:is|would)\s+it\s+(?:be\s+)?possible\s+to|is\s+there\s+any\s+way\s+to)\s+)*"
+)
 #: a request to add someone: the title said after it is the new contact's ("Add Noor Haddad
 #: as a contact. Her job title is Release Manager.")
 _ADDS = re.compile(
-    r"\s*(?:(?:please|kindly|(?:could|can|would|will)\s+you(?:\s+be\s+able\s+to)?|"
-    r"(?:is|would)\s+it\s+(?:be\s+)?possible\s+to)\s+)*"
-    r"(?:add|create|new|log|register|enter|put\s+in|set\s+up)\b",
-    re.I,
+    r"\s*" + ASKING + r"(?:add|create|new|log|register|enter|put\s+in|set\s+up)\b", re.I
 )
 #: a second change asked for beside the title ("... please also tag him decision-maker"): the
 #: message is read whole, not as a title alone

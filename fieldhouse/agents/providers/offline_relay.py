@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 
-from fieldhouse.agents.providers.offline_register import Replacement, Rule, applied
+from fieldhouse.agents.providers.offline_register import ASKING, Replacement, Rule, applied
 from fieldhouse.agents.providers.offline_schema import singular
 
 #: who a request is relayed from: a colleague by name ("Marcus", "Marcus from sales"), "my
@@ -42,11 +42,9 @@ _DASHES = "\u2014\u2013"
 _DASH = r"(?:[" + _DASHES + r"]|--)"
 #: a dash or a colon
 _SAID_FIRST = r"(?:[:" + _DASHES + r"]|--)"
-#: the polite frame of a request: "would you be able to", "is it possible to"
-_ASKING = (
-    r"(?:(?:please|kindly|(?:could|can|would|will)\s+you(?:\s+be\s+able\s+to)?|"
-    r"(?:is|would)\s+it\s+(?:be\s+)?possible\s+to|is\s+there\s+any\s+way\s+to)\s+)*"
-)
+#: a person's name of two or three capitalised words, and a company's of up to four
+_PERSON = r"(?-i:[A-Z][\w'-]+(?:\s+[A-Z][\w'-]+){1,2})"
+_ORG = r"(?-i:[A-Z])[\w&'-]*(?:\s+(?-i:[A-Z])[\w&'-]*){0,3}"
 #: a sheet's words for a module: "Deals", "the Deals sheet", "the Contacts tab"
 _SHEET = r"(?:the\s+)?(?P<module>[A-Za-z][\w-]*)(?:\s+(?:sheet|table|tab|list))?"
 #: a value in a sheet's cell: a quoted text, a number or a word
@@ -332,18 +330,16 @@ _RULES = _rules(
      r"(?P<kind>(?:[\w-]+\s+)?(?:deal|task|company))\b", r"create a \g<kind>"),
     # "add a contact: Bartholomew Quist from Fabrikam Software": the company named as such
     # (the name's "from" / "at" had been dropped, or read as a job title ":")
-    (r"^\s*(?P<verb>add|create|new)\s+(?:an?\s+)?(?:new\s+)?contact\s*:?\s*"
-     r"(?P<name>(?-i:[A-Z][\w'-]+(?:\s+[A-Z][\w'-]+){1,2}))\s+(?:from|at|of|with)\s+"
-     r"(?P<org>(?-i:[A-Z])[\w&'-]*(?:\s+(?-i:[A-Z])[\w&'-]*){0,3})(?=\s*(?:[,;.]|$))",
+    (r"^\s*(?P<verb>add|create|new)\s+(?:an?\s+)?(?:new\s+)?contact\s*:?\s*(?P<name>" + _PERSON
+     + r")\s+(?:from|at|of|with)\s+(?P<org>" + _ORG + r")(?=\s*(?:[,;.]|$))",
      r"\g<verb> a contact: \g<name>, company \g<org>"),
     # "add Noor Haddad as a contact at Fabrikam Software": the company named as such
-    (r"^\s*" + _ASKING + r"(?P<verb>add|create|put\s+in|enter)\s+"
-     r"(?P<name>(?-i:[A-Z][\w'-]+(?:\s+[A-Z][\w'-]+){1,2}))"
+    (r"^\s*" + ASKING + r"(?P<verb>add|create|put\s+in|enter)\s+(?P<name>" + _PERSON + r")"
      r"\s+as\s+(?:an?\s+)?(?:new\s+)?contact\s+(?:at|from|of|with|for)\s+"
-     r"(?P<org>(?-i:[A-Z])[\w&'-]*(?:\s+(?-i:[A-Z])[\w&'-]*){0,3})(?=\s*(?:[,;.?!]|$))",
+     r"(?P<org>" + _ORG + r")(?=\s*(?:[,;.?!]|$))",
      r"\g<verb> a contact: \g<name>, company \g<org>"),
     # "Add X as a contact. Her job title is Release Manager.": the new contact's title
-    (r"^(?P<head>\s*" + _ASKING + r"(?:add|create|put\s+in|enter)\b[^.?!;]*)(?:[.?!;]|,\s*and)\s+"
+    (r"^(?P<head>\s*" + ASKING + r"(?:add|create|put\s+in|enter)\b[^.?!;]*)(?:[.?!;]|,\s*and)\s+"
      r"(?:her|his|their)\s+(?:job\s+)?(?P<f>title|role|position)\s+is\s+", r"\g<head>, job \g<f> "),
     # "Add Harbor Lane Staffing as a client company: ..." (what the company is to us goes)
     (r"\bas\s+an?\s+(?:new\s+)?(?:client|prospect|partner|customer|vendor|supplier|target)\s+"
