@@ -83,3 +83,23 @@ def updated(target: Mapping[str, Any], **fields: Any) -> list[Call]:
             {"module": target["moduleSlug"], "recordId": target["recordId"], "fields": fields},
         )
     ]
+
+
+def the_create(made: Sequence[Call]) -> dict[str, Any]:
+    """The arguments of the one write of ``made``, a records.create."""
+    assert len(made) == 1 and made[0][0] == "records.create", made
+    args: dict[str, Any] = made[0][1]
+    return args
+
+
+def last_search(made: Sequence[Call]) -> dict[str, Any]:
+    """The arguments of the last call of ``made``, a records.search."""
+    assert made and made[-1][0] == "records.search", made
+    args: dict[str, Any] = made[-1][1]
+    return args
+
+
+def conditions(args: Mapping[str, Any]) -> list[tuple[str, str, Any]]:
+    """A search's advanced-filter conditions as (field, operator, value or values)."""
+    said = args.get("advancedFilter", {}).get("root", {}).get("conditions", [])
+    return [(c["fieldSlug"], c["operator"], c.get("value", c.get("values"))) for c in said]

@@ -12,7 +12,15 @@ import pytest
 
 from fieldhouse.agents.providers.offline_forms import plain_form, plain_markdown
 from fieldhouse.agents.providers.offline_schema import builtin
-from tests.agents.providers.planner_walk import record, updated, walked, written
+from tests.agents.providers.planner_walk import (
+    conditions,
+    last_search,
+    record,
+    the_create,
+    updated,
+    walked,
+    written,
+)
 
 NOW = datetime(2026, 11, 28, 10, 0, tzinfo=UTC)  # a Saturday
 WS = builtin()
@@ -30,22 +38,11 @@ def writes(message: str) -> list[Any]:
 
 
 def created(message: str) -> dict[str, Any]:
-    made = writes(message)
-    assert len(made) == 1 and made[0][0] == "records.create", made
-    args: dict[str, Any] = made[0][1]
-    return args
+    return the_create(writes(message))
 
 
 def searched(message: str) -> dict[str, Any]:
-    made, _ = walked(message, EVERYONE, NOW, WS)
-    assert made and made[-1][0] == "records.search", made
-    args: dict[str, Any] = made[-1][1]
-    return args
-
-
-def conditions(args: dict[str, Any]) -> list[tuple[str, str, Any]]:
-    said = args.get("advancedFilter", {}).get("root", {}).get("conditions", [])
-    return [(c["fieldSlug"], c["operator"], c.get("value", c.get("values"))) for c in said]
+    return last_search(walked(message, EVERYONE, NOW, WS)[0])
 
 
 # --- Markdown notes and forms ---
