@@ -21,8 +21,16 @@ from __future__ import annotations
 
 import re
 
+from fieldhouse.agents.providers.offline_register import Rule, applied
+
+
+def _every_match(*rules: tuple[str, str]) -> tuple[Rule, ...]:
+    """Rules (``offline_register``'s) applied at every match, case aside."""
+    return tuple((re.compile(pattern, re.I), written, 0) for pattern, written in rules)
+
+
 #: punctuation said as words, and what it writes
-_SPOKEN_MARKS = (
+_SPOKEN_MARKS = _every_match(
     (r"\s*\bfull\s+stop\b", "."),
     (r"\s*\bperiod\b", "."),
     (r"\s*\bcomma\b", ","),
@@ -39,7 +47,7 @@ _QUOTED = re.compile(
     r"\bopen\s+(?:quote|quotes)\s+(?P<q>.+?)\s+(?:close|end|unquote)\s*(?:quote|quotes)?\b", re.I
 )
 #: words speech-to-text writes for others, where the words around them tell which was said
-_HOMOPHONES = (
+_HOMOPHONES = _every_match(
     (r"\bdew\b", "due"),
     (r"\bhi(?=\s+priority\b|-priority\b)", "high"),
     (r"\b(?<=\s)two\s+(?=(?:me|him|her|them|us|the|a|an)\b|\S+@)", "to "),
@@ -80,10 +88,7 @@ def plain_dictated(message: str) -> str:
     text = _SAID_DOMAIN.sub(r"\g<a>.\g<b>", text)
     text = re.sub(r"\bplus\s+(?=\d)", "+", text, flags=re.I)
     text = re.sub(r"\s+(?:dash|hyphen)\s+", "-", text, flags=re.I)
-    for pattern, written in _SPOKEN_MARKS:
-        text = re.sub(pattern, written, text, flags=re.I)
-    for pattern, written in _HOMOPHONES:
-        text = re.sub(pattern, written, text, flags=re.I)
+    text = applied(_HOMOPHONES, applied(_SPOKEN_MARKS, text))
     return re.sub(r"\s*\.(?:\s*\.)+", ".", text).strip()
 
 
