@@ -22,6 +22,16 @@ Replacement = str | Callable[[re.Match[str]], str]
 Rule = tuple[re.Pattern[str], Replacement] | tuple[re.Pattern[str], Replacement, int]
 #: rules applied in order (:func:`applied`)
 Rules = tuple[tuple[re.Pattern[str], str], ...]
+#: a rule's count meaning every match
+ALL = 0
+
+
+def rules(
+    *said: tuple[str, Replacement] | tuple[str, Replacement, int], count: int = 1
+) -> tuple[Rule, ...]:
+    """Rules from (pattern, replacement[, count]), case aside; ``count`` where none is given."""
+    return tuple((re.compile(r[0], re.I), r[1], r[2] if len(r) > 2 else count) for r in said)
+
 
 _NAME = r"[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)+"
 #: verbs that say a record is to come into being, in the passive ("is to be raised")

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 
-from fieldhouse.agents.providers.offline_register import ASKING, Replacement, Rule, applied
+from fieldhouse.agents.providers.offline_register import ALL, ASKING, applied, rules
 from fieldhouse.agents.providers.offline_schema import singular
 
 #: who a request is relayed from: a colleague by name ("Marcus", "Marcus from sales"), "my
@@ -99,15 +99,8 @@ def _purpose_mail(m: re.Match[str]) -> str:
     return f"{m['verb']} an email to {who} about {subject}, saying {body}"
 
 
-#: a rule applied wherever it matches (the others: at their first match only)
-ALL = 0
-
-
-def _rules(*rules: tuple[str, Replacement] | tuple[str, Replacement, int]) -> tuple[Rule, ...]:
-    return tuple((re.compile(r[0], re.I), r[1], r[2] if len(r) > 2 else 1) for r in rules)
-
-
-_RULES = _rules(
+#: the rules, each applied at its first match only unless its count says ALL
+_RULES = rules(
     # --- relayed: the frame goes, the request stays ---
     (r"^\s*(?:please\s+)?(?:tell|let)\s+the\s+(?:crm|system|database|app|tool)\s+(?:know\s+)?"
      r"(?:that\s+)?", ""),

@@ -21,16 +21,10 @@ from __future__ import annotations
 
 import re
 
-from fieldhouse.agents.providers.offline_register import Rule, applied
-
-
-def _every_match(*rules: tuple[str, str]) -> tuple[Rule, ...]:
-    """Rules (``offline_register``'s) applied at every match, case aside."""
-    return tuple((re.compile(pattern, re.I), written, 0) for pattern, written in rules)
-
+from fieldhouse.agents.providers.offline_register import ALL, applied, rules
 
 #: punctuation said as words, and what it writes
-_SPOKEN_MARKS = _every_match(
+_SPOKEN_MARKS = rules(
     (r"\s*\bfull\s+stop\b", "."),
     (r"\s*\bperiod\b", "."),
     (r"\s*\bcomma\b", ","),
@@ -39,6 +33,7 @@ _SPOKEN_MARKS = _every_match(
     (r"\s*\bquestion\s+mark\b", "?"),
     (r"\s*\bexclamation\s+(?:mark|point)\b", "!"),
     (r"\s*\bnew\s+(?:line|paragraph)\b", "."),
+    count=ALL,
 )
 _DICTATED = re.compile(
     r"\b(?:full\s+stop|period|comma|colon|semi-?colon|question\s+mark|open\s+quote)\b", re.I
@@ -47,7 +42,7 @@ _QUOTED = re.compile(
     r"\bopen\s+(?:quote|quotes)\s+(?P<q>.+?)\s+(?:close|end|unquote)\s*(?:quote|quotes)?\b", re.I
 )
 #: words speech-to-text writes for others, where the words around them tell which was said
-_HOMOPHONES = _every_match(
+_HOMOPHONES = rules(
     (r"\bdew\b", "due"),
     (r"\bhi(?=\s+priority\b|-priority\b)", "high"),
     (r"\b(?<=\s)two\s+(?=(?:me|him|her|them|us|the|a|an)\b|\S+@)", "to "),
@@ -58,6 +53,7 @@ _HOMOPHONES = _every_match(
     (r"\bmeat\b", "meet"),
     (r"\bknot\b", "not"),
     (r"\bright\s+(?=an?\s+(?:e-?mail|draft|note|message)\b)", "write "),
+    count=ALL,
 )  # fmt: skip
 #: an address said aloud: "claude dot shannon at adventure dot example"
 _SAID_ADDRESS = re.compile(
