@@ -31,14 +31,14 @@ from fieldhouse.search.contract import Embedder as Embedder
 from fieldhouse.search.contract import EmbedderUnavailable as EmbedderUnavailable
 from fieldhouse.search.contract import Matrix as Matrix
 from fieldhouse.search.contract import normalise as normalise
+from fieldhouse.search.models import CHOICES as CHOICES
+from fieldhouse.search.models import DENSE_KINDS as DENSE_KINDS
+from fieldhouse.search.models import INT8_KINDS as INT8_KINDS
+from fieldhouse.search.models import MAX_TOKENS as MAX_TOKENS
+from fieldhouse.search.models import MAX_WINDOWS as MAX_WINDOWS
+from fieldhouse.search.models import MINILM_DIM, identity, minilm_name
 from fieldhouse.search.static import StaticEmbedder
 
-#: tokens read per text (the model allows 256): a record's title and first fields carry its
-#: meaning, and attention costs grow with the square of the length
-MAX_TOKENS = 128
-#: a longer text is read in up to this many windows of MAX_TOKENS, whose vectors are averaged
-#: (weighted by their tokens): one vector per record, from all of an abstract-length body
-MAX_WINDOWS = 4
 #: padded tokens per forward pass (windows of similar length go together, at least one a
 #: pass): more makes the activations outgrow the CPU's caches. minilm-int8 CPU ms per record
 #: at 16 / 37 / 102 tokens a text, by windows a pass: 64 -> 5.9 / 13.8 / 38.7, 16 -> 4.6 /
@@ -47,8 +47,6 @@ MAX_WINDOWS = 4
 #: 256 -> 2.47 / 4.94 / 12.4, 192 -> 2.36-2.53 / 4.66-4.99 / 12.5-13.2 (an Intel Xeon, one
 #: thread). 256 is near the best on both.
 TOKENS_PER_PASS = 256
-#: the dense layers of a BERT layer, by what they compute (``qkv`` is one product for all three)
-DENSE_KINDS = ("qkv", "out", "up", "down")
 #: per (layer, dense kind): the largest |input| per channel seen while calibrating
 Taps = dict[tuple[int, str], Matrix]
 
@@ -388,7 +386,7 @@ class MiniLMEmbedder:
     (:data:`DENSE_KINDS`) run quantised (onnx only), for less CPU and slightly other vectors,
     so the variant is part of the name: vectors of one are never mixed with the other's."""
 
-    dim = 384
+    dim = MINILM_DIM
 
     def __init__(
         self,
@@ -408,11 +406,7 @@ class MiniLMEmbedder:
         self.int8 = frozenset(int8)
         #: onnxruntime threads per forward pass (the vectors do not depend on it)
         self.threads = threads
-        # the token budget is part of the name: vectors made with another budget are re-embedded
-        # ("int8w7": 7-bit weight codes since they saturated on CPUs without VNNI)
-        variant = "-int8w7-" + "+".join(k for k in DENSE_KINDS if k in self.int8) if int8 else ""
-        # (a vector per window since "/windows"; before, one per record, their average)
-        self.name = f"all-MiniLM-L6-v2{variant}/{MAX_TOKENS}x{MAX_WINDOWS}/windows"
+        self.name = minilm_name(self.int8)
         self._lock = threading.Lock()
         self._loaded: tuple[Any, Any] | None = None
 
@@ -536,15 +530,6 @@ class NoEmbedder:
         pass
 
 
-#: the quantised dense kinds of ``minilm-int8``: with the FFN down projections int8 too, a
-#: 35-word text's cosine to fp32 falls to 0.9987 (benchmarks.embed_cost); without, >= 0.999
-INT8_KINDS = ("qkv", "out", "up")
-
-
-#: the names :func:`make_embedder` takes
-CHOICES = ("minilm", "minilm-int8", "wordllama-256", "none")
-
-
 def make_embedder(choice: str, *, threads: int = 1) -> Embedder:
     """The embedder named by ``FIELDHOUSE_EMBEDDER``: ``minilm``, ``minilm-int8``,
     ``wordllama-256`` (static token embeddings, :mod:`.static`) or ``none``."""
@@ -556,5 +541,5 @@ def make_embedder(choice: str, *, threads: int = 1) -> Embedder:
         return StaticEmbedder()
     if choice == "none":
         return NoEmbedder()
-    expected = ", ".join(repr(c) for c in CHOICES)
-    raise ValueError(f"unknown embedder {choice!r}; expected one of {expected}")
+    identity(choice)  # raises: an unknown name
+    raise AssertionError(f"make_embedder does not make {choice!r}")

@@ -7,14 +7,13 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from functools import partial
+from typing import TYPE_CHECKING
 
 import trio
 
 from fieldhouse.config import Settings
-from fieldhouse.search.background import LowPriorityThread
 from fieldhouse.search.build import build_if_needed
-from fieldhouse.search.embedder import make_embedder
-from fieldhouse.search.embedding import Progress, embed_forever
+from fieldhouse.search.models import identity
 from fieldhouse.search.query_embedder import (
     LocalQueryEmbedder,
     QueryEmbedder,
@@ -23,13 +22,16 @@ from fieldhouse.search.query_embedder import (
 from fieldhouse.search.service import SearchService
 from fieldhouse.storage.store import Store
 
+if TYPE_CHECKING:
+    from fieldhouse.search.embedding import Progress
+
 
 def vector_model(settings: Settings) -> str | None:
     """The model whose vectors records get (None: keyword search only)."""
     if not settings.search_enabled:
         return None
-    embedder = make_embedder(settings.embedder)  # (nothing is loaded until it embeds)
-    return embedder.name if embedder.dim else None
+    name, dim = identity(settings.embedder)
+    return name if dim else None
 
 
 @asynccontextmanager
@@ -39,22 +41,30 @@ async def open_search_service(
     """The process's search service. With ``settings.embed_socket`` the server's embedding
     process embeds its queries; otherwise a model in this process does, and (in worker 0) a
     lower-priority thread keeps the store's vectors current."""
-    embedder = make_embedder(settings.embedder)
-    store.vector_model = embedder.name if embedder.dim else None
+    name, dim = identity(settings.embedder)
+    store.vector_model = name if dim else None
     if settings.worker_index == 0 and settings.embed_socket is None:
         await build_if_needed(store)
     queries: QueryEmbedder
+    local = None
     if settings.embed_socket is not None:
-        queries = RemoteQueryEmbedder(settings.embed_socket, embedder.dim)
+        # the server's embedding process embeds: this process loads no model, nor numpy
+        queries = RemoteQueryEmbedder(settings.embed_socket, dim)
     else:
-        queries = LocalQueryEmbedder(embedder)
-    service = SearchService(store, queries, embedder.name)
+        from fieldhouse.search.embedder import make_embedder
+
+        local = make_embedder(settings.embedder)
+        queries = LocalQueryEmbedder(local)
+    service = SearchService(store, queries, name)
     async with trio.open_nursery() as nursery:
         await nursery.start(service.run)
-        thread: LowPriorityThread | None = None
-        if settings.embed_socket is None and settings.worker_index == 0 and embedder.dim:
+        thread = None
+        if local is not None and settings.worker_index == 0 and dim:
+            from fieldhouse.search.background import LowPriorityThread
+            from fieldhouse.search.embedding import embed_forever
+
             thread = LowPriorityThread()
-            nursery.start_soon(partial(embed_forever, store, embedder, thread.run, progress))
+            nursery.start_soon(partial(embed_forever, store, local, thread.run, progress))
         try:
             yield service
         finally:

@@ -11,12 +11,12 @@ from __future__ import annotations
 import struct
 import threading
 from collections import OrderedDict
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
-import numpy as np
 import trio
 
-from fieldhouse.search.contract import Embedder, Matrix
+if TYPE_CHECKING:
+    from fieldhouse.search.contract import Embedder, Matrix
 
 CACHE = 512
 #: the longest query text sent (the API takes 1,000 characters)
@@ -98,6 +98,8 @@ class RemoteQueryEmbedder:
                 answer = await receive_frame(stream)
             if not answer:
                 return None
+            import numpy as np  # (not with the worker: see SearchService.vectors_of)
+
             vec: Matrix = np.frombuffer(answer, np.float32).copy()
             if vec.shape != (self.dim,):
                 return None

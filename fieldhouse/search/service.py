@@ -22,8 +22,8 @@ import logging
 import time
 from collections.abc import Collection
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-import numpy as np
 import trio
 
 from fieldhouse.search.engine import (
@@ -40,10 +40,12 @@ from fieldhouse.search.engine import (
     snippet,
 )
 from fieldhouse.search.query_embedder import QueryEmbedder
-from fieldhouse.search.vectors import VectorHits, VectorIndex, one_blas_thread
 from fieldhouse.storage.fulltext import Stats, query_words
 from fieldhouse.storage.store import Store
 from fieldhouse.storage.vectors import Backlog
+
+if TYPE_CHECKING:
+    from fieldhouse.search.vectors import VectorHits, VectorIndex
 
 log = logging.getLogger("fieldhouse.search")
 
@@ -79,7 +81,6 @@ class SearchService:
         self._nursery: trio.Nursery | None = None
         #: the vector backlog as last read (what /metrics reports)
         self.last_backlog = Backlog(0, None)
-        one_blas_thread()
 
     async def run(self, *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
         """Hold the nursery the statistics are counted again in, until cancelled."""
@@ -133,6 +134,11 @@ class SearchService:
             return None
         held = self._vectors.get(account_id)
         if held is None:
+            # numpy is loaded with the first workspace's vectors, not with the worker: 0.12 s
+            # of every worker's start (the first 200 waits for it), for a search that may come
+            from fieldhouse.search.vectors import VectorIndex, one_blas_thread
+
+            one_blas_thread()
             held = self._vectors[account_id] = _Vectors(VectorIndex(self.embedder.dim))
         async with held.lock:
             while True:
@@ -146,6 +152,8 @@ class SearchService:
                 kept = [r for r in rows if r.vector and len(r.vector) % (4 * dim) == 0]
                 held.index.delete(gone)
                 if kept:
+                    import numpy as np  # (loaded with the VectorIndex above)
+
                     held.index.upsert(
                         [r.record_id for r in kept],
                         [r.module_id for r in kept],

@@ -26,14 +26,11 @@ from typing import Any
 import numpy as np
 
 from fieldhouse.search.contract import EmbedderUnavailable, Matrix, normalise
+from fieldhouse.search.models import STATIC_DIM as DIM
+from fieldhouse.search.models import STATIC_MAX_TOKENS as MAX_TOKENS
+from fieldhouse.search.models import STATIC_MODEL as MODEL
+from fieldhouse.search.models import STATIC_NAME
 
-MODEL = "l2_supercat"
-DIM = 256
-#: tokens read per text; wordllama itself reads every token (it turns truncation off). The
-#: mean of a record's first 512 tokens stands for all of it, and the cap bounds the gathered
-#: (texts, tokens, 256) array that a batch of long texts pads to: 64 texts of 512 tokens are
-#: 32 MiB. 512 is also the budget of the MiniLM embedder (4 windows of 128).
-MAX_TOKENS = 512
 BATCH = 64  # texts a gather
 
 
@@ -65,8 +62,7 @@ class StaticEmbedder:
     normalised. An empty text is read as one space, so every vector has unit length."""
 
     dim = DIM
-    #: the token cap is part of the name: vectors made with another cap are re-embedded
-    name = f"wordllama-{MODEL}-{DIM}/{MAX_TOKENS}"
+    name = STATIC_NAME
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
