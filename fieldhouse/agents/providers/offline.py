@@ -19,6 +19,7 @@ import trio
 from fieldhouse.agents.contract import ToolCall, ToolOutcome, ToolSpec
 from fieldhouse.agents.providers import offline_spelling as spelling
 from fieldhouse.agents.providers.base import Step, TextSink, Turn
+from fieldhouse.agents.providers.offline_described import EARLIER
 from fieldhouse.agents.providers.offline_plans import Call, Plan, plan_for
 from fieldhouse.agents.providers.offline_schema import Workspace
 
@@ -88,7 +89,22 @@ def _next_stage(plan: Plan, turns: Sequence[Turn]) -> list[Call] | str:
     # look-up for a duplicate was refused); one that waits for a person stops it
     if stage and not all(o.status in ("ok", "error") for o in previous):
         return []
-    return plan.stages[stage](previous)
+    earlier = EARLIER.set(_each_stage(turns))
+    try:
+        return plan.stages[stage](previous)
+    finally:
+        EARLIER.reset(earlier)
+
+
+def _each_stage(turns: Sequence[Turn]) -> tuple[tuple[ToolOutcome, ...], ...]:
+    """The outcomes of the run's stages so far, a tuple a stage (an assistant turn each)."""
+    stages: list[list[ToolOutcome]] = []
+    for turn in turns:
+        if turn.role == "assistant":
+            stages.append([])
+        elif turn.role == "tool" and turn.outcome is not None and stages:
+            stages[-1].append(turn.outcome)
+    return tuple(tuple(s) for s in stages)
 
 
 def _last_stage(turns: Sequence[Turn]) -> list[Turn]:

@@ -20,6 +20,7 @@ from typing import Any
 from fieldhouse.agents.contract import ToolOutcome
 from fieldhouse.agents.providers.offline_context import request_first
 from fieldhouse.agents.providers.offline_corrections import settle
+from fieldhouse.agents.providers.offline_described import plan_described
 from fieldhouse.agents.providers.offline_forms import plain_form, plain_markdown
 from fieldhouse.agents.providers.offline_lexicon import plain_english
 from fieldhouse.agents.providers.offline_mail import ToPerson, read_mail
@@ -38,6 +39,7 @@ from fieldhouse.agents.providers.offline_phrasings import (
     rewrite,
 )
 from fieldhouse.agents.providers.offline_records import (
+    Planned,
     clean,
     loose_update,
     name_search,
@@ -160,6 +162,9 @@ def plan_for(message: str, now: datetime, workspace: Workspace | None = None) ->
             'and a subject: "email Ada Lovelace about the renewal".',
         )
     text = request_first(text, workspace, now.date())
+    described = plan_described(text, workspace, lambda named: _planned(named, now, workspace))
+    if described is not None:  # a record said by what it holds: looked up, then named
+        return Plan(described) if not isinstance(described, str) else Plan((), described)
     planned = plan_records(text, now, workspace)
     if (
         planned is None
@@ -175,6 +180,15 @@ def plan_for(message: str, now: datetime, workspace: Workspace | None = None) ->
     if isinstance(planned, str):
         return Plan((), planned)
     return Plan(planned)
+
+
+def _planned(message: str, now: datetime, workspace: Workspace) -> Planned | None:
+    """The plan for a message as stages, or its reply (a described record's message, read
+    again with the record's name)."""
+    plan = plan_for(message, now, workspace)
+    if plan is None:
+        return None
+    return plan.stages or plan.reply
 
 
 #: a verb that asks for a change, said anywhere in the message

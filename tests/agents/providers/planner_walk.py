@@ -1,6 +1,7 @@
 """Walk an offline plan to its end without a server: each search answers from a fixed set of
-records (by exact or partial display name), every other call succeeds, and each call is checked
-against the real tool's argument model."""
+records (by exact or partial display name, and its filters: a field's value, an amount, a
+referred record's id), every other call succeeds, and each call is checked against the real
+tool's argument model. Each stage sees the run's earlier outcomes as it does in the provider."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from datetime import datetime
 from typing import Any
 
 from fieldhouse.agents.contract import ToolOutcome
+from fieldhouse.agents.providers.offline_described import EARLIER
 from fieldhouse.agents.providers.offline_plans import Call, Plan, plan_for
 from fieldhouse.agents.providers.offline_schema import Workspace
 from fieldhouse.agents.tools import ALL_TOOLS
@@ -28,21 +30,37 @@ def _answer(call: Call, records: Sequence[Mapping[str, Any]]) -> ToolOutcome:
     if name != "records.search":
         return ToolOutcome("ok", {}, f"Done: {name}.")
     query = str(args.get("query") or "").lower().split()
+    filters = dict(args.get("filters") or {})
     found = [
         r
         for r in records
         if r["moduleSlug"] == args["module"]
         and all(w in str(r["displayName"]).lower() for w in query)
+        and all(_holds(r["fields"].get(slug), value) for slug, value in filters.items())
     ]
     return ToolOutcome("ok", {"records": found}, f"Found {len(found)} record(s).")
+
+
+def _holds(have: Any, want: Any) -> bool:
+    """Whether a record's value passes a search filter: equal, in its list, or its amount."""
+    if isinstance(have, Mapping):
+        have = have.get("amount")
+    if isinstance(have, list):
+        return want in have
+    return bool(have == want)
 
 
 def walk(plan: Plan, records: Sequence[Mapping[str, Any]] = ()) -> tuple[list[Call], str]:
     """Every call the plan makes (in order) and its closing reply ("" when it just ends)."""
     made: list[Call] = []
     outcomes: list[ToolOutcome] = []
+    earlier: list[tuple[ToolOutcome, ...]] = []
     for stage in plan.stages:
-        calls = stage(outcomes)
+        token = EARLIER.set(tuple(earlier))
+        try:
+            calls = stage(outcomes)
+        finally:
+            EARLIER.reset(token)
         if isinstance(calls, str):
             return made, calls
         if not calls:
@@ -51,6 +69,7 @@ def walk(plan: Plan, records: Sequence[Mapping[str, Any]] = ()) -> tuple[list[Ca
             TOOLS[name].args.model_validate(args)
         made += calls
         outcomes = [_answer(call, records) for call in calls]
+        earlier.append(tuple(outcomes))
     return made, plan.reply
 
 

@@ -213,3 +213,26 @@ def test_describe_uses_only_the_outcome() -> None:
     assert describe(call, failed) == "I could not complete records.search: Module 'nope' not found."
     bare = ToolOutcome("pending_approval", approval_id="a9")
     assert describe(ToolCall("c", "email.send", {}), bare) == "email.send awaits approval (id a9)."
+
+
+async def test_provider_finds_a_described_record_again_at_each_step() -> None:
+    """The plan is made again from the message at every step: the stages after a described
+    record's look-up find the record in the run's own earlier outcomes."""
+    provider = OfflineProvider(clock=lambda: NOW)
+    turns = [Turn("user", "The deal where Maren Oyelaran is the contact: move it to won.")]
+    maren = {"recordId": "c-1", "displayName": "Maren Oyelaran"}
+    halyard = {"recordId": "d-1", "displayName": "Halyard fleet telemetry"}
+    answers = [[maren], [halyard], [halyard]]
+    made: list[ToolCall] = []
+    for found in answers:
+        result, _ = await step(provider, turns)
+        assert len(result.tool_calls) == 1 and result.tool_calls[0].name == "records.search"
+        call = result.tool_calls[0]
+        made.append(call)
+        outcome = ToolOutcome("ok", {"records": found}, f"Found {len(found)} record(s).")
+        turns += [Turn("assistant", "", (call,)), Turn("tool", call=call, outcome=outcome)]
+    assert made[1].arguments["filters"] == {"contacts": "c-1"}
+    last, _ = await step(provider, turns)
+    assert [(c.name, c.arguments) for c in last.tool_calls] == [
+        ("records.update", {"module": "deals", "recordId": "d-1", "fields": {"stage": "won"}})
+    ]
