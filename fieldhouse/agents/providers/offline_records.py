@@ -848,6 +848,8 @@ _WHEN_SAID = re.compile(
 #: a new record's "name" that starts with one of these is the rest of a sentence ("the new
 #: person from the Northwind meeting")
 _NOT_A_NAME_START = _PRONOUNS | {"for", "to", "about", "on", "with", "from", "as", "at", "of", "by"}
+#: a subject after the module word starts a clause about it ("create the task I asked for")
+_NOT_A_NAME_START |= {"i", "we", "you", "i'd", "we'd", "i've", "we've", "you'd"}
 
 
 def _names_a_record(name: str, rest: str, ws: Workspace) -> bool:

@@ -63,6 +63,32 @@ _RULES: Rules = tuple(
          r"(?:an?\s+)?(?:list|listing|rundown)\s+of\s+", "list "),
         # "It is requested that X be ...": the request itself
         (r"^\s*it\s+is\s+(?:requested|asked|required)\s+that\s+", ""),
+        # "needs put in", "needs changed" (Midland English): "needs to be put in"
+        (r"\b(?P<n>needs?|wants?)\s+(?=(?:added|put\s+in|created|entered|logged|started|made|"
+         r"set\s+up|opened|booked|changed|updated|moved|set|marked|fixed|closed|renamed|sent|"
+         r"bumped|pushed)\b)", r"\g<n> to be "),
+        # "New company needs to be added: X", "Meeting task needs to be put in: X": a create
+        (r"^\s*(?P<what>(?:(?:an?|the)\s+)?(?:new\s+)?(?:[\w-]+\s+)?(?:company|contact|deal|"
+         r"task|account|opportunity|to-do))\s+needs?\s+to\s+be\s+"
+         r"(?:" + _BROUGHT_IN + r"|started|booked|made)\b"
+         r"\s*(?P<colon>:)?\s*", r"create \g<what>\g<colon> "),
+        # "Herb Simon needs to be put in as a contact": an add
+        (r"(?:^|(?<=[,.;:!]))\s*(?P<who>" + _NAME + r")\s+needs?\s+to\s+be\s+" + _BROUGHT_IN
+         + r"\s+as\s+(?P<m>an?\s+(?:new\s+)?(?:contact|company))\b", r" add \g<who> as \g<m>"),
+        # "Post a new deal to the pipeline", "Book a new deal", "Admit new company": a create
+        (r"^\s*(?:post|book|admit|enter)\s+(?=(?:an?\s+)?(?:new\s+)?(?:deal|company|contact|task|"
+         r"opportunity|account)\b)", "create "),
+        (r"^(?P<h>\s*create\s+(?:an?\s+)?(?:new\s+)?(?:deal|opportunity))\s+to\s+the\s+pipeline\b",
+         r"\g<h>"),
+        # "Create a deal for Fabrikam Cloud: Fabrikam Cloud support plan, 14,000": its name
+        (r"^(?P<h>\s*(?:create|add|open|log|make)\s+(?:an?\s+)?(?:new\s+)?(?:deal|opportunity|task)"
+         r"\s+for\s+[^:,;.]+?)\s*:\s*(?P<n>(?-i:[A-Z'\"])[^,.;:]+?)\s*(?=[,;]|\.(?:\s|$)|$)",
+         r"\g<h> called \g<n>"),
+        # "Add X as a contact. He's the Plant Manager at Y": the title and company are the add's
+        (r"^(?P<h>(?:[^.;]*?,\s*)?(?:add|create)\s+.+?\s+as\s+an?\s+(?:new\s+)?contact)\s*[.;]\s+(?:and\s+)?"
+         r"(?:he|she|they)(?:'s|\s+is|'re|\s+are)\s+(?:the\s+|an?\s+|our\s+|their\s+)?"
+         r"(?=(?-i:[A-Z]))", r"\g<h>, "),
+        (r"\bover\s+at\s+(?=(?-i:[A-Z]))", "at "),
         # "A new deal, 'X', is to be recorded against Y": a create
         (r"^\s*(?P<what>(?:an?|the)\s+(?:new\s+)?[\w-]+(?:\s+(?:entitled|named|called|titled)"
          r"\s+'[^']+')?)\s*,?\s*(?P<name>'[^']+')?\s*,?\s+(?:is|are|shall|should|must|will)?"
@@ -80,8 +106,9 @@ _RULES: Rules = tuple(
         (r"\s+(?:(?:shouldn'?t|should\s+not)\s+be|isn'?t|is\s+not)\s+[^,;.]+?\s*[,;.]\s*"
          r"(?:it'?s|it\s+is|it\s+should\s+be|they'?re|make\s+it|but)\s+", " should be "),
         # "is to be revised to", "shall be moved to", "is amended to", "be amended to"
-        (r"\s+(?:(?:is|are)\s+to\s+be|shall\s+be|should\s+be|must\s+be|is|are|be|has\s+been|"
-         r"have\s+been)\s+(?:now\s+)?" + _CHANGED + r"\s+(?:from\s+[^,;]+?\s+)?(?:to|as)\s+",
+        (r"\s+(?:(?:is|are)\s+to\s+be|shall\s+be|should\s+be|must\s+be|needs?\s+to\s+be|is|are|"
+         r"be|has\s+been|have\s+been)\s+(?:now\s+)?" + _CHANGED
+         + r"\s+(?:from\s+[^,;]+?\s+)?(?:to|as)\s+",
          " should be "),
         (r"\s+(?:(?:is|are)\s+to\s+be|shall\s+be|be)\s+(?:set|put)\s+(?:to|at|as)\s+",
          " should be "),
@@ -160,6 +187,9 @@ _RULES: Rules = tuple(
         (r"^\s*(?:an?\s+)?reminder\s+(?:is\s+to\s+be|should\s+be|shall\s+be|needs\s+to\s+be|"
          r"must\s+be)\s+(?:set|scheduled|created|made|added|put\s+in)\s+", "set a reminder "),
         (r"\b(?:concerning|regarding|in\s+respect\s+of|with\s+regard\s+to)\s+", "about "),
+        # "and in the text ask her whether ...": what the e-mail says
+        (r"\s*,?\s*(?:and\s+)?in\s+the\s+(?:text|body|message)\s*,?\s+(?P<v>ask|tell)\s+"
+         r"(?:her|him|them)\s*,?\s*", r", \g<v>ing "),
         # "write email to Margaret Hamilton": the article left out
         (r"^\s*(?P<v>write|draft|send|compose)\s+e-?mail\s+(?=to\b)", r"\g<v> an email "),
         # "dispatch an e-mail", "despatch a message"

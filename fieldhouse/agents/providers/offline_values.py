@@ -282,7 +282,7 @@ def find_time(text: str) -> Found[tuple[int, int]] | None:
 
 
 _AMOUNT = re.compile(
-    r"(?P<cur>[$€£])?\s?(?P<num>\d[\d,]*(?:\.\d+)?)\s?(?P<mult>k|m|mm|bn|b|thousand|grand|million|"
+    r"(?:\b(?P<pre>usd|eur|gbp)\s?)?(?P<cur>[$€£])?\s?(?P<num>\d[\d,]*(?:\.\d+)*)\s?(?P<mult>k|m|mm|bn|b|thousand|grand|million|"
     r"billion)?\b(?!\s*%)(?:\s*(?P<code>usd|eur|gbp|dollars?|euros?|pounds?|bucks)\b)?",
     re.I,
 )
@@ -292,21 +292,29 @@ _CODES = {"$": "USD", "€": "EUR", "£": "GBP", "dollars": "USD", "euros": "EUR
 _CODES |= {"dollar": "USD", "euro": "EUR", "pound": "GBP", "bucks": "USD"}
 
 
+#: a number whose dots group its thousands ("31.000", "1.250.000"): three digits after each
+#: dot, which no amount of money has as its cents
+_DOTTED_THOUSANDS = re.compile(r"\d{1,3}(?:\.\d{3})+")
+
+
 def find_amounts(text: str, *, money_only: bool = False) -> list[Found[Amount]]:
     """Numbers, with "k"/"m" multipliers and currency marks read: value (int | float, currency
     code or None). ``money_only``: only numbers marked as money (a sign, a code, k/m)."""
     found = []
     for m in _AMOUNT.finditer(text):
-        raw = m["num"].replace(",", "")
+        raw = m["num"]
+        if _DOTTED_THOUSANDS.fullmatch(raw):  # "31.000", "1.250.000": thousands, as in German
+            raw = raw.replace(".", "")
+        raw = raw.replace(",", "")
         try:
             value = float(raw)
         except ValueError:
             continue
         mult = (m["mult"] or "").lower()
         value *= _MULT.get(mult, 1)
-        code = m["code"] or m["cur"]
+        code = m["code"] or m["cur"] or m["pre"]
         currency = _CODES.get((code or "").lower(), (code or "").upper() or None)
-        if money_only and not (m["cur"] or m["code"] or mult):
+        if money_only and not (m["cur"] or m["code"] or m["pre"] or mult):
             continue
         number: int | float = int(value) if value.is_integer() else round(value, 2)
         found.append(Found((number, currency), m.start(), m.end()))

@@ -602,3 +602,62 @@ def test_slang_around_a_request_is_dropped_and_a_w_is_a_won_deal() -> None:
     assert writes("set Vendor audit checklist to high priority rn, bet") == [
         update(AUDIT, priority="high")
     ]
+
+
+# --- "needs put in", a verb that books a record, a name after a colon (blind13's tuning half)
+
+NOW_CO = record("companies", "Harrow Instruments")
+TILT = record("deals", "Tiltrotor spares", stage="lead")
+IDRIS = record("contacts", "Idris Vaughan", emails=["idris.vaughan@harrow.example"])
+PEOPLE = [*EVERYONE, NOW_CO, TILT, IDRIS]
+
+
+def the_create(message: str) -> dict[str, Any]:
+    made = writes(message, PEOPLE)
+    assert len(made) == 1 and made[0][0] == "records.create", (message, made)
+    args: dict[str, Any] = made[0][1]
+    return args
+
+
+def test_needs_and_a_participle_is_needs_to_be() -> None:
+    """Midland English leaves "to be" out: "needs changed", "needs put in"."""
+    assert writes("Orla Finnegan's job title needs changed to Fleet Director.") == [
+        update(ORLA, **{"job-title": "Fleet Director"})
+    ]
+    made = the_create("New company needs added: Quarry Lane Bakery, retail, 40 employees.")
+    assert made["module"] == "companies" and made["displayName"] == "Quarry Lane Bakery"
+    assert made["fields"]["employees"] == 40
+    made = the_create("Deal needs started for Kestrel Freight: Kestrel cold chain, 9,000.")
+    assert made["displayName"] == "Kestrel cold chain"
+    assert made["fields"]["amount"] == {"amount": 9000, "currency": "USD"}
+    made = the_create(
+        "Okay so, Nell Parry needs put in as a contact. She's the Buyer at Kestrel Freight."
+    )
+    assert made["displayName"] == "Nell Parry" and made["fields"]["job-title"] == "Buyer"
+
+
+def test_a_deal_posted_or_booked_is_created_with_the_name_after_its_colon() -> None:
+    made = the_create(
+        "Book a new deal for Harrow Instruments: Harrow calibration kits, USD 12,400."
+    )
+    assert made["displayName"] == "Harrow calibration kits"
+    assert made["fields"]["amount"] == {"amount": 12400, "currency": "USD"}
+    made = the_create(
+        "Post a new deal to the pipeline: Harrow field service, for Harrow Instruments."
+    )
+    assert made["displayName"] == "Harrow field service"
+
+
+def test_a_new_record_named_by_a_clause_is_asked_about() -> None:
+    made, reply = written("Can somebody please create the deal I asked for?", PEOPLE, NOW, WS)
+    assert made == [] and "called" in reply
+
+
+def test_what_an_email_asks_said_as_in_the_text() -> None:
+    made = writes(
+        "Write an email to Idris Vaughan. The subject is 'Fleet renewal', and in the text ask "
+        "him whether the pricing works.",
+        PEOPLE,
+    )
+    (draft,) = [args for name, args in made if name == "email.draft"]
+    assert draft["subject"] == "Fleet renewal" and "pricing" in draft["body"]

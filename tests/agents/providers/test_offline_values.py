@@ -77,11 +77,25 @@ def test_times(text: str, expected: tuple[int, int]) -> None:
         ("deals over 50k", (50000, None)),
         ("2.5k a month", (2500, None)),
         ("€300", (300, "EUR")),
+        # a currency's code before the number, and thousands grouped with dots
+        ("USD 47,500", (47500, "USD")),
+        ("EUR 1.250.000", (1250000, "EUR")),
+        ("GBP 9,800.00", (9800, "GBP")),
     ],
 )
 def test_amounts(text: str, expected: tuple[int, str | None]) -> None:
     (found,) = find_amounts(text, money_only=True)
     assert found.value == expected
+
+
+def test_dots_that_group_thousands_are_no_decimal_point() -> None:
+    """ "27.000" has three digits after its dot, which no amount's cents have: 27000, as
+    people who write thousands with dots mean it; "3.75" and "12.5k" keep their point."""
+    assert [f.value for f in find_amounts("now 27.000, up from 21.500")] == [
+        (27000, None),
+        (21500, None),
+    ]
+    assert [f.value for f in find_amounts("3.75 and 12.5k")] == [(3.75, None), (12500, None)]
 
 
 def test_a_plain_number_is_no_money_and_a_percentage_no_amount() -> None:
