@@ -161,7 +161,19 @@ def plain_symbols(message: str) -> str:
         if ch not in "\ufe0f\u200d"
     )
     kept = re.sub(r"(?<![\w.])@(?=[A-Z])", "", kept)  # "@Radia Perlman": a mention, not an address
+    for symbol, said in _SYMBOL_WORDS:
+        kept = symbol.sub(said, kept)
     return " ".join(kept.replace("`", "'").split())
+
+
+#: shorthand with symbols, in words: "health ≥ 4" is at least 4, "f/u" a follow-up; a change sign
+#: ("Δ stage", "prob ↑ 50 → 75") says no value itself (the arrow between the values stays)
+_SYMBOL_WORDS = (
+    (re.compile(r"\s*(?:≥|>=)\s*"), " at least "),
+    (re.compile(r"\s*(?:≤|<=)\s*"), " at most "),
+    (re.compile(r"(?<![\w/])f/u(?![\w/])", re.I), "follow-up"),
+    (re.compile(r"(?<!\w)[\u0394\u2206](?!\w)|[\u2191\u2193\u21d1\u21d3]"), " "),
+)
 
 
 def clean(message: str) -> str:

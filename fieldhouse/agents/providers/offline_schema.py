@@ -47,7 +47,7 @@ FIELD_WORDS: Mapping[str, tuple[str, ...]] = {
     ),
     "due-date": ("due", "deadline", "due date"),
     "amount": ("value", "worth", "size"),
-    "probability": ("chance", "odds", "likelihood"),
+    "probability": ("chance", "odds", "likelihood", "prob"),
     "tags": ("tag", "tagged", "label", "labelled"),
     "owner": ("owner", "owned by", "assigned to"),
     "assignee": ("assigned to", "assignee", "owner"),

@@ -219,3 +219,16 @@ def test_a_title_before_a_new_persons_name_is_not_their_first_name(title: str) -
     assert [(args["displayName"], args["fields"]) for _, args in made] == [
         ("Fergus Abernethy", {"first-name": "Fergus", "last-name": "Abernethy"})
     ]
+
+
+def test_shorthand_symbols_are_read_as_words() -> None:
+    """Charting shorthand (blind13's tuning half): "≥ 4" is at least 4, "f/u" a follow-up, and
+    a change sign ("Δ", "↑") says no value of its own."""
+    from fieldhouse.agents.providers.offline_records import plain_symbols
+
+    assert plain_symbols("companies w/ health ≥ 4 stars") == "companies w/ health at least 4 stars"
+    assert plain_symbols("deals ≤ 20k") == "deals at most 20k"
+    assert plain_symbols("f/u call re: pricing") == "follow-up call re: pricing"
+    assert plain_symbols("Kestrel: prob ↑ 40 → 60%, stage Δ lead → proposal") == (
+        "Kestrel: prob 40 → 60%, stage lead → proposal"
+    )
