@@ -81,7 +81,11 @@ _GROUP_MAIL = re.compile(
     r"(?:(?:the\s+)?(?:contacts|people)\s+(?:at|from)\s+(?P<org>.+?)|"
     r"(?P<person>[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)+?))\s+"
     r"(?:about|re:?|with\s+(?:the\s+)?subject(?:\s+line)?|subject(?:\s+line)?:?)\s+(?P<subject>.+?)"
-    r"(?:\s*(?:,?\s*saying|:)\s*(?P<body>.+))?\s*[.!]?$",
+    r"(?:\s*(?:,?\s*saying|:)\s*(?P<body>.+)|\s*,\s*(?P<purpose>(?:asking|thanking|inviting|"
+    r"reminding|telling)\b.+?))?\s*[.!?]?"
+    # "Draft only.", "Don't send it yet.": how, said after what it asks
+    r"(?:\s*(?:(?:as\s+a\s+)?draft\s+only|just\s+(?:a\s+)?draft|(?:don'?t|do\s+not)\s+send"
+    r"(?:\s+it)?(?:\s+yet)?)\s*[.!]?)?$",
     re.I,
 )
 
@@ -123,6 +127,8 @@ def group_mail(text: str) -> tuple[Callable[[Sequence[ToolOutcome]], list[Call]]
     who = (m["org"] or m["person"]).strip(" '\"")
     subject = m["subject"].strip(" '\"")
     body = (m["body"] or "").strip(" '\"")
+    if m["purpose"]:  # "about the renewal, asking if she has signed": what it asks is the body
+        body = m["purpose"][0].upper() + m["purpose"][1:].strip(" '\"") + "."
     quoted = _QUOTED_SUBJECT.match(m["subject"])
     if quoted:  # "subject 'Year in review' and a short body thanking her for ...": two slots
         subject = quoted["subject"].strip()

@@ -39,7 +39,10 @@ _BROUGHT_IN = (
     r"(?:opened|created|raised|registered|recorded|logged|added|set\s+up|entered|put\s+in)"
 )
 #: verbs that say a value is to change, in the passive ("is to be revised to")
-_CHANGED = r"(?:amended|revised|changed|updated|moved|altered|corrected|adjusted)"
+_CHANGED = (
+    r"(?:amended|revised|changed|updated|moved|altered|corrected|adjusted|knocked|dropped|"
+    r"lowered|raised|bumped)(?:\s+(?:up|down|back))?"
+)
 #: "is wrong", "looks wrong", "is out of date": a value said to be wrong
 _WRONG = (
     r"(?:is|are|looks|seems|appears(?:\s+to\s+be)?)\s+(?:wrong|incorrect|off|out\s+of\s+date|"
@@ -66,7 +69,7 @@ _RULES: Rules = tuple(
         # "needs put in", "needs changed" (Midland English): "needs to be put in"
         (r"\b(?P<n>needs?|wants?)\s+(?=(?:added|put\s+in|created|entered|logged|started|made|"
          r"set\s+up|opened|booked|changed|updated|moved|set|marked|fixed|closed|renamed|sent|"
-         r"bumped|pushed)\b)", r"\g<n> to be "),
+         r"bumped|pushed|knocked|dropped|lowered|raised)\b)", r"\g<n> to be "),
         # "New company needs to be added: X", "Meeting task needs to be put in: X": a create
         (r"^\s*(?P<what>(?:(?:an?|the)\s+)?(?:new\s+)?(?:[\w-]+\s+)?(?:company|contact|deal|"
          r"task|account|opportunity|to-do))\s+needs?\s+to\s+be\s+"
@@ -190,6 +193,15 @@ _RULES: Rules = tuple(
         # "and in the text ask her whether ...": what the e-mail says
         (r"\s*,?\s*(?:and\s+)?in\s+the\s+(?:text|body|message)\s*,?\s+(?P<v>ask|tell)\s+"
          r"(?:her|him|them)\s*,?\s*", r", \g<v>ing "),
+        # "whose email is x@y?", "who has the address x@y": the address looked up
+        (r"^.*?\b(?:whose\s+(?:e-?mail(?:\s+address)?|address)\s+is|who\s+has\s+(?:the\s+)?"
+         r"(?:e-?mail(?:\s+address)?|address))\s+(?=\S+@)", "find "),
+        # "n'at" (Pittsburgh's "and that"): it says nothing
+        (r"\s*,?\s+n'at\b", ""),
+        # "draft something to X", "email → X": an e-mail to X
+        (r"\b(?P<v>draft|write|send)\s+(?:something|a\s+(?:quick\s+)?(?:note|line|message))\s+"
+         r"(?=to\b)", r"\g<v> an email "),
+        (r"\b(?P<m>e-?mail|message|note)\s*(?:\u2192|->|=>)\s*", r"\g<m> to "),
         # "write email to Margaret Hamilton": the article left out
         (r"^\s*(?P<v>write|draft|send|compose)\s+e-?mail\s+(?=to\b)", r"\g<v> an email "),
         # "dispatch an e-mail", "despatch a message"

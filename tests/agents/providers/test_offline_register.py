@@ -661,3 +661,30 @@ def test_what_an_email_asks_said_as_in_the_text() -> None:
     )
     (draft,) = [args for name, args in made if name == "email.draft"]
     assert draft["subject"] == "Fleet renewal" and "pricing" in draft["body"]
+
+
+def test_more_of_what_blind13_showed() -> None:
+    """An address looked up by "whose email is", "n'at" left out, "draft something to" and
+    "email → X" read as an e-mail to X, and "needs knocked down to" / "moved up to" as a
+    change (this file's own phrasings)."""
+    made, _ = walked("Quick check: whose email is idris.vaughan@harrow.example?", PEOPLE, NOW, WS)
+    assert made[0][0] == "records.search"
+    assert made[0][1]["query"] == "idris.vaughan@harrow.example"
+    made, _ = walked("Find me the company Harrow Instruments n'at.", PEOPLE, NOW, WS)
+    assert made[-1][1]["query"] == "Harrow Instruments"
+    assert writes("Tiltrotor spares needs moved up to qualified.", PEOPLE) == [
+        update(TILT, stage="qualified")
+    ]
+    assert writes("Harrow Instruments' account health needs knocked down to 2 stars.", PEOPLE) == [
+        update(NOW_CO, health=2)
+    ]
+    for said in (
+        "Could you draft something to Idris Vaughan about the spares quote, asking whether he "
+        "got it? Draft only.",
+        "Draft email → Idris Vaughan. Subj: spares quote. Body: asking whether he got it. "
+        "Don't send.",
+    ):
+        (draft,) = [args for name, args in writes(said, PEOPLE) if name == "email.draft"]
+        assert draft["to"] == ["idris.vaughan@harrow.example"], said
+        assert "quote" in draft["subject"] and draft["body"].lower().startswith("asking"), said
+        assert "draft" not in draft["body"].lower() and "send" not in draft["body"].lower()
