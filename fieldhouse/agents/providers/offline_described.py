@@ -22,7 +22,7 @@ from typing import Any
 
 from fieldhouse.agents.contract import ToolOutcome
 from fieldhouse.agents.providers.offline_records import Call, Planned, Stage, _matching, _records
-from fieldhouse.agents.providers.offline_schema import Field, Module, Workspace, words
+from fieldhouse.agents.providers.offline_schema import Field, Module, Workspace, singular, words
 from fieldhouse.agents.providers.offline_values import find_amounts
 
 #: how a description joins its module's word: "the task that's ...", "the deal where ..."
@@ -236,8 +236,7 @@ def plan_described(
 
 def _singular_word(d: Described) -> str:
     """The module's word for one record ("deal", "task", "contact", "company")."""
-    slug = d.module.slug
-    return {"companies": "company"}.get(slug, slug[:-1] if slug.endswith("s") else slug)
+    return singular(words(d.module.slug))
 
 
 def _unsure(d: Described, what: str) -> str:

@@ -90,6 +90,12 @@ def read_mail(message: str) -> Mail | ToPerson | None:
     return (tool, args)
 
 
+def purpose_body(said: str) -> str:
+    """What an e-mail is for, written as its body ("asking if he is free" is "Asking if he is
+    free.")."""
+    return said[0].upper() + said[1:] + "."
+
+
 def _fill(text: str, subject_at: re.Match[str]) -> tuple[str, str, str] | str:
     """The tool (send or draft), the subject and the body; or the question to ask."""
     subject = _slot(text, subject_at.end())
@@ -100,7 +106,7 @@ def _fill(text: str, subject_at: re.Match[str]) -> tuple[str, str, str] | str:
     if body_at:
         body = _slot(text, body_at.end(), body=True)
     elif purpose:  # "subject 'Quick sync?', asking if he is free on Tuesday"
-        body = purpose[1][0].upper() + purpose[1][1:] + "."
+        body = purpose_body(purpose[1])
     else:
         body = _quoted_body(text, subject)
     verbs = text.replace(body, " ") if body else text  # "body: please send ...": not a verb

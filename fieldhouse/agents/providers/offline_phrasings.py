@@ -13,6 +13,7 @@ from datetime import datetime
 from typing import Any
 
 from fieldhouse.agents.contract import ToolOutcome
+from fieldhouse.agents.providers.offline_mail import purpose_body
 
 Call = tuple[str, dict[str, Any]]
 _WHEN = (
@@ -128,7 +129,7 @@ def group_mail(text: str) -> tuple[Callable[[Sequence[ToolOutcome]], list[Call]]
     subject = m["subject"].strip(" '\"")
     body = (m["body"] or "").strip(" '\"")
     if m["purpose"]:  # "about the renewal, asking if she has signed": what it asks is the body
-        body = m["purpose"][0].upper() + m["purpose"][1:].strip(" '\"") + "."
+        body = purpose_body(m["purpose"].strip(" '\""))
     quoted = _QUOTED_SUBJECT.match(m["subject"])
     if quoted:  # "subject 'Year in review' and a short body thanking her for ...": two slots
         subject = quoted["subject"].strip()

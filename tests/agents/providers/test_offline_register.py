@@ -11,7 +11,7 @@ import pytest
 
 from fieldhouse.agents.providers.offline_register import plain_register
 from fieldhouse.agents.providers.offline_schema import builtin
-from tests.agents.providers.planner_walk import record, walked, written
+from tests.agents.providers.planner_walk import record, the_create, walked, written
 
 NOW = datetime(2026, 11, 28, 10, 0, tzinfo=UTC)
 WS = builtin()
@@ -612,11 +612,8 @@ IDRIS = record("contacts", "Idris Vaughan", emails=["idris.vaughan@harrow.exampl
 PEOPLE = [*EVERYONE, NOW_CO, TILT, IDRIS]
 
 
-def the_create(message: str) -> dict[str, Any]:
-    made = writes(message, PEOPLE)
-    assert len(made) == 1 and made[0][0] == "records.create", (message, made)
-    args: dict[str, Any] = made[0][1]
-    return args
+def created(message: str) -> dict[str, Any]:
+    return the_create(writes(message, PEOPLE))
 
 
 def test_needs_and_a_participle_is_needs_to_be() -> None:
@@ -624,27 +621,23 @@ def test_needs_and_a_participle_is_needs_to_be() -> None:
     assert writes("Orla Finnegan's job title needs changed to Fleet Director.") == [
         update(ORLA, **{"job-title": "Fleet Director"})
     ]
-    made = the_create("New company needs added: Quarry Lane Bakery, retail, 40 employees.")
+    made = created("New company needs added: Quarry Lane Bakery, retail, 40 employees.")
     assert made["module"] == "companies" and made["displayName"] == "Quarry Lane Bakery"
     assert made["fields"]["employees"] == 40
-    made = the_create("Deal needs started for Kestrel Freight: Kestrel cold chain, 9,000.")
+    made = created("Deal needs started for Kestrel Freight: Kestrel cold chain, 9,000.")
     assert made["displayName"] == "Kestrel cold chain"
     assert made["fields"]["amount"] == {"amount": 9000, "currency": "USD"}
-    made = the_create(
+    made = created(
         "Okay so, Nell Parry needs put in as a contact. She's the Buyer at Kestrel Freight."
     )
     assert made["displayName"] == "Nell Parry" and made["fields"]["job-title"] == "Buyer"
 
 
 def test_a_deal_posted_or_booked_is_created_with_the_name_after_its_colon() -> None:
-    made = the_create(
-        "Book a new deal for Harrow Instruments: Harrow calibration kits, USD 12,400."
-    )
+    made = created("Book a new deal for Harrow Instruments: Harrow calibration kits, USD 12,400.")
     assert made["displayName"] == "Harrow calibration kits"
     assert made["fields"]["amount"] == {"amount": 12400, "currency": "USD"}
-    made = the_create(
-        "Post a new deal to the pipeline: Harrow field service, for Harrow Instruments."
-    )
+    made = created("Post a new deal to the pipeline: Harrow field service, for Harrow Instruments.")
     assert made["displayName"] == "Harrow field service"
 
 
