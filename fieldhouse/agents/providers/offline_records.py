@@ -1563,7 +1563,7 @@ def _update(text: str, today: date, ws: Workspace, change: Change | None = None)
             names = ", ".join(f"{r.get('displayName')!s} ({m.slug})" for m, r in hits[:5])
             return f"Which one do you mean: {names}? I changed nothing yet."
         module, record = hits[0]
-        fields = _change_fields(change, module, record, today, ws)
+        fields = _change_fields(change, module, record, today, ws, whole=text)
         if isinstance(fields, str):
             return fields
         args: dict[str, Any] = {"module": module.slug, "recordId": record.get("recordId")}
@@ -1679,9 +1679,15 @@ def _reads_value(module: Module, value: str, today: date, ws: Workspace) -> bool
 
 
 def _change_fields(
-    change: Change, module: Module, record: Mapping[str, Any], today: date, ws: Workspace
+    change: Change,
+    module: Module,
+    record: Mapping[str, Any],
+    today: date,
+    ws: Workspace,
+    whole: str = "",
 ) -> dict[str, Any] | str:
-    """The fields a change sets (``__rename__`` for a new name), or the question to ask."""
+    """The fields a change sets (``__rename__`` for a new name), or the question to ask.
+    ``whole``: the message, where a choice's option said outside the change is looked for."""
     name = record.get("displayName")
     found = _change_slot(change, module, today, ws)
     if not isinstance(found, tuple):
@@ -1692,6 +1698,8 @@ def _change_fields(
         return {"__rename__": value}  # the field that is the record's name: a rename
     read = _read_value(slot, value, record, today, ws)
     if read is None:
+        read = _option_anywhere(slot, module, whole, record, ws)
+    if read is None:
         return f"What should {slot.label.lower()} of {name} be?"
     fields: dict[str, Any] = {slot.slug: read}
     for part in re.split(r"\s*[,;]\s*|\s+and\s+", change.extra):
@@ -1699,6 +1707,29 @@ def _change_fields(
         if asked:
             return asked
     return {k: v for k, v in fields.items() if v is not None}
+
+
+def _option_anywhere(
+    slot: Field, module: Module, text: str, record: Mapping[str, Any], ws: Workspace
+) -> str | None:
+    """The option of choice field ``slot`` that the message says outside the change ("The
+    Acme deal is in negotiation now. Please update its stage."): the only one said, or of
+    several the first after the last arrow or "to" ("qualified -> proposal", "from lead to
+    won"); none when the record has it already."""
+    if slot.reads != "choice" or not text:
+        return None
+    said = [m for m in _mentions(text, ws) if m.module is module and m.field is slot and m.option]
+    if len({m.option for m in said}) > 1:  # "from discovery to build", "lead -> won"
+        arrows = [a.end() for a in re.finditer(_ARROW + r"|\bto\b", text)]
+        said = [m for m in said if arrows and m.start >= arrows[-1]][:1]
+    options = {m.option for m in said}
+    if len(options) != 1:
+        return None
+    option = options.pop()
+    current = record.get("fields")
+    if isinstance(current, Mapping) and current.get(slot.slug) == option:
+        return None
+    return option
 
 
 def _change_slot(

@@ -15,7 +15,7 @@ from fieldhouse.agents.providers.offline import OfflineProvider
 from fieldhouse.agents.providers.offline_plans import Plan, plan_for
 from fieldhouse.agents.providers.offline_schema import Workspace, builtin
 from fieldhouse.agents.tools import ALL_TOOLS
-from tests.agents.providers.planner_walk import record, walk, writes
+from tests.agents.providers.planner_walk import record, updated, walk, writes
 from tests.agents.replay import Collect
 
 SPECS = [tool.spec for tool in ALL_TOOLS]
@@ -232,3 +232,24 @@ def test_shorthand_symbols_are_read_as_words() -> None:
     assert plain_symbols("Kestrel: prob ↑ 40 → 60%, stage Δ lead → proposal") == (
         "Kestrel: prob 40 → 60%, stage lead → proposal"
     )
+
+
+@pytest.mark.parametrize(
+    ("message", "phase"),
+    [
+        ("The Apollo project is in build now. Please update its phase.", "build"),
+        ("Update the Apollo project: it moved from discovery to launched", "launched"),
+    ],
+)  # fmt: skip
+def test_an_option_said_outside_the_change_is_its_value(message: str, phase: str) -> None:
+    """The value of a choice field to change may stand in another sentence than the change,
+    or after a "to" from the old one."""
+    apollo = record("projects", "Apollo", phase="discovery")
+    assert writes(plan(message), [apollo]) == updated(apollo, phase=phase)
+
+
+def test_an_option_said_outside_the_change_is_not_guessed_among_several() -> None:
+    """Two options of the field said, no arrow between them: it asks."""
+    apollo = record("projects", "Apollo")
+    message = "The Apollo project is in build or launched now. Please update it."
+    assert writes(plan(message), [apollo]) == []
