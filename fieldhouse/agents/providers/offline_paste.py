@@ -421,12 +421,20 @@ _KINDS = {
 }
 
 
+#: a message that opens with the create itself ("New contact: ...", "Add a deal ...")
+_CREATE_FIRST = re.compile(
+    r"\s*(?:new\s+(?:contact|company|deal|task|account|lead)\b|(?:add|create)\s+(?:an?\s+)?(?:new\s+)?"
+    r"(?:contact|company|deal|task|account|lead)\b)",
+    re.I,
+)
+
+
 def plain_referred(message: str) -> str:
     """A request that points back into the story before it ("add him"), with the story as
     the new record's details; any other message as it is."""
     m = _REFERRED.search(message)
-    if m is None or m.start() < 12:
-        return message
+    if m is None or m.start() < 12 or _CREATE_FIRST.match(message):
+        return message  # "New contact: X, ... Put her down as a lead.": the request came first
     wanted = m["verb"].lower().startswith(("want", "would", "need"))
     if wanted and not re.match(r"\s+in\b", message[m.end("pronoun") :]):
         return message  # "she wants him to call back": no record asked for

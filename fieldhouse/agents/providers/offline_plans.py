@@ -21,6 +21,7 @@ from fieldhouse.agents.contract import ToolOutcome
 from fieldhouse.agents.providers.offline_context import request_first
 from fieldhouse.agents.providers.offline_corrections import settle
 from fieldhouse.agents.providers.offline_described import plan_described
+from fieldhouse.agents.providers.offline_dialect import plain_dialect
 from fieldhouse.agents.providers.offline_forms import plain_form, plain_markdown
 from fieldhouse.agents.providers.offline_lexicon import plain_english
 from fieldhouse.agents.providers.offline_mail import ToPerson, read_mail
@@ -127,7 +128,7 @@ def plan_for(message: str, now: datetime, workspace: Workspace | None = None) ->
         if not _BUILTIN:
             _BUILTIN.append(builtin())
         workspace = _BUILTIN[0]
-    message = plain_radio(plain_dictated(message))
+    message = plain_radio(plain_dictated(plain_dialect(message)))
     message = plain_form(plain_steps(plain_pasted(plain_markdown(message))))
     message = plain_referred(plain_fragment(message))
     message = plain_so_request(message)

@@ -85,8 +85,9 @@ _GERUND = {
 }  # fmt: skip
 _DELETE = re.compile(
     r"\b(?:delete|del|remove|erase|wipe|purge|destroy|trash|get\s+rid\s+of|archive|"
-    # "drop it to 1", "drop the probability down to 20": a lower value, not a delete
-    r"drop(?![^,.;]*\b(?:to|by)\s+[$€£]?\d))\b",
+    # "drop it to 1", "drop the probability down to 20": a lower value, not a delete; "the loot
+    # drop is 140k": a noun
+    r"(?<!\w\s)(?<!\w\s\s)drop(?![^,.;]*\b(?:to|by)\s+[$€£]?\d)(?!\s+(?:is|was|of)\b))\b",
     re.I,
 )
 _CREATE = re.compile(
@@ -1188,7 +1189,9 @@ def _reference(
     if not org.strip():
         return []
     look = {"module": reference.target, "query": org.strip(), "limit": 10}
-    role = re.sub(_PRONOUN_LEAD, "", (at["role"] or "").strip(), flags=re.I)
+    # ("..., x@y. She is the Facilities Manager at Y": the role is of the last sentence)
+    role = re.sub(r"^.*[.!?:](?:\s+|$)", "", (at["role"] or "").strip())
+    role = re.sub(_PRONOUN_LEAD, "", role, flags=re.I)
     if title and role and not _mentions(role, ws):
         fields[title.slug] = role.strip()
     return [(reference.slug, ("records.search", look))]
@@ -1243,7 +1246,10 @@ _FILLER = {
 def _unread(
     text: str, module: Module, today: date, ws: Workspace, fields: Mapping[str, Any]
 ) -> str:
-    """What a create's details say that no field took (3+ words): asked about, not dropped."""
+    """What a create's details say that no field took (3+ words): asked about, not dropped. A
+    later sentence that only tells what someone does ("she signs off the orders") is none."""
+    sentences = re.split(r"(?<=[.!?])\s+", text)
+    text = " ".join(sentences[:1] + [s for s in sentences[1:] if not _story(s, ws)])
     spans = _read_spans(text, today, ws, module)
     at = _ROLE_AT.search(text)
     if at and any(
@@ -1697,7 +1703,13 @@ def _change_fields(
     if len(shown) == 1 and slot is shown[0] and not _name_fields(module, "a b").get("last-name"):
         return {"__rename__": value}  # the field that is the record's name: a rename
     read = _read_value(slot, value, record, today, ws)
-    if read is None:
+    head, *more = re.split(r"(?<=[.!?])\s+", value, maxsplit=1)
+    rest = more[0] if more else ""
+    if read is None and rest and _idle(rest, ws):
+        # "negotiation now. Please update it": the value is of the first sentence
+        read = _read_value(slot, head.rstrip(".!? "), record, today, ws)
+    if read is None and not _says_option(slot, module, value, ws):
+        # (an option said in the value with words beside it that were not read: asked about)
         read = _option_anywhere(slot, module, whole, record, ws)
     if read is None:
         return f"What should {slot.label.lower()} of {name} be?"
@@ -1707,6 +1719,40 @@ def _change_fields(
         if asked:
             return asked
     return {k: v for k, v in fields.items() if v is not None}
+
+
+#: a sentence that leaves a field as it is ("Amount unchanged.", "The rest stays the same.")
+_UNCHANGED = re.compile(
+    r"(?:the\s+)?[\w -]{1,40}?\s+(?:unchanged|untouched|as\s+is|stays?(?:\s+the\s+same)?|"
+    r"(?:is|are)\s+the\s+same)\s*[.!]?",
+    re.I,
+)
+
+
+#: a sentence that only asks for the change said before it ("Please update its phase.")
+_ASKS_IT = re.compile(
+    r"(?:please\s+)?(?:update|change|fix|amend|correct|set)\s+(?:it|that|this|the\s+record|"
+    r"(?:its|his|her|their)\s+[\w -]{1,30}?)(?:\s+(?:please|accordingly))?\s*[.!]?",
+    re.I,
+)
+
+
+def _idle(text: str, ws: Workspace) -> bool:
+    """Sentences after a change that ask for nothing more: no number, address or quote, and no
+    field or option named, unless to say it stays as it is."""
+    for sentence in re.split(r"(?<=[.!?])\s+", text.strip()):
+        if re.search(r"\d|@|['\"]|\$|€|£", sentence):
+            return False
+        said = sentence.strip()
+        if _mentions(said, ws) and not (_UNCHANGED.fullmatch(said) or _ASKS_IT.fullmatch(said)):
+            return False
+    return True
+
+
+def _says_option(slot: Field, module: Module, text: str, ws: Workspace) -> bool:
+    """Whether ``text`` says one option of ``slot`` (several: "from discovery to launched")."""
+    said = {m.option for m in _mentions(text, ws) if m.module is module and m.field is slot}
+    return len(said - {None}) == 1
 
 
 def _option_anywhere(
@@ -1825,6 +1871,19 @@ def _only_context(part: str, ws: Workspace) -> bool:
     if re.search(r"\b" + _UPDATE_VERB + r"\b|\b(?:to|as)\s*$", part, re.I):
         return False
     return bool(re.match(r"(?:[A-Z][\w'-]+|he|she|they|we|i)\s+\w+", part.strip()))
+
+
+#: verbs that say what someone is or holds (a title, a company): never mere story
+_IS_OR_HOLDS = re.compile(
+    r"'s\b|\b(?:is|are|was|were|has|have|had|works?|worked|heads?|leads?|runs?|manages?|owns?|"
+    r"joined|moved|became|becomes)\b",
+    re.I,
+)
+
+
+def _story(sentence: str, ws: Workspace) -> bool:
+    """A sentence that tells what someone does and says nothing a record holds."""
+    return _only_context(sentence.rstrip(".!? "), ws) and not _IS_OR_HOLDS.search(sentence)
 
 
 def _field_named(module: Module, said: str) -> Field | None:

@@ -41,7 +41,7 @@ _BROUGHT_IN = (
 #: verbs that say a value is to change, in the passive ("is to be revised to")
 _CHANGED = (
     r"(?:amended|revised|changed|updated|moved|altered|corrected|adjusted|knocked|dropped|"
-    r"lowered|raised|bumped)(?:\s+(?:up|down|back))?"
+    r"lowered|raised|bumped|shifted|rescheduled|postponed|pushed)(?:\s+(?:up|down|back))?"
 )
 #: "is wrong", "looks wrong", "is out of date": a value said to be wrong
 _WRONG = (
@@ -53,6 +53,10 @@ _WRONG = (
 _RULES: Rules = tuple(
     (re.compile(p, re.I), r)
     for p, r in (
+        # "X's been moved", "Donald Knuth's asked us": has
+        (r"(?P<n>\b(?-i:[A-Z])[\w-]*)'s\s+(?=(?:been|asked|got|gone|left|joined|signed|said|told|"
+         r"called|emailed|agreed|decided|moved|changed|switched|become)\b)", r"\g<n> has "),
+        (r"'s\s+been\b", " has been"),
         # officialese that asks nothing by itself
         (r"^\s*(?:please\s+)?kindly\s+(?:note|be\s+advised|be\s+informed)\s+that\s+", ""),
         (r"^\s*(?:please\s+)?(?:note|be\s+advised)\s+that\s+", ""),
@@ -84,8 +88,10 @@ _RULES: Rules = tuple(
         (r"^(?P<h>\s*create\s+(?:an?\s+)?(?:new\s+)?(?:deal|opportunity))\s+to\s+the\s+pipeline\b",
          r"\g<h>"),
         # "Create a deal for Fabrikam Cloud: Fabrikam Cloud support plan, 14,000": its name
-        (r"^(?P<h>\s*(?:create|add|open|log|make)\s+(?:an?\s+)?(?:new\s+)?(?:deal|opportunity|task)"
-         r"\s+for\s+[^:,;.]+?)\s*:\s*(?P<n>(?-i:[A-Z'\"])[^,.;:]+?)\s*(?=[,;]|\.(?:\s|$)|$)",
+        # ("New deal for X: Name", "... deal for X — Name, 18,500")
+        (r"^(?P<h>\s*(?:(?:create|add|open|log|make)\s+(?:an?\s+)?(?:new\s+)?|new\s+)"
+         r"(?:deal|opportunity|task)(?:\s+in)?\s+for\s+[^:,;.\u2014\u2013]+?)\s*(?::|\s[\u2014\u2013-])\s*"
+         r"(?P<n>(?-i:[A-Z'\"])[^,.;:]+?)\s*(?=[,;]|\.(?:\s|$)|$)",
          r"\g<h> called \g<n>"),
         # "Add X as a contact. He's the Plant Manager at Y": the title and company are the add's
         (r"^(?P<h>(?:[^.;]*?,\s*)?(?:add|create)\s+.+?\s+as\s+an?\s+(?:new\s+)?contact)\s*[.;]\s+(?:and\s+)?"
@@ -135,6 +141,7 @@ _RULES: Rules = tuple(
         (r"\b(?P<m>company|contact|deal|task)\s+in\s+(?=(?:called|named|for)\b)", r"\g<m> "),
         # "... for X at the lead stage": the stage said as its field
         (r"\s+(?:at|in)\s+the\s+(?P<s>[\w-]+)\s+stage\b", r", stage \g<s>"),
+        (r"^(?P<h>\s*deals)\s+(?:at|in)\s+(?P<s>[\w-]+)\s+stage\b", r"\g<h>, stage \g<s>"),
         # "push X's close date back to", "move the due date out to"
         (r"\s+(?:back|forward|out)\s+(?=(?:to|until|till)\b)", " "),
         # "Grace Hopper's been made Chief Digital Officer, could you update her title?"
@@ -196,6 +203,30 @@ _RULES: Rules = tuple(
         # "whose email is x@y?", "who has the address x@y": the address looked up
         (r"^.*?\b(?:whose\s+(?:e-?mail(?:\s+address)?|address)\s+is|who\s+has\s+(?:the\s+)?"
          r"(?:e-?mail(?:\s+address)?|address))\s+(?=\S+@)", "find "),
+        # "New contact: X, ... Put her down as a lead.": the new record's value, said after it
+        (r"^(?P<h>\s*(?:new|add|create)\b(?:[^.;]|\.(?=\S))*?)\s*[.;]\s+(?:put|mark|set|list|flag|add)\s+"
+         r"(?:him|her|them|it)\s+(?:down\s+|in\s+)?as\s+(?:an?\s+)?(?P<v>[\w-]+)\s*[.!]?\s*$",
+         r"\g<h>, \g<v>."),
+        # "at 4 in the afternoon", "at 8 in the morning": the hour of that half of the day
+        (r"\bat\s+(?P<t>\d{1,2}(?::\d\d)?)\s+in\s+the\s+(?:afternoon|evening)\b", r"at \g<t>pm"),
+        (r"\bat\s+(?P<t>\d{1,2}(?::\d\d)?)\s+in\s+the\s+morning\b", r"at \g<t>am"),
+        # "about the sensor loadout — ask which firmware she wants": what the e-mail asks
+        (r"\babout\s+(?P<s>[^,;\u2014\u2013]+?)\s+[\u2014\u2013-]\s+(?P<v>ask|tell|remind|thank|invite)\b",
+         r"about \g<s>, \g<v>ing"),
+        # "queue up an email for X", "prep a message to X": a draft to X; "I'll hit send later"
+        (r"\b(?:queue\s+up|prep|prepare|line\s+up)\s+(?:an?\s+)?(?:e-?mail|message|note)\s+"
+         r"(?:for|to)\s+", "draft an email to "),
+        (r"(?P<d>\bdraft\s+only)\s*[,;]?\s*i'?ll\s+(?:hit\s+)?send\s+(?:it\s+)?(?:later|myself)\b",
+         r"\g<d>"),
+        (r"\bi'?ll\s+(?:hit\s+)?send\s+(?:it\s+)?(?:later|myself)\b", "don't send it"),
+        # "the lost reason wrong — should be 'budget frozen'" (the verb left out)
+        (r"\s+(?:wrong|incorrect)\s*[,;:.\u2014\u2013-]*\s*(?:it\s+)?should\s+(?:be|say|read)\s+",
+         " should be "),
+        # "website is x.example now, not y.example": the old value is no part of the new one
+        (r"(?P<h>\bis\s+[^,;\s]+\s+now)\s*,\s+(?:not|no)\s+[^,;\s]+\s*(?=[.!?]?\s*$)", r"\g<h>"),
+        # lists: "closing soonest first", "due soonest first"
+        (r"\b(?:closing|close|closes)\s+soonest\s+first\b", "soonest close date first"),
+        (r"\bdue\s+soonest\s+first\b", "soonest due date first"),
         # "n'at" (Pittsburgh's "and that"): it says nothing
         (r"\s*,?\s+n'at\b", ""),
         # "draft something to X", "email → X": an e-mail to X
@@ -329,7 +360,11 @@ _PHONE_CUE = re.compile(r"\b(?:phone|number|mobile|cell|line|tel|telephone)\b", 
 _PHONE_ASKED = re.compile(
     r"\b(?:add|change|update|new|gave|give|it'?s|is\s+now|set|put|record|save|store|fix)\b", re.I
 )
-_NOT_A_PHONE_CHANGE = re.compile(r"\b(?:remind|e-?mail|send|draft|call\s+task|create|log)\b", re.I)
+_NOT_A_PHONE_CHANGE = re.compile(
+    r"\b(?:remind|e-?mail|send|draft|call\s+task|create|log)\b"
+    r"|\b(?:add|new)\s+(?:an?\s+)?(?:new\s+)?(?:company|contact|account|lead)\b",  # a new record's
+    re.I,
+)
 #: a record's name said first in a message: capitalised words, not after "at"/"from" (a
 #: company someone works at is not the record that changed)
 _FIRST_NAME_SAID = re.compile(

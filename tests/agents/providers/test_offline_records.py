@@ -253,3 +253,9 @@ def test_an_option_said_outside_the_change_is_not_guessed_among_several() -> Non
     apollo = record("projects", "Apollo")
     message = "The Apollo project is in build or launched now. Please update it."
     assert writes(plan(message), [apollo]) == []
+
+
+def test_a_later_sentence_that_asks_for_more_keeps_the_change_asked_about() -> None:
+    """The value's sentence is read alone only when what follows asks for nothing more."""
+    apollo = record("projects", "Apollo")
+    assert writes(plan("The Apollo project is in build now. Budget 5000."), [apollo]) == []

@@ -1,0 +1,144 @@
+"""English as some people speak it, in the words the offline planner reads: Scots ("Pit her
+doon as a lead", "tae", "the morra at half ten", "Friday coming"), Singlish ("Can add company X
+or not?", "lah", "key in one new task"), dropped g's ("closin'", "askin'"), a trade's
+shorthand ("approx 600 emp, annual rev ~$45M", "sched a task") and the verbs people bring a
+record into being with ("spawn a company", "fire a new deal", "stick a new deal in").
+
+Each rewrite swaps words for the words they stand for and keeps every name, field and value;
+the planner then reads the message with its usual checks, so nothing here writes anything by
+itself. Only small letters are read as dialect ("Ma" or "Tae" starting a name stays as typed,
+except where a sentence starts with a word no name is: "Ma tasks").
+"""
+
+from __future__ import annotations
+
+import re
+
+from fieldhouse.agents.providers.offline_register import Rules, applied
+
+#: Scots words, and the English words they are
+_SCOTS = {
+    "tae": "to", "fur": "for", "noo": "now", "aboot": "about", "efter": "after",
+    "efternoon": "afternoon", "afore": "before", "mair": "more", "thoosand": "thousand",
+    "whit": "what", "havenae": "haven't", "hasnae": "hasn't", "arenae": "aren't",
+    "isnae": "isn't", "cannae": "can't", "dinnae": "don't", "disnae": "doesn't",
+    "didnae": "didn't", "wullnae": "won't", "widnae": "wouldn't", "aff": "off", "pit": "put",
+    "doon": "down", "oot": "out", "oor": "our", "yer": "your", "wi'": "with", "o'": "of",
+    "gie": "give", "gie's": "give me", "ma": "my", "masel": "myself",
+    "wance": "once", "nae": "no", "frae": "from", "intae": "into", "oan": "on",
+}  # fmt: skip
+#: a trade's shorthand and a phone's, in any message
+_SHORTHAND = {
+    "emp": "employees", "emps": "employees", "rev": "revenue", "approx": "about",
+    "sched": "schedule", "mo": "month", "mos": "months",
+}  # fmt: skip
+_WORD = re.compile(
+    r"(?<![\w@./'-])(?P<w>"
+    + "|".join(re.escape(k) for k in sorted({**_SCOTS, **_SHORTHAND}, key=len, reverse=True))
+    + r")(?![\w@/-]|'\w)",
+    re.I,
+)
+_MODULE_WORD = r"(?:deal|company|contact|task|opportunity|account|lead|to-do|todo)"
+_DAYS = r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
+_NUMBER_WORDS = {
+    "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
+    "nine": 9, "ten": 10, "eleven": 11, "twelve": 12,
+}  # fmt: skip
+
+#: Scots phrases, read before its words: "Gonnae no send it" is don't send it
+_PHRASES: Rules = tuple(
+    (re.compile(p, re.I), r)
+    for p, r in (
+        (r"\bgonnae\s+no(?![\w'-])", "don't"),
+        (r"\bgonnae(?![\w'-])", "going to"),
+        (r"\bthe\s+morra(?![\w'-])", "tomorrow"),
+        (r"\bthe\s+noo(?![\w'-])", "now"),
+    )
+)
+_RULES: Rules = tuple(
+    (re.compile(p, re.I), r)
+    for p, r in (
+        # "Friday coming", "Monday coming": that day, the next one
+        (r"\b(?P<d>" + _DAYS + r")\s+coming\b", r"\g<d>"),
+        # "a thoosand" -> "a thousand": the number
+        (r"\b(?:a|one)\s+thousand\b", "1000"),
+        # Singlish: "Can add company X or not?", "X, can?", "one new company"
+        (r"^\s*can\s+(?=(?:add|create|open|key\s+in|put|set|change|update|move|send|make)\b)",
+         ""),
+        (r"\s*,?\s+or\s+not\s*\?(?=\s*\S)", ","),
+        (r"\s*,?\s+or\s+not\s*\?", "."),
+        (r"\s*,?\s+can\s*\?\s*", ". "),
+        (r"\b(?:key|punch)\s+in\b", "enter"),
+        (r"\bone\s+new\b", "a new"),
+        (r"\bopen\s+new\b", "open a new"),
+        # particles that say nothing at a clause's end: "lah", "leh", "lor", "meh", "ah"
+        (r"\s+(?:lah|leh|lor|meh|hor|sia|ah)\b(?=\s*(?:[,.;!?\u2014-]|$))", ""),
+        # "..., aye.", "..., chef.": a word to the listener, no part of the request
+        (r"\s*,\s*(?:aye|chef|mate|pal|boss|bro|buddy|folks|guys|team)\b(?=\s*(?:[,.;!?]|$))",
+         ""),
+        # "spawn a company", "fire a new deal", "stick a new deal in", "sched a task": a create
+        (r"^\s*(?:spawn|fire|stick|pop|chuck|bang|throw|slap|whack|schedule)\s+"
+         r"(?:(?:a|an)\s+)?(?:new\s+)?(?=" + _MODULE_WORD + r"\b)", "create a new "),
+        (r"\blog\s+it\s+as\s+an?\s+(?=" + _MODULE_WORD + r"\b)", "create a "),
+        # "... on hold, don't fire it": don't send it
+        (r"\bdon'?t\s+fire\s+it\b", "don't send it"),
+        # "..., link it to the X deal": the new task's related deal (read before a pronoun is)
+        (r"\blink\s+it\s+to\s+", "linked to "),
+        # a list's last word: "deals closing before ..., not lost" are those that are not lost
+        (r"^(?P<h>\s*(?:deals|companies|contacts|tasks)\b[^.;]*?),\s+not\s+(?=[\w-]+\s*[.!?]?\s*$)",
+         r"\g<h> that are not "),
+        # "~$45M", "~600": about that
+        (r"(?<!~)~(?!~)\s*(?=[$€£]?\d)", ""),  # not "~~420~~": struck out in Markdown
+    )
+)  # fmt: skip
+
+
+def _word(m: re.Match[str]) -> str:
+    said = m["w"]
+    lower = said.lower()
+    plain = _SCOTS.get(lower) or _SHORTHAND[lower]
+    if said[0].isupper():
+        # "Ma tasks", "Whit reminders": a capital only where a sentence starts
+        before = m.string[: m.start()].rstrip()
+        if before and before[-1] not in ".!?:;\u2014-":
+            return said
+        return plain[0].upper() + plain[1:]
+    return plain
+
+
+_DROPPED = re.compile(r"(?<![\w'])(?P<w>[a-z]{2,})in'(?=[\s,.;:!?]|$)")
+
+
+def _g_dropped(text: str) -> str:
+    """ "closin'", "askin'": the word with its g, outside quotes."""
+
+    def put_back(m: re.Match[str]) -> str:
+        before = _DROPPED.sub("", text[: m.start()])
+        quotes = len(re.findall(r"(?<!\w)'|'(?!\w)", before))
+        return m[0] if quotes % 2 else m["w"] + "ing"
+
+    return _DROPPED.sub(put_back, text)
+
+
+def _half_hour(text: str) -> str:
+    """ "at half ten" (British): ten thirty."""
+
+    def time(m: re.Match[str]) -> str:
+        hour = _NUMBER_WORDS.get(m["h"].lower()) or int(m["h"])
+        return f"{m['at']}{hour}:30"
+
+    return re.sub(
+        r"(?P<at>\bat\s+)half\s+(?P<h>" + "|".join(_NUMBER_WORDS) + r"|1[0-2]|[1-9])\b",
+        time,
+        text,
+        flags=re.I,
+    )
+
+
+def plain_dialect(message: str) -> str:
+    """The message in the words the planner reads (unchanged when nothing here is said; its
+    lines as they were: a pasted e-mail or form is read by its lines later)."""
+    text = applied(_PHRASES, _g_dropped(message), times=2)
+    text = _WORD.sub(_word, text)
+    text = _half_hour(text)
+    return applied(_RULES, text)

@@ -1,0 +1,170 @@
+"""Requests in Scots, in Singlish, with dropped g's, a trade's shorthand or an everyday verb
+for a create, read as the plain requests they are (issue 32, item 6): ``offline_dialect`` and
+the register rules beside it. Records and phrasings are this file's own (blind14's tuning half
+showed the shapes); each fails without this change."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+import pytest
+
+from fieldhouse.agents.providers.offline_dialect import plain_dialect
+from fieldhouse.agents.providers.offline_register import plain_register
+from fieldhouse.agents.providers.offline_schema import builtin
+from tests.agents.providers.planner_walk import (
+    conditions,
+    last_search,
+    record,
+    the_create,
+    updated,
+    walked,
+    written,
+)
+
+#: a Saturday
+NOW = datetime(2026, 11, 28, 10, 0, tzinfo=UTC)
+WS = builtin()
+KESTREL = record("companies", "Kestrel Freight")
+BEACON = record("deals", "Beacon fleet telematics", stage="lost")
+AUDIT = record("tasks", "Vendor audit checklist")
+HEAP = [KESTREL, BEACON, AUDIT, record("contacts", "Orla Finnegan")]
+
+
+def writes(message: str) -> list[Any]:
+    return written(message, HEAP, NOW, WS)[0]
+
+
+@pytest.mark.parametrize(
+    ("said", "plain"),
+    [
+        ("Gonnae no send it the noo", "don't send it now"),
+        ("Remind me the morra at half ten tae ring Orla",
+         "Remind me tomorrow at 10:30 to ring Orla"),
+        ("Ma deals wi' mair than a thoosand in them", "My deals with more than 1000 in them"),
+        ("Whit tasks are due Friday coming?", "What tasks are due Friday?"),
+        ("Who owns the Beacon deal lah?", "Who owns the Beacon deal?"),
+        ("Can add company Heron Analytics or not? Software.",
+         "add company Heron Analytics, Software."),
+        ("closin' the 'Berlin' deal, askin' why", "closing the 'Berlin' deal, asking why"),
+        ("approx 300 emp, annual rev ~$4M", "about 300 employees, annual revenue $4M"),
+        ("Spawn a company: Heron Analytics", "create a new company: Heron Analytics"),
+        ("Help me key in one new task", "Help me enter a new task"),
+    ],
+)  # fmt: skip
+def test_dialect_words_become_the_words_the_planner_reads(said: str, plain: str) -> None:
+    assert plain_dialect(said) == plain
+
+
+def test_a_name_or_a_struck_out_number_is_no_dialect() -> None:
+    """Only small letters are dialect where no sentence starts ("Orla Ma" keeps her name), and
+    Markdown's "~~420~~" keeps its tildes."""
+    assert plain_dialect("Call Orla Ma about the noo-noo") == "Call Orla Ma about the noo-noo"
+    assert plain_dialect("Employees: ~~420~~ 450") == "Employees: ~~420~~ 450"
+
+
+def test_a_scots_update_moves_the_task() -> None:
+    assert writes("The Vendor audit checklist's been shifted tae Friday coming.") == updated(
+        AUDIT, **{"due-date": "2026-12-04"}
+    )
+
+
+def test_a_create_with_an_everyday_verb_and_its_name_after_a_dash() -> None:
+    made = the_create(
+        writes("Stick a new deal in fur Kestrel Freight — Kestrel cold store, 40,000, stage lead.")
+    )
+    assert made["displayName"] == "Kestrel cold store"
+    assert made["fields"]["amount"] == {"amount": 40000, "currency": "USD"}
+    assert made["fields"]["stage"] == "lead"
+    assert made["fields"]["company"] == KESTREL["recordId"]
+
+
+def test_a_singlish_create_with_a_phone_is_no_phone_change() -> None:
+    made = the_create(
+        writes(
+            "Can add company Heron Analytics or not? Software, 300 employees, "
+            "main phone +65 6555 0100."
+        )
+    )
+    assert made["displayName"] == "Heron Analytics"
+    assert made["fields"] | {"name": None} == {
+        "industry": "software", "employees": 300, "phone": "+6565550100", "name": None,
+    }  # fmt: skip
+
+
+def test_the_request_first_then_a_later_sentence_for_the_new_contact() -> None:
+    """ "New contact: ... she's X at Y, ... Put her down as a lead.": the request came first, so
+    the later sentence adds a value and nothing said before it is dropped."""
+    made = the_create(
+        writes(
+            "New contact: Isla Munro, she's Head of Fleet at Kestrel Freight, email "
+            "isla.munro@kestrel.example. Put her down as a lead."
+        )
+    )
+    assert made["fields"]["job-title"] == "Head of Fleet"
+    assert made["fields"]["lifecycle"] == "lead"
+    assert made["fields"]["company"] == KESTREL["recordId"]
+
+
+def test_a_title_said_in_its_own_sentence_is_the_title_alone() -> None:
+    made = the_create(
+        writes(
+            "New contact: Isla Munro, isla@kestrel.example. "
+            "She is the Fleet Manager at Kestrel Freight."
+        )
+    )
+    assert made["fields"]["job-title"] == "Fleet Manager"
+
+
+def test_a_sentence_that_only_tells_what_someone_does_is_no_detail_to_ask_about() -> None:
+    made = the_create(
+        writes(
+            "New contact: Isla Munro, Fleet Manager at Kestrel Freight, isla@kestrel.example. "
+            "she approves the invoices"
+        )
+    )
+    assert made["fields"]["job-title"] == "Fleet Manager"
+    # what someone is (not does) is never mere story: asked about, nothing written
+    assert (
+        writes("New contact: Isla Munro, isla@kestrel.example. She is on the board of Heron.") == []
+    )
+
+
+def test_a_value_said_wrong_without_its_verb() -> None:
+    said = (
+        "Beacon fleet telematics lost, but the lost reason wrong leh — should be 'budget frozen'."
+    )
+    assert writes(said) == updated(BEACON, **{"lost-reason": "budget frozen"})
+
+
+def test_what_an_email_asks_after_a_dash_is_its_body_and_a_later_send_keeps_it_a_draft() -> None:
+    said = "Queue up an email for Orla Finnegan about the fleet pilot — ask when she can start."
+    assert plain_register(said) == (
+        "draft an email to Orla Finnegan about the fleet pilot, asking when she can start."
+    )
+    assert plain_register("Draft only, I'll hit send later.") == "Draft only."
+
+
+def test_a_list_ends_with_what_it_leaves_out_and_its_order() -> None:
+    made, _ = walked("deals closing before the end of next month, not lost", HEAP, NOW, WS)
+    assert ("stage", "notIn", ["lost"]) in conditions(last_search(made))
+    made, _ = walked("Deals in proposal stage, closing soonest first.", HEAP, NOW, WS)
+    args = last_search(made)
+    assert ("stage", "eq", "proposal") in conditions(args)
+    assert (args["sortField"], args["sortDirection"]) == ("close-date", "asc")
+
+
+def test_an_hour_of_the_afternoon_said_in_words() -> None:
+    made = writes("Remind me Thursday at 4 in the afternoon to chase the Kestrel invoice.")
+    assert made == [
+        (
+            "reminders.create",
+            {"text": "chase the Kestrel invoice", "dueAt": "2026-12-03T16:00:00+00:00"},
+        )
+    ]
+
+
+def test_a_drop_said_as_a_noun_is_no_delete() -> None:
+    _, reply = walked("Loot drop is 140k on the Beacon fleet telematics deal.", HEAP, NOW, WS)
+    assert "can't delete" not in reply
