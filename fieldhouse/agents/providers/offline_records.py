@@ -1741,7 +1741,7 @@ def _idle(text: str, ws: Workspace) -> bool:
     """Sentences after a change that ask for nothing more: no number, address or quote, and no
     field or option named, unless to say it stays as it is."""
     for sentence in re.split(r"(?<=[.!?])\s+", text.strip()):
-        if re.search(r"\d|@|['\"]|\$|€|£", sentence):
+        if re.search(r"\d|@|(?<!\w)'|'(?!\w)|\"|\$|€|£", sentence):
             return False
         said = sentence.strip()
         if _mentions(said, ws) and not (_UNCHANGED.fullmatch(said) or _ASKS_IT.fullmatch(said)):
@@ -1862,15 +1862,20 @@ def _more_change(
     return None
 
 
+#: someone, then what they do: "Maria wants ...", "they complain ..." ("the client wants ..."
+#: is asked about: whose wish it is, and whether it changes anything, is not said)
+_SOMEONE_DOES = re.compile(r"(?:[A-Z][\w'-]+|he|she|they|we|i)\s+\w+")
+
+
 def _only_context(part: str, ws: Workspace) -> bool:
     """A part that says why rather than what: someone does something ("Maria wants to attend
     it"), with no field, choice, number, quote or address, and no verb that changes a
     value."""
-    if re.search(r"\d|@|['\"]|\$|€|£", part) or _mentions(part, ws):
+    if re.search(r"\d|@|(?<!\w)'|'(?!\w)|\"|\$|€|£", part) or _mentions(part, ws):
         return False
     if re.search(r"\b" + _UPDATE_VERB + r"\b|\b(?:to|as)\s*$", part, re.I):
         return False
-    return bool(re.match(r"(?:[A-Z][\w'-]+|he|she|they|we|i)\s+\w+", part.strip()))
+    return bool(_SOMEONE_DOES.match(part.strip()))
 
 
 #: verbs that say what someone is or holds (a title, a company): never mere story
@@ -2274,10 +2279,17 @@ def _sort_by_dated(q: _Query, soonest: re.Match[str]) -> None:
 
 
 def _empty_conditions(q: _Query) -> None:
-    """ "tasks without a due date": the field is empty."""
+    """ "tasks without a due date": the field is empty (a yes/no field is said false instead:
+    "contacts without do not contact" are those where it is not set, see _flag_conditions)."""
     for m in q.mentions:
         empty = _EMPTY.search(q.lower[: m.start])
-        if empty and m.module is q.module and m.field is not None and m.option is None:
+        if (
+            empty
+            and m.module is q.module
+            and m.field is not None
+            and m.option is None
+            and m.field.reads != "flag"
+        ):
             q.add(m.field.slug, "isNull", (m.start, m.end))
 
 

@@ -34,6 +34,8 @@ def rules(
 
 
 _NAME = r"[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)+"
+#: the same in capitals whatever the rule's flags (the rules read case aside)
+_CAPITALISED = rf"(?-i:{_NAME})"
 #: verbs that say a record is to come into being, in the passive ("is to be raised")
 _BROUGHT_IN = (
     r"(?:opened|created|raised|registered|recorded|logged|added|set\s+up|entered|put\s+in)"
@@ -227,6 +229,27 @@ _RULES: Rules = tuple(
         # lists: "closing soonest first", "due soonest first"
         (r"\b(?:closing|close|closes)\s+soonest\s+first\b", "soonest close date first"),
         (r"\bdue\s+soonest\s+first\b", "soonest due date first"),
+        # "Tag Ken Thompson champion", "tag X with Y", "add the tag Y to X", "X is our man at Y,
+        # tag him Z": the tag on that record
+        (r"^\s*tag\s+(?P<who>" + _CAPITALISED + r")\s+(?:with\s+)?(?P<t>[\w-]+)\s*[.!]?\s*$",
+         r"tag \g<who> as \g<t>"),
+        (r"^\s*add\s+(?:the\s+)?tag\s+(?P<t>[\w-]+)\s+to\s+(?P<who>" + _CAPITALISED
+         + r")\s*[.!]?\s*$",
+         r"tag \g<who> as \g<t>"),
+        (r"^\s*(?P<who>" + _CAPITALISED + r")(?:\s+is|'s)\s+(?:our|the|a|an|my)\b[^.;,]*[,.;]\s*"
+         r"tag\s+"
+         r"(?:him|her|them)\s+(?:as\s+|with\s+)?(?P<t>[\w-]+)\s*[.!]?\s*$",
+         r"tag \g<who> as \g<t>"),
+        # "Fabrikam Software health dropped to 3 stars": the field of the record named first
+        (r"^\s*(?P<r>" + _CAPITALISED + r")(?:'s)?\s+(?P<f>(?-i:[a-z])[\w -]{1,30}?)\s+"
+         r"(?:dropped|drop|fell|"
+         r"went\s+(?:down|up)|down|rose|up|went)\s+to\s+", r"set \g<r> \g<f> to "),
+        # "..., but don't include the do-not-contact ones", "excluding the contacts with the
+        # do-not-contact flag": those without it
+        (r"\s*,?\s*(?:but\s+)?(?:don'?t\s+include|do\s+not\s+include|excluding|exclude|leave\s+out|"
+         r"except(?:\s+for)?|minus)\s+(?:the\s+|any\s+)?(?:contacts?\s+|ones?\s+|people\s+)?"
+         r"(?:with\s+(?:the\s+|a\s+)?|who\s+are\s+|marked\s+|flagged\s+)?do[- ]not[- ]contact"
+         r"(?:\s+(?:ones|flag|contacts|people))?", " without do not contact"),
         # "n'at" (Pittsburgh's "and that"): it says nothing
         (r"\s*,?\s+n'at\b", ""),
         # "draft something to X", "email → X": an e-mail to X

@@ -681,3 +681,37 @@ def test_more_of_what_blind13_showed() -> None:
         assert draft["to"] == ["idris.vaughan@harrow.example"], said
         assert "quote" in draft["subject"] and draft["body"].lower().startswith("asking"), said
         assert "draft" not in draft["body"].lower() and "send" not in draft["body"].lower()
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        "Tag Orla Finnegan champion",
+        "tag Orla Finnegan with champion",
+        "Add the tag champion to Orla Finnegan",
+        "Orla Finnegan is our contact on the fleet side, tag her champion",
+    ],
+)
+def test_a_tag_said_with_the_person(message: str) -> None:
+    assert writes(message) == [update(ORLA, tags=["champion"])]
+
+
+def test_a_field_that_dropped_to_a_value_on_a_record_named_first() -> None:
+    """The record's name holds a choice's word ("Software"), and no verb opens the message."""
+    software = record("companies", "Kestrel Software")
+    assert writes("Kestrel Software health dropped to 3 stars.", [software]) == [
+        update(software, health=3)
+    ]
+    # the rule reads capitalised names only: a verb in small letters is no record's name
+    assert writes("lower the Kestrel Software health to 3 stars", [software]) == [
+        update(software, health=3)
+    ]
+
+
+def test_contacts_without_the_do_not_contact_flag_are_those_where_it_is_not_set() -> None:
+    made, _ = walked(
+        "Contacts tagged newsletter, but don't include the do-not-contact ones.", EVERYONE, NOW, WS
+    )
+    assert made[-1][1]["advancedFilter"]["root"]["conditions"][1:] == [
+        {"id": "c2", "fieldSlug": "do-not-contact", "operator": "eq", "value": False}
+    ]
