@@ -1708,6 +1708,10 @@ def _change_fields(
     if read is None and rest and _idle(rest, ws):
         # "negotiation now. Please update it": the value is of the first sentence
         read = _read_value(slot, head.rstrip(".!? "), record, today, ws)
+    told = _IT_TO.search(whole) if read is None else None
+    if told:  # "Tailspin's health is tanking, drop it to 1": the value told
+        read = _read_value(slot, told["v"], record, today, ws)
+        told = told if read is not None else None
     if read is None and not _says_option(slot, module, value, ws):
         # (an option said in the value with words beside it that were not read: asked about)
         read = _option_anywhere(slot, module, whole, record, ws)
@@ -1715,12 +1719,20 @@ def _change_fields(
         return f"What should {slot.label.lower()} of {name} be?"
     fields: dict[str, Any] = {slot.slug: read}
     for part in re.split(r"\s*[,;]\s*|\s+and\s+", change.extra):
+        if told and part.strip(" .!") == told[0]:
+            continue  # the part that told the value
         asked = _more_change(part, slot, module, record, today, ws, fields) if part else None
         if asked:
             return asked
     return {k: v for k, v in fields.items() if v is not None}
 
 
+#: "..., drop it to 1", "set it to lead": the value a change tells after a pronoun
+_IT_TO = re.compile(
+    r"\b(?:drop|set|move|put|change|bump|raise|lower|make|update|knock|push|take)\s+it\s+"
+    r"(?:down\s+|up\s+|back\s+)?(?:to|at)\s+(?P<v>[^,;.!?]+)",
+    re.I,
+)
 #: a sentence that leaves a field as it is ("Amount unchanged.", "The rest stays the same.")
 _UNCHANGED = re.compile(
     r"(?:the\s+)?[\w -]{1,40}?\s+(?:unchanged|untouched|as\s+is|stays?(?:\s+the\s+same)?|"
@@ -2181,6 +2193,13 @@ def _compare_conditions(q: _Query) -> None:
             f = _numeric_field(lower[: c.start()], q.module, numeric, lower[c.end() :])
             q.add(f.slug, "gte", value=low[0].value[0])
             q.add(f.slug, "lte", (c.start(), c.end()), value=high[0].value[0])
+    # last, where none of the above read the number: "the one worth 76,500", "amount 12k"
+    exact = r"\b(?:worth|valued\s+at|amount(?:\s+of|\s+is)?|amounting\s+to)\s+"
+    for c in re.finditer(
+        exact + r"(?P<n>[$€£]?\s?\d[\d,.]*\s?(?:k|m|bn|grand|thousand)?\b)", lower
+    ):
+        if not any(s <= c.start("n") < e for s, e in q.used):
+            compared(c, "eq", c.end())
 
 
 _SIDES = {"before": "lt", "until": "lte", "till": "lte", "after": "gt", "since": "gte"}

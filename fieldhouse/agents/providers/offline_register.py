@@ -250,6 +250,9 @@ _RULES: Rules = tuple(
          r"except(?:\s+for)?|minus)\s+(?:the\s+|any\s+)?(?:contacts?\s+|ones?\s+|people\s+)?"
          r"(?:with\s+(?:the\s+|a\s+)?|who\s+are\s+|marked\s+|flagged\s+)?do[- ]not[- ]contact"
          r"(?:\s+(?:ones|flag|contacts|people))?", " without do not contact"),
+        # "every contact who asked not to be contacted": those marked do not contact
+        (r"\b(?:who|that)\s+(?:have\s+|has\s+)?asked\s+(?:us\s+)?not\s+to\s+be\s+"
+         r"(?:contacted|e-?mailed|called)\b", "marked do not contact"),
         # "n'at" (Pittsburgh's "and that"): it says nothing
         (r"\s*,?\s+n'at\b", ""),
         # "draft something to X", "email → X": an e-mail to X

@@ -715,3 +715,30 @@ def test_contacts_without_the_do_not_contact_flag_are_those_where_it_is_not_set(
     assert made[-1][1]["advancedFilter"]["root"]["conditions"][1:] == [
         {"id": "c2", "fieldSlug": "do-not-contact", "operator": "eq", "value": False}
     ]
+
+
+def test_a_list_of_the_one_worth_an_amount_asks_for_that_amount() -> None:
+    made, _ = walked("Which deal is the one worth 76,500?", EVERYONE, NOW, WS)
+    assert made[-1][1]["advancedFilter"]["root"]["conditions"] == [
+        {"id": "c1", "fieldSlug": "amount", "operator": "eq", "value": 76500}
+    ]
+    made, _ = walked("deals worth 10k or more", EVERYONE, NOW, WS)
+    conditions = made[-1][1]["advancedFilter"]["root"]["conditions"]
+    assert [(c["operator"], c["value"]) for c in conditions] == [("gte", 10000)]
+
+
+def test_the_value_told_after_a_pronoun_and_nothing_more() -> None:
+    assert writes("Kestrel Freight's account health is tanking, drop it to 1") == [
+        update(KESTREL, health=1)
+    ]
+    # more told after it: asked about, nothing written
+    assert (
+        writes("Kestrel Freight's account health is tanking, drop it to 1 and fix the site") == []
+    )
+
+
+def test_contacts_who_asked_not_to_be_contacted_are_those_marked_so() -> None:
+    made, _ = walked("List every contact who asked not to be contacted.", EVERYONE, NOW, WS)
+    assert made[-1][1]["advancedFilter"]["root"]["conditions"] == [
+        {"id": "c1", "fieldSlug": "do-not-contact", "operator": "eq", "value": True}
+    ]
