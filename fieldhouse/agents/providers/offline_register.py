@@ -250,6 +250,11 @@ _RULES: Rules = tuple(
          r"except(?:\s+for)?|minus)\s+(?:the\s+|any\s+)?(?:contacts?\s+|ones?\s+|people\s+)?"
          r"(?:with\s+(?:the\s+|a\s+)?|who\s+are\s+|marked\s+|flagged\s+)?do[- ]not[- ]contact"
          r"(?:\s+(?:ones|flag|contacts|people))?", " without do not contact"),
+        # "Shafi Goldwasser, job title → CISO", "Dennis Ritchie. lifecycle qualified -> customer":
+        # the field of the record named first, to the value after the arrow
+        (r"^\s*(?P<r>" + _CAPITALISED + r")\s*[,.:;]\s+(?P<f>(?-i:[a-z])[\w -]{1,30}?)\s+"
+         r"(?:(?-i:[a-z])[\w -]{0,30}?\s+)?(?:\u2192|->|=>)\s*(?P<v>[^,.;]+)",
+         r"set \g<r> \g<f> to \g<v>"),
         # "every contact who asked not to be contacted": those marked do not contact
         (r"\b(?:who|that)\s+(?:have\s+|has\s+)?asked\s+(?:us\s+)?not\s+to\s+be\s+"
          r"(?:contacted|e-?mailed|called)\b", "marked do not contact"),

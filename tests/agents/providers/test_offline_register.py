@@ -742,3 +742,10 @@ def test_contacts_who_asked_not_to_be_contacted_are_those_marked_so() -> None:
     assert made[-1][1]["advancedFilter"]["root"]["conditions"] == [
         {"id": "c1", "fieldSlug": "do-not-contact", "operator": "eq", "value": True}
     ]
+
+
+def test_a_field_to_the_value_after_an_arrow_on_the_record_named_first() -> None:
+    """Charting shorthand: the record, then its field and the value after the arrow; the
+    history after it ("Hx: ...") says what was, and changes nothing."""
+    said = "Orla Finnegan, \u0394 job title \u2192 Fleet Director. Hx: was Fleet Manager."
+    assert writes(said) == [update(ORLA, **{"job-title": "Fleet Director"})]
