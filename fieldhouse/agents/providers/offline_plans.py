@@ -123,7 +123,53 @@ UNSETTLED = (
 
 def plan_for(message: str, now: datetime, workspace: Workspace | None = None) -> Plan | None:
     """The plan for a message, or None when the planner does not understand it. ``workspace``
-    is the schema record requests are read with (the built-in modules without one)."""
+    is the schema record requests are read with (the built-in modules without one). A stage
+    whose write would store a text that runs on into another sentence asks instead."""
+    plan = _plan_for(message, now, workspace)
+    if plan is None or not plan.stages:
+        return plan
+    return Plan(tuple(_checked(stage) for stage in plan.stages), plan.reply)
+
+
+#: a text that runs on into another sentence ("tasting menu. Ask her which night ...") or
+#: starts with a mark: a name, title or subject read past its end
+_RUN_ON = re.compile(
+    r"^\s*[.,;:!?\u2014\u2013]|[.!?]\s+(?:(?:please|and|but|so|then|also)\s+)?(?:ask|tell|remind|"
+    r"thank|invite|let|make|set|add|put|mark|send|draft|keep|hold|she|he|they|we|i|her|him|them|"
+    r"it|its|this|that)\b",
+    re.I,
+)
+
+
+def _run_on(call: Call) -> str | None:
+    """The text of a write that runs on into another sentence, if one does."""
+    name, args = call
+    said: list[Any] = []
+    if name in ("records.create", "records.update"):
+        said = [args.get("displayName"), *dict(args.get("fields") or {}).values()]
+    elif name in ("email.draft", "email.send"):
+        said = [args.get("subject")]
+    return next((t for t in said if isinstance(t, str) and _RUN_ON.search(t)), None)
+
+
+def _checked(stage: Stage) -> Stage:
+    def run(outcomes: Sequence[ToolOutcome]) -> list[Call] | str:
+        calls = stage(outcomes)
+        if isinstance(calls, str):
+            return calls
+        for call in calls:
+            text = _run_on(call)
+            if text is not None:
+                return (
+                    f"I could not tell where {text!r} ends, so I wrote nothing; say it again "
+                    "with each value in its own part, please."
+                )
+        return calls
+
+    return run
+
+
+def _plan_for(message: str, now: datetime, workspace: Workspace | None = None) -> Plan | None:
     if workspace is None:
         if not _BUILTIN:
             _BUILTIN.append(builtin())

@@ -215,6 +215,9 @@ _RULES: Rules = tuple(
         # "about the sensor loadout — ask which firmware she wants": what the e-mail asks
         (r"\babout\s+(?P<s>[^,;\u2014\u2013]+?)\s+[\u2014\u2013-]\s+(?P<v>ask|tell|remind|thank|invite)\b",
          r"about \g<s>, \g<v>ing"),
+        # "Subject: tasting menu. Ask her which night works": the subject ends with its sentence
+        (r"\bsubject\s*:\s*(?P<s>[^.!?'\"\n]+?)\s*[.!?]\s+(?P<v>ask|tell|remind|thank|invite)\s+"
+         r"(?:her|him|them)\b", r"subject '\g<s>', \g<v>ing"),
         # "queue up an email for X", "prep a message to X": a draft to X; "I'll hit send later"
         (r"\b(?:queue\s+up|prep|prepare|line\s+up)\s+(?:an?\s+)?(?:e-?mail|message|note)\s+"
          r"(?:for|to)\s+", "draft an email to "),

@@ -767,3 +767,16 @@ def test_words_beside_the_company_are_asked_about_when_they_may_be_a_value() -> 
     assert writes("CREATE DEAL KESTREL COLD CHAIN FOR KESTREL FREIGHT 88000 LEAD ASAP") == []
     # a person: the words beside their company may be their title
     assert writes("pls add contact @Maya Lindqvist, Head of Sales @ Kestrel Freight") == []
+
+
+def test_a_text_that_runs_on_into_another_sentence_is_asked_about() -> None:
+    """A subject read past its sentence ("... menu. Ask her ...") is not written: asked."""
+    from fieldhouse.agents.providers.offline_plans import _run_on
+
+    assert _run_on(("email.draft", {"subject": "tasting menu. Ask her which night works"}))
+    assert _run_on(("records.create", {"displayName": ". She is the Fleet Manager"}))
+    assert _run_on(("records.create", {"displayName": "St. Louis Freight"})) is None
+    # the subject said with a label ends with its sentence; what follows is the body
+    assert plain_register("Subject: tasting menu. Ask her which night works.") == (
+        "subject 'tasting menu', Asking which night works."
+    )
