@@ -19,8 +19,8 @@ import trio
 from fieldhouse.agents.contract import ToolCall, ToolOutcome, ToolSpec
 from fieldhouse.agents.providers import offline_spelling as spelling
 from fieldhouse.agents.providers.base import Step, TextSink, Turn
+from fieldhouse.agents.providers.offline_described import EARLIER
 from fieldhouse.agents.providers.offline_plans import Call, Plan, plan_for
-from fieldhouse.agents.providers.offline_records import EARLIER
 from fieldhouse.agents.providers.offline_schema import Workspace
 
 HELP = (

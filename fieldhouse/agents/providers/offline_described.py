@@ -16,18 +16,12 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Callable, Sequence
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any
 
 from fieldhouse.agents.contract import ToolOutcome
-from fieldhouse.agents.providers.offline_records import (
-    EARLIER,
-    Call,
-    Planned,
-    Stage,
-    _matching,
-    _records,
-)
+from fieldhouse.agents.providers.offline_records import Call, Planned, Stage, _matching, _records
 from fieldhouse.agents.providers.offline_schema import Field, Module, Workspace, singular, words
 from fieldhouse.agents.providers.offline_values import find_amounts
 
@@ -49,6 +43,13 @@ _NOW = re.compile(r"^(?:currently|now|still|right\s+now|at\s+the\s+moment)\s+", 
 _END = re.compile(r"\s*(?:[,:;!?]|\.(?:\s|$)|\s+(?:and|but|so|because|wants?|needs?)\s|$)")
 #: how many stages the message read again may take after the look-up
 _FOLLOWING = 6
+
+#: the outcomes of each stage of the run so far (set by the provider before a stage runs): a
+#: plan is made again from the message at every step, so the stages after the look-up find the
+#: record it picked here, in the run's own outcomes, and nothing is kept between steps
+EARLIER: ContextVar[tuple[tuple[ToolOutcome, ...], ...]] = ContextVar(
+    "fieldhouse_offline_earlier", default=()
+)
 
 
 @dataclass

@@ -18,7 +18,6 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from contextvars import ContextVar
 from dataclasses import dataclass
 from datetime import date, datetime
 from typing import Any
@@ -56,14 +55,6 @@ NO_DELETE = (
     "I can't delete records: I can search, create and update them. Delete it yourself in the "
     "app, or tell me what to change instead."
 )
-
-#: the outcomes of each stage of the run so far (set by the provider before a stage runs): a
-#: plan is made again from the message at every step, so a later stage finds what an earlier
-#: one looked up in the run's own outcomes, and nothing is kept between steps
-EARLIER: ContextVar[tuple[tuple[ToolOutcome, ...], ...]] = ContextVar(
-    "fieldhouse_offline_earlier", default=()
-)
-
 _POLITE = re.compile(
     r"^(?:(?:hi|hello|hey)\b(?:\s+there)?\s*[,!.]?\s*|please\s+|pls\s+|plz\s+|kindly\s+|"
     r"(?:could|can|would|will)\s+(?:you|u)\s+(?:please\s+|kindly\s+|be\s+so\s+kind\s+as\s+to\s+|"
@@ -899,54 +890,6 @@ def _create_plan(
     look = ("records.search", {"module": module.slug, "query": name, "limit": 10})
     lookups = [look] + [call for _, call in pending]
 
-    def resolved(
-        outcomes: Sequence[ToolOutcome],
-    ) -> tuple[dict[str, Any], list[tuple[str, Mapping[str, Any]]], str | None]:
-        """The fields with each referenced record found by the look-ups, the references none
-        found, and the question to ask (several found)."""
-        got = dict(fields)
-        missing: list[tuple[str, Mapping[str, Any]]] = []
-        for (slug, (_, look)), outcome in zip(pending, outcomes[1:], strict=False):
-            if slug.startswith(_MAYBE):  # the company, if one has exactly that name
-                said, ref = slug[len(_MAYBE) :].split(">")
-                named = [
-                    r for r in _records(outcome) if _same(str(r.get("displayName", "")), got[said])
-                ]
-                if len(named) == 1:
-                    got.pop(said)
-                    got[ref] = str(named[0].get("recordId"))
-                continue
-            hits = _matching(
-                str(look["query"]), [ws.module(str(look["module"])) or module], [outcome]
-            )
-            if len(hits) > 1:  # several: ask rather than pick one
-                return got, [], asked("several", look)
-            if hits:
-                got[slug] = str(hits[0][1].get("recordId"))
-            else:
-                missing.append((slug, look))
-        return got, missing, None
-
-    def asked(said: str, look: Mapping[str, Any]) -> str:
-        return (
-            f"I found {said} {look['module']} matching {look['query']!r}; which one is "
-            f"the new {kind} {name!r} for? I created nothing yet."
-        )
-
-    def again(missing: Sequence[tuple[str, Mapping[str, Any]]]) -> list[Call]:
-        """Each word of a reference none found, looked up on its own ("giving big money litware
-        labs": a company whose whole name is said inside it). Not for a person: the words
-        beside their company ("Head of Sales @ Northwind Traders") may be their title."""
-        if _person_like(module) or any(
-            len(_lookup_words(str(lk["query"]))) < 3 for _, lk in missing
-        ):
-            return []  # (a name of two words inside two words is the name the look-up missed)
-        return [
-            ("records.search", {"module": look["module"], "query": w, "limit": 10})
-            for _, look in missing
-            for w in _lookup_words(str(look["query"]))
-        ]
-
     def then(outcomes: Sequence[ToolOutcome]) -> list[Call] | str:
         if outcomes and any(
             _same(str(r.get("displayName", "")), name) for r in _records(outcomes[0])
@@ -955,54 +898,31 @@ def _create_plan(
                 f"There is already a {kind} named {name}; I did not add another. Say so if you "
                 "want a second one, or what to change on it."
             )
-        got, missing, question = resolved(outcomes)
-        if question:
-            return question
-        if not missing:
-            return [("records.create", {**create_args, "fields": got})]
-        if _person_like(module):  # the words beside a person's company may be their title
-            return asked("no", missing[0][1])
-        return again(missing) or asked("no", missing[0][1])
+        for (slug, (_, look)), outcome in zip(pending, outcomes[1:], strict=False):
+            if slug.startswith(_MAYBE):  # the company, if one has exactly that name
+                said, ref = slug[len(_MAYBE) :].split(">")
+                named = [
+                    r
+                    for r in _records(outcome)
+                    if _same(str(r.get("displayName", "")), fields[said])
+                ]
+                if len(named) == 1:
+                    fields.pop(said)
+                    fields[ref] = str(named[0].get("recordId"))
+                continue
+            hits = _matching(
+                str(look["query"]), [ws.module(str(look["module"])) or module], [outcome]
+            )
+            if len(hits) != 1:  # no such record, or several: ask rather than leave it out
+                said = "several" if hits else "no"
+                return (
+                    f"I found {said} {look['module']} matching {look['query']!r}; which one is "
+                    f"the new {kind} {name!r} for? I created nothing yet."
+                )
+            fields[slug] = str(hits[0][1].get("recordId"))
+        return [("records.create", create_args)]
 
-    def inside(outcomes: Sequence[ToolOutcome]) -> list[Call] | str:
-        earlier = EARLIER.get()
-        if not earlier:
-            return []
-        got, missing, question = resolved(earlier[0])
-        retried = again(missing)
-        if question or not missing or len(outcomes) != len(retried):
-            return []  # the create ran at the stage before
-        at = 0
-        for slug, look in missing:
-            said = words(str(look["query"]))
-            n = len(_lookup_words(str(look["query"])))
-            found: dict[str, tuple[Module, Mapping[str, Any]]] = {}
-            for outcome in outcomes[at : at + n]:
-                for record in _records(outcome):
-                    whole = words(str(record.get("displayName") or ""))
-                    if len(whole.split()) >= 2 and re.search(
-                        rf"(?<!\S){re.escape(whole)}(?!\S)", said
-                    ):
-                        found[str(record.get("recordId"))] = (module, record)
-            at += n
-            named = _longest_named(found)
-            if len(named) != 1:
-                return asked("no", look)
-            (_, record), *_ = named.values()
-            whole = words(str(record.get("displayName") or ""))
-            rest = re.sub(rf"(?<!\S){re.escape(whole)}(?!\S)", " ", said)
-            if re.search(r"\d", rest) or _mentions(rest, ws):
-                return asked("no", look)  # a value said beside the name, unread: asked about
-            got[slug] = next(iter(named))
-        return [("records.create", {**create_args, "fields": got})]
-
-    return (lambda _: list(lookups), then, inside)
-
-
-def _lookup_words(query: str) -> list[str]:
-    """The words of a look-up worth one of their own (three letters or more, no stop word)."""
-    said = [w for w in words(query).split() if len(w) >= 3 and w not in _STOP | _FILLER]
-    return list(dict.fromkeys(said))[:_LOOKUPS]
+    return (lambda _: list(lookups), then)
 
 
 def _module_word(mentions: Sequence[Mention]) -> Mention:

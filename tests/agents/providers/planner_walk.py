@@ -10,8 +10,8 @@ from datetime import datetime
 from typing import Any
 
 from fieldhouse.agents.contract import ToolOutcome
+from fieldhouse.agents.providers.offline_described import EARLIER
 from fieldhouse.agents.providers.offline_plans import Call, Plan, plan_for
-from fieldhouse.agents.providers.offline_records import EARLIER
 from fieldhouse.agents.providers.offline_schema import Workspace
 from fieldhouse.agents.tools import ALL_TOOLS
 

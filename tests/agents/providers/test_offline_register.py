@@ -751,19 +751,9 @@ def test_a_field_to_the_value_after_an_arrow_on_the_record_named_first() -> None
     assert writes(said) == [update(ORLA, **{"job-title": "Fleet Director"})]
 
 
-def test_a_company_whose_whole_name_is_said_inside_words_the_look_up_missed() -> None:
-    """The look-up of "giving big money kestrel freight" finds nothing; each word looked up
-    alone finds Kestrel Freight, whose whole name is inside it: the new deal is for it."""
-    said = (
-        "new deal and it's giving big money: 'Kestrel cold chain' with Kestrel Freight, 90k, lead"
-    )
-    made = the_create(writes(said))
-    assert made["fields"]["company"] == KESTREL["recordId"]
-    assert made["fields"]["amount"] == {"amount": 90000, "currency": "USD"}
-
-
-def test_words_beside_the_company_are_asked_about_when_they_may_be_a_value() -> None:
-    # a number beside the name: an amount left unread, so nothing is written
+def test_words_beside_the_company_are_asked_about() -> None:
+    """A company looked up with words beside its name finds none: asked, nothing written."""
+    # a number beside the name: an amount left unread
     assert writes("CREATE DEAL KESTREL COLD CHAIN FOR KESTREL FREIGHT 88000 LEAD ASAP") == []
     # a person: the words beside their company may be their title
     assert writes("pls add contact @Maya Lindqvist, Head of Sales @ Kestrel Freight") == []
