@@ -87,6 +87,14 @@ _RULES: Rules = tuple(
         # a list's last word: "deals closing before ..., not lost" are those that are not lost
         (r"^(?P<h>\s*(?:deals|companies|contacts|tasks)\b[^.;]*?),\s+not\s+(?=[\w-]+\s*[.!?]?\s*$)",
          r"\g<h> that are not "),
+        # a Japanese honorific after a name ("Hedy Lamarr-san"); "mail" for e-mail
+        (r"(?<=[A-Za-z])-(?:san|sama|kun|chan)\b", ""),
+        (r"(?<![\w-])mail\s+address\b", "email address"),
+        (r"^\s*mail\s+(?:for|to)\s+", "email to "),
+        # topic first: "About Northwind design system, close date moves to ..."
+        (r"^\s*about\s+(?P<x>(?-i:[A-Z])[^,;.]{2,60}?)\s*,\s+", r"\g<x>: "),
+        # "in three days' time": in three days
+        (r"\b(?P<n>\w+)\s+(?P<u>days?|weeks?|months?)'?\s+time\b", r"\g<n> \g<u>"),
         # "~$45M", "~600": about that
         (r"(?<!~)~(?!~)\s*(?=[$€£]?\d)", ""),  # not "~~420~~": struck out in Markdown
     )
@@ -121,14 +129,20 @@ def _g_dropped(text: str) -> str:
 
 
 def _half_hour(text: str) -> str:
-    """ "at half ten" (British): ten thirty."""
+    """ "at half ten" (British) and "at half past ten": ten thirty; "at quarter past ten" ten
+    fifteen, "at quarter to ten" nine forty-five."""
 
     def time(m: re.Match[str]) -> str:
         hour = _NUMBER_WORDS.get(m["h"].lower()) or int(m["h"])
+        if m["part"].lower().startswith(("quarter", "a quarter")):
+            if m["part"].lower().endswith("to"):
+                return f"{m['at']}{(hour - 2) % 12 + 1}:45"
+            return f"{m['at']}{hour}:15"
         return f"{m['at']}{hour}:30"
 
     return re.sub(
-        r"(?P<at>\bat\s+)half\s+(?P<h>" + "|".join(_NUMBER_WORDS) + r"|1[0-2]|[1-9])\b",
+        r"(?P<at>\bat\s+)(?P<part>half(?:\s+past)?|(?:a\s+)?quarter\s+(?:past|to))\s+"
+        r"(?P<h>" + "|".join(_NUMBER_WORDS) + r"|1[0-2]|[1-9])\b",
         time,
         text,
         flags=re.I,

@@ -128,7 +128,30 @@ def plan_for(message: str, now: datetime, workspace: Workspace | None = None) ->
     plan = _plan_for(message, now, workspace)
     if plan is None or not plan.stages:
         return plan
-    return Plan(tuple(_checked(stage) for stage in plan.stages), plan.reply)
+    draft = bool(_KEEP_DRAFT.search(message))
+    return Plan(tuple(_checked(stage, draft) for stage in plan.stages), plan.reply)
+
+
+#: the person asks that the e-mail not go out ("Draft only", "don't send it yet", "on hold")
+_KEEP_DRAFT = re.compile(
+    r"\b(?:draft\s+only|only\s+(?:as\s+)?(?:an?\s+)?draft|(?:don'?t|do\s+not|not)\s+send|"
+    r"as\s+an?\s+draft|keep\s+it\s+(?:as\s+)?(?:an?\s+)?draft|save\s+(?:it\s+)?as\s+(?:an?\s+)?draft|"
+    r"hold\s+off|on\s+hold)\b",
+    re.I,
+)
+#: a closing sentence of the body that only says to keep it a draft
+_DRAFT_TAIL = re.compile(
+    r"(?:^|(?<=[.!?])\s+|\s*[,;]\s*)[^.!?]*?" + _KEEP_DRAFT.pattern + r"[^.!?]*[.!?]?\s*$", re.I
+)
+
+
+def _kept_a_draft(call: Call) -> Call:
+    """A send the person asked to keep as a draft, as the draft; the body without the
+    sentence that said so."""
+    _, args = call
+    body = _DRAFT_TAIL.sub("", str(args.get("body") or "")).strip() or str(args.get("subject"))
+    kept: dict[str, Any] = {k: args[k] for k in ("to", "cc", "subject") if k in args}
+    return ("email.draft", {**kept, "body": body})
 
 
 #: a text that runs on into another sentence ("tasting menu. Ask her which night ...") or
@@ -152,11 +175,16 @@ def _run_on(call: Call) -> str | None:
     return next((t for t in said if isinstance(t, str) and _RUN_ON.search(t)), None)
 
 
-def _checked(stage: Stage) -> Stage:
+def _checked(stage: Stage, draft: bool = False) -> Stage:
+    """``stage`` whose writes are checked: a send the message asked to hold is a draft, and a
+    write whose text runs on is asked about."""
+
     def run(outcomes: Sequence[ToolOutcome]) -> list[Call] | str:
         calls = stage(outcomes)
         if isinstance(calls, str):
             return calls
+        if draft:
+            calls = [_kept_a_draft(c) if c[0] == "email.send" else c for c in calls]
         for call in calls:
             text = _run_on(call)
             if text is not None:

@@ -1743,8 +1743,9 @@ _UNCHANGED = re.compile(
 
 #: a sentence that only asks for the change said before it ("Please update its phase.")
 _ASKS_IT = re.compile(
-    r"(?:please\s+)?(?:update|change|fix|amend|correct|set)\s+(?:it|that|this|the\s+record|"
-    r"(?:its|his|her|their)\s+[\w -]{1,30}?)(?:\s+(?:please|accordingly))?\s*[.!]?",
+    r"(?!.*\b(?:to|as|at)\b)(?:please\s+)?(?:update|change|fix|amend|correct|set)\s+(?:it|that|"
+    r"this|the\s+record|(?:(?:its|his|her|their|the)\s+)?[\w -]{1,30}?)"
+    r"(?:\s+(?:please|accordingly))?\s*[.!]?",
     re.I,
 )
 
@@ -2264,10 +2265,14 @@ _MOST_OF = re.compile(
 def _sort(q: _Query) -> None:
     """ "biggest deals" (by money), "sorted by close date descending", "sort employees desc",
     "soonest close date first"."""
+    numeric = {f.slug for f in q.module.fields_of("money", "number")}
+    # "companies with more than 1000 employees, biggest first": the number compared on
+    compared = {c["fieldSlug"] for c in q.conditions} & numeric
     for pattern, direction in _SORT:
         money = q.module.fields_of("money") or q.module.fields_of("money", "number")
         if re.search(pattern, q.lower) and money:
-            q.args["sortField"], q.args["sortDirection"] = money[0].slug, direction
+            slug = compared.pop() if len(compared) == 1 else money[0].slug
+            q.args["sortField"], q.args["sortDirection"] = slug, direction
     by = _SORT_BY.search(q.lower) or _SORT_WORD.search(q.lower)
     sorted_by = _field_named(q.module, by["f"]) if by else None
     most = _MOST_OF.search(q.lower)
@@ -2288,8 +2293,12 @@ def _sort(q: _Query) -> None:
 
 
 def _sort_by_dated(q: _Query, soonest: re.Match[str]) -> None:
-    """ ", soonest first": sorted by the one date field the query filters on, if one."""
-    dated = {c["fieldSlug"] for c in q.conditions} & {f.slug for f in q.module.fields_of("date")}
+    """ ", soonest first": sorted by the one date field the query filters on, or the module's
+    one date field when the query filters on none."""
+    dates = {f.slug for f in q.module.fields_of("date")}
+    dated = {c["fieldSlug"] for c in q.conditions} & dates
+    if not dated and len(dates) == 1:  # "my tasks not done yet, soonest first": its one date
+        dated = set(dates)
     if len(dated) == 1:
         q.args["sortField"] = dated.pop()
         later = soonest["d"] in ("latest", "furthest", "newest")

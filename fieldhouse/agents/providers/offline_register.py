@@ -218,6 +218,12 @@ _RULES: Rules = tuple(
         # "Subject: tasting menu. Ask her which night works": the subject ends with its sentence
         (r"\bsubject\s*:\s*(?P<s>[^.!?'\"\n]+?)\s*[.!?]\s+(?P<v>ask|tell|remind|thank|invite)\s+"
          r"(?:her|him|them)\b", r"subject '\g<s>', \g<v>ing"),
+        # "Hedy Lamarr became customer yesterday": is now customer
+        (r"^\s*(?P<n>" + _CAPITALISED + r")\s+became\s+(?:an?\s+)?(?P<v>[\w-]+)"
+         r"(?:\s+(?:yesterday|today|this\s+morning|last\s+week))?", r"\g<n> is now \g<v>"),
+        # "Mail to X about Y. Please write that we will ...": what the e-mail says
+        (r"(?P<s>\babout\s+[^.;]+?)\s*\.\s+(?:please\s+)?(?:write|say|tell\s+(?:him|her|them))\s+"
+         r"that\s+", r"\g<s>, saying "),
         # "queue up an email for X", "prep a message to X": a draft to X; "I'll hit send later"
         (r"\b(?:queue\s+up|prep|prepare|line\s+up)\s+(?:an?\s+)?(?:e-?mail|message|note)\s+"
          r"(?:for|to)\s+", "draft an email to "),

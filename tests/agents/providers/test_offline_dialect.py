@@ -51,6 +51,12 @@ def writes(message: str) -> list[Any]:
         ("approx 300 emp, annual rev ~$4M", "about 300 employees, annual revenue $4M"),
         ("Spawn a company: Heron Analytics", "create a new company: Heron Analytics"),
         ("Help me key in one new task", "Help me enter a new task"),
+        ("Orla Finnegan-san became customer", "Orla Finnegan became customer"),
+        ("Mail for Orla about the pilot. Her mail address",
+         "email to Orla about the pilot. Her email address"),
+        ("About Beacon fleet telematics, stage is won.", "Beacon fleet telematics: stage is won."),
+        ("remind me in three days' time at half past three", "remind me in three days at 3:30"),
+        ("at a quarter to ten, or at quarter past 2", "at 9:45, or at 2:15"),
     ],
 )  # fmt: skip
 def test_dialect_words_become_the_words_the_planner_reads(said: str, plain: str) -> None:
@@ -168,3 +174,42 @@ def test_an_hour_of_the_afternoon_said_in_words() -> None:
 def test_a_drop_said_as_a_noun_is_no_delete() -> None:
     _, reply = walked("Loot drop is 140k on the Beacon fleet telematics deal.", HEAP, NOW, WS)
     assert "can't delete" not in reply
+
+
+def test_a_send_the_message_asks_to_hold_is_a_draft_without_that_sentence() -> None:
+    made = writes(
+        "Send an email to orla@kestrel.example about the pilot, saying we are ready. "
+        "Actually don't send it yet."
+    )
+    assert made == [
+        (
+            "email.draft",
+            {
+                "to": ["orla@kestrel.example"],
+                "subject": "the pilot",
+                "body": "we are ready.",
+            },
+        )
+    ]
+
+
+def test_what_a_mail_should_say_and_a_person_who_became_a_value() -> None:
+    assert plain_register("Mail to Orla about the pilot. Please write that we are ready.") == (
+        "Mail to Orla about the pilot, saying we are ready."
+    )
+    assert plain_register("Orla Finnegan became customer yesterday.") == (
+        "Orla Finnegan is now customer."
+    )
+
+
+def test_a_superlative_sorts_by_the_number_compared_and_soonest_by_the_one_date() -> None:
+    made, _ = walked("Companies with more than 1000 employees, biggest first.", HEAP, NOW, WS)
+    assert (last_search(made)["sortField"], last_search(made)["sortDirection"]) == (
+        "employees",
+        "desc",
+    )
+    made, _ = walked("Tasks that are not done, soonest first.", HEAP, NOW, WS)
+    assert (last_search(made)["sortField"], last_search(made)["sortDirection"]) == (
+        "due-date",
+        "asc",
+    )
