@@ -145,10 +145,15 @@ _ASKS = re.compile(
 )
 
 
+def sentences(text: str, most: int = 0) -> list[str]:
+    """The sentences of ``text`` (split after ".", "!" or "?"; at most ``most`` splits)."""
+    return re.split(r"(?<=[.!?])\s+", text, maxsplit=most)
+
+
 def without_pleasantries(text: str) -> str:
     """The message without sentences that only greet, thank or sign off."""
-    sentences = re.split(r"(?<=[.!?])\s+", text)
-    kept = [s for s in sentences if not (_PLEASANTRY.match(s.strip()) and not _ASKS.search(s))]
+    said = sentences(text)
+    kept = [s for s in said if not (_PLEASANTRY.match(s.strip()) and not _ASKS.search(s))]
     return " ".join(kept) if kept else text
 
 
@@ -1248,8 +1253,8 @@ def _unread(
 ) -> str:
     """What a create's details say that no field took (3+ words): asked about, not dropped. A
     later sentence that only tells what someone does ("she signs off the orders") is none."""
-    sentences = re.split(r"(?<=[.!?])\s+", text)
-    text = " ".join(sentences[:1] + [s for s in sentences[1:] if not _story(s, ws)])
+    first, *later = sentences(text)
+    text = " ".join([first, *(s for s in later if not _story(s, ws))])
     spans = _read_spans(text, today, ws, module)
     at = _ROLE_AT.search(text)
     if at and any(
@@ -1703,7 +1708,7 @@ def _change_fields(
     if len(shown) == 1 and slot is shown[0] and not _name_fields(module, "a b").get("last-name"):
         return {"__rename__": value}  # the field that is the record's name: a rename
     read = _read_value(slot, value, record, today, ws)
-    head, *more = re.split(r"(?<=[.!?])\s+", value, maxsplit=1)
+    head, *more = sentences(value, most=1)
     rest = more[0] if more else ""
     if read is None and rest and _idle(rest, ws):
         # "negotiation now. Please update it": the value is of the first sentence
@@ -1753,8 +1758,8 @@ _ASKS_IT = re.compile(
 def _idle(text: str, ws: Workspace) -> bool:
     """Sentences after a change that ask for nothing more: no number, address or quote, and no
     field or option named, unless to say it stays as it is."""
-    for sentence in re.split(r"(?<=[.!?])\s+", text.strip()):
-        if re.search(r"\d|@|(?<!\w)'|'(?!\w)|\"|\$|€|£", sentence):
+    for sentence in sentences(text.strip()):
+        if _VALUE_MARK.search(sentence):
             return False
         said = sentence.strip()
         if _mentions(said, ws) and not (_UNCHANGED.fullmatch(said) or _ASKS_IT.fullmatch(said)):
@@ -1762,10 +1767,14 @@ def _idle(text: str, ws: Workspace) -> bool:
     return True
 
 
+def _options_said(slot: Field, module: Module, text: str, ws: Workspace) -> list[Mention]:
+    """Where ``text`` says an option of ``slot``, in order."""
+    return [m for m in _mentions(text, ws) if m.module is module and m.field is slot and m.option]
+
+
 def _says_option(slot: Field, module: Module, text: str, ws: Workspace) -> bool:
     """Whether ``text`` says one option of ``slot`` (several: "from discovery to launched")."""
-    said = {m.option for m in _mentions(text, ws) if m.module is module and m.field is slot}
-    return len(said - {None}) == 1
+    return len({m.option for m in _options_said(slot, module, text, ws)}) == 1
 
 
 def _option_anywhere(
@@ -1777,7 +1786,7 @@ def _option_anywhere(
     won"); none when the record has it already."""
     if slot.reads != "choice" or not text:
         return None
-    said = [m for m in _mentions(text, ws) if m.module is module and m.field is slot and m.option]
+    said = _options_said(slot, module, text, ws)
     if len({m.option for m in said}) > 1:  # "from discovery to build", "lead -> won"
         arrows = [a.end() for a in re.finditer(_ARROW + r"|\bto\b", text)]
         said = [m for m in said if arrows and m.start >= arrows[-1]][:1]
@@ -1875,6 +1884,8 @@ def _more_change(
     return None
 
 
+#: a mark of a value: a digit, an address, a quote (not an apostrophe inside a word), money
+_VALUE_MARK = re.compile(r"\d|@|(?<!\w)'|'(?!\w)|\"|\$|€|£")
 #: someone, then what they do: "Maria wants ...", "they complain ..." ("the client wants ..."
 #: is asked about: whose wish it is, and whether it changes anything, is not said)
 _SOMEONE_DOES = re.compile(r"(?:[A-Z][\w'-]+|he|she|they|we|i)\s+\w+")
@@ -1884,7 +1895,7 @@ def _only_context(part: str, ws: Workspace) -> bool:
     """A part that says why rather than what: someone does something ("Maria wants to attend
     it"), with no field, choice, number, quote or address, and no verb that changes a
     value."""
-    if re.search(r"\d|@|(?<!\w)'|'(?!\w)|\"|\$|€|£", part) or _mentions(part, ws):
+    if _VALUE_MARK.search(part) or _mentions(part, ws):
         return False
     if re.search(r"\b" + _UPDATE_VERB + r"\b|\b(?:to|as)\s*$", part, re.I):
         return False
