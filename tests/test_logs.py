@@ -11,7 +11,7 @@ import pytest
 
 from fieldhouse.cli import main
 from fieldhouse.config import Settings, settings_from_env
-from fieldhouse.logs import configure_logging
+from fieldhouse.logs import configure_logging, direct_writer, write_line
 
 
 @pytest.fixture
@@ -58,6 +58,78 @@ def test_text_lines(capsys: pytest.CaptureFixture[str], restore_logging: None) -
     assert "ERROR fieldhouse.http: request r-1 failed" in first
     assert "requestId=r-1" in first and "route=/v1/me" in first
     assert "RuntimeError: disk on fire" in err
+
+
+ACCESS_FIELDS = {
+    "method": "POST",
+    "route": "/v1/modules/{moduleSlug}/records",
+    "path": "/v1/modules/deals/records",
+    "status": 201,
+    "durationMs": 0.815,
+    "requestId": "12238ca33e29eb3d37011cb06a106823",
+    "workspaceId": None,
+    "keyId": None,
+}
+
+
+@pytest.mark.parametrize("log_format", ["json", "text"])
+@pytest.mark.parametrize("created", [1_795_000_000.25, 1_795_000_000.9996, 1_795_000_001.0])
+def test_an_access_line_written_directly_is_the_line_logging_writes(
+    capsys: pytest.CaptureFixture[str], restore_logging: None, log_format: str, created: float
+) -> None:
+    """The access log skips logging's record where only the installed handler would see
+    it; what reaches stderr is the same line, byte for byte."""
+    configure_logging(Settings(log_format=log_format), worker=1)  # type: ignore[arg-type]
+    access = logging.getLogger("fieldhouse.access")
+    direct = direct_writer(access, logging.INFO)
+    assert direct is not None
+    handler, formatter = direct
+    for path in ("/v1/modules/deals/records", "/v1/x%0Ay\nz"):
+        fields = {**ACCESS_FIELDS, "path": path}
+        record = access.makeRecord(
+            access.name,
+            logging.INFO,
+            __file__,
+            0,
+            "%s %s %d",
+            ("POST", path, 201),
+            None,
+            extra={"fields": fields},
+        )
+        record.created, record.msecs = created, int((created - int(created)) * 1000) + 0.0
+        access.handle(record)
+        write_line(
+            handler, formatter.line(created, "INFO", access.name, f"POST {path} 201", fields)
+        )
+        err = capsys.readouterr().err
+        half = len(err) // 2  # what logging wrote, then the direct line
+        assert err[half:] == err[:half]
+        assert err.startswith(("{", "20")) and err.count(ACCESS_FIELDS["requestId"]) == 2
+
+
+def test_the_access_log_goes_through_logging_when_anything_else_listens(
+    restore_logging: None,
+) -> None:
+    access = logging.getLogger("fieldhouse.access")
+    configure_logging(Settings(log_format="json"))
+    assert direct_writer(access, logging.INFO) is not None
+    listener = logging.Handler()
+    for where in (access, logging.getLogger("fieldhouse"), logging.getLogger()):
+        where.addHandler(listener)
+        try:
+            assert direct_writer(access, logging.INFO) is None
+        finally:
+            where.removeHandler(listener)
+    assert direct_writer(access, logging.INFO) is not None
+    access.propagate = False  # its records go nowhere the installed handler writes
+    try:
+        assert direct_writer(access, logging.INFO) is None
+    finally:
+        access.propagate = True
+    root = logging.getLogger()
+    root.handlers[0].setLevel(logging.WARNING)  # the handler would drop an INFO line
+    assert direct_writer(access, logging.INFO) is None
+    assert direct_writer(access, logging.ERROR) is not None
 
 
 def test_an_unknown_log_format_is_refused(

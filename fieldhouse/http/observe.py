@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from fieldhouse.http.exchange import Exchange
 from fieldhouse.http.json import json_response
 from fieldhouse.http.response import Response
+from fieldhouse.logs import direct_writer, write_line
 from fieldhouse.metrics import Metrics
 from fieldhouse.model.errors import Forbidden
 
@@ -81,6 +82,15 @@ def finish_request(
     }
     if ex.error_code is not None:
         fields["error"] = ex.error_code
+    direct = direct_writer(access_log, level)
+    if direct is not None:
+        handler, formatter = direct
+        message = f"{method} {path} {status}"
+        line = formatter.line(
+            time.time(), logging.getLevelName(level), access_log.name, message, fields
+        )
+        write_line(handler, line)
+        return
     # makeRecord + handle: the same record as .log() without its caller look-up (a stack walk)
     record = access_log.makeRecord(
         access_log.name,

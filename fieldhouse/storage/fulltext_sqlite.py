@@ -77,12 +77,15 @@ def drop_tables(account_id: str) -> Op[None]:
         yield execute(stmt)
 
 
-def put_docs(account_id: str, docs: Sequence[Doc]) -> Op[None]:
-    """Index (or index again) records; answers nothing, so it can be written behind."""
+def put_docs(account_id: str, docs: Sequence[Doc], fresh: Collection[str] = ()) -> Op[None]:
+    """Index (or index again) records; answers nothing, so it can be written behind.
+    ``fresh``: ids never indexed, whose old text need not be deleted first (a create's)."""
     t = table(account_id)
     # a record written twice in one transaction (inserted, then updated) is put once, as last
     docs = list({d.record_id: d for d in docs}.values())
-    yield executemany(f"DELETE FROM {t}_docs WHERE id = ?", [(d.record_id,) for d in docs])
+    stale = [(d.record_id,) for d in docs if d.record_id not in fresh]
+    if stale:
+        yield executemany(f"DELETE FROM {t}_docs WHERE id = ?", stale)
     yield executemany(
         f"INSERT INTO {t}_docs (id, module, title, body, labels, stamp) VALUES (?, ?, ?, ?, ?, ?)",
         [(d.record_id, d.module_id, d.title, d.body, d.labels, d.stamp) for d in docs],

@@ -24,9 +24,15 @@ def create(d: Dialect, account_id: str) -> Op[None]:
         yield from lite.create_tables(account_id)
 
 
-def put_docs(d: Dialect, account_id: str, docs: Sequence[Doc]) -> Op[None]:
+def put_docs(
+    d: Dialect, account_id: str, docs: Sequence[Doc], fresh: Collection[str] = ()
+) -> Op[None]:
+    """Index (or index again) records; ``fresh`` ones were never indexed (nothing to replace)."""
     if docs:
-        yield from (lite.put_docs if _sqlite(d) else pg.put_docs)(account_id, docs)
+        if _sqlite(d):
+            yield from lite.put_docs(account_id, docs, fresh)
+        else:
+            yield from pg.put_docs(account_id, docs)
 
 
 def delete_docs(d: Dialect, account_id: str, ids: Sequence[str]) -> Op[None]:

@@ -128,6 +128,7 @@ class WriteTxn(WriteBehind):
 
     async def insert_record(self, row: RecordRow) -> None:
         self._inserted.add(row.record_id)
+        self._unindexed.add(row.record_id)
         self._defer(records.insert_record(row))
         await self._index(row)
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import itertools
 import time
-from collections.abc import AsyncIterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Collection, Mapping, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
@@ -135,17 +135,23 @@ SearchChange = Doc | tuple[str, str]
 
 
 def search_statements(
-    dialect: Dialect, account_id: str, model: str | None, changes: Sequence[SearchChange]
+    dialect: Dialect,
+    account_id: str,
+    model: str | None,
+    changes: Sequence[SearchChange],
+    fresh: Collection[str] = (),
 ) -> list[Stmt]:
     """The statements of the search index's ``changes``: each run of puts (the records' text,
-    and their places in the vector queue) and of deletes as one statement each."""
+    and their places in the vector queue) and of deletes as one statement each. ``fresh``:
+    records inserted in this transaction whose text has not been written yet (nothing of
+    theirs to replace)."""
     out: list[Stmt] = []
     now = time.time()
     for kind, grouped in itertools.groupby(changes, key=type):
         run = list(grouped)
         if kind is Doc:
             docs = [c for c in run if isinstance(c, Doc)]
-            out.extend(_put_docs(dialect, account_id, model, docs, now))
+            out.extend(_put_docs(dialect, account_id, model, docs, now, fresh))
         else:
             gone = [c for c in run if isinstance(c, tuple)]
             out.extend(_delete_docs(dialect, account_id, model, gone))
@@ -153,9 +159,14 @@ def search_statements(
 
 
 def _put_docs(
-    d: Dialect, account_id: str, model: str | None, docs: list[Doc], now: float
+    d: Dialect,
+    account_id: str,
+    model: str | None,
+    docs: list[Doc],
+    now: float,
+    fresh: Collection[str],
 ) -> list[Stmt]:
-    out = list(search_index.put_docs(d, account_id, docs))
+    out = list(search_index.put_docs(d, account_id, docs, fresh))
     if model is not None:
         out.extend(vectors.queue(account_id, [(c.record_id, c.stamp) for c in docs], now))
     return out
@@ -200,6 +211,8 @@ class WriteBehind:
         #: the first ``_search_sent`` already
         self._search: list[SearchChange] = []
         self._search_sent = 0
+        #: records inserted here whose text no statement has written yet
+        self._unindexed: set[str] = set()
 
     # --- the queue ---
 
@@ -246,7 +259,8 @@ class WriteBehind:
         """The search index's changes not written yet."""
         changes = self._search[self._search_sent :]
         self._search_sent = len(self._search)
-        return search_statements(self._dialect, self.account_id, self._vector_model, changes)
+        fresh, self._unindexed = self._unindexed, set()
+        return search_statements(self._dialect, self.account_id, self._vector_model, changes, fresh)
 
     def _pending(self, write_back: bool) -> bool:
         if self._queue:

@@ -35,3 +35,34 @@ async def test_field_values_are_found_missing_and_removed(store: Store) -> None:
         assert await txn.linked_targets("r02", "amount") == []
     got = await store.get_records(A, ["r01", "r02"])
     assert [r.fields for r in got] == [{"title": "x"}, {"title": "y"}]
+
+
+async def test_a_record_created_then_changed_in_one_transaction_is_indexed_as_last_written(
+    store: Store,
+) -> None:
+    """A create's text goes into the keyword index without first deleting an old one (it has
+    none); once written, a later change in the same transaction replaces it."""
+    async with store.write(A) as txn:
+        await txn.insert_record(record(A, "r01", "Paint the fence"))
+        await txn.module_schemas()  # a read that writes back what is queued: r01's text
+        await txn.update_record(record(A, "r01", "Mend the gate"))
+        await txn.insert_record(record(A, "r02", "Paint the gate"))
+        await txn.update_record(record(A, "r02", "Oil the gate"))  # before anything ran
+    async with store.write(A) as txn:
+        await txn.insert_record(record(A, "r03", "Paint the shed"))
+    stats = await store.keyword_stats(A)
+    assert stats.records == 3
+
+    async def found(word: str) -> list[str]:
+        hits = await store.keyword_search(A, [word], stats, None, 10)
+        return sorted(rid for rid, _ in hits.ranked)
+
+    assert await found("gate") == ["r01", "r02"]
+    assert await found("paint") == ["r03"]
+    assert await found("fence") == []
+    docs = await store.search_docs(A, ["r01", "r02", "r03"])
+    assert {rid: doc["title"] for rid, doc in docs.items()} == {
+        "r01": "Mend the gate",
+        "r02": "Oil the gate",
+        "r03": "Paint the shed",
+    }
