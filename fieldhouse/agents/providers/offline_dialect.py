@@ -60,6 +60,24 @@ _RULES: Rules = tuple(
     for p, r in (
         # "Friday coming", "Monday coming": that day, the next one
         (r"\b(?P<d>" + _DAYS + r")\s+coming\b", r"\g<d>"),
+        # Nigerian English: "next tomorrow" is the day after tomorrow; "now now" (South
+        # African) and "Please help me to" ask nothing more
+        (r"\bnext\s+tomorrow\b", "the day after tomorrow"),
+        (r"\bnow\s+now\b", "now"),
+        (r"\bplease\s+help\s+me\s+(?:to\s+)?(?=(?:add|create|open|put|set|change|update|move|"
+         r"find|search|look|list|show|send|draft|remind|make|log|record)\b)", "please "),
+        (r"\babeg\b", "please"),
+        # "has resumed as Head of X": has taken up the post
+        (r"\bhas\s+resumed\s+as\b", "is now"),
+        (r"^\s*oya\s*,?\s*", ""),
+        # "remind me tomorrow by 9am": at 9am
+        (r"(?<=\bremind)(?P<r>[^.!?]{0,60}?)\bby\s+(?=\d{1,2}(?::\d\d)?\s*(?:am|pm)\b)",
+         r"\g<r>at "),
+        (r"(?<=\breminder)(?P<r>[^.!?]{0,60}?)\bby\s+(?=\d{1,2}(?::\d\d)?\s*(?:am|pm)\b)",
+         r"\g<r>at "),
+        # Cockney: "dog and bone" is a phone, "have a butcher's" a look; "twelve grand" 12,000
+        (r"\bdog\s+and\s+bone\b", "phone"),
+        (r"\b(?:have|take)\s+a\s+butcher'?s\b", "have a look"),
         # "a thoosand" -> "a thousand": the number
         (r"\b(?:a|one)\s+thousand\b", "1000"),
         # Singlish: "Can add company X or not?", "X, can?", "one new company"
@@ -155,4 +173,11 @@ def plain_dialect(message: str) -> str:
     text = applied(_PHRASES, _g_dropped(message), times=2)
     text = _WORD.sub(_word, text)
     text = _half_hour(text)
+    text = _THOUSANDS.sub(lambda m: f"{_NUMBER_WORDS[m['n'].lower()]} ", text)
     return applied(_RULES, text)
+
+
+#: "twelve grand", "five thousand": the number in figures
+_THOUSANDS = re.compile(
+    r"\b(?P<n>" + "|".join(_NUMBER_WORDS) + r")\s+(?=(?:grand|thousand)\b)", re.I
+)

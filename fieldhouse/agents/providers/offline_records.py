@@ -758,7 +758,8 @@ def _labelled_parts(
 
 
 #: where details part: after a comma or a semicolon, but not inside a number ("15,000")
-_PARTS = re.compile(r"(?<=;)|(?<=,)(?<!\d,)|(?<=\d,)(?!\d{3}(?!\d))")
+#: where a labelled part ends: a semicolon, a comma (not a thousands one), a sentence's end
+_PARTS = re.compile(r"(?<=;)|(?<=,)(?<!\d,)|(?<=\d,)(?!\d{3}(?!\d))|(?<=[.!?])(?=\s+(?-i:[A-Z]))")
 _PART_VALUE = r"(?![\w-])\s*(?:=|:|\bis\b)?\s*(?P<v>\S.*)"
 
 
@@ -1007,6 +1008,12 @@ def _reads_like_a_sentence(name: str) -> bool:
     return bool(re.search(r"[:;,]", name)) or len(said) > 8 or bool(_NOT_IN_NAMES & set(said))
 
 
+#: "for Contoso Health: " or "for Fabrikam Software, " before a capitalised name: whose
+_WHOSE_THEN_NAME = re.compile(
+    r"(?-i:[A-Z][\w&'.-]*(?:\s+[A-Z][\w&'.-]*){0,4})\s*[:,]\s*(?=(?-i:[A-Z])[\w'-]+\s+\w)"
+)
+
+
 def _new_name(rest: str, module: Module, today: date) -> tuple[str, tuple[int, int]]:
     """The new record's name in what follows the module word, and its span there."""
     quoted = _QUOTED.search(rest)
@@ -1023,10 +1030,12 @@ def _new_name(rest: str, module: Module, today: date) -> tuple[str, tuple[int, i
         if re.match(r"(?:the|a|an|our|my|this|that)\b", rest[start:], re.I):
             return "", (start, start)  # "a task for the renewal": what it is for, no name
         if intro.group().lower().startswith("for") and not _person_like(module):
-            named = _NAMED_LATER.search(rest, start)
+            named = _NAMED_LATER.search(rest, start) or _WHOSE_THEN_NAME.match(rest, start)
             if named is None:
                 return "", (start, start)  # "a deal for contoso": whose, not its name
-            start = named.end()  # "a deal for Contoso named Contoso renewal": its name
+            # "a deal for Contoso named Contoso renewal", "a deal for Contoso Health:
+            # Contoso analytics, 88,000": its name
+            start = named.end()
     body = rest[start:]
     cut = _clause(module).search(body)
     name = body[: cut.start()] if cut else body
@@ -1229,7 +1238,7 @@ _ROLE_AT = re.compile(
 )
 _FOR = re.compile(
     r"(?:^|\s)for\s+(?P<role>)(?!(?:the|a|an|my|our|this|that|next)\b)(?P<org>[A-Za-z0-9][^,;?.!]{1,80}?)"
-    r"(?=\s*(?:[,;?.!](?!\d)|\s+(?:worth|valued|due|with|in\s+stage)\b|\s+at\s+[$€£]?\d|$))",
+    r"(?=\s*(?:[,;:?.!](?!\d)|\s+(?:worth|valued|due|with|in\s+stage)\b|\s+at\s+[$€£]?\d|$))",
     re.I,
 )
 _PRONOUN_LEAD = (

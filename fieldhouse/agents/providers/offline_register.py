@@ -59,6 +59,32 @@ _RULES: Rules = tuple(
         (r"(?P<n>\b(?-i:[A-Z])[\w-]*)'s\s+(?=(?:been|asked|got|gone|left|joined|signed|said|told|"
          r"called|emailed|agreed|decided|moved|changed|switched|become)\b)", r"\g<n> has "),
         (r"'s\s+been\b", " has been"),
+        # openers that ask nothing: "FYI, ...", "Per our deep dive, ...", "Heads up: ..."
+        (r"^\s*(?:fyi|heads[\s-]up|btw|just\s+so\s+you\s+know|for\s+the\s+record|"
+         r"(?:as\s+)?per\s+(?:our|the|my|your|today's|this\s+morning's)\s+[\w\s'-]{1,30}?)"
+         r"\s*[,:\u2014]\s+", ""),
+        # "X, a real mensch, tag him as a champion", "X has signed up, make her a lead": the
+        # change, said of X
+        (r"^\s*(?!(?-i:The|A|An|Our|My|Their)\s)(?P<n>" + _CAPITALISED + r")(?!['\u2019]s\b)"
+         r"(?=\s*,|\s+(?:has|is|was)\b)[^.;!?\d@]{0,60}?[,;]\s+(?:so\s+|please\s+)?"
+         r"(?P<v>tag|make|mark|set|flag|give|put)\s+(?:him|her|them)\b", r"\g<v> \g<n>"),
+        # "X has been promoted; his new title is Y": X's new title
+        (r"(?P<n>" + _CAPITALISED + r")\s+(?:has\s+been|was|got|is)\s+promoted\s*[;,.:\u2014-]?"
+         r"\s*(?:and\s+)?(?:his|her|their)\s+(?=(?:new\s+)?(?:job\s+)?(?:title|role)\b)",
+         r"\g<n>'s "),
+        # "make her a lead in the lifecycle": a lead
+        (r"(?<=\w)\s+in\s+the\s+lifecycle(?:\s+stage)?\b", ""),
+        # "Tick do not contact": set it
+        (r"\btick\s+(?=(?:the\s+)?(?:do\s+not|don'?t)\s+contact\b)", "set "),
+        # a reason after the change says nothing of it: "... to the 10th of next month to stay
+        # aligned with their budget cycle", "..., because they asked"
+        (r"\s*,?\s+(?:to\s+(?:stay|keep|be)\s+(?:aligned|in\s+line|in\s+sync|on\s+track)|"
+         r"because\s+(?:they|we|she|he|it)|since\s+(?:they|we|she|he|it)|"
+         r"as\s+(?:they|we|she|he)\s+(?:asked|requested|said|wanted))\b[^.!?,;\d@$\u20ac\u00a3]*"
+         r"(?=[.!?,;]|$)", ""),
+        # "a new deal for Litware Labs. The name is Litware research cloud, ...": called
+        (r"(?P<n>\b(?-i:[A-Z])[\w&'-]*)\s*[.;]\s+(?:the|its)\s+(?:name|title)\s+"
+         r"(?:is|will\s+be|should\s+be)\s*:?\s+(?=(?-i:[A-Z]))", r"\g<n> called "),
         # officialese that asks nothing by itself
         (r"^\s*(?:please\s+)?kindly\s+(?:note|be\s+advised|be\s+informed)\s+that\s+", ""),
         (r"^\s*(?:please\s+)?(?:note|be\s+advised)\s+that\s+", ""),

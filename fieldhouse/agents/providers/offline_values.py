@@ -283,13 +283,13 @@ def find_time(text: str) -> Found[tuple[int, int]] | None:
 
 _AMOUNT = re.compile(
     r"(?:\b(?P<pre>usd|eur|gbp)\s?)?(?P<cur>[$€£])?\s?(?P<num>\d[\d,]*(?:\.\d+)*)\s?(?P<mult>k|m|mm|bn|b|thousand|grand|million|"
-    r"billion)?\b(?!\s*%)(?:\s*(?P<code>usd|eur|gbp|dollars?|euros?|pounds?|bucks)\b)?",
+    r"billion)?\b(?!\s*%)(?:\s*(?P<code>usd|eur|gbp|dollars?|euros?|pounds?|bucks|quid)\b)?",
     re.I,
 )
 _MULT = {"k": 1e3, "thousand": 1e3, "grand": 1e3, "m": 1e6, "mm": 1e6, "million": 1e6}
 _MULT |= {"b": 1e9, "bn": 1e9, "billion": 1e9}
 _CODES = {"$": "USD", "€": "EUR", "£": "GBP", "dollars": "USD", "euros": "EUR", "pounds": "GBP"}
-_CODES |= {"dollar": "USD", "euro": "EUR", "pound": "GBP", "bucks": "USD"}
+_CODES |= {"dollar": "USD", "euro": "EUR", "pound": "GBP", "bucks": "USD", "quid": "GBP"}
 
 
 #: a number whose dots group its thousands ("31.000", "1.250.000"): three digits after each

@@ -57,6 +57,12 @@ def writes(message: str) -> list[Any]:
         ("About Beacon fleet telematics, stage is won.", "Beacon fleet telematics: stage is won."),
         ("remind me in three days' time at half past three", "remind me in three days at 3:30"),
         ("at a quarter to ten, or at quarter past 2", "at 9:45, or at 2:15"),
+        ("Abeg remind me next tomorrow by 4pm to ring Orla",
+         "please remind me the day after tomorrow at 4pm to ring Orla"),
+        ("Oya, please help me to add a task now now", "please add a task now"),
+        ("Orla Finnegan has resumed as Head of Fleet", "Orla Finnegan is now Head of Fleet"),
+        ("Her dog and bone is new; have a butcher's at twelve grand",
+         "Her phone is new; have a look at 12 grand"),
     ],
 )  # fmt: skip
 def test_dialect_words_become_the_words_the_planner_reads(said: str, plain: str) -> None:
@@ -212,4 +218,79 @@ def test_a_superlative_sorts_by_the_number_compared_and_soonest_by_the_one_date(
     assert (last_search(made)["sortField"], last_search(made)["sortDirection"]) == (
         "due-date",
         "asc",
+    )
+
+
+#: blind16's tuning half showed these shapes (Nigerian, South African and Cockney English, a
+#: manager's openers); the records and words here are this file's own
+
+
+def test_a_deal_whose_company_comes_first_then_its_name() -> None:
+    for said in (
+        "Open a deal for Kestrel Freight, Kestrel cold store, 9,800 quid, stage lead.",
+        "Greenlight a new deal for Kestrel Freight: Kestrel cold store, 9,800, stage lead.",
+        "Please open a new deal for Kestrel Freight. The name is Kestrel cold store, "
+        "amount 9,800, stage lead.",
+    ):
+        made = the_create(writes(said))
+        assert made["displayName"] == "Kestrel cold store", said
+        assert made["fields"]["amount"]["amount"] == 9800, said
+        assert made["fields"]["company"] == KESTREL["recordId"], said
+    # "for Kestrel Freight, next Monday": whose, and no name said
+    assert writes("Open a deal for Kestrel Freight, next Monday.") == []
+
+
+def test_a_company_after_the_name_and_before_a_colon_is_linked() -> None:
+    made = the_create(
+        writes("Put in a deal, Kestrel cold store, for Kestrel Freight: 42,000, stage lead.")
+    )
+    assert made["fields"]["company"] == KESTREL["recordId"]
+
+
+def test_a_later_sentence_after_a_labelled_value_is_read_not_swallowed() -> None:
+    """ "amount 9,800. It should close on Friday.": the close date is the later sentence's, not
+    part of the amount (it was dropped, and the deal written without it)."""
+    made = the_create(
+        writes(
+            "New deal for Kestrel Freight called Kestrel cold store, amount 9,800. "
+            "It should close on Friday."
+        )
+    )
+    assert made["fields"]["close-date"] == "2026-12-04"
+    assert made["fields"]["amount"]["amount"] == 9800
+
+
+@pytest.mark.parametrize(
+    ("said", "fields"),
+    [
+        ("FYI, Kestrel Freight now has 650 employees.", {"employees": 650}),
+        ("Per our quarterly review, Kestrel Freight's health should be 2 stars.", {"health": 2}),
+        ("Move the Beacon fleet telematics close date to Friday to stay aligned with their "
+         "budget.", {"close-date": "2026-12-04"}),
+    ],
+)  # fmt: skip
+def test_an_opener_or_a_reason_says_nothing_of_the_change(
+    said: str, fields: dict[str, Any]
+) -> None:
+    target = BEACON if "Beacon" in said else KESTREL
+    assert writes(said) == updated(target, **fields)
+
+
+def test_a_change_said_of_a_person_named_first() -> None:
+    orla = HEAP[3]
+    assert writes("Orla Finnegan, a real star, tag her as a champion.") == updated(
+        orla, tags=["champion"]
+    )
+    assert writes("Orla Finnegan has signed up, make her a lead in the lifecycle.") == updated(
+        orla, lifecycle="lead"
+    )
+    assert writes("Orla Finnegan has been promoted; her new title is Head of Fleet.") == updated(
+        orla, **{"job-title": "Head of Fleet"}
+    )
+    assert writes("Orla Finnegan asked us to stop. Tick do not contact on her record.") == (
+        updated(orla, **{"do-not-contact": True})
+    )
+    # not of a thing, and not with "it": "The Kestrel folks said ..., update it" names no one
+    assert plain_register("The Kestrel Freight folks called, so please update it.") == (
+        "The Kestrel Freight folks called, so please update it."
     )
