@@ -478,7 +478,11 @@ async def _run_once(
         process, stdin = started, started.stdin
     async with stdin, trio.open_nursery() as nursery:
         if adopted is None:
-            await stdin.send_all(_handoff(settings, sock))
+            # a child gone before it read its settings (seen once: Ctrl-C just as a worker
+            # started) closed the pipe: its exit code below says what became of it, where
+            # the broken pipe was a traceback on the terminal
+            with contextlib.suppress(trio.BrokenResourceError):
+                await stdin.send_all(_handoff(settings, sock))
 
         async def stop_on_request() -> None:
             await stopping.wait()
