@@ -26,49 +26,48 @@ class JsonFormatter(logging.Formatter):
         self._second = -1
         self._second_text = ""
 
-    def _timestamp(self, record: logging.LogRecord) -> str:
-        second = int(record.created)
+    def _timestamp(self, created: float, msecs: float) -> str:
+        second = int(created)
         if second != self._second:  # strftime once a second, not once a line
             self._second_text = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(second))
             self._second = second
-        return f"{self._second_text}.{int(record.msecs):03d}Z"
+        return f"{self._second_text}.{int(msecs):03d}Z"
+
+    def _json(
+        self,
+        ts: str,
+        level: str,
+        logger: str,
+        message: str,
+        fields: Mapping[str, Any] | None,
+        exc: str | None = None,
+    ) -> str:
+        out: dict[str, Any] = {"ts": ts, "level": level, "logger": logger, "msg": message}
+        if self._worker is not None:
+            out["worker"] = self._worker
+        if fields:
+            out.update(fields)
+        if exc:
+            out["exc"] = exc
+        return orjson.dumps(out, default=str).decode()
 
     def line(
         self, created: float, level: str, logger: str, message: str, fields: Mapping[str, Any]
     ) -> str:
         """What :meth:`format` makes of a record of these parts without an exception (a line
         with no :class:`logging.LogRecord` made for it)."""
-        second = int(created)
-        if second != self._second:
-            self._second_text = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(second))
-            self._second = second
-        out: dict[str, Any] = {
-            "ts": f"{self._second_text}.{int((created - second) * 1000):03d}Z",
-            "level": level,
-            "logger": logger,
-            "msg": message,
-        }
-        if self._worker is not None:
-            out["worker"] = self._worker
-        if fields:
-            out.update(fields)
-        return orjson.dumps(out, default=str).decode()
+        ts = self._timestamp(created, (created - int(created)) * 1000)
+        return self._json(ts, level, logger, message, fields)
 
     def format(self, record: logging.LogRecord) -> str:
-        out: dict[str, Any] = {
-            "ts": self._timestamp(record),
-            "level": record.levelname,
-            "logger": record.name,
-            "msg": record.getMessage(),
-        }
-        if self._worker is not None:
-            out["worker"] = self._worker
-        fields = getattr(record, "fields", None)
-        if fields:
-            out.update(fields)
-        if record.exc_info:
-            out["exc"] = self.formatException(record.exc_info)
-        return orjson.dumps(out, default=str).decode()
+        return self._json(
+            self._timestamp(record.created, record.msecs),
+            record.levelname,
+            record.name,
+            record.getMessage(),
+            getattr(record, "fields", None),
+            self.formatException(record.exc_info) if record.exc_info else None,
+        )
 
 
 class TextFormatter(logging.Formatter):
@@ -78,42 +77,39 @@ class TextFormatter(logging.Formatter):
     _second_text = ""
 
     def formatTime(self, record: logging.LogRecord, datefmt: str | None = None) -> str:
-        second = int(record.created)
+        return self._asctime(record.created, record.msecs)
+
+    def _asctime(self, created: float, msecs: float) -> str:
+        second = int(created)
         if second != self._second:  # strftime once a second, not once a line
             self._second_text = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(second))
             self._second = second
-        return f"{self._second_text},{int(record.msecs):03d}"
+        return f"{self._second_text},{int(msecs):03d}"
 
     def line(
         self, created: float, level: str, logger: str, message: str, fields: Mapping[str, Any]
     ) -> str:
         """What :meth:`format` makes of a record of these parts without an exception (a line
         with no :class:`logging.LogRecord` made for it)."""
-        second = int(created)
-        if second != self._second:
-            self._second_text = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(second))
-            self._second = second
-        asctime = f"{self._second_text},{int((created - second) * 1000):03d}"
         head = self._fmt % {  # type: ignore[operator]
-            "asctime": asctime,
+            "asctime": self._asctime(created, (created - int(created)) * 1000),
             "levelname": level,
             "name": logger,
             "message": message,
         }
-        extra = " ".join(f"{k}={v}" for k, v in fields.items() if v is not None)
-        if not extra:
-            return head
-        first, newline, rest = head.partition("\n")
-        return f"{first} {extra}{newline}{rest}"
+        return _with_fields(head, fields)
 
     def format(self, record: logging.LogRecord) -> str:
-        line = super().format(record)
-        fields = getattr(record, "fields", None)
-        if not fields:
-            return line
-        extra = " ".join(f"{k}={v}" for k, v in fields.items() if v is not None)
-        head, newline, rest = line.partition("\n")
-        return f"{head} {extra}{newline}{rest}"
+        return _with_fields(super().format(record), getattr(record, "fields", None))
+
+
+def _with_fields(line: str, fields: Mapping[str, Any] | None) -> str:
+    """A text line with its fields appended to its first line as ``key=value``."""
+    if not fields:
+        return line
+    extra = " ".join(f"{k}={v}" for k, v in fields.items() if v is not None)
+    head, newline, rest = line.partition("\n")
+    return f"{head} {extra}{newline}{rest}"
 
 
 #: the stderr handler :func:`configure_logging` installed last, and its formatter
@@ -174,6 +170,6 @@ def write_line(handler: logging.StreamHandler[Any], line: str) -> None:
         handler.stream.write(line + handler.terminator)
         handler.flush()
     except Exception:  # as logging does: a failed log write does not fail the request
-        handler.handleError(None)  # type: ignore[arg-type]
+        handler.handleError(logging.makeLogRecord({"msg": line}))
     finally:
         handler.release()
