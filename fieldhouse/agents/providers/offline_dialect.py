@@ -70,10 +70,8 @@ _RULES: Rules = tuple(
         # "has resumed as Head of X": has taken up the post
         (r"\bhas\s+resumed\s+as\b", "is now"),
         (r"^\s*oya\s*,?\s*", ""),
-        # "remind me tomorrow by 9am": at 9am
+        # "remind me tomorrow by 9am", "Set reminder ... by 3pm": at that time
         (r"(?<=\bremind)(?P<r>[^.!?]{0,60}?)\bby\s+(?=\d{1,2}(?::\d\d)?\s*(?:am|pm)\b)",
-         r"\g<r>at "),
-        (r"(?<=\breminder)(?P<r>[^.!?]{0,60}?)\bby\s+(?=\d{1,2}(?::\d\d)?\s*(?:am|pm)\b)",
          r"\g<r>at "),
         # Cockney: "dog and bone" is a phone, "have a butcher's" a look; "twelve grand" 12,000
         (r"\bdog\s+and\s+bone\b", "phone"),
@@ -173,8 +171,9 @@ def plain_dialect(message: str) -> str:
     text = applied(_PHRASES, _g_dropped(message), times=2)
     text = _WORD.sub(_word, text)
     text = _half_hour(text)
-    text = _THOUSANDS.sub(lambda m: f"{_NUMBER_WORDS[m['n'].lower()]} ", text)
-    return applied(_RULES, text)
+    # after the rules: "a thousand", "one thousand" are 1000 by theirs
+    text = applied(_RULES, text)
+    return _THOUSANDS.sub(lambda m: f"{_NUMBER_WORDS[m['n'].lower()]} ", text)
 
 
 #: "twelve grand", "five thousand": the number in figures

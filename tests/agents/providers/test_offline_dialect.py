@@ -63,6 +63,8 @@ def writes(message: str) -> list[Any]:
         ("Orla Finnegan has resumed as Head of Fleet", "Orla Finnegan is now Head of Fleet"),
         ("Her dog and bone is new; have a butcher's at twelve grand",
          "Her phone is new; have a look at 12 grand"),
+        ("Set reminder for next tomorrow by 3pm", "Set reminder for the day after tomorrow at 3pm"),
+        ("one thousand staff, twelve grand", "1000 staff, 12 grand"),
     ],
 )  # fmt: skip
 def test_dialect_words_become_the_words_the_planner_reads(said: str, plain: str) -> None:
