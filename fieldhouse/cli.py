@@ -53,7 +53,7 @@ def run_server(settings: Settings, backend: Backend, demo: bool) -> int:
             from fieldhouse.commands import prepare_store
 
             ready = trio.run(prepare_store, settings, backend, demo)
-            supervisor.hand_off(run, sock, workers)
+            held = supervisor.hand_off(run, sock, workers)
         except BaseException:
             signal.pthread_sigmask(signal.SIG_UNBLOCK, supervisor.STOP_SIGNALS)
             for worker in workers:
@@ -65,7 +65,7 @@ def run_server(settings: Settings, backend: Backend, demo: bool) -> int:
         logging.getLogger("fieldhouse.supervisor").info(
             "serving http://%s:%d with %d worker processes", host, port, settings.workers
         )
-        supervisor.become_supervisor(run, sock, lock, announce=ready, workers=workers)
+        supervisor.become_supervisor(run, sock, lock, announce=ready, workers=workers, held=held)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -164,17 +164,57 @@ def prestart(settings: Settings, sock: socket.socket, count: int) -> list[Presta
     return started
 
 
-def hand_off(settings: Settings, sock: socket.socket, workers: list[Prestarted]) -> None:
+def hand_off(settings: Settings, sock: socket.socket, workers: list[Prestarted]) -> int:
     """Give each prestarted worker its settings: it starts serving. From here a Ctrl-C or
     SIGTERM waits for the supervisor this process becomes (:func:`become_supervisor`), which
-    stops these workers for it."""
-    signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
+    stops these workers for it: the returned pipe is where it finds a signal held meanwhile
+    (:func:`hold_stop_signals`)."""
+    held = hold_stop_signals()
     for index, worker in enumerate(workers):
         handoff = _handoff(replace(settings, worker_index=index), sock)
         # (a few KB: within the pipe's buffer); a worker that died starting is restarted
         # by the supervisor
         with contextlib.suppress(BrokenPipeError):
             os.write(worker.stdin, handoff)
+    return held
+
+
+def hold_stop_signals() -> int:
+    """Keep a Ctrl-C or SIGTERM that arrives from here until the exec'd supervisor listens
+    (:func:`main`) for it; the read end of a pipe that holds the number of one that ran a
+    handler meanwhile.
+
+    Blocked in this (the main) thread, a signal stays pending across the exec. But the kernel
+    hands a signal sent to the process to any thread that does not block it, and the CLI has
+    others by then (trio's idle worker thread, left from preparing the store): Python's C
+    handler runs there and the exec forgets it. A server Ctrl-C'd at that moment ran on (seen
+    in CI: test_ctrl_c_stops_quietly, "still running 60 s after Ctrl-C"). That handler also
+    writes the signal's number to the wakeup fd: here a pipe whose read end the supervisor
+    inherits. The Python handlers do nothing meanwhile, so no KeyboardInterrupt breaks the
+    handover half-way; their Python-level defaults come back with the exec."""
+    read, write = os.pipe()
+    os.set_blocking(write, False)
+    signal.set_wakeup_fd(write, warn_on_full_buffer=False)
+    for signum in STOP_SIGNALS:
+        signal.signal(signum, _held)
+    signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
+    return read
+
+
+def _held(signum: int, frame: object) -> None:
+    """(the handler while a stop signal is held: its number is in the wakeup pipe)"""
+
+
+def held_stop_signal(held: int) -> bool:
+    """Whether the pipe of :func:`hold_stop_signals` holds a stop signal (closing it)."""
+    os.set_blocking(held, False)
+    try:
+        numbers = os.read(held, 256)
+    except BlockingIOError:  # (the old image's write end: closed at the exec)
+        numbers = b""
+    finally:
+        os.close(held)
+    return any(number in STOP_SIGNALS for number in numbers)
 
 
 def become_supervisor(
@@ -183,12 +223,17 @@ def become_supervisor(
     lock: int | None,
     announce: str | None = None,
     workers: list[Prestarted] | None = None,
+    held: int | None = None,
 ) -> NoReturn:
     """Replace this process (the CLI, which imported the whole server to prepare the store)
     by a fresh ``python -m fieldhouse.supervisor`` that imports only what supervising needs:
     its memory is the server's overhead beside the workers (91 -> ~40 MB). The listening
     socket, the data directory's lock and the pipes to the ``workers`` already started (its
-    children still, after the exec) pass through the exec as open descriptors."""
+    children still, after the exec) pass through the exec as open descriptors, as does
+    ``held``, the pipe of :func:`hold_stop_signals` (which this calls when :func:`hand_off`
+    did not)."""
+    if held is None:
+        held = hold_stop_signals()
     workers = workers or []
     # the settings (secrets among them) go through a pipe: a command line is any user's to read
     read, write = os.pipe()
@@ -199,17 +244,15 @@ def become_supervisor(
         # printed once the server answers (fieldhouse.banner)
         "announce": announce,
         "workers": [{"pid": worker.pid, "stdin": worker.stdin} for worker in workers],
+        "held": held,
     }
     os.write(write, json.dumps(handoff).encode())  # (a few KB: within the pipe's buffer)
     os.close(write)
-    fds = [read, sock.fileno()] + ([lock] if lock is not None else [])
+    fds = [read, held, sock.fileno()] + ([lock] if lock is not None else [])
     for fd in fds + [worker.stdin for worker in workers]:
         os.set_inheritable(fd, True)
     sys.stdout.flush()
     sys.stderr.flush()
-    # a Ctrl-C or SIGTERM from here until the new process can take it (:func:`main`) waits:
-    # blocked signals stay blocked, and pending, across the exec
-    signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
     os.execv(sys.executable, [sys.executable, "-m", "fieldhouse.supervisor", str(read)])
 
 
@@ -228,6 +271,9 @@ def main() -> int:
     # it started (blocked over the exec: become_supervisor) arrives at the unblocking
     signal.signal(signal.SIGTERM, signal.default_int_handler)
     try:
+        held = handoff.get("held")
+        if held is not None and held_stop_signal(int(held)):
+            raise KeyboardInterrupt  # (one that ran a handler in the old image's other thread)
         signal.pthread_sigmask(signal.SIG_UNBLOCK, STOP_SIGNALS)
         return trio.run(supervise, settings, sock, handoff.get("announce"), adopted)
     except KeyboardInterrupt:
