@@ -113,6 +113,68 @@ _RULES: Rules = tuple(
         (r"\b(?P<n>\w+)\s+(?P<u>days?|weeks?|months?)'?\s+time\b", r"\g<n> \g<u>"),
         # "~$45M", "~600": about that
         (r"(?<!~)~(?!~)\s*(?=[$€£]?\d)", ""),  # not "~~420~~": struck out in Markdown
+        # an honorific before a name ("Sir Dennis Ritchie", "Ma'am Mary Jackson"): the name
+        (r"(?-i:\b(?:Sir|Ma['\u2019]am|Madam|Mama|Bwana)\s+)(?=(?-i:[A-Z][a-z]))", ""),
+        # Filipino English's particles of politeness and emphasis ("for me po", "pala",
+        # "naman") and its "Sige," (all right): nothing asked
+        (r"(?-i:\s+(?:po|pala|naman)\b)(?!['\u2019-])", ""),
+        (r"^\s*sige\s*[,.!]\s*", ""),
+        # Swahili in Kenyan English: "tafadhali" please, "haraka" right away, "kesho" tomorrow
+        # ("kesho kutwa" the day after), "bwana" (sir, mate) and a closing "Poa." (cool)
+        (r"\btafadhali\b", "please"),
+        (r"\bharaka\b", "now"),
+        (r"\bkesho\s+kutwa\b", "the day after tomorrow"),
+        (r"\bkesho\b", "tomorrow"),
+        (r"\s*,?\s+bwana\b", ""),
+        (r"(?<=[.!?])\s*poa\s*[.!]?\s*$", ""),
+        # Welsh English's tag "..., isn't it" (not a question) and "there's lush" (lovely)
+        (r"\s*,\s*isn'?t\s+it\b(?!\s*\?)", ""),
+        (r"\s*,\s*there'?s\s+lush\b", ""),
+        # a drill sergeant's "at the double" (at once), "Right then." and "if you please"
+        (r"\s*,?\s+at\s+the\s+double\b", ""),
+        (r"^\s*right\s+then\s*[.,!]\s*", ""),
+        (r"\s*,\s*if\s+you\s+please\b\s*,?", ""),
+        # the 24-hour clock: "at 0730", "at 1800 hours"
+        (r"\b(?P<at>at|by|for|from|until)\s+(?P<h>[01]\d|2[0-3])(?P<m>[0-5]\d)"
+         r"(?:\s*(?:hours|hrs)\b)?(?![\d:,.]\d)", r"\g<at> \g<h>:\g<m>"),
+        # a card player's words: "the pot" of a deal is its amount, "the odds" its probability
+        (r"\bthe\s+pot\b", "the amount"),
+        (r"\bthe\s+odds\b", "the probability"),
+        # "Task for me, meeting type: X, ...": a meeting task, named X; "Put a follow-up task
+        # in for me: X"
+        (r"^\s*(?:please\s+)?(?:(?:create|make|add|open)\s+)?(?:an?\s+)?(?:new\s+)?task\s+for\s+me"
+         r"\s*[,:]?\s*(?P<t>meeting|call|follow-?up|to-?do)\s+type\s*:\s*",
+         r"Create a \g<t> task for me: "),
+        (r"^\s*(?:please\s+)?(?:put|pop|stick)\s+(?P<a>an?\s+(?:[\w-]+\s+)?task)\s+in\s+"
+         r"(?=for\s+me\b)", r"Create \g<a> "),
+        (r"\btied\s+to\s+the\s+(?=[^.;]{2,60}?\bdeal\b)", "linked to the "),
+        # a reason that asks nothing: "..., for my coaching notes", "..., per Ken", "...,
+        # they're happy with our agents", "Mission accomplished."
+        (r"\s*,\s+for\s+(?:my|our)\s+(?![^.!?]*\b(?:deals?|compan\w*|contacts?|tasks?|"
+         r"records?)\b)(?![^.!?]*(?-i:[A-Z]))[\w\s'-]{2,40}?(?=\s*[.!?]?\s*$)", ""),
+        (r"\s*,\s+per\s+(?-i:[A-Z])[\w'-]*(?:\s+(?-i:[A-Z])[\w'-]*)?(?=\s*[.!?]?\s*$)", ""),
+        (r"\s*,\s+(?:they|she|he)(?:'re|'s|\s+are|\s+is)\s+(?:so\s+|very\s+|really\s+)?"
+         r"(?:happy|pleased|unhappy|thrilled|delighted|impressed|satisfied|chuffed)\b[^.!?]*", ""),
+        (r"(?<=[.!?])\s*mission\s+accomplished\s*[.!]?\s*$", ""),
+        # "X have a new website, Y." (a company as a team: "have"); "X have grown, they are
+        # now 3,300 employees": X now has that many
+        (r"(?P<n>(?-i:[A-Z])[\w&'-]*)\s+have\s+a\s+new\s+(?P<f>[\w -]{2,20}?)\s*,\s*(?=\S+\.?\s)",
+         r"\g<n> has a new \g<f>: "),
+        (r"(?P<n>(?-i:[A-Z])[\w&'-]*)\s+(?:have|has)\s+(?:grown|shrunk|expanded)\s*,?\s*"
+         r"(?:they|it)\s+(?:are|is)\s+now\s+(?=\d)", r"\g<n> now has "),
+        # "My tasks on high priority": those of that priority
+        (r"^(?P<h>\s*(?:(?:show|list|get|give)\s+(?:me\s+)?)?my\s+(?:open\s+)?tasks)\s+"
+         r"(?:on|with|at|of)\s+(?P<p>low|medium|high|urgent)\s+priority\b",
+         r"\g<h>, \g<p> priority"),
+        # "Target close is end of next month": the close date
+        (r"\btarget\s+close(?:\s+date)?\s+is\b", "close date is"),
+        # topic first: "X, please move the close date to ...", "the X: push it to Saturday"
+        (r"^\s*(?P<x>(?-i:[A-Z])[^,;.:]{2,60}?)\s*,\s*(?P<p>please\s+)?"
+         r"(?P<v>move|change|set|update|push|bump)\s+(?P<f>the\s+[\w -]{2,30}?)\s+to\b",
+         r"\g<p>\g<v> \g<f> of \g<x> to"),
+        (r"^\s*(?:slow-?play\s+)?(?P<x>the\s+(?![^:;,.]*\b(?:where|whose|which|that|with)\b)[^:;,.]{2,60}?)"
+         r"\s*[:;,]\s*(?P<v>push|bump|shift|delay|postpone)\s+it\s+(?=(?:to|back\s+to|until)\b)",
+         r"\g<v> \g<x> "),
     )
 )  # fmt: skip
 
@@ -173,10 +235,19 @@ def plain_dialect(message: str) -> str:
     text = _half_hour(text)
     # after the rules: "a thousand", "one thousand" are 1000 by theirs
     text = applied(_RULES, text)
+    text = _FRONTED.sub(lambda m: f"{m['who']} is now a {m['v'].lower()}.", text)
     return _THOUSANDS.sub(lambda m: f"{_NUMBER_WORDS[m['n'].lower()]} ", text)
 
 
 #: "twelve grand", "five thousand": the number in figures
 _THOUSANDS = re.compile(
     r"\b(?P<n>" + "|".join(_NUMBER_WORDS) + r")\s+(?=(?:grand|thousand)\b)", re.I
+)
+
+#: a fronted predicate (Welsh English): "Customer she is now, Hedy Lamarr." is Hedy Lamarr is
+#: now a customer
+_FRONTED = re.compile(
+    r"^\s*(?P<v>[a-z][\w-]+)\s+(?:she|he|they)\s+(?:is|are)\s+now\s*,\s*"
+    r"(?P<who>(?-i:[A-Z][\w'-]+(?:\s+[A-Z][\w'-]+){1,2}))\s*[.!]",
+    re.I,
 )

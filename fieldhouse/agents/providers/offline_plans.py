@@ -400,13 +400,14 @@ def _reminders(text: str, now: datetime) -> Plan | None:
     args: dict[str, Any] = {}
     # "not fired yet", "haven't gone off": still to come ("n't" inside "haven't" has no \b)
     waiting = re.search(
-        r"(?:\bnot|n't|\bnever)\s+(?:yet\s+|been\s+)?(?:fired|gone\s+off|went\s+off|triggered)\b",
+        r"(?:\bnot|n't|\bnever)\s+(?:yet\s+|been\s+)?(?:fired|gone\s+off|went\s+off|triggered)\b"
+        r"|\byet\s+to\s+(?:go\s+off|fire|trigger)\b",
         lower,
     )
     if not waiting and re.search(r"\b(?:went\s+off|fired|past|already|old|done|missed)\b", lower):
         args["status"] = "fired"
     elif waiting or re.search(
-        r"\b(?:upcoming|scheduled|pending|future|coming|next|open|queued)\b", lower
+        r"\b(?:upcoming|scheduled|pending|future|coming|next|open|queued|outstanding)\b", lower
     ):
         args["status"] = "scheduled"
     return Plan((_stage(("reminders.list", args)),))

@@ -513,7 +513,7 @@ _QUOTED = re.compile(
 )
 _NAME_INTRO = re.compile(r"(?:named|called|titled|for|to)\s+", re.I)
 _CLAUSE = re.compile(
-    r"\s*(?:[,;(]|\s->|\s-\s|\s/\s|\.\s|\?\s|!\s|\s+with\s+(?:an?\s+|the\s+)?(?=FIELD)|"
+    r"\s*(?:[,;(]|:\s+(?=(?-i:[a-z0-9$€£]))|\s->|\s-\s|\s/\s|\.\s|\?\s|!\s|\s+with\s+(?:an?\s+|the\s+)?(?=FIELD)|"
     r"\s+(?:worth|valued\s+at|due|by|in\s+stage|closing|closes|"
     r"whose|who|which|that|he'?s|she'?s|they'?re|his|her|their|its|at\s+a|amount|priority|"
     r"stage)\b)",
@@ -956,8 +956,11 @@ def _clause(module: Module) -> re.Pattern[str]:
         labels = sorted({p for f in typed for p in f.phrases()}, key=len, reverse=True)
         pattern = _CLAUSE.pattern.replace("FIELD", fields)
         if labels:  # "Woodgrove Bank website woodgrovebank.com": a field and its value follow
+            # (not a capitalised word before another: "Kilimani Health Clinics" is a name)
             label = "(?:" + "|".join(re.escape(p) for p in labels) + ")"
-            pattern = pattern[:-1] + r"|\s+(?=" + label + r"\s*[:=]?\s*\S))"
+            pattern = pattern[:-1] + (
+                r"|\s+(?!(?-i:[A-Z])[\w-]*\s+(?-i:[A-Z]))(?=" + label + r"\s*[:=]?\s*\S))"
+            )
         values = sorted({p for f in typed for o in f.options for p in o.phrases()}, key=len)
         if values:  # "Proseware Inc in the financial services industry": a choice value
             value = "(?:" + "|".join(re.escape(p) for p in reversed(values)) + r")\b"
@@ -1008,6 +1011,14 @@ def _reads_like_a_sentence(name: str) -> bool:
     return bool(re.search(r"[:;,]", name)) or len(said) > 8 or bool(_NOT_IN_NAMES & set(said))
 
 
+#: "(a new company) to enter", "to add": what to do with it, where its name would be
+_TO_DO_IT = re.compile(
+    r"\s*to\s+(?:enter|add|create|log|record|put\s+in|make|open|register|file|set\s+up)\b"
+    r"(?!\s+(?-i:[A-Z]))",
+    re.I,
+)
+
+
 #: "for Contoso Health: " or "for Fabrikam Software, " before a capitalised name: whose
 _WHOSE_THEN_NAME = re.compile(
     r"(?-i:[A-Z][\w&'.-]*(?:\s+[A-Z][\w&'.-]*){0,4})\s*[:,]\s*(?=(?-i:[A-Z])[\w'-]+\s+\w)"
@@ -1024,6 +1035,8 @@ def _new_name(rest: str, module: Module, today: date) -> tuple[str, tuple[int, i
     told = re.match(r"\s*(?:for|due|by|on)\s+[^:]{1,30}:\s*", rest)
     if told and find_date(told.group(), today):
         start = told.end()  # "new task for tmrw: call linus"
+    if _TO_DO_IT.match(rest, start):
+        return "", (start, start)  # "New company to enter.": what to do, no name
     intro = _NAME_INTRO.match(rest, start)
     if intro:
         start = intro.end()
@@ -1038,6 +1051,8 @@ def _new_name(rest: str, module: Module, today: date) -> tuple[str, tuple[int, i
             start = named.end()
     body = rest[start:]
     cut = _clause(module).search(body)
+    if cut and cut.group().lstrip().startswith(":") and not re.match(r"\s*[A-Z0-9'\"]", body):
+        cut = None  # "Heron Labs: software" ends at the colon; "signup from the form: x" asks
     name = body[: cut.start()] if cut else body
     end = start + len(name)
     # dates and amounts said inside the name are details, not part of it
@@ -1953,8 +1968,10 @@ _COMPARE = (
      "lt"),
 )  # fmt: skip
 #: "2 stars or below", "50 or more": the number, then which side of it (itself included)
+#: what multiplies a number said in a comparison ("over 50k", "above $50 million")
+_MULTIPLIER = r"(?:k|m|mm|bn|grand|thousand|million|billion)"
 _OR_SIDE = re.compile(
-    r"(?P<n>[$€£]?\s?\d[\d,.]*\s?(?:k|m|bn|grand|thousand)?%?)(?:\s+[a-z]+)?\s+or\s+"
+    r"(?P<n>[$€£]?\s?\d[\d,.]*\s?" + _MULTIPLIER + r"?%?)(?:\s+[a-z]+)?\s+or\s+"
     r"(?:(?P<up>more|above|higher|greater|over|better)|less|below|lower|fewer|under|worse)\b"
 )
 #: "before" / "after" a date (find_date's span starts with "before", "until", ...)
@@ -2203,7 +2220,7 @@ def _compare_conditions(q: _Query) -> None:
             q.add(f.slug, op, (c.start(), c.end()), value=amounts[0].value[0])
 
     for pattern, op in _COMPARE:
-        said = pattern + r"\s+(?P<n>[$€£]?\s?\d[\d,.]*\s?(?:k|m|bn|grand|thousand)?\b%?)"
+        said = pattern + r"\s+(?P<n>[$€£]?\s?\d[\d,.]*\s?" + _MULTIPLIER + r"?\b%?)"
         for c in re.finditer(said, lower):
             compared(c, op, c.end())
     for c in _OR_SIDE.finditer(lower):  # "80 employees or more": the field between
@@ -2216,9 +2233,7 @@ def _compare_conditions(q: _Query) -> None:
             q.add(f.slug, "lte", (c.start(), c.end()), value=high[0].value[0])
     # last, where none of the above read the number: "the one worth 76,500", "amount 12k"
     exact = r"\b(?:worth|valued\s+at|amount(?:\s+of|\s+is)?|amounting\s+to)\s+"
-    for c in re.finditer(
-        exact + r"(?P<n>[$€£]?\s?\d[\d,.]*\s?(?:k|m|bn|grand|thousand)?\b)", lower
-    ):
+    for c in re.finditer(exact + r"(?P<n>[$€£]?\s?\d[\d,.]*\s?" + _MULTIPLIER + r"?\b)", lower):
         if not any(s <= c.start("n") < e for s, e in q.used):
             compared(c, "eq", c.end())
 

@@ -371,6 +371,19 @@ _NEW_TITLE = (
         + _TITLE,
         re.I,
     ),
+    # "X is the new Head of Platform at Y", "X's the COO at Y now"
+    re.compile(
+        r"\b(?P<who>" + _PERSON + r")(?:'s|\s+is)\s+(?:now\s+)?(?:the|our)\s+new\s+" + _TITLE,
+        re.I,
+    ),
+    re.compile(
+        r"\b(?P<who>"
+        + _PERSON
+        + r")(?:'s|\s+is)\s+(?:the|our)\s+"
+        + _TITLE
+        + r"(?:\s+(?:at|of|for|in)\s+[^,.;]{1,40}?)?\s+now\b",
+        re.I,
+    ),
     re.compile(
         r"\b(?P<who>" + _PERSON + r")\b[^;]{0,80}?\b(?:her|his|their)\s+(?:job\s+)?title\s+is\s+"
         r"(?:now\s+)?" + _TITLE,
@@ -424,7 +437,8 @@ def _new_title(text: str) -> str | None:
 
 _PHONE_CUE = re.compile(r"\b(?:phone|number|mobile|cell|line|tel|telephone)\b", re.I)
 _PHONE_ASKED = re.compile(
-    r"\b(?:add|change|update|new|gave|give|it'?s|is\s+now|set|put|record|save|store|fix)\b", re.I
+    r"\b(?:add|change|changed|update|new|gave|give|it'?s|is\s+now|set|put|record|save|store|fix)\b",
+    re.I,
 )
 _NOT_A_PHONE_CHANGE = re.compile(
     r"\b(?:remind|e-?mail|send|draft|call\s+task|create|log)\b"

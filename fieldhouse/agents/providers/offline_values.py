@@ -281,15 +281,22 @@ def find_time(text: str) -> Found[tuple[int, int]] | None:
     return Found((hour, minute), m.start(), m.end())
 
 
+#: currency codes people write before or after an amount ("KSh 900 million", "2m NGN")
+_ISO = r"usd|eur|gbp|kes|ksh|ngn|zar|php|inr|jpy|chf|cad|aud|nzd|sgd|cny"
 _AMOUNT = re.compile(
-    r"(?:\b(?P<pre>usd|eur|gbp)\s?)?(?P<cur>[$€£])?\s?(?P<num>\d[\d,]*(?:\.\d+)*)\s?(?P<mult>k|m|mm|bn|b|thousand|grand|million|"
-    r"billion)?\b(?!\s*%)(?:\s*(?P<code>usd|eur|gbp|dollars?|euros?|pounds?|bucks|quid)\b)?",
+    r"(?:\b(?P<pre>" + _ISO + r")\s?)?(?P<cur>[$€£₦₱₹¥])?\s?(?P<num>\d[\d,]*(?:\.\d+)*)\s?"
+    r"(?P<mult>k|m|mm|bn|b|thousand|grand|million|billion)?\b(?!\s*%)(?:\s*(?P<code>"
+    + _ISO
+    + r"|dollars?|euros?|pounds?|bucks|quid|shillings?|naira|rand|rupees?|yen)\b)?",
     re.I,
 )
 _MULT = {"k": 1e3, "thousand": 1e3, "grand": 1e3, "m": 1e6, "mm": 1e6, "million": 1e6}
 _MULT |= {"b": 1e9, "bn": 1e9, "billion": 1e9}
 _CODES = {"$": "USD", "€": "EUR", "£": "GBP", "dollars": "USD", "euros": "EUR", "pounds": "GBP"}
 _CODES |= {"dollar": "USD", "euro": "EUR", "pound": "GBP", "bucks": "USD", "quid": "GBP"}
+_CODES |= {"ksh": "KES", "shilling": "KES", "shillings": "KES", "naira": "NGN", "₦": "NGN"}
+_CODES |= {"rand": "ZAR", "₱": "PHP", "₹": "INR", "rupee": "INR", "rupees": "INR", "¥": "JPY"}
+_CODES |= {"yen": "JPY"}
 
 
 #: a number whose dots group its thousands ("31.000", "1.250.000"): three digits after each

@@ -296,3 +296,92 @@ def test_a_change_said_of_a_person_named_first() -> None:
     assert plain_register("The Kestrel Freight folks called, so please update it.") == (
         "The Kestrel Freight folks called, so please update it."
     )
+
+
+# blind17's tuning half showed these shapes (Filipino, Kenyan, British Army, Welsh and poker
+# players' English); the phrasings and records are this file's own
+
+
+@pytest.mark.parametrize(
+    ("said", "plain"),
+    [
+        ("Sige, call Ma'am Orla Finnegan po.", "call Orla Finnegan."),
+        ("Tafadhali remind me kesho kutwa", "please remind me the day after tomorrow"),
+        ("Send it haraka, bwana. Poa.", "Send it now."),
+        ("Right then. Update it at the double, if you please.", "Update it."),
+        ("Remind me at 0730 to call Orla", "Remind me at 07:30 to call Orla"),
+        ("Remind me tomorrow by 1800 hours", "Remind me tomorrow by 18:00"),
+        # (who "me" is comes from the run's user: planner_eval shows the whole create)
+        ("Task for me, call type: ring Orla, due Friday.",
+         "Create a call task for me: ring Orla, due Friday."),
+        ("Put a follow-up task in for me: chase Orla, tied to the Beacon deal.",
+         "Create a follow-up task for me: chase Orla, linked to the Beacon deal."),
+        ("Raise the pot; the odds are good", "Raise the amount; the probability are good"),
+        ("Tie it off, isn't it. Lovely, there's lush.", "Tie it off. Lovely."),
+    ],
+)  # fmt: skip
+def test_more_dialect_words(said: str, plain: str) -> None:
+    assert plain_dialect(said) == plain
+
+
+def test_a_new_title_said_as_the_new_one_or_the_one_now() -> None:
+    orla = HEAP[3]
+    assert writes(
+        "Orla Finnegan is the new Head of Fleet at Kestrel Freight. Please change her job title."
+    ) == updated(orla, **{"job-title": "Head of Fleet"})
+    assert writes("Orla Finnegan's the COO at Kestrel Freight now, update her title.") == (
+        updated(orla, **{"job-title": "COO"})
+    )
+    assert writes("Customer she is now, Orla Finnegan. Change her lifecycle.") == updated(
+        orla, lifecycle="customer"
+    )
+
+
+def test_a_company_name_with_a_field_word_then_a_colon() -> None:
+    """ "Heron Health Partners: healthcare, ...": the name is all three words ("Health" is a
+    field's label), and it ends at the colon before the details."""
+    made = the_create(writes("Create the company Heron Health Partners: healthcare, 90 employees."))
+    assert made["displayName"] == "Heron Health Partners"
+    assert made["fields"]["industry"] == "healthcare" and made["fields"]["employees"] == 90
+    # "to log" is what to do with it, not its name: ask
+    assert writes("New company to log. Its name will follow.") == []
+
+
+def test_money_in_another_currency_and_millions_in_a_comparison() -> None:
+    made = the_create(
+        writes("Create the deal Kestrel depot for Kestrel Freight, KSh 2,400,000, stage lead.")
+    )
+    assert made["fields"]["amount"] == {"amount": 2400000, "currency": "KES"}
+    made, _ = walked("Show me companies with annual revenue above $20 million", HEAP, NOW, WS)
+    assert ("annual-revenue", "gt", 20000000) in conditions(last_search(made))
+
+
+def test_a_change_said_topic_first() -> None:
+    assert writes("Beacon fleet telematics, please move the close date to Friday, per Orla.") == (
+        updated(BEACON, **{"close-date": "2026-12-04"})
+    )
+    assert writes("Slow-play the Vendor audit checklist: push it to Friday.") == updated(
+        AUDIT, **{"due-date": "2026-12-04"}
+    )
+
+
+def test_a_company_said_as_a_team_and_its_phone_changed() -> None:
+    assert writes("Kestrel Freight have a new website, kestrelfreight.example. Update it.") == (
+        updated(KESTREL, website="https://kestrelfreight.example")
+    )
+    assert writes(
+        "Kestrel Freight have grown, they are now 700 employees. Please update the company."
+    ) == updated(KESTREL, employees=700)
+    assert writes("Kestrel Freight's main phone has changed to +44 20 7946 0018.") == updated(
+        KESTREL, phone="+442079460018"
+    )
+
+
+def test_reminders_yet_to_go_off_and_my_tasks_of_a_priority() -> None:
+    made, _ = walked("Which reminders are outstanding, the ones yet to go off?", HEAP, NOW, WS)
+    assert made[-1] == ("reminders.list", {"status": "scheduled"})
+    assert plain_dialect("My tasks on high priority, please.") == (
+        "My tasks, high priority, please."
+    )
+    made, _ = walked("My tasks on high priority, please.", HEAP, NOW, WS)
+    assert ("priority", "eq", "high") in conditions(last_search(made))
