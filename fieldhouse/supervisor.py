@@ -62,6 +62,12 @@ EMBED_POLL_SECONDS = 0.05
 PRESTART = 1
 #: the signals that stop a server
 STOP_SIGNALS = {signal.SIGINT, signal.SIGTERM}
+#: how the server starts a Python process of its own (``python -m MODULE`` follows): ``-P``
+#: keeps the working directory off its ``sys.path``. Without it a worker started from a folder
+#: holding a ``fieldhouse`` (another checkout) or a ``trio.py`` imported that, not the installed
+#: server, while the CLI ran the installed one (seen: a checkout's older workers beside a newer
+#: CLI wrote conflicting activity numbers, every create a 500)
+PYTHON = (sys.executable, "-P")
 
 
 async def until_signal() -> None:
@@ -150,7 +156,7 @@ def prestart(settings: Settings, sock: socket.socket, count: int) -> list[Presta
     try:
         for _ in range(min(count, settings.workers)):
             process = subprocess.Popen(
-                [sys.executable, "-m", "fieldhouse.worker"],
+                [*PYTHON, "-m", "fieldhouse.worker"],
                 stdin=subprocess.PIPE,
                 pass_fds=(sock.fileno(),),
                 env=_worker_env(settings),
@@ -253,7 +259,7 @@ def become_supervisor(
         os.set_inheritable(fd, True)
     sys.stdout.flush()
     sys.stderr.flush()
-    os.execv(sys.executable, [sys.executable, "-m", "fieldhouse.supervisor", str(read)])
+    os.execv(sys.executable, [*PYTHON, "-m", "fieldhouse.supervisor", str(read)])
 
 
 def main() -> int:
@@ -510,7 +516,7 @@ async def _run_once(
         process, stdin = adopted, adopted.stdin
     else:
         started = await trio.lowlevel.open_process(
-            [sys.executable, "-m", module],
+            [*PYTHON, "-m", module],
             stdin=subprocess.PIPE,
             pass_fds=() if sock is None else (sock.fileno(),),
             env=_worker_env(settings),

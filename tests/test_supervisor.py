@@ -164,8 +164,9 @@ async def test_a_second_server_on_the_same_sqlite_data_refuses_to_start(tmp_path
 
 
 def _module_of(pid: int) -> bytes:
-    """The module a ``python -m MODULE`` process runs."""
-    return Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")[2]
+    """The module a ``python -P -m MODULE`` process runs."""
+    said = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+    return said[said.index(b"-m") + 1]
 
 
 def _alive(pid: int) -> bool:
@@ -269,3 +270,30 @@ async def test_a_serve_that_cannot_prepare_its_store_leaves_nothing_behind(
     assert len(lines) == 1 and "cannot open the database" in lines[0], lines
     assert _processes_with(tmpdir) == []
     assert list(tmpdir.iterdir()) == []
+
+
+async def test_workers_run_the_installed_server_whatever_folder_serve_starts_in(
+    tmp_path: Path,
+) -> None:
+    """`fieldhouse serve` typed in a folder holding a ``fieldhouse`` package (another checkout)
+    and a ``trio.py``: its workers and supervisor run the installed server, as the command
+    itself does (``python -P``). Their ``python -m`` put that folder first on ``sys.path``:
+    the workers imported what it held."""
+    folder = tmp_path / "elsewhere"
+    (folder / "fieldhouse").mkdir(parents=True)
+    (folder / "fieldhouse" / "__init__.py").write_text("raise ImportError('a stray fieldhouse')\n")
+    (folder / "trio.py").write_text("raise ImportError('a stray trio')\n")
+    url = sqlite_url(tmp_path / "data")
+    (tmp_path / "data").mkdir()
+    key = cli(url, "init", "--name", "Elsewhere")["apiKey"]
+    env = {"FIELDHOUSE_WORKERS": "2"}
+    async with serve(url, tmp_path / "data", log=tmp_path / "log", env=env, cwd=folder) as server:
+        await _workers(server, 2)
+        async with httpx.AsyncClient(base_url=server.base) as client:
+            created = await client.post(
+                "/v1/modules/deals/records",
+                headers={"Authorization": f"Bearer {key}"},
+                json={"displayName": "Anywhere", "fields": {"name": "Anywhere", "stage": "lead"}},
+            )
+        assert created.status_code == 201, created.text
+        assert "stray" not in await server.output()

@@ -135,10 +135,16 @@ async def serve(
     env: dict[str, str] | None = None,
     module: Sequence[str] = ("fieldhouse",),
     rate_limit: int = 1_000_000,
+    cwd: Path | None = None,
 ) -> AsyncIterator[Served]:
-    """A `fieldhouse serve` subprocess; on exit it is killed if still running."""
+    """A `fieldhouse serve` subprocess; on exit it is killed if still running. With ``cwd``
+    it runs there as a user types it: the installed ``fieldhouse`` command (``python -m``
+    would import a ``fieldhouse`` found in ``cwd``)."""
     port = free_port()
-    command = [sys.executable, "-m", *module, "serve", "--database-url", database_url]
+    program = [sys.executable, "-m", *module]
+    if cwd is not None:
+        program = [str(Path(sys.executable).with_name("fieldhouse"))]
+    command = [*program, "serve", "--database-url", database_url]
     command += ["--data-dir", str(data_dir), "--port", str(port), "--rate-limit", str(rate_limit)]
     full_env = {
         **os.environ,
@@ -150,7 +156,12 @@ async def serve(
     }
     with log.open("ab") as out:
         proc = await trio.lowlevel.open_process(
-            command, stdout=out, stderr=subprocess.STDOUT, env=full_env, start_new_session=True
+            command,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            env=full_env,
+            start_new_session=True,
+            cwd=cwd,
         )
     served = Served(proc, f"http://127.0.0.1:{port}", log)
     try:
