@@ -162,6 +162,9 @@ _RULES: Rules = tuple(
          r"\g<n> has a new \g<f>: "),
         (r"(?P<n>(?-i:[A-Z])[\w&'-]*)\s+(?:have|has)\s+(?:grown|shrunk|expanded)\s*,?\s*"
          r"(?:they|it)\s+(?:are|is)\s+now\s+(?=\d)", r"\g<n> now has "),
+        # a lead-in that only announces the request: "Tiny change:", "Quick one:", "Heads up!"
+        (r"^\s*(?:(?:a|one)\s+)?(?:(?:tiny|small|quick|little|minor|another|good|great)\s+)?"
+         r"(?:change|update|one|thing|fix|edit|news|heads[- ]up)\s*[:!]+\s*(?=\S)", ""),
         # "My tasks on high priority": those of that priority
         (r"^(?P<h>\s*(?:(?:show|list|get|give)\s+(?:me\s+)?)?my\s+(?:open\s+)?tasks)\s+"
          r"(?:on|with|at|of)\s+(?P<p>low|medium|high|urgent)\s+priority\b",

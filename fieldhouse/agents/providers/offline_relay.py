@@ -372,7 +372,9 @@ _RULES = rules(
     (r"\b(?P<tag>[A-Za-z]+)-tagged\s+(?P<what>[\w-]+)", r"\g<what> tagged \g<tag>", ALL),
     # --- the value first, the record last: "2 stars: Litware Labs' account health" ---
     (r"^\s*(?P<v>[^:" + _DASHES + r"]+?)\s*" + _SAID_FIRST + r"\s*(?:that'?s\s+)?"
-     r"(?P<who>(?-i:[A-Z])[^:," + _DASHES + r"]*?)(?:'s|')\s+(?:new\s+)?(?P<field>[\w -]+?)"
+     r"(?P<who>(?-i:[A-Z])[^:," + _DASHES + r"]*?)(?:'s|')\s+(?:new\s+)?"
+     # (a field's name, not a sentence: "Tiny change: X's job title is Y" says its own value)
+     r"(?P<field>(?![\w -]*\b(?:is|are|was|were|should|will|has|have)\b)[\w -]+?)"
      r"(?:\s+(?:from\s+now\s+on|now|going\s+forward))?(?:\s*,?\s*please)?\s*[.!]?\s*$",
      r"set \g<who>'s \g<field> to \g<v>"),
     (r"^\s*(?P<v>[^:" + _DASHES + r"]+?)\s+is\s+(?P<who>(?-i:[A-Z])[^.]*?)(?:'s|')\s+new\s+"

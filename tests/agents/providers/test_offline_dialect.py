@@ -385,3 +385,18 @@ def test_reminders_yet_to_go_off_and_my_tasks_of_a_priority() -> None:
     )
     made, _ = walked("My tasks on high priority, please.", HEAP, NOW, WS)
     assert ("priority", "eq", "high") in conditions(last_search(made))
+
+
+def test_a_lead_in_before_a_colon_is_never_the_new_value() -> None:
+    """ "Tiny change: X's job title is Y" set X's title to "Tiny change" (the lead read as the
+    value of a "2 stars: X's health" shape); a lead that only announces is dropped, and any
+    other lead is no value."""
+    orla = HEAP[3]
+    head_of_fleet = updated(orla, **{"job-title": "Head of Fleet"})
+    assert writes("Tiny change: Orla Finnegan's job title is Head of Fleet now.") == head_of_fleet
+    assert writes("Kestrel Freight: Orla Finnegan's job title is Head of Fleet.") in (
+        [],
+        head_of_fleet,
+    )
+    # the value-first shape still reads
+    assert writes("2 stars: Kestrel Freight's account health") == updated(KESTREL, health=2)
