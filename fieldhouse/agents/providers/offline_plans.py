@@ -129,7 +129,30 @@ def plan_for(message: str, now: datetime, workspace: Workspace | None = None) ->
     if plan is None or not plan.stages:
         return plan
     draft = bool(_KEEP_DRAFT.search(message))
-    return Plan(tuple(_checked(stage, draft) for stage in plan.stages), plan.reply)
+    doubt = _UNDECIDED.search(message)
+    said = doubt.group().strip(" ,.") if doubt else None
+    return Plan(tuple(_checked(stage, draft, said) for stage in plan.stages), plan.reply)
+
+
+#: a change the person has not decided on: a question whether to make it ("Should I set ...
+#: to won?"), a condition still to be met ("If the deal closes, set it to won", "... once they
+#: sign"), a doubt ("..., not sure yet") or two values left open ("next Friday or the one
+#: after"). A record written then would be a guess: the planner asks instead
+_UNDECIDED = re.compile(
+    r"^\s*(?:should|shall|must)\s+(?:i|we)\b"
+    r"|^\s*(?:do|would)\s+you\s+think\s+(?:i|we)\s+should\b"
+    r"|^\s*(?:what\s+if|if|once|unless|in\s+case)\s+(?!(?:you|it'?s|that'?s|possible|not\b))"
+    r"[^,.;:?!]{3,80},"
+    r"|[,;]?\s+(?:if|once|unless|as\s+soon\s+as)\s+(?:they|she|he|we|the\s+\w+)\s+"
+    r"(?:sign|signs|close|closes|agree|agrees|confirm|confirms|approve|approves|say|says|"
+    r"accept|accepts|reply|replies|pay|pays)\b"
+    r"|\bnot\s+(?:sure|certain|decided)(?:\s+(?:yet|about\s+(?:that|this|it)))?\s*[.!?]*\s*$"
+    r"|\b(?:still\s+)?(?:undecided|tbc|tbd)\b\s*[.!?]*\s*$"
+    r"|\bor\s+(?:maybe|perhaps|possibly)\b|\bor\s+the\s+(?:one|week|day|month)\s+after\b",
+    re.I,
+)
+#: the tools that change records
+_RECORD_WRITES = ("records.create", "records.update", "records.delete")
 
 
 #: the person asks that the e-mail not go out ("Draft only", "don't send it yet", "on hold")
@@ -175,14 +198,20 @@ def _run_on(call: Call) -> str | None:
     return next((t for t in said if isinstance(t, str) and _RUN_ON.search(t)), None)
 
 
-def _checked(stage: Stage, draft: bool = False) -> Stage:
-    """``stage`` whose writes are checked: a send the message asked to hold is a draft, and a
-    write whose text runs on is asked about."""
+def _checked(stage: Stage, draft: bool = False, undecided: str | None = None) -> Stage:
+    """``stage`` whose writes are checked: a send the message asked to hold is a draft, a
+    write whose text runs on is asked about, and so is a record's change the message left
+    ``undecided`` (the words that say so)."""
 
     def run(outcomes: Sequence[ToolOutcome]) -> list[Call] | str:
         calls = stage(outcomes)
         if isinstance(calls, str):
             return calls
+        if undecided and any(c[0] in _RECORD_WRITES for c in calls):
+            return (
+                f"That sounds undecided ({undecided!r}), so I changed nothing yet. Tell me "
+                "once it is decided, and I will make the change."
+            )
         if draft:
             calls = [_kept_a_draft(c) if c[0] == "email.send" else c for c in calls]
         for call in calls:

@@ -400,3 +400,10 @@ def test_a_lead_in_before_a_colon_is_never_the_new_value() -> None:
     )
     # the value-first shape still reads
     assert writes("2 stars: Kestrel Freight's account health") == updated(KESTREL, health=2)
+
+
+def test_two_dates_left_open_write_nothing() -> None:
+    made, reply = written(
+        "Beacon fleet telematics close date: next Friday or the one after.", HEAP, NOW, WS
+    )
+    assert made == [] and "sounds undecided ('or the one after')" in reply

@@ -127,6 +127,12 @@ def test_a_contact_said_as_a_record_is_no_do_not_contact_filter() -> None:
         # details no field takes are asked about, not dropped
         ("add a project called Hermes, the client wants weekly demos", [], "did not understand"),
         ("move apollo to build, the client wants weekly demos", [APOLLO], "did not understand"),
+        # a change not decided yet: asked whether to make, bound to a condition, doubted, or
+        # between two values
+        ("Should I move apollo to build?", [APOLLO], "sounds undecided ('Should I')"),
+        ("If the client signs, move apollo to build.", [APOLLO], "sounds undecided"),
+        ("Move apollo to build once they sign.", [APOLLO], "What should phase"),
+        ("Move apollo to build? Not sure yet.", [APOLLO], "sounds undecided ('Not sure yet')"),
     ],
 )
 def test_when_unsure_it_asks_and_writes_nothing(
