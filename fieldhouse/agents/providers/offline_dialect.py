@@ -32,9 +32,17 @@ _SHORTHAND = {
     "emp": "employees", "emps": "employees", "rev": "revenue", "approx": "about",
     "sched": "schedule", "mo": "month", "mos": "months",
 }  # fmt: skip
+#: single words of other Englishes (Jamaican, Ghanaian, Hawaiian Pidgin, Kenyan) and the
+#: English words they are; a capital only at a sentence's start, as for Scots
+_WORLD = {
+    "weh": "that", "nuh": "not", "inna": "in", "di": "the", "har": "her", "bout": "about",
+    "mek": "make", "okyena": "tomorrow", "da": "the", "fo'": "for", "tafadhali": "please",
+    "haraka": "now",
+}  # fmt: skip
+_PLAIN = {**_SCOTS, **_SHORTHAND, **_WORLD}
 _WORD = re.compile(
     r"(?<![\w@./'-])(?P<w>"
-    + "|".join(re.escape(k) for k in sorted({**_SCOTS, **_SHORTHAND}, key=len, reverse=True))
+    + "|".join(re.escape(k) for k in sorted(_PLAIN, key=len, reverse=True))
     + r")(?![\w@/-]|'\w)",
     re.I,
 )
@@ -90,7 +98,7 @@ _RULES: Rules = tuple(
         # particles that say nothing at a clause's end: "lah", "leh", "lor", "meh", "ah"
         (r"\s+(?:lah|leh|lor|meh|hor|sia|ah)\b(?=\s*(?:[,.;!?\u2014-]|$))", ""),
         # "..., aye.", "..., chef.": a word to the listener, no part of the request
-        (r"\s*,\s*(?:aye|chef|mate|pal|boss|bro|buddy|folks|guys|team)\b(?=\s*(?:[,.;!?]|$))",
+        (r"\s*,\s*(?:aye|chef|mate|pal|boss|bro|buddy|folks|guys|team|eh)\b(?=\s*(?:[,.;!?]|$))",
          ""),
         # "spawn a company", "fire a new deal", "stick a new deal in", "sched a task": a create
         (r"^\s*(?:spawn|fire|stick|pop|chuck|bang|throw|slap|whack|schedule)\s+"
@@ -114,15 +122,14 @@ _RULES: Rules = tuple(
         # "~$45M", "~600": about that
         (r"(?<!~)~(?!~)\s*(?=[$€£]?\d)", ""),  # not "~~420~~": struck out in Markdown
         # an honorific before a name ("Sir Dennis Ritchie", "Ma'am Mary Jackson"): the name
-        (r"(?-i:\b(?:Sir|Ma['\u2019]am|Madam|Mama|Bwana)\s+)(?=(?-i:[A-Z][a-z]))", ""),
+        (r"(?-i:\b(?:Sir|Ma['\u2019]am|Madam|Mama|Bwana|Uncle|Aunty|Auntie)\s+)(?=(?-i:[A-Z][a-z]))",
+         ""),
         # Filipino English's particles of politeness and emphasis ("for me po", "pala",
         # "naman") and its "Sige," (all right): nothing asked
         (r"(?-i:\s+(?:po|pala|naman)\b)(?!['\u2019-])", ""),
         (r"^\s*sige\s*[,.!]\s*", ""),
         # Swahili in Kenyan English: "tafadhali" please, "haraka" right away, "kesho" tomorrow
         # ("kesho kutwa" the day after), "bwana" (sir, mate) and a closing "Poa." (cool)
-        (r"\btafadhali\b", "please"),
-        (r"\bharaka\b", "now"),
         (r"\bkesho\s+kutwa\b", "the day after tomorrow"),
         (r"\bkesho\b", "tomorrow"),
         (r"\s*,?\s+bwana\b", ""),
@@ -162,6 +169,41 @@ _RULES: Rules = tuple(
          r"\g<n> has a new \g<f>: "),
         (r"(?P<n>(?-i:[A-Z])[\w&'-]*)\s+(?:have|has)\s+(?:grown|shrunk|expanded)\s*,?\s*"
          r"(?:they|it)\s+(?:are|is)\s+now\s+(?=\d)", r"\g<n> now has "),
+        # Jamaican English: "fi mi" for me, "Show mi", "Mi have", "the task dem" (tasks),
+        # "weh" that, "nuh" not, "inna" in, "di" the, "har" her, "bout" about, "mek" make,
+        # ", seh ..." saying ..., "Who dis?", a greeting ("Wah gwaan.") and a closing "Respect."
+        (r"\bfi\s+mi\b", "for me"),
+        (r"\b(?P<v>show|tell|give|remind|send|for|to|with)\s+mi\b", r"\g<v> me"),
+        (r"(?:^|(?<=[.!?]\s))mi\s+(?=(?:have|just|want|need|get|got|meet|met)\b)", "I "),
+        (r"\b(?P<n>task|deal|contact|compan(?:y|ie)|reminder|record)s?\s+dem\b", r"\g<n>s"),
+        (r"\bfi\b(?=\s+(?-i:[A-Z]))", "for"),
+        (r"\s*,\s*seh\s+", ", saying "),
+        (r"\bwho\s+dis\s*\?", "Who is this?"),
+        (r"^\s*wah\s+gwaan\s*[.!,]*\s*", ""),
+        (r"(?<=[.!?])\s*respect\s*[.!]*\s*$", ""),
+        # Ghanaian English: "okyena" tomorrow, "Herh,"/"Chale," openers, "on"/"off" the
+        # do-not-contact box
+        (r"^\s*(?:herh|chale|charley)\s*[,!]\s*", ""),
+        (r"^\s*(?:please\s+)?on\s+the\s+do[- ]not[- ]contact\b", "tick do not contact"),
+        (r"^\s*(?:please\s+)?off\s+the\s+do[- ]not[- ]contact\b", "untick do not contact"),
+        # Hawaiian Pidgin: "da" the, "fo'" for, "one" a (after a verb), "No send 'um" don't
+        # send it, "brah"
+        (r"\b(?P<v>open|make|write|draft|get|create|add|send|put|set)\s+one\b(?!\s+of\b)",
+         r"\g<v> a"),
+        (r"^\s*one\s+(?=(?:to-?do|task|deal|contact|company|new)\b)", "a "),
+        (r"\bno\s+send\s+'?um\b", "don't send it"),
+        (r"\s*,?\s+brah\b", ""),
+        # "... on Edsger Dijkstra's record": for that person; a reason a person gave for the
+        # do-not-contact box ("she said we should stop calling her", "he wants to hear from
+        # us again")
+        (r"\bon\s+(?P<who>(?-i:[A-Z])[\w'-]+(?:\s+(?-i:[A-Z])[\w'-]+){1,2})'s\s+"
+         r"(?:record|card|profile|contact)\b", r"for \g<who>"),
+        (r"\s*,\s+(?:she|he|they)\s+(?:said|says|asked|told\s+us)\s+(?:that\s+)?"
+         r"(?:we\s+should\s+|to\s+)?(?:stop|not|never)\s+(?:call|contact|e-?mail|mail|ring)\w*"
+         r"\b[^.!?]*", ""),
+        (r"\s*,\s+(?:she|he|they)\s+wants?\s+to\s+hear\s+from\s+us\s+again\b", ""),
+        # "a company name Portmore Hardware": named
+        (r"\b(?P<m>company|contact|deal|task)\s+name\s+(?=(?-i:[A-Z]))", r"\g<m> named "),
         # a lead-in that only announces the request: "Tiny change:", "Quick one:", "Heads up!"
         (r"^\s*(?:(?:a|one)\s+)?(?:(?:tiny|small|quick|little|minor|another|good|great)\s+)?"
          r"(?:change|update|one|thing|fix|edit|news|heads[- ]up)\s*[:!]+\s*(?=\S)", ""),
@@ -185,12 +227,15 @@ _RULES: Rules = tuple(
 def _word(m: re.Match[str]) -> str:
     said = m["w"]
     lower = said.lower()
-    plain = _SCOTS.get(lower) or _SHORTHAND[lower]
+    plain = _PLAIN[lower]
     if said[0].isupper():
         # "Ma tasks", "Whit reminders": a capital only where a sentence starts
         before = m.string[: m.start()].rstrip()
         if before and before[-1] not in ".!?:;\u2014-":
             return said
+        if re.match(r"\s+[A-Z]", m.string[m.end() :]):
+            return said  # "Da Vinci", "Di Maria": a name's first word
+
         return plain[0].upper() + plain[1:]
     return plain
 
@@ -239,6 +284,7 @@ def plain_dialect(message: str) -> str:
     # after the rules: "a thousand", "one thousand" are 1000 by theirs
     text = applied(_RULES, text)
     text = _FRONTED.sub(lambda m: f"{m['who']} is now a {m['v'].lower()}.", text)
+    text = _whose_address(text)
     return _THOUSANDS.sub(lambda m: f"{_NUMBER_WORDS[m['n'].lower()]} ", text)
 
 
@@ -254,3 +300,24 @@ _FRONTED = re.compile(
     r"(?P<who>(?-i:[A-Z][\w'-]+(?:\s+[A-Z][\w'-]+){1,2}))\s*[.!]",
     re.I,
 )
+
+
+_ADDRESS = re.compile(r"[\w.+'-]+@[\w-]+(?:\.[\w-]+)+")
+#: a question who an address is ("Who is x@y?", "whose email is this: x@y? Find out")
+_WHOSE = re.compile(
+    r"\b(?:who|whose|hoo|look\s+(?:it\s+)?up|find\s+out|recall|who'?s\s+that)\b", re.I
+)
+#: ... and no request to write to it or with it
+_DOES_MORE = re.compile(
+    r"\b(?:send|write|draft|compose|reply|add|create|new|set|change|update|put|save|store|"
+    r"remind|mark|tag|delete|remove|email\s+(?:him|her|them))\b",
+    re.I,
+)
+
+
+def _whose_address(text: str) -> str:
+    """ "Who is x@y? Look it up.": a search for the address (the one said, no other)."""
+    found = _ADDRESS.findall(text)
+    if len(found) != 1 or not _WHOSE.search(text) or _DOES_MORE.search(text):
+        return text
+    return f"find {found[0].rstrip('.')}"

@@ -180,7 +180,7 @@ def _kept_a_draft(call: Call) -> Call:
 #: a text that runs on into another sentence ("tasting menu. Ask her which night ...") or
 #: starts with a mark: a name, title or subject read past its end
 _RUN_ON = re.compile(
-    r"^\s*[.,;:!?\u2014\u2013]|[.!?]\s+(?:(?:please|and|but|so|then|also)\s+)?(?:ask|tell|remind|"
+    r"^\s*(?:[.,;:!?\u2014\u2013]|as\s+an?\s)|[.!?]\s+(?:(?:please|and|but|so|then|also)\s+)?(?:ask|tell|remind|"
     r"thank|invite|let|make|set|add|put|mark|send|draft|keep|hold|she|he|they|we|i|her|him|them|"
     r"it|its|this|that)\b",
     re.I,

@@ -282,9 +282,10 @@ def find_time(text: str) -> Found[tuple[int, int]] | None:
 
 
 #: currency codes people write before or after an amount ("KSh 900 million", "2m NGN")
-_ISO = r"usd|eur|gbp|kes|ksh|ngn|zar|php|inr|jpy|chf|cad|aud|nzd|sgd|cny"
+_ISO = r"usd|eur|gbp|kes|ksh|ngn|ghs|jmd|zar|php|inr|jpy|chf|cad|aud|nzd|sgd|cny"
 _AMOUNT = re.compile(
-    r"(?:\b(?P<pre>" + _ISO + r")\s?)?(?P<cur>[$€£₦₱₹¥])?\s?(?P<num>\d[\d,]*(?:\.\d+)*)\s?"
+    r"(?:\b(?P<pre>" + _ISO + r")\s?)?(?P<cur>(?:\b(?:GH|J|A|C|NZ|US))?[$₵¢]|[€£₦₱₹¥])?\s?"
+    r"(?P<num>\d[\d,]*(?:\.\d+)*)\s?"
     r"(?P<mult>k|m|mm|bn|b|thousand|grand|million|billion)?\b(?!\s*%)(?:\s*(?P<code>"
     + _ISO
     + r"|dollars?|euros?|pounds?|bucks|quid|shillings?|naira|rand|rupees?|yen)\b)?",
@@ -296,7 +297,8 @@ _CODES = {"$": "USD", "€": "EUR", "£": "GBP", "dollars": "USD", "euros": "EUR
 _CODES |= {"dollar": "USD", "euro": "EUR", "pound": "GBP", "bucks": "USD", "quid": "GBP"}
 _CODES |= {"ksh": "KES", "shilling": "KES", "shillings": "KES", "naira": "NGN", "₦": "NGN"}
 _CODES |= {"rand": "ZAR", "₱": "PHP", "₹": "INR", "rupee": "INR", "rupees": "INR", "¥": "JPY"}
-_CODES |= {"yen": "JPY"}
+_CODES |= {"yen": "JPY", "j$": "JMD", "gh₵": "GHS", "gh¢": "GHS", "₵": "GHS", "a$": "AUD"}
+_CODES |= {"c$": "CAD", "nz$": "NZD", "us$": "USD"}
 
 
 #: a number whose dots group its thousands ("31.000", "1.250.000"): three digits after each

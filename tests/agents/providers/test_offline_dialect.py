@@ -306,7 +306,7 @@ def test_a_change_said_of_a_person_named_first() -> None:
     ("said", "plain"),
     [
         ("Sige, call Ma'am Orla Finnegan po.", "call Orla Finnegan."),
-        ("Tafadhali remind me kesho kutwa", "please remind me the day after tomorrow"),
+        ("Tafadhali remind me kesho kutwa", "Please remind me the day after tomorrow"),
         ("Send it haraka, bwana. Poa.", "Send it now."),
         ("Right then. Update it at the double, if you please.", "Update it."),
         ("Remind me at 0730 to call Orla", "Remind me at 07:30 to call Orla"),
@@ -407,3 +407,63 @@ def test_two_dates_left_open_write_nothing() -> None:
         "Beacon fleet telematics close date: next Friday or the one after.", HEAP, NOW, WS
     )
     assert made == [] and "sounds undecided ('or the one after')" in reply
+
+
+# blind18's tuning half showed these shapes (Jamaican, Ghanaian and Hawaiian Pidgin English, a
+# dyslexic writer, a Canadian farmer); the phrasings and records are this file's own
+
+
+@pytest.mark.parametrize(
+    ("said", "plain"),
+    [
+        ("Show mi the task dem weh due inna da next 5 days",
+         "Show me the tasks that due in the next 5 days"),
+        ("Wah gwaan. Tag har fi mi, seh she a lead. Respect.",
+         "Tag her for me, saying she a lead."),
+        ("Remind me okyena bout Orla", "Remind me tomorrow about Orla"),
+        ("Herh, please on the do-not-contact for Orla Finnegan",
+         "tick do not contact for Orla Finnegan"),
+        ("Draft one email fo' Uncle Ken Adams. No send 'um yet, brah.",
+         "Draft a email for Ken Adams. don't send it yet."),
+        ("Da Vinci deal, eh.", "Da Vinci deal."),
+    ],
+)  # fmt: skip
+def test_words_of_other_englishes(said: str, plain: str) -> None:
+    assert plain_dialect(said) == plain
+
+
+def test_a_question_who_an_address_is_searches_for_it() -> None:
+    made, _ = walked("Hoo is orla@kestrel.example? Look it up for me.", HEAP, NOW, WS)
+    assert made[0][1]["query"] == "orla@kestrel.example"
+    # an address with a request to do more is not only looked up
+    assert plain_dialect("Who is orla@kestrel.example? Send her the deck.") == (
+        "Who is orla@kestrel.example? Send her the deck."
+    )
+
+
+def test_the_do_not_contact_box_said_on_a_record_with_the_reason() -> None:
+    orla = HEAP[3]
+    assert writes(
+        "Untick do not contact on Orla Finnegan's record, she wants to hear from us again."
+    ) == updated(orla, **{"do-not-contact": False})
+    assert writes(
+        "Tick do not contact for Orla Finnegan, she said we should stop calling her."
+    ) == updated(orla, **{"do-not-contact": True})
+
+
+def test_money_marked_with_a_local_dollar_or_cedi_keeps_its_currency() -> None:
+    for said, currency in (("J$ 900,000", "JMD"), ("GH₵ 45,000", "GHS"), ("C$ 9,000", "CAD")):
+        made = the_create(writes(f"Create the deal Kestrel depot for Kestrel Freight, {said}."))
+        assert made["fields"]["amount"]["currency"] == currency, said
+
+
+def test_a_value_that_reads_as_the_rest_of_a_sentence_is_asked_about() -> None:
+    """ "Put her as a leed.": no title "as a leed" (it was written so); asked instead."""
+    made, reply = written(
+        "New contakt: Ria Patel, she is the Head of Data at Kestrel Freight, email "
+        "ria@kestrel.example. Put her as a leed.",
+        HEAP,
+        NOW,
+        WS,
+    )
+    assert made == [] and "as a leed" in reply
