@@ -148,9 +148,36 @@ _UNDECIDED = re.compile(
     r"accept|accepts|reply|replies|pay|pays)\b"
     r"|\bnot\s+(?:sure|certain|decided)(?:\s+(?:yet|about\s+(?:that|this|it)))?\s*[.!?]*\s*$"
     r"|\b(?:still\s+)?(?:undecided|tbc|tbd)\b\s*[.!?]*\s*$"
-    r"|\bor\s+(?:maybe|perhaps|possibly)\b|\bor\s+the\s+(?:one|week|day|month)\s+after\b",
+    r"|\bor\s+(?:maybe|perhaps|possibly)\b|\bor\s+the\s+(?:one|week|day|month)\s+after\b"
+    # a change asked not to be made ("Don't move the Litware pilot to won yet")
+    # (the whole request: not "Don't change the stage, only the amount: ...")
+    r"|^\s*(?:please\s+)?(?:don'?t|do\s+not|never|no\s+need\s+to)\s+(?:(?:yet|ever|now)\s+)?"
+    r"(?:move|set|change|update|mark|tag|put|make|create|add|open|close|rename|raise|lower|bump|"
+    r"push)\b(?![^!?]*\b(?:only|instead|but|rather|just|already)\b)"
+    # a sum for a period where the field holds one sum ("12k per month"), a probability said as
+    # a fraction ("probability to 0.4": 40%, or 0.4%?)
+    r"|[$€£]?\d[\d,.]*\s*(?:k|m|grand|thousand|million)?\s*(?:per|a|an|/)\s*(?:month|mo|year|yr|week|"
+    r"annum|quarter)\b(?![^!?]*(?:->|=>|\bas\s+(?:the\s+)?amount\b|\btotal\b))"
+    r"|\bprobability\b[^.!?]{0,40}?(?<![\d.])0?\.\d+\b(?!\s*%)",
     re.I,
 )
+
+
+def _undecided_reply(said: str) -> str:
+    """Why a change was not made, by what the message said (:data:`_UNDECIDED`)."""
+    if re.match(r"(?:don'?t|do\s+not|never|no\s+need)\b", said, re.I):
+        return f"You asked me not to ({said!r}), so I changed nothing."
+    if re.search(r"\d", said):
+        return (
+            f"I could not tell what {said!r} should be stored as, so I changed nothing yet; "
+            "say the value as the field holds it (one total amount, a percentage)."
+        )
+    return (
+        f"That sounds undecided ({said!r}), so I changed nothing yet. Tell me once it is "
+        "decided, and I will make the change."
+    )
+
+
 #: the tools that change records
 _RECORD_WRITES = ("records.create", "records.update", "records.delete")
 
@@ -208,10 +235,7 @@ def _checked(stage: Stage, draft: bool = False, undecided: str | None = None) ->
         if isinstance(calls, str):
             return calls
         if undecided and any(c[0] in _RECORD_WRITES for c in calls):
-            return (
-                f"That sounds undecided ({undecided!r}), so I changed nothing yet. Tell me "
-                "once it is decided, and I will make the change."
-            )
+            return _undecided_reply(undecided)
         if draft:
             calls = [_kept_a_draft(c) if c[0] == "email.send" else c for c in calls]
         for call in calls:

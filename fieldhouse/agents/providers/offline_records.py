@@ -904,6 +904,19 @@ def _create_plan(
                 f"There is already a {kind} named {name}; I did not add another. Say so if you "
                 "want a second one, or what to change on it."
             )
+        # a person said by one name ("Add Grace as a contact") that starts a known person's
+        # full name: most likely that person, not a new one
+        known = (
+            [str(r.get("displayName", "")) for r in _records(outcomes[0])]
+            if outcomes and _person_like(module) and len(name.split()) == 1
+            else []
+        )
+        same_first = [n for n in known if n.split()[:1] and _same(n.split()[0], name)]
+        if same_first:
+            return (
+                f"Do you mean {same_first[0]}, who is already a {kind}, or a new {kind} named "
+                f"just {name}? Give me the full name; I created nothing yet."
+            )
         for (slug, (_, look)), outcome in zip(pending, outcomes[1:], strict=False):
             if slug.startswith(_MAYBE):  # the company, if one has exactly that name
                 said, ref = slug[len(_MAYBE) :].split(">")

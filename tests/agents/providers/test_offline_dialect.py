@@ -467,3 +467,9 @@ def test_a_value_that_reads_as_the_rest_of_a_sentence_is_asked_about() -> None:
         WS,
     )
     assert made == [] and "as a leed" in reply
+
+
+def test_one_name_that_starts_a_known_persons_is_asked_about() -> None:
+    """ "Add Orla as a contact" with Orla Finnegan known: that person, or a new "Orla"?"""
+    made, reply = written("Add Orla as a contact.", HEAP, NOW, WS)
+    assert made == [] and "Do you mean Orla Finnegan" in reply

@@ -265,3 +265,36 @@ def test_a_later_sentence_that_asks_for_more_keeps_the_change_asked_about() -> N
     """The value's sentence is read alone only when what follows asks for nothing more."""
     apollo = record("projects", "Apollo")
     assert writes(plan("The Apollo project is in build now. Budget 5000."), [apollo]) == []
+
+
+@pytest.mark.parametrize(
+    ("message", "reply"),
+    [
+        ("Don't move apollo to build yet.", "You asked me not to"),
+        ("Set apollo's budget to 12k per month.", "should be stored as"),
+        ("Set apollo's budget to $4,000 a month.", "should be stored as"),
+    ],
+)
+def test_a_change_asked_not_to_be_made_or_said_per_month_writes_nothing(
+    message: str, reply: str
+) -> None:
+    calls, said = walk(plan(message), [APOLLO])
+    assert [tool for tool, _ in calls if tool != "records.search"] == []
+    assert reply in said
+
+
+def test_a_negation_of_one_part_still_makes_the_rest() -> None:
+    """ "Don't change the phase, only ...": the rest of the request is made."""
+    calls, _ = walk(
+        plan("Don't change the phase of apollo, only the budget: make it 9,000."), [APOLLO]
+    )
+    assert [call for call in calls if call[0] != "records.search"] == [
+        (
+            "records.update",
+            {
+                "module": "projects",
+                "recordId": APOLLO["recordId"],
+                "fields": {"budget": {"amount": 9000, "currency": "USD"}},
+            },
+        )
+    ]
