@@ -158,7 +158,10 @@ _UNDECIDED = re.compile(
     # a fraction ("probability to 0.4": 40%, or 0.4%?)
     r"|[$€£]?\d[\d,.]*\s*(?:k|m|grand|thousand|million)?\s*(?:per|a|an|/)\s*(?:month|mo|year|yr|week|"
     r"annum|quarter)\b(?![^!?]*(?:->|=>|\bas\s+(?:the\s+)?amount\b|\btotal\b))"
-    r"|\bprobability\b[^.!?]{0,40}?(?<![\d.])0?\.\d+\b(?!\s*%)",
+    r"|\bprobability\b[^.!?]{0,40}?(?<![\d.])0?\.\d+\b(?!\s*%)"
+    # a number below zero ("minus 500", "-500"): its sign is lost in reading, and no field
+    # here holds one
+    r"|\b(?:minus|negative)\s+[$€£]?\d[\d,.]*|(?:^|(?<=[\s(]))-[$€£]?\d[\d,.]*",
     re.I,
 )
 

@@ -273,6 +273,9 @@ def test_a_later_sentence_that_asks_for_more_keeps_the_change_asked_about() -> N
         ("Don't move apollo to build yet.", "You asked me not to"),
         ("Set apollo's budget to 12k per month.", "should be stored as"),
         ("Set apollo's budget to $4,000 a month.", "should be stored as"),
+        # a number below zero: its sign was dropped, and 500 written
+        ("Set apollo's budget to minus 500.", "'minus 500' should be stored as"),
+        ("Set apollo's budget to -500.", "'-500' should be stored as"),
     ],
 )
 def test_a_change_asked_not_to_be_made_or_said_per_month_writes_nothing(
