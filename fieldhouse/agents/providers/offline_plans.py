@@ -161,7 +161,13 @@ _UNDECIDED = re.compile(
     r"|\bprobability\b[^.!?]{0,40}?(?<![\d.])0?\.\d+\b(?!\s*%)"
     # a number below zero ("minus 500", "-500"): its sign is lost in reading, and no field
     # here holds one
-    r"|\b(?:minus|negative)\s+[$€£]?\d[\d,.]*|(?:^|(?<=[\s(]))-[$€£]?\d[\d,.]*",
+    r"|\b(?:minus|negative)\s+[$€£]?\d[\d,.]*|(?:^|(?<=[\s(]))-[$€£]?\d[\d,.]*"
+    # a day the month does not have ("the 31st of February"), an address with no domain
+    # ("jane@doe"): read as some other day, or dropped
+    r"|\b(?:3[01])(?:st|th)?\s+(?:of\s+)?feb(?:ruary)?\b|\bfeb(?:ruary)?\s+3[01]\b"
+    r"|\b31(?:st)?\s+(?:of\s+)?(?:apr(?:il)?|june?|sep(?:t(?:ember)?)?|nov(?:ember)?)\b"
+    r"|\b(?:apr(?:il)?|june?|sep(?:t(?:ember)?)?|nov(?:ember)?)\s+31\b"
+    r"|(?<![\w.+-])[\w.+-]+@[\w-]+\b(?![\w-]*\.[\w-])",
     re.I,
 )
 
@@ -170,10 +176,11 @@ def _undecided_reply(said: str) -> str:
     """Why a change was not made, by what the message said (:data:`_UNDECIDED`)."""
     if re.match(r"(?:don'?t|do\s+not|never|no\s+need)\b", said, re.I):
         return f"You asked me not to ({said!r}), so I changed nothing."
-    if re.search(r"\d", said):
+    if re.search(r"[\d@]", said):
         return (
             f"I could not tell what {said!r} should be stored as, so I changed nothing yet; "
-            "say the value as the field holds it (one total amount, a percentage)."
+            "say the value as the field holds it (one total amount, a percentage, a day the "
+            "month has, a whole e-mail address)."
         )
     return (
         f"That sounds undecided ({said!r}), so I changed nothing yet. Tell me once it is "

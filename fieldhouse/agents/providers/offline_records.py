@@ -514,6 +514,8 @@ _QUOTED = re.compile(
 _NAME_INTRO = re.compile(r"(?:named|called|titled|for|to)\s+", re.I)
 _CLAUSE = re.compile(
     r"\s*(?:[,;(]|:\s+(?=(?-i:[a-z0-9$€£]))|\s->|\s-\s|\s/\s|\.\s|\?\s|!\s|\s+with\s+(?:an?\s+|the\s+)?(?=FIELD)|"
+    # "Acme with 12 employees": a number of the field follows
+    r"\s+with\s+(?=(?:about\s+|around\s+|some\s+|over\s+)?[$€£]?\d[\d,.]*\s*(?:k|m)?\s*FIELD)|"
     r"\s+(?:worth|valued\s+at|due|by|in\s+stage|closing|closes|"
     r"whose|who|which|that|he'?s|she'?s|they'?re|his|her|their|its|at\s+a|amount|priority|"
     r"stage)\b)",

@@ -473,3 +473,17 @@ def test_one_name_that_starts_a_known_persons_is_asked_about() -> None:
     """ "Add Orla as a contact" with Orla Finnegan known: that person, or a new "Orla"?"""
     made, reply = written("Add Orla as a contact.", HEAP, NOW, WS)
     assert made == [] and "Do you mean Orla Finnegan" in reply
+
+
+def test_a_count_after_with_and_an_address_with_no_domain() -> None:
+    """ "Heron Labs with 12 employees": the count is the field's (the name had been "Heron Labs
+    with 12", the count dropped); "orla@kestrel" is no address (it was dropped): asked."""
+    made = the_create(writes("Add company Heron Labs with 12 employees."))
+    assert made["displayName"] == "Heron Labs" and made["fields"]["employees"] == 12
+    made_calls, reply = written("Add contact Ria Patel, email ria@kestrel", HEAP, NOW, WS)
+    assert made_calls == [] and "'ria@kestrel' should be stored as" in reply
+    # a day February does not have was read as some other day
+    made_calls, reply = written(
+        "The Vendor audit checklist is due on the 31st of February.", HEAP, NOW, WS
+    )
+    assert made_calls == [] and "'31st of February' should be stored as" in reply
