@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 
 from fieldhouse.agents.providers.offline_register import Rules, applied
+from fieldhouse.agents.providers.offline_values import EMAIL
 
 #: Scots words, and the English words they are
 _SCOTS = {
@@ -37,7 +38,7 @@ _SHORTHAND = {
 _WORLD = {
     "weh": "that", "nuh": "not", "inna": "in", "di": "the", "har": "her", "bout": "about",
     "mek": "make", "okyena": "tomorrow", "da": "the", "fo'": "for", "tafadhali": "please",
-    "haraka": "now",
+    "haraka": "now", "kesho": "tomorrow",
 }  # fmt: skip
 _PLAIN = {**_SCOTS, **_SHORTHAND, **_WORLD}
 _WORD = re.compile(
@@ -61,6 +62,8 @@ _PHRASES: Rules = tuple(
         (r"\bgonnae(?![\w'-])", "going to"),
         (r"\bthe\s+morra(?![\w'-])", "tomorrow"),
         (r"\bthe\s+noo(?![\w'-])", "now"),
+        # Swahili: "kesho kutwa" is the day after tomorrow (read before "kesho", a word)
+        (r"\bkesho\s+kutwa\b", "the day after tomorrow"),
     )
 )
 _RULES: Rules = tuple(
@@ -128,10 +131,8 @@ _RULES: Rules = tuple(
         # "naman") and its "Sige," (all right): nothing asked
         (r"(?-i:\s+(?:po|pala|naman)\b)(?!['\u2019-])", ""),
         (r"^\s*sige\s*[,.!]\s*", ""),
-        # Swahili in Kenyan English: "tafadhali" please, "haraka" right away, "kesho" tomorrow
-        # ("kesho kutwa" the day after), "bwana" (sir, mate) and a closing "Poa." (cool)
-        (r"\bkesho\s+kutwa\b", "the day after tomorrow"),
-        (r"\bkesho\b", "tomorrow"),
+        # Swahili in Kenyan English ("tafadhali", "haraka", "kesho" are words of _WORLD):
+        # "bwana" (sir, mate) and a closing "Poa." (cool)
         (r"\s*,?\s+bwana\b", ""),
         (r"(?<=[.!?])\s*poa\s*[.!]?\s*$", ""),
         # Welsh English's tag "..., isn't it" (not a question) and "there's lush" (lovely)
@@ -302,7 +303,7 @@ _FRONTED = re.compile(
 )
 
 
-_ADDRESS = re.compile(r"[\w.+'-]+@[\w-]+(?:\.[\w-]+)+")
+_ADDRESS = re.compile(EMAIL)
 #: a question who an address is ("Who is x@y?", "whose email is this: x@y? Find out")
 _WHOSE = re.compile(
     r"\b(?:who|whose|hoo|look\s+(?:it\s+)?up|find\s+out|recall|who'?s\s+that)\b", re.I

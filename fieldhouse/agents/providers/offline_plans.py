@@ -56,6 +56,7 @@ from fieldhouse.agents.providers.offline_spelling import plain_spelling
 from fieldhouse.agents.providers.offline_spoken import plain_dictated, plain_radio
 from fieldhouse.agents.providers.offline_structured import Asked, plain_structured
 from fieldhouse.agents.providers.offline_values import find_date, find_time
+from fieldhouse.model.agent_policy import RECORD_WRITES
 
 Call = tuple[str, dict[str, Any]]
 Stage = Callable[[Sequence[ToolOutcome]], "list[Call] | str"]
@@ -188,10 +189,6 @@ def _undecided_reply(said: str) -> str:
     )
 
 
-#: the tools that change records
-_RECORD_WRITES = ("records.create", "records.update", "records.delete")
-
-
 #: the person asks that the e-mail not go out ("Draft only", "don't send it yet", "on hold")
 _KEEP_DRAFT = re.compile(
     r"\b(?:draft\s+only|only\s+(?:as\s+)?(?:an?\s+)?draft|(?:don'?t|do\s+not|not)\s+send|"
@@ -244,7 +241,7 @@ def _checked(stage: Stage, draft: bool = False, undecided: str | None = None) ->
         calls = stage(outcomes)
         if isinstance(calls, str):
             return calls
-        if undecided and any(c[0] in _RECORD_WRITES for c in calls):
+        if undecided and any(c[0] in RECORD_WRITES for c in calls):
             return _undecided_reply(undecided)
         if draft:
             calls = [_kept_a_draft(c) if c[0] == "email.send" else c for c in calls]
