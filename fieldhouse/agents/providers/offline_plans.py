@@ -168,8 +168,31 @@ _UNDECIDED = re.compile(
     r"|\b(?:3[01])(?:st|th)?\s+(?:of\s+)?feb(?:ruary)?\b|\bfeb(?:ruary)?\s+3[01]\b"
     r"|\b31(?:st)?\s+(?:of\s+)?(?:apr(?:il)?|june?|sep(?:t(?:ember)?)?|nov(?:ember)?)\b"
     r"|\b(?:apr(?:il)?|june?|sep(?:t(?:ember)?)?|nov(?:ember)?)\s+31\b"
-    r"|(?<![\w.+-])[\w.+-]+@[\w-]+\b(?![\w-]*\.[\w-])",
+    r"|(?<![\w.+-])[\w.+-]+@[\w-]+\b(?![\w-]*\.[\w-])"
+    # a question whether it was done ("Did we mark the Litware pilot as won?"), a value put up
+    # to be confirmed ("... is CTO now, right?", "..., can you check?"): not a request to write
+    r"|^\s*(?:did|have|has|had)\s+(?:we|you|i|they|he|she|someone|somebody|anyone|anybody)\b"
+    r"|,?\s+(?:right|correct|isn'?t\s+(?:it|she|he|that)|is\s+that\s+(?:right|correct|so)|"
+    r"am\s+i\s+right|or\s+not)\s*\?+\s*$"
+    r"|\b(?:can|could|would)\s+you\s+(?:please\s+)?(?:check|confirm|verify|double[\s-]?check)\b"
+    r"(?![^.!?]*\b(?:and|then|otherwise|if\s+not)\b[\s,]*(?:if\s+not\b[\s,]*)?(?:please\s+)?"
+    r"(?:update|set|change|fix|correct|mark|move|make|create|add|put)\b)"
+    # a day said vaguely ("sometime next month", "around the 15th", "move it to next week"): any
+    # one day written would be a guess
+    r"|\b(?:sometime|some\s+time|at\s+some\s+point|early|mid|late|later)[\s-]+(?:in\s+)?"
+    r"(?:this|next|the\s+coming)\s+(?:week|month|quarter|year)\b"
+    r"|\b(?:around|about|approximately|roughly)\s+the\s+\d{1,2}(?:st|nd|rd|th)\b"
+    r"|\b(?:due|close\s+date|closes?|closing|deadline|to|until|till|by|for)\s+"
+    r"(?:next|this)\s+(?:week|month)\b(?!\s*'s)(?!\s+(?:on\s+)?(?:mon|tue|wed|thu|fri|sat|sun))",
     re.I,
+)
+
+
+#: the words :data:`_UNDECIDED` found when they name a day vaguely
+_VAGUE_DAY = (
+    r"(?:sometime|some\s+time|at\s+some\s+point|early|mid|late|later|due|close|closes|closing|"
+    r"deadline|to|until|till|by|for)\b.*\b(?:week|month|quarter|year)$"
+    r"|(?:around|about|approximately|roughly)\b"
 )
 
 
@@ -177,6 +200,21 @@ def _undecided_reply(said: str) -> str:
     """Why a change was not made, by what the message said (:data:`_UNDECIDED`)."""
     if re.match(r"(?:don'?t|do\s+not|never|no\s+need)\b", said, re.I):
         return f"You asked me not to ({said!r}), so I changed nothing."
+    if re.match(_VAGUE_DAY, said, re.I):
+        return (
+            f"{said!r} names no single day, so I changed nothing yet; say the day you mean "
+            "(for example 'the 15th of next month' or 'next Friday')."
+        )
+    if re.match(r"(?:did|have|has|had)\b", said, re.I):
+        return (
+            "You asked whether it was done, so I changed nothing; to have me make the change, "
+            "say it (for example 'set ... to ...')."
+        )
+    if said.endswith("?") or re.match(r"(?:can|could|would)\b", said, re.I):
+        return (
+            f"You asked whether it is so ({said!r}), so I changed nothing; to have me change "
+            "it, say the change itself (for example 'set ... to ...')."
+        )
     if re.search(r"[\d@]", said):
         return (
             f"I could not tell what {said!r} should be stored as, so I changed nothing yet; "

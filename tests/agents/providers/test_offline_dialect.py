@@ -487,3 +487,12 @@ def test_a_count_after_with_and_an_address_with_no_domain() -> None:
         "The Vendor audit checklist is due on the 31st of February.", HEAP, NOW, WS
     )
     assert made_calls == [] and "'31st of February' should be stored as" in reply
+
+
+def test_a_check_asked_for_alone_writes_nothing_and_one_that_goes_on_to_a_change_writes() -> None:
+    """ "..., can you check?" puts a value up to be confirmed (the title had been "COO now")."""
+    made, reply = written("I think Orla Finnegan's title is COO now, can you check?", HEAP, NOW, WS)
+    assert made == [] and "You asked whether it is so ('can you check')" in reply
+    assert writes("Can you check Orla Finnegan's record and set her title to COO?") == updated(
+        HEAP[3], **{"job-title": "COO"}
+    )

@@ -133,6 +133,14 @@ def test_a_contact_said_as_a_record_is_no_do_not_contact_filter() -> None:
         ("If the client signs, move apollo to build.", [APOLLO], "sounds undecided"),
         ("Move apollo to build once they sign.", [APOLLO], "What should phase"),
         ("Move apollo to build? Not sure yet.", [APOLLO], "sounds undecided ('Not sure yet')"),
+        # a question whether it was done, a value put up to be confirmed: no request to write
+        ("Did we move apollo to build?", [APOLLO], "You asked whether it was done"),
+        ("Apollo's phase is build now, right?", [APOLLO], "You asked whether it is so ('right?')"),
+        ("I think apollo is in build now, can you check?", [APOLLO], "('can you check')"),
+        # a day said vaguely: any one day written would be a guess
+        ("Set apollo's deadline to sometime next month", [APOLLO], "names no single day"),
+        ("Move apollo's deadline to next week", [APOLLO], "'to next week' names no single day"),
+        ("Apollo's deadline is around the 15th", [APOLLO], "'around the 15th' names no single"),
     ],
 )
 def test_when_unsure_it_asks_and_writes_nothing(
@@ -142,6 +150,12 @@ def test_when_unsure_it_asks_and_writes_nothing(
     calls, reply = walk(made, records)
     assert [tool for tool, _ in calls if tool != "records.search"] == []
     assert question in reply
+
+
+def test_a_day_said_exactly_is_written() -> None:
+    assert writes(plan("Move apollo's deadline to the end of next month"), [APOLLO]) == (
+        updated(APOLLO, deadline="2026-12-31")
+    )
 
 
 def test_the_standard_modules_by_everyday_words() -> None:
