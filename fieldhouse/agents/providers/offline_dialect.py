@@ -38,7 +38,8 @@ _SHORTHAND = {
 _WORLD = {
     "weh": "that", "nuh": "not", "inna": "in", "di": "the", "har": "her", "bout": "about",
     "mek": "make", "okyena": "tomorrow", "da": "the", "fo'": "for", "tafadhali": "please",
-    "haraka": "now", "kesho": "tomorrow",
+    "haraka": "now", "kesho": "tomorrow", "owt": "anything", "nowt": "nothing",
+    "bukra": "tomorrow",
 }  # fmt: skip
 _PLAIN = {**_SCOTS, **_SHORTHAND, **_WORLD}
 _WORD = re.compile(
@@ -64,6 +65,12 @@ _PHRASES: Rules = tuple(
         (r"\bthe\s+noo(?![\w'-])", "now"),
         # Swahili: "kesho kutwa" is the day after tomorrow (read before "kesho", a word)
         (r"\bkesho\s+kutwa\b", "the day after tomorrow"),
+        # Gulf Arabic: "ba'd bukra" (read before "bukra", tomorrow), "ya'ni" (I mean);
+        # Yorkshire: "t'" (the), "any road" (anyway)
+        (r"\bba['\u2019]?d\s+bukra\b", "the day after tomorrow"),
+        (r"\bya['\u2019]?ni\b", "I mean"),
+        (r"(?<![\w'])t['\u2019](?=[A-Za-z])", "the "),
+        (r"\s*,?\s+any\s*road\b", ""),
     )
 )
 _RULES: Rules = tuple(
@@ -101,8 +108,69 @@ _RULES: Rules = tuple(
         # particles that say nothing at a clause's end: "lah", "leh", "lor", "meh", "ah"
         (r"\s+(?:lah|leh|lor|meh|hor|sia|ah)\b(?=\s*(?:[,.;!?\u2014-]|$))", ""),
         # "..., aye.", "..., chef.": a word to the listener, no part of the request
-        (r"\s*,\s*(?:aye|chef|mate|pal|boss|bro|buddy|folks|guys|team|eh)\b(?=\s*(?:[,.;!?]|$))",
-         ""),
+        (r"\s*,\s*(?:aye|chef|mate|pal|boss|bro|buddy|folks|guys|team|eh|love|cher|habibi|"
+         r"habibti)\b(?=\s*(?:[,.;:!?]|$))", ""),
+        # a greeting before the request ("Ey up, love.", "Salam habibi."), a hope after it
+        # ("..., inshallah he becomes customer soon", "Yalla."): nothing asked
+        (r"^\s*(?:ey\s+up|sala+m(?:\s+(?:alaikum|aleikum))?|marhaba|ahlan)\b[\w\s,]{0,20}?"
+         r"[.!]\s*", ""),
+        (r"\s*,?\s+(?:in\s*sha|ma\s*sha)['\u2019\s]*a?llah\b[^.!?]*", ""),
+        (r"(?<=[.!?])\s*yalla\s*[.!]*\s*$", ""),
+        # the 24-hour clock after Finnish "klo" ("klo 10", "klo 14.30"); "after two weeks"
+        # (Finnish English): in two weeks
+        (r"\bklo\s+(?P<h>[01]?\d|2[0-3])[.:](?P<m>[0-5]\d)\b", r"at \g<h>:\g<m>"),
+        (r"\bklo\s+(?P<h>[01]?\d|2[0-3])\b(?![.:]\d)", r"at \g<h>:00"),
+        (r"\bafter\s+(?=(?:\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten)\s+"
+         r"(?:days?|weeks?|months?)\b)", "in "),
+        (r"^\s*i\s+would\s+need\s+(?:an?\s+)?(?=new\b)", ""),
+        # "Make deal for X", "A to-do for me: ...", "Task for me, type call: ..."
+        (r"^\s*make\s+(?=(?:deal|contact|company|task)\b)", "Create a new "),
+        (r"^\s*an?\s+(?=(?:to-?do|task|call\s+task|meeting\s+task|follow-?up)\s+for\s+me\s*:)",
+         "Create a "),
+        (r"^\s*(?:please\s+)?(?:(?:create|make|add|open)\s+)?(?:an?\s+)?(?:new\s+)?task\s+for\s+me"
+         r"\s*[,:]?\s*type\s+(?P<t>meeting|call|follow-?up|to-?do)\s*:\s*",
+         r"Create a \g<t> task for me: "),
+        # a new record's name said after its module ("New deal for X, the name is Y, ...",
+        # "Make deal for X. Name Y, ...")
+        (r"^(?P<h>\s*(?:create|make|add|open|new)\b[^.!?,]{0,60}?)\s*[.,]\s*(?:the\s+|its\s+)?"
+         r"name\s*(?:is\s+|:\s*)?(?=(?-i:[A-Z]))", r"\g<h> named "),
+        # "the brass" (Yorkshire: money) of a deal is its amount
+        (r"\bthe\s+brass\b", "the amount"),
+        # "Is there anything in here about 'x'?": a search for it
+        (r"^\s*is\s+there\s+anything\s+(?:in\s+here\s+|at\s+all\s+)?(?:about|on|for|with|"
+         r"mentioning)\s+", "find anything about "),
+        # "an email for Mary Jackson": to her
+        (r"\b(?P<e>e-?mail|note|message)\s+for\s+(?=(?-i:[A-Z][a-z]+\s+[A-Z]))", r"\g<e> to "),
+        # a list without those marked so ("minus anyone marked do not contact")
+        (r"\b(?:minus|except|excluding|but\s+not|without)\s+(?:anyone|anybody|those|people|"
+         r"the\s+ones)\s+(?:who\s+(?:is|are)\s+)?(?:marked|flagged)\s+(?:as\s+)?"
+         r"(?=do[- ]not[- ]contact)", "and not "),
+        # a disambiguation: "Move the Tailspin deal to X, I mean Tailspin analytics, not the
+        # security review": that record
+        (r"^(?P<v>.*?)\b(?:the\s+)?(?P<w>(?-i:[A-Z])[\w'-]+)\s+(?:deal|task|contact|company)\b"
+         r"(?P<rest>[^,]*),\s*i\s+mean\s+(?P<name>(?P=w)\b[^,.;!?]*?)\s*(?:,\s*not\s+[^.;!?]*)?"
+         r"(?=[.!?]?\s*$)", r"\g<v>\g<name>\g<rest>"),
+        # "X is Head of Research now, change his job title": X's title is now that
+        (r"^\s*(?P<who>(?-i:[A-Z])[\w'-]+(?:\s+(?-i:[A-Z])[\w'-]+)+)\s+is\s+(?:the\s+)?"
+         r"(?P<v>[^,.;]+?)\s+now\s*[,.;]\s*(?:please\s+)?(?:change|update|set|fix)\s+"
+         r"(?:his|her|their)\s+(?P<f>job\s+title|title|role|position)\b[^.!?]*",
+         r"\g<who>'s \g<f> is now \g<v>"),
+        # "New contact. Aino Virtanen, ...": the record's details follow
+        (r"^\s*(?P<h>(?:a\s+)?new\s+(?:contact|company|deal|task))\s*\.\s+(?=(?-i:[A-Z]))",
+         r"\g<h>: "),
+        # a theatre's words: "in the book" (the CRM), "cue me" (remind me), "cues"
+        # (reminders), "Standby email" (a draft), "Hold the go" (don't send it)
+        (r"\s+in\s+the\s+book\b", ""),
+        (r"\bcue\s+me\b", "remind me"),
+        (r"\b(?:my\s+)?cues\b", "my reminders"),
+        (r"\bhave\s+already\s+gone\b(?!\s+off)", "have already gone off"),
+        (r"^\s*standby\s+(?:an?\s+)?e-?mail\b", "Draft an email"),
+        (r"\bhold\s+the\s+go\b", "don't send it"),
+        (r"^\s*(?:another|a\s+new|new)\s+venue\s+for\s+the\s+book\s*:", "New company:"),
+        # a list's last words: "..., all of them"; "Contacts in X, only qualified ones"
+        (r"\s*,\s*all\s+of\s+them\s*(?=[.!?]?\s*$)", ""),
+        (r"^(?P<h>\s*(?:deals|companies|contacts|tasks)\b[^.;]*?),\s+only\s+(?P<v>[\w-]+)\s+"
+         r"ones\s*[.!?]?\s*$", r"\g<h> that are \g<v>"),
         # "spawn a company", "fire a new deal", "stick a new deal in", "sched a task": a create
         (r"^\s*(?:spawn|fire|stick|pop|chuck|bang|throw|slap|whack|schedule)\s+"
          r"(?:(?:a|an)\s+)?(?:new\s+)?(?=" + _MODULE_WORD + r"\b)", "create a new "),
@@ -112,8 +180,8 @@ _RULES: Rules = tuple(
         # "..., link it to the X deal": the new task's related deal (read before a pronoun is)
         (r"\blink\s+it\s+to\s+", "linked to "),
         # a list's last word: "deals closing before ..., not lost" are those that are not lost
-        (r"^(?P<h>\s*(?:deals|companies|contacts|tasks)\b[^.;]*?),\s+not\s+(?=[\w-]+\s*[.!?]?\s*$)",
-         r"\g<h> that are not "),
+        (r"^(?P<h>\s*(?:my\s+)?(?:deals|companies|contacts|tasks)\b[^.;]*?),\s+not\s+"
+         r"(?=[\w-]+\s*(?:,|[.!?]?\s*$))", r"\g<h> that are not "),
         # a Japanese honorific after a name ("Hedy Lamarr-san"); "mail" for e-mail
         (r"(?<=[A-Za-z])-(?:san|sama|kun|chan)\b", ""),
         (r"(?<![\w-])mail\s+address\b", "email address"),
@@ -285,8 +353,33 @@ def plain_dialect(message: str) -> str:
     # after the rules: "a thousand", "one thousand" are 1000 by theirs
     text = applied(_RULES, text)
     text = _FRONTED.sub(lambda m: f"{m['who']} is now a {m['v'].lower()}.", text)
+    text = _SPACED_THOUSANDS.sub(lambda m: re.sub(r"\s", "", m[0]), text)
+    text = _ASIDE.sub(_aside, text)
     text = _whose_address(text)
     return _THOUSANDS.sub(lambda m: f"{_NUMBER_WORDS[m['n'].lower()]} ", text)
+
+
+#: "48 000 €", "12 500 euros": thousands grouped by spaces, before a currency (phones are not)
+_SPACED_THOUSANDS = re.compile(
+    r"(?<![\d+])(?<![\d+]\s)\d{1,3}(?:[ \u00a0\u202f]\d{3})+"
+    r"(?=\s*(?:€|\b(?:eur|euros?|usd|dollars?|aed|dirhams?|sek|nok|dkk|kr)\b))",
+    re.I,
+)
+#: a closing remark about oneself ("..., me I'm on the road till Thursday", "..., we're at the
+#: half on that one"): dropped when it says no value (no digit, address, field or record word)
+_ASIDE = re.compile(
+    r"\s*,\s+(?P<c>(?:me\s+)?(?:i'?m|i\s+am|we'?re|we\s+are)\s+[^.!?,;]{3,60}?)\s*(?=[.!?]?\s*$)",
+    re.I,
+)
+_SAYS_A_VALUE = re.compile(
+    r"\d|@|\b(?:deal|compan|contact|task|stage|amount|title|phone|e-?mail|priority|status|due|"
+    r"close|date|tag|lifecycle|probability|name|won|lost|lead|customer|sign|signing|signed)",
+    re.I,
+)
+
+
+def _aside(m: re.Match[str]) -> str:
+    return m[0] if _SAYS_A_VALUE.search(m["c"]) else ""
 
 
 #: "twelve grand", "five thousand": the number in figures
@@ -306,7 +399,9 @@ _FRONTED = re.compile(
 _ADDRESS = re.compile(EMAIL)
 #: a question who an address is ("Who is x@y?", "whose email is this: x@y? Find out")
 _WHOSE = re.compile(
-    r"\b(?:who|whose|hoo|look\s+(?:it\s+)?up|find\s+out|recall|who'?s\s+that)\b", re.I
+    r"\b(?:who|whose|hoo|look\s+(?:it\s+)?up|find\s+out|recall|who'?s\s+that|"
+    r"(?:somebody|someone|anybody|anyone)\s+with)\b",
+    re.I,
 )
 #: ... and no request to write to it or with it
 _DOES_MORE = re.compile(

@@ -499,7 +499,7 @@ def _reminders(text: str, now: datetime) -> Plan | None:
     # "not fired yet", "haven't gone off": still to come ("n't" inside "haven't" has no \b)
     waiting = re.search(
         r"(?:\bnot|n't|\bnever)\s+(?:yet\s+|been\s+)?(?:fired|gone\s+off|went\s+off|triggered)\b"
-        r"|\byet\s+to\s+(?:go\s+off|fire|trigger)\b",
+        r"|\b(?:yet|still|waiting)\s+to\s+(?:go\s+off|fire|trigger)\b",
         lower,
     )
     if not waiting and re.search(r"\b(?:went\s+off|fired|past|already|old|done|missed)\b", lower):

@@ -921,14 +921,17 @@ def _create_plan(
             )
         for (slug, (_, look)), outcome in zip(pending, outcomes[1:], strict=False):
             if slug.startswith(_MAYBE):  # the company, if one has exactly that name
-                said, ref = slug[len(_MAYBE) :].split(">")
+                said, ref, *of = slug[len(_MAYBE) :].split(">")
                 named = [
                     r
                     for r in _records(outcome)
-                    if _same(str(r.get("displayName", "")), fields[said])
+                    if _same(str(r.get("displayName", "")), look["query"])
                 ]
                 if len(named) == 1:
-                    fields.pop(said)
+                    said_whole = str(fields.pop(said))
+                    role = _ROLE_OF.match(said_whole) if of else None
+                    if role:  # the part before "of" is the title
+                        fields[said] = role["role"]
                     fields[ref] = str(named[0].get("recordId"))
                 continue
             hits = _matching(
@@ -1148,13 +1151,19 @@ def _details(
             # company; looked up, and the company's if one is named exactly so
             org = next((f for f in module.fields if f.target == "companies"), None)
             if org is not None and org.slug not in fields:
-                look = {"module": "companies", "query": role, "limit": 10}
-                pending.append((f"{_MAYBE}{title.slug}>{org.slug}", ("records.search", look)))
+                # "CTO of Litware Labs": the title and the company, if one is named so
+                of = _ROLE_OF.match(role)
+                look = {"module": "companies", "query": of["org"] if of else role, "limit": 10}
+                marker = f"{_MAYBE}{title.slug}>{org.slug}" + (">of" if of else "")
+                pending.append((marker, ("records.search", look)))
     return fields, pending
 
 
 #: a role at a company said in one part ("Procurement Manager in Contoso Health")
 _ROLE_IN = re.compile(r"^.+?\s+(?:in|at|with|from)\s+(?-i:[A-Z])", re.I)
+#: a role of a company said in one part ("CTO of Litware Labs"; "Head of Engineering" is a
+#: title unless a company is named "Engineering")
+_ROLE_OF = re.compile(r"^(?P<role>.+?)\s+of\s+(?P<org>(?-i:[A-Z])[\w&'. -]+)$")
 #: a look-up whose record, when found by its exact name, takes a value's place (see _details)
 _MAYBE = "?"
 
@@ -1263,8 +1272,8 @@ def _values_in(part: str, ws: Workspace, module: Module | None = None) -> bool:
 
 
 _ROLE_AT = re.compile(
-    r"(?:^|[,;]|\bis\s+(?:the\s+)?|'s\s+(?:the\s+)?)\s*(?:(?P<role>[^,;]{2,60}?)\s+)?at\s+"
-    r"(?P<org>[A-Za-z0-9][^,;?.!]{1,80})"
+    r"(?:^|[,;]|\bis\s+(?:the\s+)?|'s\s+(?:the\s+)?)\s*(?:(?P<role>[^,;]{2,60}?)\s+)?"
+    r"(?:at\s+|in\s+(?=[A-Z]))(?P<org>[A-Za-z0-9][^,;?.!]{1,80})"
 )
 _FOR = re.compile(
     r"(?:^|\s)for\s+(?P<role>)(?!(?:the|a|an|my|our|this|that|next)\b)(?P<org>[A-Za-z0-9][^,;?.!]{1,80}?)"

@@ -282,13 +282,17 @@ def find_time(text: str) -> Found[tuple[int, int]] | None:
 
 
 #: currency codes people write before or after an amount ("KSh 900 million", "2m NGN")
-_ISO = r"usd|eur|gbp|kes|ksh|ngn|ghs|jmd|zar|php|inr|jpy|chf|cad|aud|nzd|sgd|cny"
+_ISO = (
+    r"usd|eur|gbp|kes|ksh|ngn|ghs|jmd|zar|php|inr|jpy|chf|cad|aud|nzd|sgd|cny|aed|sar|qar|sek|"
+    r"nok|dkk"
+)
 _AMOUNT = re.compile(
     r"(?:\b(?P<pre>" + _ISO + r")\s?)?(?P<cur>(?:\b(?:GH|J|A|C|NZ|US))?[$₵¢]|[€£₦₱₹¥])?\s?"
     r"(?P<num>\d[\d,]*(?:\.\d+)*)\s?"
     r"(?P<mult>k|m|mm|bn|b|thousand|grand|million|billion)?\b(?!\s*%)(?:\s*(?P<code>"
     + _ISO
-    + r"|dollars?|euros?|pounds?|bucks|quid|shillings?|naira|rand|rupees?|yen)\b)?",
+    + r"|dollars?|euros?|pounds?|bucks|quid|shillings?|naira|rand|rupees?|yen|dirhams?|"
+    r"riyals?)\b|\s?(?P<after>[€£₦₱₹¥]))?",
     re.I,
 )
 _MULT = {"k": 1e3, "thousand": 1e3, "grand": 1e3, "m": 1e6, "mm": 1e6, "million": 1e6}
@@ -298,7 +302,8 @@ _CODES |= {"dollar": "USD", "euro": "EUR", "pound": "GBP", "bucks": "USD", "quid
 _CODES |= {"ksh": "KES", "shilling": "KES", "shillings": "KES", "naira": "NGN", "₦": "NGN"}
 _CODES |= {"rand": "ZAR", "₱": "PHP", "₹": "INR", "rupee": "INR", "rupees": "INR", "¥": "JPY"}
 _CODES |= {"yen": "JPY", "j$": "JMD", "gh₵": "GHS", "gh¢": "GHS", "₵": "GHS", "a$": "AUD"}
-_CODES |= {"c$": "CAD", "nz$": "NZD", "us$": "USD"}
+_CODES |= {"c$": "CAD", "nz$": "NZD", "us$": "USD", "dirham": "AED", "dirhams": "AED"}
+_CODES |= {"riyal": "SAR", "riyals": "SAR"}
 
 
 #: a number whose dots group its thousands ("31.000", "1.250.000"): three digits after each
@@ -321,9 +326,9 @@ def find_amounts(text: str, *, money_only: bool = False) -> list[Found[Amount]]:
             continue
         mult = (m["mult"] or "").lower()
         value *= _MULT.get(mult, 1)
-        code = m["code"] or m["cur"] or m["pre"]
+        code = m["code"] or m["cur"] or m["pre"] or m["after"]  # ("12 000 €": after it)
         currency = _CODES.get((code or "").lower(), (code or "").upper() or None)
-        if money_only and not (m["cur"] or m["code"] or m["pre"] or mult):
+        if money_only and not (code or mult):
             continue
         number: int | float = int(value) if value.is_integer() else round(value, 2)
         found.append(Found((number, currency), m.start(), m.end()))

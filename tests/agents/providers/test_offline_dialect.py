@@ -424,7 +424,7 @@ def test_two_dates_left_open_write_nothing() -> None:
         ("Herh, please on the do-not-contact for Orla Finnegan",
          "tick do not contact for Orla Finnegan"),
         ("Draft one email fo' Uncle Ken Adams. No send 'um yet, brah.",
-         "Draft a email for Ken Adams. don't send it yet."),
+         "Draft a email to Ken Adams. don't send it yet."),
         ("Da Vinci deal, eh.", "Da Vinci deal."),
     ],
 )  # fmt: skip
@@ -496,3 +496,50 @@ def test_a_check_asked_for_alone_writes_nothing_and_one_that_goes_on_to_a_change
     assert writes("Can you check Orla Finnegan's record and set her title to COO?") == updated(
         HEAP[3], **{"job-title": "COO"}
     )
+
+
+@pytest.mark.parametrize(
+    ("said", "plain"),
+    [
+        # Yorkshire: "t'" the, "owt" anything, "any road" anyway, "the brass" (money)
+        ("Change t'stage, any road.", "Change the stage."),
+        ("Put t'brass on t'Beacon deal up to 11,500.",
+         "Put the amount on the Beacon deal up to 11,500."),
+        ("Is there owt in here about 'fleet'?", "find anything about 'fleet'?"),
+        # Gulf Arabic: "ba'd bukra", "ya'ni", a greeting, a hope, "Yalla."
+        ("Salam habibi. Remind me ba'd bukra at 9am.", "Remind me the day after tomorrow at 9am."),
+        ("Tag her VIP, inshallah she signs soon. Yalla.", "Tag her VIP."),
+        # Finnish English: "klo 10", "after two weeks", thousands grouped by spaces before a
+        # currency (not a phone's groups)
+        ("Reminder after two weeks klo 10", "Reminder in two weeks at 10:00"),
+        ("Deal Kestrel sauna, 48 000 €, phone +358 40 555 0173",
+         "Deal Kestrel sauna, 48000 €, phone +358 40 555 0173"),
+        # theatre: "in the book", "Cue me", "my cues", "Standby email", "Hold the go"
+        ("Cue me tomorrow at 9am to call Orla", "remind me tomorrow at 9am to call Orla"),
+        ("Standby email to Orla Finnegan. Hold the go.",
+         "Draft an email to Orla Finnegan. don't send it."),
+        # a closing remark about oneself that says no value
+        ("Move the Vendor audit checklist to Friday, me I'm on the road till Thursday.",
+         "Move the Vendor audit checklist to Friday."),
+        ("Set it to 60 percent, we're at the half on that one.", "Set it to 60 percent."),
+        ("Set it to 60 percent, we're signing Friday.",
+         "Set it to 60 percent, we're signing Friday."),
+    ],
+)  # fmt: skip
+def test_words_of_more_englishes(said: str, plain: str) -> None:
+    assert plain_dialect(said) == plain
+
+
+def test_a_record_said_again_by_its_full_name_and_money_marked_after_the_number() -> None:
+    """ "the Kestrel deal, I mean Kestrel depot, not the other one": that deal; "12 000 €" is
+    euros (it had been stored as dollars)."""
+    depot = record("deals", "Kestrel depot")
+    made, _ = written(
+        "Move the Kestrel deal to negotiation, I mean Kestrel depot, not the other one.",
+        [*HEAP, depot],
+        NOW,
+        WS,
+    )
+    assert made == updated(depot, stage="negotiation")
+    (made,) = writes("Set the Beacon fleet telematics amount to 12 000 €.")
+    assert made[1]["fields"]["amount"] == {"amount": 12000, "currency": "EUR"}

@@ -384,11 +384,16 @@ def test_a_bare_part_that_is_a_companys_exact_name_is_the_company_not_the_title(
     assert made[0][1]["fields"]["job-title"] == "Head of Depots"
 
 
-def test_a_title_in_a_company_said_in_one_part_is_asked_about_not_written_whole() -> None:
-    assert (
-        writes("Kindly add one new contact: Mr. Dara Quinlan, Depot Manager in Kestrel Freight.")
-        == []
-    )
+def test_a_title_in_or_of_a_company_said_in_one_part_is_the_title_and_the_company() -> None:
+    """ "Depot Manager in Kestrel Freight" had been asked about; "CTO of Kestrel Freight" had
+    been written whole as the title, without the company."""
+    for said in ("Depot Manager in Kestrel Freight", "Depot Manager of Kestrel Freight"):
+        ((_, args),) = writes(f"Kindly add one new contact: Mr. Dara Quinlan, {said}.")
+        assert args["fields"]["company"] == KESTREL["recordId"], said
+        assert args["fields"]["job-title"] == "Depot Manager", said
+    # "of" and a capital that names no company: all of it is the title
+    ((_, args),) = writes("New contact: Dara Quinlan, dara@kestrel.example, Head of Depots")
+    assert args["fields"]["job-title"] == "Head of Depots" and "company" not in args["fields"]
 
 
 @pytest.mark.parametrize(
