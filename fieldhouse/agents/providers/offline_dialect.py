@@ -124,7 +124,9 @@ _RULES: Rules = tuple(
          r"(?:days?|weeks?|months?)\b)", "in "),
         (r"^\s*i\s+would\s+need\s+(?:an?\s+)?(?=new\b)", ""),
         # "Make deal for X", "A to-do for me: ...", "Task for me, type call: ..."
-        (r"^\s*make\s+(?=(?:deal|contact|company|task)\b)", "Create a new "),
+        # ("Make task Sensor site visit done": a change, not a new task)
+        (r"^\s*make\s+(?=(?:deal|contact|company|task)\s+(?:for|called|named|titled|:))",
+         "Create a new "),
         (r"^\s*an?\s+(?=(?:to-?do|task|call\s+task|meeting\s+task|follow-?up)\s+for\s+me\s*:)",
          "Create a "),
         (r"^\s*(?:please\s+)?(?:(?:create|make|add|open)\s+)?(?:an?\s+)?(?:new\s+)?task\s+for\s+me"

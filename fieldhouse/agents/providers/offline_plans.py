@@ -182,7 +182,8 @@ _UNDECIDED = re.compile(
     r"|\b(?:sometime|some\s+time|at\s+some\s+point|early|mid|late|later)[\s-]+(?:in\s+)?"
     r"(?:this|next|the\s+coming)\s+(?:week|month|quarter|year)\b"
     r"|\b(?:around|about|approximately|roughly)\s+the\s+\d{1,2}(?:st|nd|rd|th)\b"
-    r"|\b(?:due|close\s+date|closes?|closing|deadline|to|until|till|by|for)\s+"
+    r"|(?:\b(?:due|close\s+date|closes?|closing|deadline|until|till|by)|"
+    r"\b(?:move|push|postpone|delay|shift|reschedule|set|change|bump)\b[^.!?]{0,80}?\bto)\s+"
     r"(?:next|this)\s+(?:week|month)\b(?!\s*'s)(?!\s+(?:on\s+)?(?:mon|tue|wed|thu|fri|sat|sun))",
     re.I,
 )
@@ -191,7 +192,8 @@ _UNDECIDED = re.compile(
 #: the words :data:`_UNDECIDED` found when they name a day vaguely
 _VAGUE_DAY = (
     r"(?:sometime|some\s+time|at\s+some\s+point|early|mid|late|later|due|close|closes|closing|"
-    r"deadline|to|until|till|by|for)\b.*\b(?:week|month|quarter|year)$"
+    r"deadline|until|till|by|move|push|postpone|delay|shift|reschedule|set|change|bump)\b.*"
+    r"\b(?:week|month|quarter|year)$"
     r"|(?:around|about|approximately|roughly)\b"
 )
 
@@ -201,6 +203,14 @@ def _undecided_reply(said: str) -> str:
     if re.match(r"(?:don'?t|do\s+not|never|no\s+need)\b", said, re.I):
         return f"You asked me not to ({said!r}), so I changed nothing."
     if re.match(_VAGUE_DAY, said, re.I):
+        core = re.search(
+            r"(?:(?:sometime|some\s+time|at\s+some\s+point|early|mid|late|later)[\s-]+(?:in\s+)?)?"
+            r"(?:next|this|the\s+coming)\s+(?:week|month|quarter|year)$|(?:around|about|"
+            r"approximately|roughly)\b.*",
+            said,
+            re.I,
+        )
+        said = core.group() if core else said
         return (
             f"{said!r} names no single day, so I changed nothing yet; say the day you mean "
             "(for example 'the 15th of next month' or 'next Friday')."

@@ -543,3 +543,9 @@ def test_a_record_said_again_by_its_full_name_and_money_marked_after_the_number(
     assert made == updated(depot, stage="negotiation")
     (made,) = writes("Set the Beacon fleet telematics amount to 12 000 €.")
     assert made[1]["fields"]["amount"] == {"amount": 12000, "currency": "EUR"}
+
+
+def test_make_before_a_module_and_a_records_name_is_a_change_not_a_new_record() -> None:
+    """ "Make deal for X" creates; "Make task Vendor audit checklist done" is a change (a
+    rule for the first had created a task named "Vendor audit checklist done")."""
+    assert writes("Make task Vendor audit checklist done.") == updated(AUDIT, status="done")

@@ -139,7 +139,7 @@ def test_a_contact_said_as_a_record_is_no_do_not_contact_filter() -> None:
         ("I think apollo is in build now, can you check?", [APOLLO], "('can you check')"),
         # a day said vaguely: any one day written would be a guess
         ("Set apollo's deadline to sometime next month", [APOLLO], "names no single day"),
-        ("Move apollo's deadline to next week", [APOLLO], "'to next week' names no single day"),
+        ("Move apollo's deadline to next week", [APOLLO], "'next week' names no single day"),
         ("Apollo's deadline is around the 15th", [APOLLO], "'around the 15th' names no single"),
     ],
 )
@@ -152,7 +152,10 @@ def test_when_unsure_it_asks_and_writes_nothing(
     assert question in reply
 
 
-def test_a_day_said_exactly_is_written() -> None:
+def test_a_day_said_exactly_is_written_and_a_period_in_a_name_is_no_date() -> None:
+    """ "... for next week, due Friday": the task is due Friday (it had been asked about)."""
+    ((_, args),) = writes(plan("Create a task to prepare slides for next week, due Friday"), [])
+    assert args["fields"]["due-date"] == "2026-12-04"
     assert writes(plan("Move apollo's deadline to the end of next month"), [APOLLO]) == (
         updated(APOLLO, deadline="2026-12-31")
     )
