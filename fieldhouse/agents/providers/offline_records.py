@@ -885,6 +885,15 @@ def _names_a_record(name: str, rest: str, ws: Workspace) -> bool:
     return not _reads_like_a_sentence(name) and not _WHEN_SAID.search(name)
 
 
+#: last words of a company's name, not of a person's
+_ORG_WORDS = frozenset({
+    "inc", "ltd", "llc", "plc", "gmbh", "corp", "corporation", "labs", "health", "traders",
+    "importers", "works", "cloud", "software", "finance", "group", "holdings", "systems",
+    "solutions", "technologies", "industries", "partners", "trading", "logistics", "freight",
+    "ventures", "studios", "services", "consulting",
+})  # fmt: skip
+
+
 def _create_plan(
     module: Module,
     name: str,
@@ -918,6 +927,28 @@ def _create_plan(
             return (
                 f"Do you mean {same_first[0]}, who is already a {kind}, or a new {kind} named "
                 f"just {name}? Give me the full name; I created nothing yet."
+            )
+        # a company said by the first words of a known one's name ("New company Contoso" with
+        # Contoso Health known): most likely that one
+        said = len(name.split())
+        found = [str(r.get("displayName", "")) for r in _records(outcomes[0])] if outcomes else []
+        started = [
+            n
+            for n in found
+            if module.slug in _FOR_TARGETS
+            and len(n.split()) > said
+            and _same(" ".join(n.split()[:said]), name)
+        ]
+        if started:
+            return (
+                f"Do you mean {started[0]}, which is already a {kind}, or a new {kind} named "
+                f"just {name}? Give me the full name; I created nothing yet."
+            )
+        # a person's name that reads as a company's ("Add Litware Labs as a contact")
+        if _person_like(module) and name.split()[-1].lower().strip(".,") in _ORG_WORDS:
+            return (
+                f"{name} reads like a company's name, not a person's; should it be a company, "
+                f"or is it the {kind}'s name after all? I created nothing yet."
             )
         for (slug, (_, look)), outcome in zip(pending, outcomes[1:], strict=False):
             if slug.startswith(_MAYBE):  # the company, if one has exactly that name

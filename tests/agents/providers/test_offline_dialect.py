@@ -549,3 +549,13 @@ def test_make_before_a_module_and_a_records_name_is_a_change_not_a_new_record() 
     """ "Make deal for X" creates; "Make task Vendor audit checklist done" is a change (a
     rule for the first had created a task named "Vendor audit checklist done")."""
     assert writes("Make task Vendor audit checklist done.") == updated(AUDIT, status="done")
+
+
+def test_a_new_company_said_by_a_known_ones_first_words_or_a_contact_named_like_one() -> None:
+    """ "New company Kestrel" with Kestrel Freight known, "Add Kestrel Freight as a contact":
+    both had been created."""
+    made, reply = written("New company Kestrel", HEAP, NOW, WS)
+    assert made == [] and "Do you mean Kestrel Freight" in reply
+    made, reply = written("Add Heron Logistics as a contact", HEAP, NOW, WS)
+    assert made == [] and "reads like a company's name" in reply
+    assert the_create(writes("New company Kestrel Depots"))["displayName"] == "Kestrel Depots"
