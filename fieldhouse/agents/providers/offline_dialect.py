@@ -141,8 +141,9 @@ _RULES: Rules = tuple(
         # "Is there anything in here about 'x'?": a search for it
         (r"^\s*is\s+there\s+anything\s+(?:in\s+here\s+|at\s+all\s+)?(?:about|on|for|with|"
          r"mentioning)\s+", "find anything about "),
-        # "an email for Mary Jackson": to her
-        (r"\b(?P<e>e-?mail|note|message)\s+for\s+(?=(?-i:[A-Z][a-z]+\s+[A-Z]))", r"\g<e> to "),
+        # "Draft an email for Mary Jackson": to her (not "a task: prepare a note for X")
+        (r"^(?P<v>\s*(?:please\s+)?(?:draft|write|send|compose)\s+(?:an?\s+|one\s+)?(?:e-?mail|note|"
+         r"message))\s+for\s+(?=(?-i:[A-Z][a-z]+\s+[A-Z]))", r"\g<v> to "),
         # a list without those marked so ("minus anyone marked do not contact")
         (r"\b(?:minus|except|excluding|but\s+not|without)\s+(?:anyone|anybody|those|people|"
          r"the\s+ones)\s+(?:who\s+(?:is|are)\s+)?(?:marked|flagged)\s+(?:as\s+)?"
@@ -380,8 +381,13 @@ _SAYS_A_VALUE = re.compile(
 )
 
 
+#: a name in a remark (a capital that is not "I" or a day's): the remark may say a value
+_NAMES_ONE = re.compile(r"(?-i:\b(?!I\b|I'm\b|(?:Mon|Tues|Wednes|Thurs|Fri|Satur|Sun)day\b)[A-Z])")
+
+
 def _aside(m: re.Match[str]) -> str:
-    return m[0] if _SAYS_A_VALUE.search(m["c"]) else ""
+    said = m["c"]
+    return m[0] if _SAYS_A_VALUE.search(said) or _NAMES_ONE.search(said) else ""
 
 
 #: "twelve grand", "five thousand": the number in figures

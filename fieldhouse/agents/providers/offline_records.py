@@ -930,14 +930,14 @@ def _create_plan(
             )
         # a company said by the first words of a known one's name ("New company Contoso" with
         # Contoso Health known): most likely that one
-        said = len(name.split())
+        count = len(name.split())
         found = [str(r.get("displayName", "")) for r in _records(outcomes[0])] if outcomes else []
         started = [
             n
             for n in found
             if module.slug in _FOR_TARGETS
-            and len(n.split()) > said
-            and _same(" ".join(n.split()[:said]), name)
+            and len(n.split()) > count
+            and _same(" ".join(n.split()[:count]), name)
         ]
         if started:
             return (

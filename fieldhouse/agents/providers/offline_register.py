@@ -51,8 +51,18 @@ _WRONG = (
     r"outdated|not\s+right|mistaken)"
 )
 
+
 #: (pattern, replacement), each applied once, in order, to the whole message
-_RULES: Rules = tuple(
+def _draft_unless_named(m: re.Match[str]) -> str:
+    """ "prep a message to X": a draft to X, unless a record's name is being said ("Create a
+    task: prepare a message for X", "a to-do to prepare ...")."""
+    before = re.split(r"[.!?]\s", m.string[: m.start()])[-1]
+    if re.search(r"\b(?:task|to-?do|deal|reminder|named|called|titled)\b|:", before, re.I):
+        return m[0]
+    return "draft an email to "
+
+
+_RULES: tuple[Rule, ...] = tuple(
     (re.compile(p, re.I), r)
     for p, r in (
         # "X's been moved", "Donald Knuth's asked us": has
@@ -251,8 +261,9 @@ _RULES: Rules = tuple(
         (r"(?P<s>\babout\s+[^.;]+?)\s*\.\s+(?:please\s+)?(?:write|say|tell\s+(?:him|her|them))\s+"
          r"that\s+", r"\g<s>, saying "),
         # "queue up an email for X", "prep a message to X": a draft to X; "I'll hit send later"
+        # (not inside a task's name: "Create a task: prepare a message for X")
         (r"\b(?:queue\s+up|prep|prepare|line\s+up)\s+(?:an?\s+)?(?:e-?mail|message|note)\s+"
-         r"(?:for|to)\s+", "draft an email to "),
+         r"(?:for|to)\s+", _draft_unless_named),
         (r"(?P<d>\bdraft\s+only)\s*[,;]?\s*i'?ll\s+(?:hit\s+)?send\s+(?:it\s+)?(?:later|myself)\b",
          r"\g<d>"),
         (r"\bi'?ll\s+(?:hit\s+)?send\s+(?:it\s+)?(?:later|myself)\b", "don't send it"),

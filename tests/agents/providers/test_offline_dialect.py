@@ -559,3 +559,13 @@ def test_a_new_company_said_by_a_known_ones_first_words_or_a_contact_named_like_
     made, reply = written("Add Heron Logistics as a contact", HEAP, NOW, WS)
     assert made == [] and "reads like a company's name" in reply
     assert the_create(writes("New company Kestrel Depots"))["displayName"] == "Kestrel Depots"
+
+
+def test_a_remark_with_a_name_is_kept_and_a_task_named_for_a_message_keeps_its_name() -> None:
+    """ "..., we're meeting her at the Kestrel Freight booth" may say the company: not dropped
+    as a remark; "Create a task: prepare a message for Orla Finnegan" had been named "draft an
+    email to Orla Finnegan"."""
+    said = "Set it to 60 percent, we're meeting them at the Kestrel Freight booth."
+    assert plain_dialect(said) == said
+    made = the_create(writes("Create a task: prepare a message for Orla Finnegan, due Friday"))
+    assert made["displayName"] == "prepare a message for Orla Finnegan"
