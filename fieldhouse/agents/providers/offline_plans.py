@@ -125,11 +125,16 @@ UNSETTLED = (
 def plan_for(message: str, now: datetime, workspace: Workspace | None = None) -> Plan | None:
     """The plan for a message, or None when the planner does not understand it. ``workspace``
     is the schema record requests are read with (the built-in modules without one). A stage
-    whose write would store a text that runs on into another sentence asks instead."""
+    whose write would store a text that runs on into another sentence asks instead. An
+    e-mail asked to go out later ("Email X about Y tomorrow") is drafted: nothing here sends
+    later, and sending it now is not what was asked."""
+    later = _SEND_LATER.search(message)
+    if later:
+        message = message[: later.start("when")].rstrip(" ,") + message[later.end("when") :]
     plan = _plan_for(message, now, workspace)
     if plan is None or not plan.stages:
         return plan
-    draft = bool(_KEEP_DRAFT.search(message))
+    draft = bool(later) or bool(_KEEP_DRAFT.search(message))
     doubt = _UNDECIDED.search(message)
     said = doubt.group().strip(" ,.") if doubt else None
     return Plan(tuple(_checked(stage, draft, said) for stage in plan.stages), plan.reply)
@@ -237,6 +242,16 @@ def _undecided_reply(said: str) -> str:
     )
 
 
+#: an e-mail about a subject, to go out at a later time ("Email Grace Hopper about the renewal
+#: tomorrow"): no body said ("saying ...", "that ...", a colon), so the time is no part of one
+_SEND_LATER = re.compile(
+    r"^\s*(?:please\s+)?(?:e-?mail|send\s+(?:an?\s+)?e-?mail\s+to|mail)\b"
+    r"(?![^.!?]*\b(?:saying|says|that|telling|to\s+say|body|tell\s+(?:him|her|them))\b)(?![^:]*:)"
+    r"[^.!?]*?\babout\b[^.!?]*?\s(?P<when>tomorrow|tonight|later(?:\s+today)?|next\s+week|"
+    r"(?:on\s+)?(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)|first\s+thing|"
+    r"at\s+\d{1,2}(?::\d\d)?\s*(?:am|pm)?)\s*[.!]?\s*$",
+    re.I,
+)
 #: the person asks that the e-mail not go out ("Draft only", "don't send it yet", "on hold")
 _KEEP_DRAFT = re.compile(
     r"\b(?:draft\s+only|only\s+(?:as\s+)?(?:an?\s+)?draft|(?:don'?t|do\s+not|not)\s+send|"

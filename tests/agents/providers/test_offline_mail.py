@@ -131,3 +131,20 @@ def test_an_email_said_by_its_purpose_has_it_as_its_body_and_a_short_subject(
         tool,
         {"to": ["odile@ferrol.example"], "subject": subject, "body": body},
     )
+
+
+def test_an_email_asked_to_go_out_later_is_drafted_without_the_time() -> None:
+    """ "Email X about the renewal tomorrow" had been sent at once with the subject "the
+    renewal tomorrow": nothing sends later, so it is drafted; said without a time, it is sent."""
+    radia = record("contacts", "Radia Perlman", emails=["radia@northwind.example"])
+    for when in ("tomorrow", "on Monday", "at 9am"):
+        made = plan_for(f"Email Radia Perlman about the renewal {when}", NOW)
+        assert made is not None
+        calls, _ = walk(made, [radia])
+        assert calls[-1] == (
+            "email.draft",
+            {"to": ["radia@northwind.example"], "subject": "the renewal", "body": "the renewal"},
+        ), when
+    made = plan_for("Email Radia Perlman about the renewal", NOW)
+    assert made is not None
+    assert walk(made, [radia])[0][-1][0] == "email.send"
