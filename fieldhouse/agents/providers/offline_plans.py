@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import date, datetime, timedelta
 from typing import Any
 
 from fieldhouse.agents.contract import ToolOutcome
@@ -474,8 +474,20 @@ def _remind_any(text: str, now: datetime) -> Plan | None:
 
 
 def _reminder_moment(rest: str, now: datetime) -> tuple[datetime, str] | str:
-    """When the reminder is due and the words without the moment; or the question."""
+    """When the reminder is due and the words without the moment; or the question. A reminder
+    that repeats ("every Monday") or a day already gone ("yesterday") is asked about: it had
+    been set once, for next Monday, or for a moment past."""
+    repeats = _REPEATS.search(rest)
+    if repeats:
+        return (
+            f"I can only set a reminder for one moment, not {repeats.group()!r}; say the first "
+            "day and time (for example 'next Monday at 9am'), and I will set that one."
+        )
     when = find_date(rest, now.date())
+    if when is not None and isinstance(when.value, date) and when.value < now.date():
+        return (
+            f"{when.value.isoformat()} has already gone; say a day still to come for the reminder."
+        )
     time = find_time(rest)
     relative = re.search(r"\bin\s+(?P<n>\d+)\s+(?P<unit>minute|hour)s?\b", rest, re.I)
     spans = [(f.start, f.end) for f in (when, time) if f is not None]
@@ -492,6 +504,17 @@ def _reminder_moment(rest: str, now: datetime) -> tuple[datetime, str] | str:
     for start, end in sorted(spans, reverse=True):
         cut = cut[:start] + " " + cut[end:]
     return due, cut
+
+
+#: a reminder said to repeat
+_REPEATS = re.compile(
+    r"\b(?:every|each)\s+(?:other\s+)?(?:day|morning|afternoon|evening|night|week|weekday|month|"
+    r"quarter|year|\d+|(?:mon|tues|wednes|thurs|fri|satur|sun)day)s?\b|"
+    # ("daily", "weekly" as an adverb, not "the weekly report")
+    r"\b(?:daily|weekly|monthly|fortnightly|yearly|annually)\b"
+    r"(?=\s*(?:$|[.,;!?]|(?:to|at|on|from|starting|until)\b))",
+    re.I,
+)
 
 
 def _reminder_text(cut: str) -> str:

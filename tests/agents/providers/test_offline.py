@@ -116,6 +116,22 @@ def test_reminders(message: str, text: str, due: str) -> None:
     assert first_calls(message) == [("reminders.create", {"text": text, "dueAt": due})]
 
 
+@pytest.mark.parametrize(
+    ("message", "reply"),
+    [
+        # it had been set once, for next Monday, named "every to send the report"
+        ("Remind me every Monday to send the report", "not 'every Monday'"),
+        ("Remind me daily to check the pipeline", "not 'daily'"),
+        # it had been set for a moment already past
+        ("Set a reminder for yesterday at 9am to call Ada", "2026-03-01 has already gone"),
+    ],
+)
+def test_a_reminder_that_repeats_or_is_past_is_asked_about(message: str, reply: str) -> None:
+    plan = plan_for(message, NOW)
+    assert plan is not None and plan.stages == () and plan.reply is not None
+    assert reply in plan.reply
+
+
 def test_email_outreach_social_pages() -> None:
     assert first_calls(
         "draft an email to bob@example.com about Pricing saying Prices attached"
