@@ -108,7 +108,7 @@ _RULES: Rules = tuple(
         # particles that say nothing at a clause's end: "lah", "leh", "lor", "meh", "ah"
         (r"\s+(?:lah|leh|lor|meh|hor|sia|ah)\b(?=\s*(?:[,.;!?\u2014-]|$))", ""),
         # "..., aye.", "..., chef.": a word to the listener, no part of the request
-        (r"\s*,\s*(?:aye|chef|mate|pal|boss|bro|buddy|folks|guys|team|eh|love|cher|habibi|"
+        (r"\s*,\s*(?:aye|chef|mate|pal|boss|bro|buddy|folks|guys|team|eh|love|cher|habibi|kid|"
          r"habibti)\b(?=\s*(?:[,.;:!?]|$))", ""),
         # a greeting before the request ("Ey up, love.", "Salam habibi."), a hope after it
         # ("..., inshallah he becomes customer soon", "Yalla."): nothing asked
@@ -158,6 +158,45 @@ _RULES: Rules = tuple(
          r"(?P<v>[^,.;]+?)\s+now\s*[,.;]\s*(?:please\s+)?(?:change|update|set|fix)\s+"
          r"(?:his|her|their)\s+(?P<f>job\s+title|title|role|position)\b[^.!?]*",
          r"\g<who>'s \g<f> is now \g<v>"),
+        # office shorthand: "WIP" in progress, "HC" headcount, "DNC" do not contact, "FYI",
+        # "w.r.t." and "ca." about, "viz.", "cf. ..." and "(... et al.)" asides
+        (r"\bwip\b", "in progress"),
+        (r"(?-i:\bHC\b)", "employees"),
+        (r"(?-i:\bDNC\b)", "do not contact"),
+        (r"\btag(?:ged)?\s+(?P<w>(?:him|her|them|[A-Z][\w'-]+(?:\s+[A-Z][\w'-]+)?)\s+)?(?:as\s+)?"
+         r"(?-i:DM)\b", r"tag \g<w>decision maker"),
+        (r"\s*,?\s*\bfyi\b\s*[,:]?", ""),
+        (r"\bw\.\s?r\.\s?t\.?(?=\s)", "about"),
+        (r"\bca\.\s+(?=\d)", "about "),
+        (r"\s*\((?:[^()]*\bet\s+al\.?|cf\.[^()]*|e\.g\.[^()]*)\)", ""),
+        (r",?\s+\bviz\.?\s+", ": "),
+        (r"(?<=[.!?])\s*(?:the\s+)?rest\s+of\s+the\s+details\s+(?:tbd|to\s+follow|later)"
+         r"\s*\.?", ""),
+        (r"(?<=[.!?])\s*(?:solid|good|great|strong|perfect)\s+(?:icp\s+)?fit\s*[.!]?\s*$", ""),
+        # "Create a follow-up task for me, i.e. send ...": its name; "Find X, i.e. ...": said again
+        (r"^(?P<h>\s*(?:please\s+)?(?:create|add|make|new|open)\b[^.:;,]{0,60}?)\s*,\s*i\.\s?e\.\s*",
+         r"\g<h>: "),
+        (r"\s*,\s*i\.\s?e\.\s*[^.!?]*", ""),
+        # Dutch English: "Do you want to make ...?" (please make), "over two days" (in), "9.30
+        # hour", "a mailtje"
+        (r"^\s*do\s+you\s+want\s+to\s+(?=(?:make|create|add|set|change|move|put|draft|write|send|"
+         r"update|open|find|look|show|list|remind)\b)", "Please "),
+        (r"\bover\s+(?=(?:\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten)\s+"
+         r"(?:days?|weeks?|months?|hours?)\b)", "in "),
+        (r"\b(?P<h>[01]?\d|2[0-3])[.:](?P<m>[0-5]\d)\s+hours?\b", r"\g<h>:\g<m>"),
+        (r"\bmailtje\b", "email"),
+        # "New account for my territory: X": a new company named X
+        (r"^\s*(?:a\s+)?new\s+(?P<m>account|company|contact|deal|task)\s+for\s+(?:my|our|the)\s+"
+         r"[\w\s-]{2,30}?:\s*", r"New \g<m>: "),
+        # "X has progressed from lead to qualified; please update the lifecycle": X's lifecycle
+        # is now qualified; "X got promoted to T": X's job title is now T
+        (r"^\s*(?P<who>(?-i:[A-Z][\w'-]+(?:\s+[A-Z][\w'-]+)+))\s+(?:has\s+)?(?:progressed|moved|"
+         r"gone|advanced|went)\s+from\s+[\w-]+\s+to\s+(?P<v>[\w-]+)\s*[;,.]\s*(?:please\s+)?"
+         r"update\s+(?:the|her|his|their)\s+(?P<f>[\w -]+?)(?:\s+accordingly)?\s*[.!]?\s*$",
+         r"\g<who>'s \g<f> is now \g<v>."),
+        (r"^\s*(?P<who>(?-i:[A-Z][\w'-]+(?:\s+[A-Z][\w'-]+)+))\s+(?:got|was|has\s+been)\s+"
+         r"promoted\s+to\s+(?P<v>[^.,;]+?)\s*[.!]\s*(?:please\s+)?update\s+(?:the|her|his|their)\s+"
+         r"(?:job\s+)?title\b[^.!?]*[.!]?\s*$", r"\g<who>'s job title is now \g<v>."),
         # "New contact. Aino Virtanen, ...": the record's details follow
         (r"^\s*(?P<h>(?:a\s+)?new\s+(?:contact|company|deal|task))\s*\.\s+(?=(?-i:[A-Z]))",
          r"\g<h>: "),

@@ -153,6 +153,8 @@ _UNDECIDED = re.compile(
     r"(?:sign|signs|close|closes|agree|agrees|confirm|confirms|approve|approves|say|says|"
     r"accept|accepts|reply|replies|pay|pays)\b"
     r"|\bnot\s+(?:sure|certain|decided)(?:\s+(?:yet|about\s+(?:that|this|it)))?\s*[.!?]*\s*$"
+    r"|\bnot\s+(?:sure|certain|decided)\s+yet\b"
+    r"|\b(?:i'?m|i\s+am|we'?re|we\s+are)\s+not\s+(?:yet\s+)?(?:sure|certain|decided)\b"
     r"|\b(?:still\s+)?(?:undecided|tbc|tbd)\b\s*[.!?]*\s*$"
     r"|\bor\s+(?:maybe|perhaps|possibly)\b|\bor\s+the\s+(?:one|week|day|month)\s+after\b"
     # a change asked not to be made ("Don't move the Litware pilot to won yet")

@@ -1195,6 +1195,34 @@ _ROLE_IN = re.compile(r"^.+?\s+(?:in|at|with|from)\s+(?-i:[A-Z])", re.I)
 #: a role of a company said in one part ("CTO of Litware Labs"; "Head of Engineering" is a
 #: title unless a company is named "Engineering")
 _ROLE_OF = re.compile(r"^(?P<role>.+?)\s+of\s+(?P<org>(?-i:[A-Z])[\w&'. -]+)$")
+#: a title said with its company in an update ("COO of Adventure Works", "CFO at Contoso
+#: Health"): capitalised words after "of" or "at" ("Head of Engineering" is one word: a title)
+_ROLE_OF_AT = re.compile(
+    r"^(?P<role>.+?)\s+(?:of|at)\s+(?P<org>(?-i:[A-Z][\w&'.-]*(?:\s+[A-Z][\w&'.-]*)+))\s*$"
+)
+
+
+#: words of a department, not of a company ("VP of Sales Operations" is a title)
+_DEPARTMENTS = frozenset({
+    "sales", "marketing", "operations", "engineering", "finance", "product", "products",
+    "design", "research", "development", "it", "hr", "people", "data", "security", "legal",
+    "procurement", "purchasing", "support", "customer", "success", "services", "strategy",
+    "technology", "digital", "analytics", "quality", "supply", "chain", "logistics", "growth",
+    "partnerships", "business", "and", "&", "communications", "infrastructure", "platform",
+    "revenue", "accounts", "compliance", "risk", "talent", "learning", "innovation",
+})  # fmt: skip
+
+
+def _companies_of(record: Mapping[str, Any]) -> list[str]:
+    """The names of the records a record's reference fields point to, as its search shows them."""
+    out = []
+    for value in (record.get("fields") or {}).values():
+        for ref in value if isinstance(value, list) else [value]:
+            if isinstance(ref, Mapping) and ref.get("displayName"):
+                out.append(str(ref["displayName"]))
+    return out
+
+
 #: a look-up whose record, when found by its exact name, takes a value's place (see _details)
 _MAYBE = "?"
 
@@ -1801,6 +1829,18 @@ def _change_fields(
         read = _option_anywhere(slot, module, whole, record, ws)
     if read is None:
         return f"What should {slot.label.lower()} of {name} be?"
+    if "title" in slot.slug and isinstance(read, str):
+        # "is now COO of Adventure Works": the title, when that is the record's company; a
+        # company of another name is a move too, asked about (the title had been written whole)
+        role = _ROLE_OF_AT.match(read)
+        if role and not set(role["org"].lower().split()) <= _DEPARTMENTS:
+            if any(_same(org, role["org"]) for org in _companies_of(record)):
+                read = role["role"]
+            else:
+                return (
+                    f"Is {role['org']} {name}'s company now, with the title {role['role']!r}? "
+                    "Say the title and the company as two changes; I changed nothing yet."
+                )
     fields: dict[str, Any] = {slot.slug: read}
     for part in re.split(r"\s*[,;]\s*|\s+and\s+", change.extra):
         if told and part.strip(" .!") == told[0]:
@@ -1965,9 +2005,16 @@ def _more_change(
 
 #: a mark of a value: a digit, an address, a quote (not an apostrophe inside a word), money
 _VALUE_MARK = re.compile(r"\d|@|(?<!\w)'|'(?!\w)|\"|\$|€|£")
-#: someone, then what they do: "Maria wants ...", "they complain ..." ("the client wants ..."
-#: is asked about: whose wish it is, and whether it changes anything, is not said)
-_SOMEONE_DOES = re.compile(r"(?:[A-Z][\w'-]+|he|she|they|we|i)\s+\w+")
+#: someone, then what they do: "Maria wants ...", "they complain ...", "they're hosed on
+#: budget"; what happened to someone ("the supplier has delivered", "the prospect asked for
+#: more time", "saw it on LinkedIn"): why, said after the change ("the client wants ..." is
+#: asked about: whose wish it is, and whether it changes anything, is not said)
+_SOMEONE_DOES = re.compile(
+    r"(?:[A-Z][\w'-]+|he|she|they|we|i)\s+\w+"
+    r"|(?:he|she|they|we|i)'(?:re|s|m|ve|d)\s+\w+"
+    r"|the\s+[a-z]+\s+(?:has|have|had|keeps|kept|was|were|[a-z]+ed)\b"
+    r"|(?:saw|heard|read|found|got)\s+(?:it|this|that)\b"
+)
 
 
 def _only_context(part: str, ws: Workspace) -> bool:

@@ -149,7 +149,14 @@ def _rules() -> list[tuple[str, DateRule]]:
 
     return [
         (r"\b(?P<iso>\d{4}-\d{2}-\d{2})\b", lambda m, t: date.fromisoformat(m["iso"])),
-        (r"\b(?:today|tonight|this evening|this afternoon|eod)\b", lambda m, t: t),
+        # "EOD", "COB": today, unless a day follows ("EOD tomorrow", "COB Friday")
+        (
+            r"\b(?:today|tonight|this evening|this afternoon|"
+            r"(?:eod|cob)(?!\s+(?:on\s+)?(?:tomorrow|tmrw|tmr|next|mon|tue|wed|thu|fri|sat|sun)))\b",
+            lambda m, t: t,
+        ),
+        # "EOW": the end of the working week, Friday (today on a Friday)
+        (r"\beow\b", lambda m, t: t + timedelta((4 - t.weekday()) % 7)),
         (r"\b(?:the\s+)?day\s+after\s+(?:tomorrow|tmrw|tmr)\b", lambda m, t: t + timedelta(2)),
         (r"\b(?:the\s+)?day\s+before\s+yesterday\b", lambda m, t: t - timedelta(2)),
         (

@@ -569,3 +569,58 @@ def test_a_remark_with_a_name_is_kept_and_a_task_named_for_a_message_keeps_its_n
     assert plain_dialect(said) == said
     made = the_create(writes("Create a task: prepare a message for Orla Finnegan, due Friday"))
     assert made["displayName"] == "prepare a message for Orla Finnegan"
+
+
+@pytest.mark.parametrize(
+    ("said", "plain"),
+    [
+        # office shorthand
+        ("Kestrel Freight HC is 800 now, FYI.", "Kestrel Freight employees is 800 now."),
+        ("Tasks blocked or WIP.", "Tasks blocked or in progress."),
+        ("Contacts flagged DNC.", "Contacts flagged do not contact."),
+        ("Email Orla w.r.t. the audit", "Email Orla about the audit"),
+        ("List the contacts at Kestrel Freight (Orla Finnegan et al.).",
+         "List the contacts at Kestrel Freight."),
+        ("Create a follow-up task for me, i.e. send Orla the report, due Wednesday.",
+         "Create a follow-up task for me: send Orla the report, due Wednesday."),
+        ("Find the Vendor audit checklist task, i.e. the one for the audit.",
+         "Find the Vendor audit checklist task."),
+        # Dutch English
+        ("Do you want to make a mailtje for Orla Finnegan about the audit?",
+         "Please make a email for Orla Finnegan about the audit?"),
+        ("Set a reminder over two days at 9.30 hour: check the audit.",
+         "Set a reminder in two days at 9:30: check the audit."),
+        # a change told as news
+        ("Orla Finnegan has progressed from lead to qualified; please update the lifecycle "
+         "accordingly.", "Orla Finnegan's lifecycle is now qualified."),
+        ("Orla Finnegan got promoted to Head of Fleet. Update the title, kid.",
+         "Orla Finnegan's job title is now Head of Fleet."),
+    ],
+)  # fmt: skip
+def test_office_shorthand_and_dutch_english(said: str, plain: str) -> None:
+    assert plain_dialect(said) == plain
+
+
+def test_a_reason_after_a_change_is_no_part_of_it_but_a_wish_is_asked_about() -> None:
+    """ "..., the supplier has delivered" (what happened) had been asked about; "..., the
+    client wants weekly demos" still is."""
+    assert writes(
+        "Move the Vendor audit checklist to Monday, the prospect asked for more time."
+    ) == updated(AUDIT, **{"due-date": "2026-11-30"})
+    made, reply = written(
+        "Move the Vendor audit checklist to Monday, the client wants weekly demos.", HEAP, NOW, WS
+    )
+    assert made == [] and "did not understand" in reply
+
+
+def test_a_title_said_with_the_records_own_company_and_with_another() -> None:
+    """ "is now COO of <her company>" had been written as the title "COO of ..."."""
+    orla = record(
+        "contacts", "Orla Finnegan", company={"recordId": "k", "displayName": "Kestrel Freight"}
+    )
+    made, _ = written("Orla Finnegan is now COO of Kestrel Freight.", [orla], NOW, WS)
+    assert made == updated(orla, **{"job-title": "COO"})
+    made, reply = written("Orla Finnegan is now COO of Heron Labs.", [orla], NOW, WS)
+    assert made == [] and "Is Heron Labs Orla Finnegan's company now" in reply
+    made, _ = written("Set Orla Finnegan's title to VP of Sales Operations.", [orla], NOW, WS)
+    assert made == updated(orla, **{"job-title": "VP of Sales Operations"})

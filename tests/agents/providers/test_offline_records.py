@@ -133,6 +133,11 @@ def test_a_contact_said_as_a_record_is_no_do_not_contact_filter() -> None:
         ("If the client signs, move apollo to build.", [APOLLO], "sounds undecided"),
         ("Move apollo to build once they sign.", [APOLLO], "What should phase"),
         ("Move apollo to build? Not sure yet.", [APOLLO], "sounds undecided ('Not sure yet')"),
+        (
+            "Eventually we move apollo to build, but I am not sure yet. Do you want to do that?",
+            [APOLLO],
+            "sounds undecided",
+        ),
         # a question whether it was done, a value put up to be confirmed: no request to write
         ("Did we move apollo to build?", [APOLLO], "You asked whether it was done"),
         ("Apollo's phase is build now, right?", [APOLLO], "You asked whether it is so ('right?')"),

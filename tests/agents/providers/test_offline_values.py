@@ -39,6 +39,11 @@ TODAY = date(2026, 11, 28)
         ("on 3 january", date(2027, 1, 3)),
         ("on 2027-02-01", date(2027, 2, 1)),
         ("today", TODAY),
+        # office shorthand: "EOD" and "COB" today unless a day follows, "EOW" Friday
+        ("due EOD", TODAY),
+        ("due EOD tomorrow", date(2026, 11, 29)),
+        ("by COB Thursday", date(2026, 12, 3)),
+        ("due EOW", date(2026, 12, 4)),
     ],
 )
 def test_dates_relative_to_today(text: str, expected: date) -> None:
