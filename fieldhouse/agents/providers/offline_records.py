@@ -944,11 +944,20 @@ def _create_plan(
                 f"Do you mean {started[0]}, which is already a {kind}, or a new {kind} named "
                 f"just {name}? Give me the full name; I created nothing yet."
             )
-        # a person's name that reads as a company's ("Add Litware Labs as a contact")
-        if _person_like(module) and name.split()[-1].lower().strip(".,") in _ORG_WORDS:
+        # a person's name that reads as a company's ("Add Litware Labs as a contact"); a deal
+        # named so with no company said ("Add a deal: Contoso Health, 50k")
+        org_like = name.split()[-1].lower().strip(".,") in _ORG_WORDS
+        if org_like and _person_like(module):
             return (
                 f"{name} reads like a company's name, not a person's; should it be a company, "
                 f"or is it the {kind}'s name after all? I created nothing yet."
+            )
+        company = next((f for f in module.fields if f.target == "companies"), None)
+        looked_up = {slug for slug, _ in pending}
+        if org_like and company is not None and company.slug not in {*fields, *looked_up}:
+            return (
+                f"Is {name} the new {kind}'s name, or the company it is for? Give me the "
+                f"{kind}'s name and its company; I created nothing yet."
             )
         for (slug, (_, look)), outcome in zip(pending, outcomes[1:], strict=False):
             if slug.startswith(_MAYBE):  # the company, if one has exactly that name
@@ -1434,9 +1443,11 @@ def _labelled_number(text: str, f: Field) -> tuple[int | float, str | None] | No
             return found[0].value[0], None
     for phrase in sorted(f.phrases(), key=len, reverse=True):
         p = re.escape(phrase).replace(r"\ ", r"[\s-]+")
+        # (a word multiplier is part of the number: "worth 1.5 million" had been 1.5)
+        number = r"[$€£]?\s?\d[\d,.]*\s?(?:[km]|mm|bn|thousand|grand|million|billion)?\b%?"
         m = re.search(
-            r"(?:\b" + p + r"\b\s*(?:of|is|=|:|to|at)?\s*(?P<a>[$€£]?\s?\d[\d,.]*\s?[km]?\b%?))"
-            r"|(?:(?P<b>[$€£]?\s?\d[\d,.]*\s?[km]?\b%?)\s*(?:as\s+(?:the\s+)?)?\b" + p + r"\b)",
+            r"(?:\b" + p + r"\b\s*(?:of|is|=|:|to|at)?\s*(?P<a>" + number + r"))"
+            r"|(?:(?P<b>" + number + r")\s*(?:as\s+(?:the\s+)?)?\b" + p + r"\b)",
             text,
             re.I,
         )

@@ -326,6 +326,8 @@ def find_amounts(text: str, *, money_only: bool = False) -> list[Found[Amount]]:
         raw = m["num"]
         if _DOTTED_THOUSANDS.fullmatch(raw):  # "31.000", "1.250.000": thousands, as in German
             raw = raw.replace(".", "")
+        if re.fullmatch(r"\d+,\d{1,2}", raw):  # "1,5 million", "12,50 €": a decimal comma (a
+            raw = raw.replace(",", ".")  # comma that groups thousands has three digits after it)
         raw = raw.replace(",", "")
         try:
             value = float(raw)

@@ -624,3 +624,18 @@ def test_a_title_said_with_the_records_own_company_and_with_another() -> None:
     assert made == [] and "Is Heron Labs Orla Finnegan's company now" in reply
     made, _ = written("Set Orla Finnegan's title to VP of Sales Operations.", [orla], NOW, WS)
     assert made == updated(orla, **{"job-title": "VP of Sales Operations"})
+
+
+def test_money_said_with_a_word_multiplier_or_a_decimal_comma() -> None:
+    """ "worth 1.5 million" had been stored as 1.5, "worth 2 million dollars" as 2 and "1,5
+    million" as 15: a word after the number multiplies it, and a comma before one or two
+    digits is a decimal comma."""
+    for said, amount in (("1.5 million", 1500000), ("2 million dollars", 2000000),
+                         ("1,5 million", 1500000), ("30 thousand", 30000)):  # fmt: skip
+        made = the_create(writes(f"Create a deal Kestrel depot for Kestrel Freight worth {said}"))
+        assert made["fields"]["amount"]["amount"] == amount, said
+
+
+def test_a_deal_named_like_a_company_with_no_company_said_is_asked_about() -> None:
+    made, reply = written("Add a deal: Heron Logistics, 50k", HEAP, NOW, WS)
+    assert made == [] and "Is Heron Logistics the new deal's name, or the company" in reply
