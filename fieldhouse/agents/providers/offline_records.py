@@ -1280,7 +1280,15 @@ def _amounts(text: str, module: Module, fields: dict[str, Any]) -> None:
     money = module.fields_of("money")
     if money:
         labelled = _labelled_number(text, money[0])
-        amounts = find_amounts(text, money_only=True)
+        # (not a count of a number field: "with 1.2k employees" had been revenue too)
+        counted = [w for f in module.fields_of("number") for w in (*f.units(), *f.phrases())]
+        amounts = [
+            a
+            for a in find_amounts(text, money_only=True)
+            if not any(
+                re.match(r"\s*" + re.escape(w) + r"\b", text[a.end :], re.I) for w in counted
+            )
+        ]
         value = labelled if labelled is not None else (amounts[0].value if amounts else None)
         if value is not None:
             number, currency = value

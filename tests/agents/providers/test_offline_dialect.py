@@ -639,3 +639,9 @@ def test_money_said_with_a_word_multiplier_or_a_decimal_comma() -> None:
 def test_a_deal_named_like_a_company_with_no_company_said_is_asked_about() -> None:
     made, reply = written("Add a deal: Heron Logistics, 50k", HEAP, NOW, WS)
     assert made == [] and "Is Heron Logistics the new deal's name, or the company" in reply
+
+
+def test_a_count_with_a_multiplier_is_no_sum_of_money() -> None:
+    """ "with 1.2k employees" had also set the annual revenue to 1,200."""
+    made = the_create(writes("Add company Heron Labs with 1.2k employees"))
+    assert made["fields"]["employees"] == 1200 and "annual-revenue" not in made["fields"]
