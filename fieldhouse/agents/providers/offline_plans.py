@@ -137,7 +137,29 @@ def plan_for(message: str, now: datetime, workspace: Workspace | None = None) ->
     draft = bool(later) or bool(_KEEP_DRAFT.search(message))
     doubt = _UNDECIDED.search(message)
     said = doubt.group().strip(" ,.") if doubt else None
-    return Plan(tuple(_checked(stage, draft, said) for stage in plan.stages), plan.reply)
+    return Plan(tuple(_checked(stage, draft, said, message) for stage in plan.stages), plan.reply)
+
+
+def _negated(message: str, calls: Sequence[Call]) -> str | None:
+    """The words of the message that deny a value a record write would set ("stage: not won
+    yet", "priority: not urgent"): the value had been written."""
+    for tool, args in calls:
+        if tool not in RECORD_WRITES:
+            continue
+        for value in (args.get("fields") or {}).values():
+            for v in value if isinstance(value, list) else [value]:
+                if not isinstance(v, str) or not re.fullmatch(r"[\w-]{2,30}", v):
+                    continue
+                said = re.search(
+                    r"\b(?:not|isn'?t|aren'?t|no\s+longer|never)\s+(?:(?:yet|a|an|in|the)\s+)*"
+                    + re.escape(v).replace(r"\-", r"[\s-]")
+                    + r"\b",
+                    message,
+                    re.I,
+                )
+                if said:
+                    return said.group()
+    return None
 
 
 #: a change the person has not decided on: a question whether to make it ("Should I set ...
@@ -297,7 +319,9 @@ def _run_on(call: Call) -> str | None:
     return next((t for t in said if isinstance(t, str) and _RUN_ON.search(t)), None)
 
 
-def _checked(stage: Stage, draft: bool = False, undecided: str | None = None) -> Stage:
+def _checked(
+    stage: Stage, draft: bool = False, undecided: str | None = None, message: str = ""
+) -> Stage:
     """``stage`` whose writes are checked: a send the message asked to hold is a draft, a
     write whose text runs on is asked about, and so is a record's change the message left
     ``undecided`` (the words that say so)."""
@@ -308,6 +332,12 @@ def _checked(stage: Stage, draft: bool = False, undecided: str | None = None) ->
             return calls
         if undecided and any(c[0] in RECORD_WRITES for c in calls):
             return _undecided_reply(undecided)
+        denied = _negated(message, calls)
+        if denied:
+            return (
+                f"You said {denied!r}, so I did not write that value; say the value it should "
+                "be instead, and I will make the change."
+            )
         if draft:
             calls = [_kept_a_draft(c) if c[0] == "email.send" else c for c in calls]
         for call in calls:

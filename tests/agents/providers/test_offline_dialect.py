@@ -645,3 +645,17 @@ def test_a_count_with_a_multiplier_is_no_sum_of_money() -> None:
     """ "with 1.2k employees" had also set the annual revenue to 1,200."""
     made = the_create(writes("Add company Heron Labs with 1.2k employees"))
     assert made["fields"]["employees"] == 1200 and "annual-revenue" not in made["fields"]
+
+
+def test_a_value_the_message_denies_is_not_written() -> None:
+    """ "stage: not won yet" had created the deal at won, "priority: not urgent" the task at
+    urgent; "won, not lost" still writes won."""
+    for said, denied in (
+        ("Create a deal Kestrel depot, stage: not won yet", "'not won'"),
+        ("Create a task: call Orla, priority: not urgent", "'not urgent'"),
+    ):
+        made, reply = written(said, HEAP, NOW, WS)
+        assert made == [] and f"You said {denied}" in reply, said
+    assert writes("Move the Beacon fleet telematics deal to won, not lost") == updated(
+        BEACON, stage="won"
+    )
