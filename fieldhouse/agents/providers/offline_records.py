@@ -1507,7 +1507,8 @@ _UPDATE_SHAPES = [
     r"we\s+(?P<value>won|lost)\s+(?:the\s+)?(?P<target>.+)",
     r"(?:record|note|log)\s+that\s+(?:the\s+)?(?P<target>.+?)\s+(?:was|is|has\s+been|got)\s+(?P<value>.+)",
     # hedy lamarr phone +1415...
-    r"(?P<target>.+?)\s+(?P<field>phone|mobile|email|e-mail)\s+(?P<value>\S+)",
+    # (a name alone before it: "X: title CTO, ..., phone +1..." had kept only the phone)
+    r"(?P<target>[^:,;]+?)\s+(?P<field>phone|mobile|email|e-mail)\s+(?P<value>\S+)",
     # mark X done
     r"(?:mark|flag|set|make)\s+(?:the\s+)?(?P<target>.+?)\s+(?P<value>\S+)",
 ]  # fmt: skip

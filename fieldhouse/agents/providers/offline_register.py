@@ -465,6 +465,15 @@ _FIRST_NAME_SAID = re.compile(
 )
 
 
+#: other fields a message with a phone may change too (it had kept only the phone)
+_OTHER_CHANGES = re.compile(
+    r"(?<!\bthe\s)(?<!\bits\s)(?<!\btheir\s)(?<!\bher\s)(?<!\bhis\s)"
+    r"\b(?:title|lifecycle|stage|e-?mail|company|status|priority|amount|tags?|website|owner)\b"
+    r"(?!['\u2019]s)(?=\s*[:=]?\s*[\w+$€£])",
+    re.I,
+)
+
+
 def _new_phone(text: str) -> str | None:
     """ "set <record>'s phone to <number>" for a message that gives one phone number for the
     record it names first ("Margaret Hamilton gave me her phone number, it's +1 408 555
@@ -474,6 +483,9 @@ def _new_phone(text: str) -> str | None:
         return None
     if _NOT_A_PHONE_CHANGE.search(text) or find_phone(text[phone.end :]) is not None:
         return None
+    if _OTHER_CHANGES.search(text[: phone.start] + " " + text[phone.end :]):
+        return None  # "X: title CTO, lifecycle customer, phone +1...": not the phone alone
+
     first = _FIRST_NAME_SAID.search(text[: phone.start])
     if first is None:
         return None

@@ -659,3 +659,11 @@ def test_a_value_the_message_denies_is_not_written() -> None:
     assert writes("Move the Beacon fleet telematics deal to won, not lost") == updated(
         BEACON, stage="won"
     )
+
+
+def test_a_phone_among_other_changes_is_written_with_them() -> None:
+    """ "X: title COO, lifecycle customer, phone +1..." had written the phone alone."""
+    orla = HEAP[3]
+    assert writes("Orla Finnegan: title COO, lifecycle customer, phone +14155550100") == updated(
+        orla, **{"job-title": "COO", "lifecycle": "customer", "phones": ["+14155550100"]}
+    )
