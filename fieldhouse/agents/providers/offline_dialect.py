@@ -50,6 +50,8 @@ _WORD = re.compile(
 )
 _MODULE_WORD = r"(?:deal|company|contact|task|opportunity|account|lead|to-do|todo)"
 _DAYS = r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
+#: a count said before a unit of time ("after two weeks", "over 3 days")
+_A_FEW = r"(?:\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten)"
 _NUMBER_WORDS = {
     "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
     "nine": 9, "ten": 10, "eleven": 11, "twelve": 12,
@@ -120,8 +122,7 @@ _RULES: Rules = tuple(
         # (Finnish English): in two weeks
         (r"\bklo\s+(?P<h>[01]?\d|2[0-3])[.:](?P<m>[0-5]\d)\b", r"at \g<h>:\g<m>"),
         (r"\bklo\s+(?P<h>[01]?\d|2[0-3])\b(?![.:]\d)", r"at \g<h>:00"),
-        (r"\bafter\s+(?=(?:\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten)\s+"
-         r"(?:days?|weeks?|months?)\b)", "in "),
+        (r"\bafter\s+(?=" + _A_FEW + r"\s+(?:days?|weeks?|months?)\b)", "in "),
         (r"^\s*i\s+would\s+need\s+(?:an?\s+)?(?=new\b)", ""),
         # "Make deal for X", "A to-do for me: ...", "Task for me, type call: ..."
         # ("Make task Sensor site visit done": a change, not a new task)
@@ -181,8 +182,7 @@ _RULES: Rules = tuple(
         # hour", "a mailtje"
         (r"^\s*do\s+you\s+want\s+to\s+(?=(?:make|create|add|set|change|move|put|draft|write|send|"
          r"update|open|find|look|show|list|remind)\b)", "Please "),
-        (r"\bover\s+(?=(?:\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten)\s+"
-         r"(?:days?|weeks?|months?|hours?)\b)", "in "),
+        (r"\bover\s+(?=" + _A_FEW + r"\s+(?:days?|weeks?|months?|hours?)\b)", "in "),
         (r"\b(?P<h>[01]?\d|2[0-3])[.:](?P<m>[0-5]\d)\s+hours?\b", r"\g<h>:\g<m>"),
         (r"\bmailtje\b", "email"),
         # "New account for my territory: X": a new company named X
@@ -346,7 +346,6 @@ def _word(m: re.Match[str]) -> str:
             return said
         if re.match(r"\s+[A-Z]", m.string[m.end() :]):
             return said  # "Da Vinci", "Di Maria": a name's first word
-
         return plain[0].upper() + plain[1:]
     return plain
 

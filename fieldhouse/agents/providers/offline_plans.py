@@ -136,8 +136,10 @@ def plan_for(message: str, now: datetime, workspace: Workspace | None = None) ->
         return plan
     draft = bool(later) or bool(_KEEP_DRAFT.search(message))
     doubt = _UNDECIDED.search(message)
-    said = doubt.group().strip(" ,.") if doubt else None
-    return Plan(tuple(_checked(stage, draft, said, message) for stage in plan.stages), plan.reply)
+    undecided = _undecided_reply(doubt) if doubt else None
+    return Plan(
+        tuple(_checked(stage, draft, undecided, message) for stage in plan.stages), plan.reply
+    )
 
 
 def _negated(message: str, calls: Sequence[Call]) -> str | None:
@@ -208,40 +210,29 @@ _UNDECIDED = re.compile(
     r"(?:update|set|change|fix|correct|mark|move|make|create|add|put)\b)"
     # a day said vaguely ("sometime next month", "around the 15th", "move it to next week"): any
     # one day written would be a guess
-    r"|\b(?:sometime|some\s+time|at\s+some\s+point|early|mid|late|later)[\s-]+(?:in\s+)?"
-    r"(?:this|next|the\s+coming)\s+(?:week|month|quarter|year)\b"
-    r"|\b(?:around|about|approximately|roughly)\s+the\s+\d{1,2}(?:st|nd|rd|th)\b"
+    # (each day's words in a group of its own, :data:`_VAGUE_DAY`, quoted in the answer)
+    r"|\b(?P<day1>(?:sometime|some\s+time|at\s+some\s+point|early|mid|late|later)[\s-]+"
+    r"(?:in\s+)?(?:this|next|the\s+coming)\s+(?:week|month|quarter|year))\b"
+    r"|\b(?P<day2>(?:around|about|approximately|roughly)\s+the\s+\d{1,2}(?:st|nd|rd|th))\b"
     r"|(?:\b(?:due|close\s+date|closes?|closing|deadline|until|till|by)|"
     r"\b(?:move|push|postpone|delay|shift|reschedule|set|change|bump)\b[^.!?]{0,80}?\bto)\s+"
-    r"(?:next|this)\s+(?:week|month)\b(?!\s*'s)(?!\s+(?:on\s+)?(?:mon|tue|wed|thu|fri|sat|sun))",
+    r"(?P<day3>(?:next|this)\s+(?:week|month))\b(?!\s*'s)"
+    r"(?!\s+(?:on\s+)?(?:mon|tue|wed|thu|fri|sat|sun))",
     re.I,
 )
+#: the groups of :data:`_UNDECIDED` that hold a day said vaguely
+_VAGUE_DAY = ("day1", "day2", "day3")
 
 
-#: the words :data:`_UNDECIDED` found when they name a day vaguely
-_VAGUE_DAY = (
-    r"(?:sometime|some\s+time|at\s+some\s+point|early|mid|late|later|due|close|closes|closing|"
-    r"deadline|until|till|by|move|push|postpone|delay|shift|reschedule|set|change|bump)\b.*"
-    r"\b(?:week|month|quarter|year)$"
-    r"|(?:around|about|approximately|roughly)\b"
-)
-
-
-def _undecided_reply(said: str) -> str:
-    """Why a change was not made, by what the message said (:data:`_UNDECIDED`)."""
+def _undecided_reply(doubt: re.Match[str]) -> str:
+    """Why a change was not made, by what the message said (a match of :data:`_UNDECIDED`)."""
+    said = doubt.group().strip(" ,.")
     if re.match(r"(?:don'?t|do\s+not|never|no\s+need)\b", said, re.I):
         return f"You asked me not to ({said!r}), so I changed nothing."
-    if re.match(_VAGUE_DAY, said, re.I):
-        core = re.search(
-            r"(?:(?:sometime|some\s+time|at\s+some\s+point|early|mid|late|later)[\s-]+(?:in\s+)?)?"
-            r"(?:next|this|the\s+coming)\s+(?:week|month|quarter|year)$|(?:around|about|"
-            r"approximately|roughly)\b.*",
-            said,
-            re.I,
-        )
-        said = core.group() if core else said
+    day = next((doubt[g] for g in _VAGUE_DAY if doubt[g]), None)
+    if day:
         return (
-            f"{said!r} names no single day, so I changed nothing yet; say the day you mean "
+            f"{day!r} names no single day, so I changed nothing yet; say the day you mean "
             "(for example 'the 15th of next month' or 'next Friday')."
         )
     if re.match(r"(?:did|have|has|had)\b", said, re.I):
@@ -324,14 +315,14 @@ def _checked(
 ) -> Stage:
     """``stage`` whose writes are checked: a send the message asked to hold is a draft, a
     write whose text runs on is asked about, and so is a record's change the message left
-    ``undecided`` (the words that say so)."""
+    ``undecided`` (the answer that says so)."""
 
     def run(outcomes: Sequence[ToolOutcome]) -> list[Call] | str:
         calls = stage(outcomes)
         if isinstance(calls, str):
             return calls
         if undecided and any(c[0] in RECORD_WRITES for c in calls):
-            return _undecided_reply(undecided)
+            return undecided
         denied = _negated(message, calls)
         if denied:
             return (

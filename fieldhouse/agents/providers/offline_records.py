@@ -915,13 +915,10 @@ def _create_plan(
                 f"There is already a {kind} named {name}; I did not add another. Say so if you "
                 "want a second one, or what to change on it."
             )
+        found = [str(r.get("displayName", "")) for r in _records(outcomes[0])] if outcomes else []
         # a person said by one name ("Add Grace as a contact") that starts a known person's
         # full name: most likely that person, not a new one
-        known = (
-            [str(r.get("displayName", "")) for r in _records(outcomes[0])]
-            if outcomes and _person_like(module) and len(name.split()) == 1
-            else []
-        )
+        known = found if _person_like(module) and len(name.split()) == 1 else []
         same_first = [n for n in known if n.split()[:1] and _same(n.split()[0], name)]
         if same_first:
             return (
@@ -931,7 +928,6 @@ def _create_plan(
         # a company said by the first words of a known one's name ("New company Contoso" with
         # Contoso Health known): most likely that one
         count = len(name.split())
-        found = [str(r.get("displayName", "")) for r in _records(outcomes[0])] if outcomes else []
         started = [
             n
             for n in found

@@ -52,7 +52,6 @@ _WRONG = (
 )
 
 
-#: (pattern, replacement), each applied once, in order, to the whole message
 def _draft_unless_named(m: re.Match[str]) -> str:
     """ "prep a message to X": a draft to X, unless a record's name is being said ("Create a
     task: prepare a message for X", "a to-do to prepare ...")."""
@@ -62,6 +61,7 @@ def _draft_unless_named(m: re.Match[str]) -> str:
     return "draft an email to "
 
 
+#: (pattern, replacement), each applied once, in order, to the whole message
 _RULES: tuple[Rule, ...] = tuple(
     (re.compile(p, re.I), r)
     for p, r in (
@@ -485,7 +485,6 @@ def _new_phone(text: str) -> str | None:
         return None
     if _OTHER_CHANGES.search(text[: phone.start] + " " + text[phone.end :]):
         return None  # "X: title CTO, lifecycle customer, phone +1...": not the phone alone
-
     first = _FIRST_NAME_SAID.search(text[: phone.start])
     if first is None:
         return None
