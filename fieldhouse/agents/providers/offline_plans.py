@@ -142,6 +142,28 @@ def plan_for(message: str, now: datetime, workspace: Workspace | None = None) ->
     )
 
 
+def _alternatives(message: str, calls: Sequence[Call]) -> str | None:
+    """The words of the message that put a value a record write would set beside another
+    ("stage won or lost", "priority high or urgent"): either may be meant."""
+    for tool, args in calls:
+        if tool not in RECORD_WRITES:
+            continue
+        for value in (args.get("fields") or {}).values():
+            for v in value if isinstance(value, list) else [value]:
+                if not isinstance(v, str) or not re.fullmatch(r"[\w-]{2,30}", v):
+                    continue
+                word = re.escape(v).replace(r"\-", r"[\s-]")
+                said = re.search(
+                    rf"\b{word}\s+or\s+(?!(?:not|so|else|something|anything)\b)[\w-]+"
+                    rf"|\b(?<!either\s)[\w-]+\s+or\s+{word}\b",
+                    message,
+                    re.I,
+                )
+                if said:
+                    return said.group()
+    return None
+
+
 def _negated(message: str, calls: Sequence[Call]) -> str | None:
     """The words of the message that deny a value a record write would set ("stage: not won
     yet", "priority: not urgent"): the value had been written."""
@@ -205,6 +227,13 @@ _UNDECIDED = re.compile(
     r"|^\s*(?:did|have|has|had)\s+(?:we|you|i|they|he|she|someone|somebody|anyone|anybody)\b"
     r"|,?\s+(?:right|correct|isn'?t\s+(?:it|she|he|that)|is\s+that\s+(?:right|correct|so)|"
     r"am\s+i\s+right|or\s+not)\s*\?+\s*$"
+    # a value put up with a question mark and no request ("Litware pilot stage -> won?",
+    # "Grace's title is CTO?"); "Move it to won, can?" and "Could you ...?" ask for it
+    r"|^(?!\s*(?:please\s+|pls\s+|kindly\s+)?(?:move|set|change|update|mark|put|make|create|"
+    r"add|log|rename|raise|lower|bump|push|assign|give|record|register|enter|book|schedule|"
+    r"email|send|remind)\b)"
+    r"(?![^?]*\b(?:can|could|would|will|may|might|mind|possible|way|chance|please|pls|plz|"
+    r"kindly|want|need|like|should|rather|instead|right|correct|isn'?t|or\s+not)\b)[^.!?;]*\?+\s*$"
     r"|\b(?:can|could|would)\s+you\s+(?:please\s+)?(?:check|confirm|verify|double[\s-]?check)\b"
     r"(?![^.!?]*\b(?:and|then|otherwise|if\s+not)\b[\s,]*(?:if\s+not\b[\s,]*)?(?:please\s+)?"
     r"(?:update|set|change|fix|correct|mark|move|make|create|add|put)\b)"
@@ -323,6 +352,12 @@ def _checked(
             return calls
         if undecided and any(c[0] in RECORD_WRITES for c in calls):
             return undecided
+        either = _alternatives(message, calls)
+        if either:
+            return (
+                f"You said {either!r}: which one do you mean? I changed nothing yet; say the "
+                "one value, and I will make the change."
+            )
         denied = _negated(message, calls)
         if denied:
             return (

@@ -514,6 +514,8 @@ _QUOTED = re.compile(
 _NAME_INTRO = re.compile(r"(?:named|called|titled|for|to)\s+", re.I)
 _CLAUSE = re.compile(
     r"\s*(?:[,;(]|:\s+(?=(?-i:[a-z0-9$€£]))|\s->|\s-\s|\s/\s|\.\s|\?\s|!\s|\s+with\s+(?:an?\s+|the\s+)?(?=FIELD)|"
+    # "Jane Doe without email", "... with no phone": a field said to be empty
+    r"\s+(?:with\s+no|without)\s+(?:an?\s+|the\s+)?(?=FIELD)|"
     # "Acme with 12 employees": a number of the field follows
     r"\s+with\s+(?=(?:about\s+|around\s+|some\s+|over\s+)?[$€£]?\d[\d,.]*\s*(?:k|m)?\s*FIELD)|"
     r"\s+(?:worth|valued\s+at|due|by|in\s+stage|closing|closes|"
@@ -634,6 +636,8 @@ def _create(text: str, today: date, ws: Workspace) -> Planned:
         )
     if _person_like(module):
         name = _HONORIFIC.sub("", name)  # "Mr. Fergus Abernethy": Fergus Abernethy
+        if _TITLE_ONLY.fullmatch(name):  # "Ms. Smith": "Ms" is no first name
+            return f"What is {name}'s full name? I created nothing yet."
         if name == name.lower():  # "add jane doe": Jane Doe
             name = name.title()
     fields |= _name_fields(module, name)
@@ -1138,6 +1142,7 @@ _SHORT_TITLES = ("Mr", "Mrs", "Ms", "Mx", "Dr", "Prof")
 _TITLES = (*_SHORT_TITLES, "Miss", "Sir", "Dame")
 _HONORIFIC = re.compile(rf"^(?:{'|'.join(_TITLES)})\.?\s+(?=\S+\s+\S)", re.I)
 _TITLE_DOT = re.compile(rf"\b({'|'.join(_SHORT_TITLES)})\.(?=\s+[A-Z])")
+_TITLE_ONLY = re.compile(rf"(?:{'|'.join(_TITLES)})\.?\s+\S+", re.I)
 
 
 def without_title_dots(text: str) -> str:
@@ -1375,7 +1380,21 @@ def _unread(
     later sentence that only tells what someone does ("she signs off the orders") is none."""
     first, *later = sentences(text)
     text = " ".join([first, *(s for s in later if not _story(s, ws))])
-    spans = _read_spans(text, today, ws, module)
+    # a field of the new record named but given no value it holds ("website acme", "employees:
+    # lots") is not read: its words stay, to be asked about, not dropped ("no email yet" is read;
+    # the name's own fields are filled from the name)
+    named = set(_name_fields(module, "given family")) | {f.slug for f in module.display_fields}
+    unset = {
+        (m.start, m.end)
+        for m in _mentions(text, ws)
+        if m.module is module and m.field is not None and m.option is None
+        if m.field.slug not in {*fields, *named} and m.field.reads not in (None, "record")
+        if not re.search(r"\b(?:no|without)\s+$", text[: m.start], re.I)
+        if not _NO_VALUE_YET.match(text, m.end)
+        # (a value with a digit or an "@" the field refused is answered later, more precisely)
+        if not re.match(r"\s*[:=]?\s*[^\s,;]*[@\d]", text[m.end :])
+    }
+    spans = [s for s in _read_spans(text, today, ws, module) if s not in unset]
     at = _ROLE_AT.search(text)
     if at and any(
         (f.reads == "record" and f.slug in fields) or "title" in f.slug for f in module.fields
@@ -1392,6 +1411,12 @@ def _unread(
     if address is not None:  # one word, but of weight: an address no field of the module takes
         return address.value
     return _weighty(rest)
+
+
+#: a field's value said to come later ("revenue TK", "email: to follow"): the field is left out
+_NO_VALUE_YET = re.compile(
+    r"\s*[:=-]?\s*(?:tbd|tbc|tk|n/?a|unknown|to\s+(?:come|follow)|pending|later)\b", re.I
+)
 
 
 def _read_spans(

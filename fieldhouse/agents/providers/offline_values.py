@@ -144,8 +144,13 @@ def _rules() -> list[tuple[str, DateRule]]:
         return found if found >= today else date(today.year + 1, month, day)
 
     def bare_nth(m: re.Match[str], today: date) -> date:
+        """The next such day of a month, today included: "the 31st" in November is
+        December's, not the 30th."""
         day = _ordinal(m["d"])
-        return _shift_months(today.replace(day=1), 0 if day >= today.day else 1, day)
+        found = _shift_months(today.replace(day=1), 0 if day >= today.day else 1, day)
+        while found.day != day and day <= 31:  # that month is too short: the next one
+            found = _shift_months(found.replace(day=1), 1, day)
+        return found
 
     return [
         (r"\b(?P<iso>\d{4}-\d{2}-\d{2})\b", lambda m, t: date.fromisoformat(m["iso"])),

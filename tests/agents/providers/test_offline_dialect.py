@@ -649,3 +649,56 @@ def test_a_phone_among_other_changes_is_written_with_them() -> None:
     assert writes("Orla Finnegan: title COO, lifecycle customer, phone +14155550100") == updated(
         orla, **{"job-title": "COO", "lifecycle": "customer", "phones": ["+14155550100"]}
     )
+
+
+def test_a_field_named_with_no_value_it_holds_is_asked_about() -> None:
+    """ "website acme", "employees: lots", "amount unknown" had created the record without the
+    field, as if it had not been said; "no email yet", "without website" and "revenue TK" (to
+    come) still create, without the field."""
+    for said in (
+        "Add a company Heron Labs, website: heron",
+        "Add a company Heron Labs with website heron",
+        "Add a company Heron Labs, employees: lots",
+        "Create a deal Kestrel depot, close date: see email",
+    ):
+        made, reply = written(said, HEAP, NOW, WS)
+        assert made == [] and "I did not understand" in reply, said
+    for said in (
+        "Add contact Jane Doe, no email yet",
+        "Add contact Jane Doe without email",
+        "New contact Jane Doe with no phone",
+        "New company: Heron Labs, software, 140 employees. Revenue TK.",
+    ):
+        made = the_create(writes(said))
+        assert made["displayName"] in ("Jane Doe", "Heron Labs"), said
+
+
+def test_the_31st_in_a_month_of_30_days_is_the_next_months() -> None:
+    """ "due the 31st" on 30 November had been due on the 30th."""
+    made = the_create(written("New task: call Orla, due the 31st", HEAP, NOW, WS)[0])
+    assert made["fields"]["due-date"] == "2026-12-31"
+
+
+def test_a_title_and_a_surname_alone_ask_for_the_first_name() -> None:
+    """ "Add a contact named Ms. Smith" had created first name "Ms"."""
+    made, reply = written("Add a contact named Ms. Smith", HEAP, NOW, WS)
+    assert made == [] and "What is Ms Smith's full name?" in reply
+    assert the_create(writes("Add contact Dr Jane Foster"))["displayName"] == "Jane Foster"
+
+
+def test_two_values_put_side_by_side_or_a_value_put_up_as_a_question_are_asked_about() -> None:
+    """ "stage to won or lost" had written won; "stage -> won?" and "title is CTO?" had written
+    the value; "Could you move it to won?" and "... should be 7,500 rather than 6,000?" write."""
+    for said, answer in (
+        ("Set the Beacon fleet telematics stage to won or lost", "You said 'won or lost'"),
+        ("Create a task call Orla, priority high or urgent", "You said 'high or urgent'"),
+        ("Beacon fleet telematics stage -> won?", "You asked whether it is so"),
+        ("Orla Finnegan's title is CTO?", "You asked whether it is so"),
+    ):
+        made, reply = written(said, HEAP, NOW, WS)
+        assert made == [] and answer in reply, said
+    assert writes("Could you move the Beacon fleet telematics deal to won?") == updated(
+        BEACON, stage="won"
+    )
+    said = "I believe the Beacon fleet telematics stage should be won rather than lost?"
+    assert writes(said) == updated(BEACON, stage="won")

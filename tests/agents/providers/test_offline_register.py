@@ -265,8 +265,13 @@ def test_a_name_said_before_as_a_contact_is_the_name_and_the_rest_its_details() 
 
 
 def test_a_company_record_for_a_name() -> None:
-    made = writes("create a company record for Harland Wharf Logistics, industry logistics")
+    made = writes("create a company record for Harland Wharf Logistics, industry software")
     assert [args["displayName"] for _, args in made] == ["Harland Wharf Logistics"]
+    # an industry the field has no option for is asked about, not dropped
+    made, reply = written(
+        "create a company record for Harland Wharf Logistics, industry logistics", [], NOW, WS
+    )
+    assert made == [] and "did not understand 'industry logistics'" in reply
 
 
 @pytest.mark.parametrize(
