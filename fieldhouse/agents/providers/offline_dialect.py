@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 
-from fieldhouse.agents.providers.offline_register import Rules, applied
+from fieldhouse.agents.providers.offline_register import Rule, Rules, applied
 from fieldhouse.agents.providers.offline_values import EMAIL
 
 #: Scots words, and the English words they are
@@ -40,6 +40,11 @@ _WORLD = {
     "mek": "make", "okyena": "tomorrow", "da": "the", "fo'": "for", "tafadhali": "please",
     "haraka": "now", "kesho": "tomorrow", "owt": "anything", "nowt": "nothing",
     "bukra": "tomorrow",
+    # Geordie ("divvent send it", "howay"), Portuguese words in English ("amanhã", a
+    # "costumer" is a customer), Newfoundland English ("I needs", "I wants")
+    "divvent": "don't", "divent": "don't", "dinnet": "don't", "amanhã": "tomorrow",
+    "amanha": "tomorrow", "costumer": "customer", "costumers": "customers",
+    "kkkk": "", "kkk": "",
 }  # fmt: skip
 _PLAIN = {**_SCOTS, **_SHORTHAND, **_WORLD}
 _WORD = re.compile(
@@ -73,6 +78,15 @@ _PHRASES: Rules = tuple(
         (r"\bya['\u2019]?ni\b", "I mean"),
         (r"(?<![\w'])t['\u2019](?=[A-Za-z])", "the "),
         (r"\s*,?\s+any\s*road\b", ""),
+        # Geordie: "the morn" (tomorrow), "hev a deek" (have a look), "remind us" (me);
+        # Portuguese: "depois de amanhã" (read before "amanhã"), "Bom dia"; Newfoundland:
+        # "I needs", "I wants"
+        (r"\bthe\s+morn\b(?!ing)", "tomorrow"),
+        (r"\bhev\s+a\s+deek\s+(?:through|at|for)\b", "search"),
+        (r"\b(?P<v>remind|show|give|tell|send)\s+us\b", r"\g<v> me"),
+        (r"\bdepois\s+de\s+amanh[ãa]\b", "the day after tomorrow"),
+        (r"^\s*bo[mn]\s+dia\s*[!.,]*\s*", ""),
+        (r"\bi\s+(?P<v>need|want)s\b", r"I \g<v>"),
     )
 )
 _RULES: Rules = tuple(
@@ -111,7 +125,11 @@ _RULES: Rules = tuple(
         (r"\s+(?:lah|leh|lor|meh|hor|sia|ah)\b(?=\s*(?:[,.;!?\u2014-]|$))", ""),
         # "..., aye.", "..., chef.": a word to the listener, no part of the request
         (r"\s*,\s*(?:aye|chef|mate|pal|boss|bro|buddy|folks|guys|team|eh|love|cher|habibi|kid|"
-         r"habibti)\b(?=\s*(?:[,.;:!?]|$))", ""),
+         r"habibti|howay|pet|hinny|b'y|me\s+son|my\s+love|my\s+son|me\s+darling)"
+         r"(?=\s*(?:[,.;:!?]|$))", ""),
+        # the 24-hour clock with an "h" ("9h", "14h30"), as in Portuguese and French
+        (r"\b(?P<h>[01]?\d|2[0-3])h(?P<m>[0-5]\d)\b", r"\g<h>:\g<m>"),
+        (r"\bat\s+(?P<h>[01]?\d|2[0-3])h\b(?!\w)", r"at \g<h>:00"),
         # a greeting before the request ("Ey up, love.", "Salam habibi."), a hope after it
         # ("..., inshallah he becomes customer soon", "Yalla."): nothing asked
         (r"^\s*(?:ey\s+up|sala+m(?:\s+(?:alaikum|aleikum))?|marhaba|ahlan)\b[\w\s,]{0,20}?"
@@ -385,10 +403,49 @@ def _half_hour(text: str) -> str:
     )
 
 
+#: a letter's habits: the parts of a request run on with ellipses ("New Contact... Dorothy
+#: Kessler... Office Manager"), a sign-off ("- Walt", "Thanks, Walt", "Thank You"), the record
+#: kept "in the computer" or "for the Rolodex", "Please advise", a doubled question mark
+_LETTER: tuple[Rule, ...] = tuple(
+    (re.compile(p, re.I), r, n)
+    for p, r, n in (
+        (r"(?:[.!?]\s*|\s+|,\s*)?[-\u2013\u2014]\s*(?-i:[A-Z][a-z]+)\s*$", ".", 1),
+        # (not a name after a title's dot: "named Ms. Smith")
+        (
+            r"(?<=[.!?])(?<!\b(?:Mr|Ms|Mx|Dr|St|Jr|Sr)\.)(?<!\b(?:Mrs|Rev)\.)(?<!\bProf\.)\s*"
+            r"(?:(?:many\s+)?thanks|thank\s+you)?\s*,?\s*(?-i:[A-Z][a-z]+)\s*$",
+            "",
+            1,
+        ),
+        (r"(?<=[.!?\u2026])\s*(?:(?:many\s+)?thanks|thank\s+you)\s*[.!]*\s*$", "", 1),
+        (r"(?<=\w)\s+(?-i:Thanks|Thank\s+[Yy]ou)\s*[.!]*\s*$", ".", 1),
+        (r"\s*(?:\.{3,}|\u2026)\s*$", ".", 1),
+        (r"\s*(?:\.{3,}|\u2026)\s*(?=[.!?])", "", 0),
+        # (not before a correction: "at Northwind... no, Wide World" is read as one later)
+        (
+            r"\s*(?:\.{3,}|\u2026)(?!\s*(?:no|nope|sorry|wait|actually|i\s+mean|make\s+that|"
+            r"scratch\s+that|or\s+rather)\b)\s*",
+            ", ",
+            0,
+        ),
+        (r"\s+(?:in|into|on|to|for)\s+(?:the\s+)?(?:computer|rolodex)\b", "", 0),
+        (r"(?<=[.!?])\s*please\s+advise\s*[.!]*\s*$", "", 1),
+        (r"\?{2,}", "?", 1),
+    )
+)
+
+
+def plain_letter(message: str) -> str:
+    """The message without a letter's habits (:data:`_LETTER`); unchanged when it has none."""
+    if "\n" in message:  # a pasted e-mail or form: read by its lines later
+        return message
+    return applied(_LETTER, message).strip()
+
+
 def plain_dialect(message: str) -> str:
     """The message in the words the planner reads (unchanged when nothing here is said; its
     lines as they were: a pasted e-mail or form is read by its lines later)."""
-    text = applied(_PHRASES, _g_dropped(message), times=2)
+    text = applied(_PHRASES, _g_dropped(plain_letter(message)), times=2)
     text = _WORD.sub(_word, text)
     text = _half_hour(text)
     # after the rules: "a thousand", "one thousand" are 1000 by theirs

@@ -134,7 +134,8 @@ def plan_for(message: str, now: datetime, workspace: Workspace | None = None) ->
     plan = _plan_for(message, now, workspace)
     if plan is None or not plan.stages:
         return plan
-    draft = bool(later) or bool(_KEEP_DRAFT.search(message))
+    # ("Divvent send it yet": the words it is read in)
+    draft = bool(later) or any(_KEEP_DRAFT.search(m) for m in (message, plain_dialect(message)))
     doubt = _UNDECIDED.search(message)
     undecided = _undecided_reply(doubt) if doubt else None
     return Plan(
@@ -298,7 +299,7 @@ _SEND_LATER = re.compile(
 )
 #: the person asks that the e-mail not go out ("Draft only", "don't send it yet", "on hold")
 _KEEP_DRAFT = re.compile(
-    r"\b(?:draft\s+only|only\s+(?:as\s+)?(?:an?\s+)?draft|(?:don'?t|do\s+not|not)\s+send|"
+    r"\b(?:draft\s+only|(?:only|just)\s+(?:as\s+)?(?:an?\s+)?draft|(?:don'?t|do\s+not|not)\s+send|"
     r"as\s+an?\s+draft|keep\s+it\s+(?:as\s+)?(?:an?\s+)?draft|save\s+(?:it\s+)?as\s+(?:an?\s+)?draft|"
     r"hold\s+off|on\s+hold)\b",
     re.I,

@@ -577,6 +577,8 @@ def _create(text: str, today: date, ws: Workspace) -> Planned:
         name = re.sub(r"(?:\s+(?:on|at|for|in|with|to|of|the|a|an|and|by))+$", "", name, flags=re.I)
     if not _names_a_record(name, rest, ws) or _field_part(name, module):
         return f"What should the new {kind} be called?"
+    if _NO_NAME_YET.fullmatch(name):  # "name TK", "name: tbd": to come
+        return f"What should the new {kind} be called? I created nothing yet."
     described = name == name.lower() and _described(text, name)
     described = described or bool(re.search(r"['\u2019]s\s+\w", name))  # "Grace's assistant"
     if _person_like(module) and (described or name.split()[0].lower() in _DETERMINERS):
@@ -600,6 +602,8 @@ def _create(text: str, today: date, ws: Workspace) -> Planned:
         if me is None:
             return f"Who should be the {people[0].label.lower()} of the new {kind}?"
         details = details[: mine.start()] + " " + details[mine.end() :]
+    # "He's qualified.": he is (a value of the record, read as "she is a lead" is)
+    details = _PRONOUN_IS.sub(r"\g<p> is ", details)
     labelled, asked, details = _labelled_parts(details, module, today, ws)
     fields, pending = _details(details, module, today, ws, creating=True)
     fields |= labelled
@@ -646,6 +650,7 @@ def _create(text: str, today: date, ws: Workspace) -> Planned:
     return _create_plan(module, name, fields, pending, ws)
 
 
+_PRONOUN_IS = re.compile(r"\b(?P<p>he|she)['\u2019]s\s+(?=(?:an?\s+)?[\w-]+\s*(?:[.!]|$))", re.I)
 _EMPTY_QUOTES = re.compile(r"\s*:?\s*(['\"\u2018\u201c])\s*['\"\u2019\u201d]")
 
 
@@ -1385,9 +1390,9 @@ def _unread(
     # the name's own fields are filled from the name)
     named = set(_name_fields(module, "given family")) | {f.slug for f in module.display_fields}
     unset = {
-        (m.start, m.end)
+        (m.start, m.end): m.option is not None
         for m in _mentions(text, ws)
-        if m.module is module and m.field is not None and m.option is None
+        if m.module is module and m.field is not None
         if m.field.slug not in {*fields, *named} and m.field.reads not in (None, "record")
         if not re.search(r"\b(?:no|without)\s+$", text[: m.start], re.I)
         if not _NO_VALUE_YET.match(text, m.end)
@@ -1410,9 +1415,16 @@ def _unread(
     address = find_email(rest)
     if address is not None:  # one word, but of weight: an address no field of the module takes
         return address.value
-    return _weighty(rest)
+    # a value of the record's own said alone ("He's qualified.") is of weight too
+    options = [text[s:e] for (s, e), option in sorted(unset.items()) if option]
+    return _weighty(rest) or " ".join(options)
 
 
+#: a name said to come later ("name TK", "Name: TBD")
+_NO_NAME_YET = re.compile(
+    r"(?:(?:the\s+)?name\s*(?:is\s+|:\s*)?)?(?:tbd|tbc|tk|n/?a|unknown|to\s+(?:come|follow))",
+    re.I,
+)
 #: a field's value said to come later ("revenue TK", "email: to follow"): the field is left out
 _NO_VALUE_YET = re.compile(
     r"\s*[:=-]?\s*(?:tbd|tbc|tk|n/?a|unknown|to\s+(?:come|follow)|pending|later)\b", re.I

@@ -296,18 +296,22 @@ def find_time(text: str) -> Found[tuple[int, int]] | None:
 #: currency codes people write before or after an amount ("KSh 900 million", "2m NGN")
 _ISO = (
     r"usd|eur|gbp|kes|ksh|ngn|ghs|jmd|zar|php|inr|jpy|chf|cad|aud|nzd|sgd|cny|aed|sar|qar|sek|"
-    r"nok|dkk"
+    r"nok|dkk|brl|mxn|ars|clp|cop|pen|hkd|twd|krw|thb|myr|idr|vnd|pln|czk|huf|ils|egp|mad|rub|"
+    r"uah|ron|try"
 )
 _AMOUNT = re.compile(
-    r"(?:\b(?P<pre>" + _ISO + r")\s?)?(?P<cur>(?:\b(?:GH|J|A|C|NZ|US))?[$₵¢]|[€£₦₱₹¥])?\s?"
+    r"(?:\b(?P<pre>" + _ISO + r")\s?)?(?P<cur>(?:\b(?:GH|J|A|C|NZ|US|R))?[$₵¢]|[€£₦₱₹¥])?\s?"
     r"(?P<num>\d[\d,]*(?:\.\d+)*)\s?"
-    r"(?P<mult>k|m|mm|bn|b|thousand|grand|million|billion)?\b(?!\s*%)(?:\s*(?P<code>"
+    r"(?P<mult>k|m|mm|bn|b|thousand|grand|million|billion|milh(?:ões|oes|ão|ao)|millones|"
+    r"mill[oó]n)?\b(?!\s*%)(?:\s*(?P<code>"
     + _ISO
     + r"|dollars?|euros?|pounds?|bucks|quid|shillings?|naira|rand|rupees?|yen|dirhams?|"
-    r"riyals?)\b|\s?(?P<after>[€£₦₱₹¥]))?",
+    r"riyals?|reais)\b|\s?(?P<after>[€£₦₱₹¥]))?",
     re.I,
 )
 _MULT = {"k": 1e3, "thousand": 1e3, "grand": 1e3, "m": 1e6, "mm": 1e6, "million": 1e6}
+_MULT |= {w: 1e6 for w in ("milhões", "milhoes", "milhão", "milhao", "millones", "millón")}
+_MULT |= {"millon": 1e6}
 _MULT |= {"b": 1e9, "bn": 1e9, "billion": 1e9}
 _CODES = {"$": "USD", "€": "EUR", "£": "GBP", "dollars": "USD", "euros": "EUR", "pounds": "GBP"}
 _CODES |= {"dollar": "USD", "euro": "EUR", "pound": "GBP", "bucks": "USD", "quid": "GBP"}
@@ -315,7 +319,7 @@ _CODES |= {"ksh": "KES", "shilling": "KES", "shillings": "KES", "naira": "NGN", 
 _CODES |= {"rand": "ZAR", "₱": "PHP", "₹": "INR", "rupee": "INR", "rupees": "INR", "¥": "JPY"}
 _CODES |= {"yen": "JPY", "j$": "JMD", "gh₵": "GHS", "gh¢": "GHS", "₵": "GHS", "a$": "AUD"}
 _CODES |= {"c$": "CAD", "nz$": "NZD", "us$": "USD", "dirham": "AED", "dirhams": "AED"}
-_CODES |= {"riyal": "SAR", "riyals": "SAR"}
+_CODES |= {"riyal": "SAR", "riyals": "SAR", "r$": "BRL", "reais": "BRL"}
 
 
 #: a number whose dots group its thousands ("31.000", "1.250.000"): three digits after each

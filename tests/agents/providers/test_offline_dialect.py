@@ -702,3 +702,56 @@ def test_two_values_put_side_by_side_or_a_value_put_up_as_a_question_are_asked_a
     )
     said = "I believe the Beacon fleet telematics stage should be won rather than lost?"
     assert writes(said) == updated(BEACON, stage="won")
+
+
+@pytest.mark.parametrize(
+    ("said", "plain"),
+    [
+        ("Remind us the morn at 8am to ring Orla.", "Remind me tomorrow at 8am to ring Orla."),
+        ("Divvent send it yet, pet.", "Don't send it yet."),
+        ("Remind me depois de amanhã at 14h30", "Remind me the day after tomorrow at 14:30"),
+        (
+            "Bom dia! A reminder for amanhã at 9h: ring Orla.",
+            "A reminder for tomorrow at 9:00: ring Orla.",
+        ),
+        (
+            "I needs a new company put in, b'y: Heron Labs",
+            "I need a new company put in: Heron Labs",
+        ),
+        ("Put him as costumer.", "Put him as customer."),
+        (
+            "New Contact for the Rolodex... Ria Patel... Buyer at Kestrel Freight. Thank You",
+            "New Contact, Ria Patel, Buyer at Kestrel Freight.",
+        ),
+        ("Please mark it done... I finished it. - Walt", "Please mark it done, I finished it."),
+        ("Find Orla in the computer?? Please advise.", "Find Orla?"),
+        # a correction after an ellipsis stays one: "... no, Heron Labs"
+        ("Orla is at Kestrel... no, Heron Labs.", "Orla is at Kestrel... no, Heron Labs."),
+        # "subject thanks" is the subject, not a sign-off
+        (
+            "send orla@kestrel.example a note, subject thanks",
+            "send orla@kestrel.example a note, subject thanks",
+        ),
+    ],
+)
+def test_blind21_words_and_a_letters_habits(said: str, plain: str) -> None:
+    assert plain_dialect(said) == plain
+
+
+def test_a_currency_the_field_does_not_take_is_not_read_as_dollars() -> None:
+    """ "R$ 72 million" and "BRL 72 million" had been stored as 72,000,000 US dollars, "72
+    milhões" as 72."""
+    made, _ = written("Add company Heron Labs, annual revenue R$ 72 million", HEAP, NOW, WS)
+    assert all(args["fields"]["annual-revenue"]["currency"] == "BRL" for _, args in made[-1:])
+    made = the_create(writes("Add company Heron Labs, annual revenue 72 milhões"))
+    assert made["fields"]["annual-revenue"]["amount"] == 72000000
+
+
+def test_a_value_said_later_of_the_new_record_is_read_or_asked_about() -> None:
+    """ "He's qualified." after a new contact had been dropped (the contact created without its
+    lifecycle); "name TK" had been the name "name TK"; "Divvent send it yet" and "just a draft
+    please" had queued the e-mail to send."""
+    made = the_create(writes("Add contact Ria Patel at Kestrel Freight. She's qualified."))
+    assert made["fields"]["lifecycle"] == "qualified"
+    made_calls, reply = written("New contact: name TK, she's the buyer at Kestrel.", HEAP, NOW, WS)
+    assert made_calls == [] and "What should the new contact be called?" in reply
