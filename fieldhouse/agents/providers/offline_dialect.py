@@ -406,6 +406,7 @@ def _half_hour(text: str) -> str:
 #: a letter's habits: the parts of a request run on with ellipses ("New Contact... Dorothy
 #: Kessler... Office Manager"), a sign-off ("- Walt", "Thanks, Walt", "Thank You"), the record
 #: kept "in the computer" or "for the Rolodex", "Please advise", a doubled question mark
+_THANKS = r"(?:(?:many\s+)?thanks|thank\s+you)"
 _LETTER: tuple[Rule, ...] = tuple(
     (re.compile(p, re.I), r, n)
     for p, r, n in (
@@ -413,11 +414,11 @@ _LETTER: tuple[Rule, ...] = tuple(
         # (not a name after a title's dot: "named Ms. Smith")
         (
             r"(?<=[.!?])(?<!\b(?:Mr|Ms|Mx|Dr|St|Jr|Sr)\.)(?<!\b(?:Mrs|Rev)\.)(?<!\bProf\.)\s*"
-            r"(?:(?:many\s+)?thanks|thank\s+you)?\s*,?\s*(?-i:[A-Z][a-z]+)\s*$",
+            rf"{_THANKS}?\s*,?\s*(?-i:[A-Z][a-z]+)\s*$",
             "",
             1,
         ),
-        (r"(?<=[.!?\u2026])\s*(?:(?:many\s+)?thanks|thank\s+you)\s*[.!]*\s*$", "", 1),
+        (rf"(?<=[.!?\u2026])\s*{_THANKS}\s*[.!]*\s*$", "", 1),
         (r"(?<=\w)\s+(?-i:Thanks|Thank\s+[Yy]ou)\s*[.!]*\s*$", ".", 1),
         (r"\s*(?:\.{3,}|\u2026)\s*$", ".", 1),
         (r"\s*(?:\.{3,}|\u2026)\s*(?=[.!?])", "", 0),

@@ -12,7 +12,7 @@ it is unsure) that ends the plan. A stage that returns no calls ends it too.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from typing import Any
@@ -143,47 +143,46 @@ def plan_for(message: str, now: datetime, workspace: Workspace | None = None) ->
     )
 
 
-def _alternatives(message: str, calls: Sequence[Call]) -> str | None:
-    """The words of the message that put a value a record write would set beside another
-    ("stage won or lost", "priority high or urgent"): either may be meant."""
+def _written_words(calls: Sequence[Call]) -> Iterator[str]:
+    """The one-word values the record writes among ``calls`` would set ("won", "urgent"), each
+    as a pattern that reads its hyphen as a space too ("do-not-contact")."""
     for tool, args in calls:
         if tool not in RECORD_WRITES:
             continue
         for value in (args.get("fields") or {}).values():
             for v in value if isinstance(value, list) else [value]:
-                if not isinstance(v, str) or not re.fullmatch(r"[\w-]{2,30}", v):
-                    continue
-                word = re.escape(v).replace(r"\-", r"[\s-]")
-                said = re.search(
-                    rf"\b{word}\s+or\s+(?!(?:not|so|else|something|anything)\b)[\w-]+"
-                    rf"|\b(?<!either\s)[\w-]+\s+or\s+{word}\b",
-                    message,
-                    re.I,
-                )
-                if said:
-                    return said.group()
+                if isinstance(v, str) and re.fullmatch(r"[\w-]{2,30}", v):
+                    yield re.escape(v).replace(r"\-", r"[\s-]")
+
+
+def _alternatives(message: str, calls: Sequence[Call]) -> str | None:
+    """The words of the message that put a value a record write would set beside another
+    ("stage won or lost", "priority high or urgent"): either may be meant."""
+    for word in _written_words(calls):
+        said = re.search(
+            rf"\b{word}\s+or\s+(?!(?:not|so|else|something|anything)\b)[\w-]+"
+            rf"|\b(?<!either\s)[\w-]+\s+or\s+{word}\b",
+            message,
+            re.I,
+        )
+        if said:
+            return said.group()
     return None
 
 
 def _negated(message: str, calls: Sequence[Call]) -> str | None:
     """The words of the message that deny a value a record write would set ("stage: not won
     yet", "priority: not urgent"): the value had been written."""
-    for tool, args in calls:
-        if tool not in RECORD_WRITES:
-            continue
-        for value in (args.get("fields") or {}).values():
-            for v in value if isinstance(value, list) else [value]:
-                if not isinstance(v, str) or not re.fullmatch(r"[\w-]{2,30}", v):
-                    continue
-                said = re.search(
-                    r"\b(?:not|isn'?t|aren'?t|no\s+longer|never)\s+(?:(?:yet|a|an|in|the)\s+)*"
-                    + re.escape(v).replace(r"\-", r"[\s-]")
-                    + r"\b",
-                    message,
-                    re.I,
-                )
-                if said:
-                    return said.group()
+    for word in _written_words(calls):
+        said = re.search(
+            r"\b(?:not|isn'?t|aren'?t|no\s+longer|never)\s+(?:(?:yet|a|an|in|the)\s+)*"
+            + word
+            + r"\b",
+            message,
+            re.I,
+        )
+        if said:
+            return said.group()
     return None
 
 

@@ -1420,15 +1420,12 @@ def _unread(
     return _weighty(rest) or " ".join(options)
 
 
+#: the words that say a value is still to come ("TK", "TBD", "to follow")
+_TO_COME = r"(?:tbd|tbc|tk|n/?a|unknown|to\s+(?:come|follow))"
 #: a name said to come later ("name TK", "Name: TBD")
-_NO_NAME_YET = re.compile(
-    r"(?:(?:the\s+)?name\s*(?:is\s+|:\s*)?)?(?:tbd|tbc|tk|n/?a|unknown|to\s+(?:come|follow))",
-    re.I,
-)
+_NO_NAME_YET = re.compile(r"(?:(?:the\s+)?name\s*(?:is\s+|:\s*)?)?" + _TO_COME, re.I)
 #: a field's value said to come later ("revenue TK", "email: to follow"): the field is left out
-_NO_VALUE_YET = re.compile(
-    r"\s*[:=-]?\s*(?:tbd|tbc|tk|n/?a|unknown|to\s+(?:come|follow)|pending|later)\b", re.I
-)
+_NO_VALUE_YET = re.compile(r"\s*[:=-]?\s*(?:" + _TO_COME + r"|pending|later)\b", re.I)
 
 
 def _read_spans(

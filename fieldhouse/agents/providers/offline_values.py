@@ -310,8 +310,9 @@ _AMOUNT = re.compile(
     re.I,
 )
 _MULT = {"k": 1e3, "thousand": 1e3, "grand": 1e3, "m": 1e6, "mm": 1e6, "million": 1e6}
-_MULT |= {w: 1e6 for w in ("milhões", "milhoes", "milhão", "milhao", "millones", "millón")}
-_MULT |= {"millon": 1e6}
+_MULT |= dict.fromkeys(
+    ("milhões", "milhoes", "milhão", "milhao", "millones", "millón", "millon"), 1e6
+)
 _MULT |= {"b": 1e9, "bn": 1e9, "billion": 1e9}
 _CODES = {"$": "USD", "€": "EUR", "£": "GBP", "dollars": "USD", "euros": "EUR", "pounds": "GBP"}
 _CODES |= {"dollar": "USD", "euro": "EUR", "pound": "GBP", "bucks": "USD", "quid": "GBP"}
